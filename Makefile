@@ -1,0 +1,37 @@
+# The two commands a new user needs (README.md):
+#   make demo   installs dependencies, builds in Release, runs the embedded default
+#   make test   installs dependencies, builds in Release, runs every test (ctest)
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build demo test asan-test format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/infercost demo
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# AddressSanitizer + UBSan build of the fast suites (CI runs this too).
+asan-test: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF
+	cmake --build build-asan -j $(JOBS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE slow
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h' '*.cu' '*.cuh')
+
+clean:
+	rm -rf $(BUILD) build-asan

@@ -1,0 +1,36 @@
+# Dependencies, all from Debian 12 packages (scripts/install-deps.sh).
+find_package(Threads REQUIRED)
+find_package(dnnl REQUIRED CONFIG)          # libdnnl-dev (oneDNN 2.x)
+find_package(fmt REQUIRED CONFIG)           # libfmt-dev
+find_package(nlohmann_json REQUIRED CONFIG) # nlohmann-json3-dev
+find_package(simdjson REQUIRED CONFIG)      # libsimdjson-dev
+find_package(CLI11 REQUIRED CONFIG)         # libcli11-dev
+
+# utf8proc ships a pkg-config file but no CMake config.
+find_path(UTF8PROC_INCLUDE_DIR utf8proc.h REQUIRED)
+find_library(UTF8PROC_LIBRARY utf8proc REQUIRED)
+add_library(infercost_utf8proc INTERFACE)
+target_include_directories(infercost_utf8proc INTERFACE ${UTF8PROC_INCLUDE_DIR})
+target_link_libraries(infercost_utf8proc INTERFACE ${UTF8PROC_LIBRARY})
+
+if(INFERCOST_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()
+if(INFERCOST_BUILD_BENCH)
+  find_package(benchmark CONFIG)
+endif()
+
+# infercost_add_test(NAME SOURCES... LIBS ... LABELS ...)
+function(infercost_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest_main)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  target_compile_definitions(${name} PRIVATE
+    INFERCOST_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    INFERCOST_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data_files"
+    INFERCOST_SHARED_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data"
+    INFERCOST_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+endfunction()

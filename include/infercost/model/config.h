@@ -1,0 +1,44 @@
+// The parts of a Hugging Face config.json that the engine uses.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "infercost/core/status.h"
+
+namespace infercost::model {
+
+enum class Architecture { kDistilBert, kBert };
+
+struct ModelConfig {
+  Architecture architecture = Architecture::kDistilBert;
+  std::string model_type;  // "distilbert" or "bert", as in config.json
+  std::string name;        // _name_or_path, or the directory name
+  int vocab_size = 30522;
+  int hidden_size = 768;        // DistilBERT "dim"
+  int num_layers = 6;           // DistilBERT "n_layers"
+  int num_heads = 12;           // DistilBERT "n_heads"
+  int intermediate_size = 3072; // DistilBERT "hidden_dim"
+  int max_position_embeddings = 512;
+  int type_vocab_size = 0;      // BERT: 2; DistilBERT has no token types
+  std::string activation = "gelu";  // gelu (exact erf) or relu
+  float layer_norm_eps = 1e-12f;
+  int pad_token_id = 0;
+  // Labels by id, from id2label; defaults to LABEL_0..LABEL_{n-1}.
+  std::vector<std::string> labels;
+  // True for models made by `infercost model synth`: speed real, sentiment not.
+  bool synthetic = false;
+  std::string synthetic_preset;
+
+  int num_labels() const { return static_cast<int>(labels.size()); }
+  int head_dim() const { return hidden_size / num_heads; }
+};
+
+// Parses config.json text; `source` names it in errors. Checks that sizes are
+// positive and hidden_size divides by num_heads.
+Result<ModelConfig> parse_config(const std::string& json_text, const std::string& source);
+Result<ModelConfig> load_config(const std::string& path);
+// Writes a config.json that HF transformers loads as the same model.
+std::string config_to_json(const ModelConfig& config);
+
+}  // namespace infercost::model

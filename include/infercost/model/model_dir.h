@@ -1,0 +1,41 @@
+// A Hugging Face model directory: config.json, model.safetensors and the
+// tokenizer (tokenizer.json and/or vocab.txt, plus tokenizer_config.json).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "infercost/model/config.h"
+#include "infercost/model/safetensors.h"
+#include "infercost/model/weights.h"
+#include "infercost/text/tokenizer.h"
+
+namespace infercost::model {
+
+struct LoadedModel {
+  std::string dir;
+  ModelConfig config;
+  EncoderWeights weights;
+  std::string weights_dtype;  // dtype(s) found in the checkpoint, e.g. "F32"
+  std::shared_ptr<const text::WordPieceTokenizer> tokenizer;
+  std::string tokenizer_source;  // "tokenizer.json" or "vocab.txt"
+};
+
+struct LoadOptions {
+  bool load_weights = true;  // false: config and tokenizer only (model info)
+  int max_length = 512;      // tokenizer truncation
+  // Overrides of the tokenizer's normalizer flags, when set.
+  std::optional<bool> lowercase;
+  std::optional<bool> strip_accents;
+};
+
+// Refuses pickle checkpoints (pytorch_model.bin, *.pt, *.pth, *.ckpt) when no
+// model.safetensors is present, explaining why and how to convert. Missing or
+// mis-shaped tensors are errors naming the tensor.
+Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& options);
+
+// Maps HF checkpoint names to EncoderWeights; exposed for tests.
+Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config);
+
+}  // namespace infercost::model

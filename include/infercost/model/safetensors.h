@@ -1,0 +1,58 @@
+// The safetensors format (our own reader and writer): an 8-byte little-endian
+// header length N, N bytes of JSON {name: {dtype, shape, data_offsets}, ...,
+// "__metadata__": {str: str}}, then the tensor bytes. Every header field and
+// offset is bounds-checked; a corrupt file is an error, never a crash.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "infercost/core/file.h"
+#include "infercost/core/status.h"
+
+namespace infercost::model {
+
+enum class DType { kF32, kF16, kBF16, kF64, kI64, kI32, kI16, kI8, kU8, kBool };
+std::string_view dtype_name(DType dtype);
+size_t dtype_size(DType dtype);
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;
+  uint64_t begin = 0, end = 0;  // byte offsets into the data section
+  int64_t numel() const;
+};
+
+// A memory-mapped safetensors file. Views stay valid while it lives.
+class SafeTensorsFile {
+ public:
+  static Result<SafeTensorsFile> open(const std::string& path);
+
+  const std::map<std::string, TensorInfo>& tensors() const { return tensors_; }
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+  const TensorInfo* find(const std::string& name) const;
+  // Converts F32/F16/BF16 data to fp32. kNotFound naming the tensor if absent;
+  // kInvalidArgument naming tensor, expected and actual shape on mismatch.
+  Result<std::vector<float>> read_f32(const std::string& name, const std::vector<int64_t>& expected_shape) const;
+  const std::string& path() const { return file_.path(); }
+
+ private:
+  MappedFile file_;
+  uint64_t data_start_ = 0;
+  std::map<std::string, TensorInfo> tensors_;
+  std::map<std::string, std::string> metadata_;
+};
+
+// Tensors to write; data is fp32 and written as `dtype` (F32, F16 or BF16).
+struct TensorToWrite {
+  std::string name;
+  std::vector<int64_t> shape;
+  const std::vector<float>* data = nullptr;
+};
+Status write_safetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                         const std::map<std::string, std::string>& metadata, DType dtype = DType::kF32);
+
+}  // namespace infercost::model

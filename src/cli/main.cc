@@ -1,0 +1,49 @@
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+
+namespace infercost::cli {
+
+int exit_code_for(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk: return 0;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound: return 2;
+    case StatusCode::kCorruption:
+    case StatusCode::kUnsupported: return 3;
+    case StatusCode::kResourceExhausted: return 4;
+    default: return 1;
+  }
+}
+
+void fail(const Status& status) {
+  std::fprintf(stderr, "infercost: error: %s\n", status.to_string().c_str());
+  throw CliExit{exit_code_for(status)};
+}
+
+}  // namespace infercost::cli
+
+int main(int argc, char** argv) {
+  using namespace infercost::cli;
+  CLI::App app{
+      "infercost: batch inference and cost-to-solution benchmarks for transformer text classifiers"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "infercost 0.1.0");
+  register_run(app);
+  register_tokenize(app);
+  register_model(app);
+  register_datagen(app);
+  register_demo(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const CliExit& e) {
+    return e.code;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "infercost: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
