@@ -1,1 +1,88 @@
-// placeholder: being written
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "infercost/core/file.h"
+#include "infercost/pipeline/runner.h"
+
+namespace infercost::cli {
+
+namespace {
+
+struct RunFlags {
+  pipeline::RunOptions options;
+  std::string metrics_path;
+  std::string on_error = "fail";
+  bool no_text = false;
+  bool quiet = false;
+};
+
+void print_synthetic_notice(const model::ModelConfig& config) {
+  if (!config.synthetic) return;
+  std::fprintf(stderr,
+               "infercost: note: '%s' is a synthetic model (random weights): its speed is real, "
+               "its sentiments are not.\n",
+               config.name.c_str());
+}
+
+void execute(RunFlags& flags) {
+  pipeline::RunOptions& options = flags.options;
+  if (flags.on_error == "skip") {
+    options.on_bad_row = io::OnBadRow::kSkip;
+  } else if (flags.on_error != "fail") {
+    fail(invalid_argument("--on-error must be 'fail' or 'skip', not '" + flags.on_error + "'"));
+  }
+  options.keep_text = !flags.no_text;
+  options.on_model_loaded = print_synthetic_notice;
+  const bool tty = ::isatty(STDERR_FILENO) == 1 && !flags.quiet;
+  if (tty) {
+    options.progress = [](int64_t rows, uint64_t done, uint64_t total) {
+      std::fprintf(stderr, "\r%lld rows, %.1f%% of input bytes   ", static_cast<long long>(rows),
+                   total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0);
+      std::fflush(stderr);
+    };
+  }
+  Result<pipeline::RunMetrics> metrics = pipeline::run_classification(options);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  if (!metrics.ok()) fail(metrics.status());
+  if (!flags.quiet) std::fputs(metrics->to_summary().c_str(), stderr);
+  if (!flags.metrics_path.empty()) {
+    Result<AtomicOutputFile> out = AtomicOutputFile::create(flags.metrics_path);
+    if (!out.ok()) fail(out.status());
+    Status s = out->write(metrics->to_json());
+    if (s.ok()) s = out->commit();
+    if (!s.ok()) fail(s);
+  }
+}
+
+}  // namespace
+
+void register_run(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  pipeline::RunOptions& o = flags->options;
+  CLI::App* cmd = app.add_subcommand("run", "Classify every row of JSON-lines inputs and write predictions");
+  cmd->add_option("inputs", o.inputs, "Input files (JSON lines), read in the order given")->required();
+  cmd->add_option("--model", o.model_dir, "Model directory (config.json, model.safetensors, vocab.txt or tokenizer.json)")
+      ->required();
+  cmd->add_option("--column", o.column, "Name of the text field")->capture_default_str();
+  cmd->add_option("-o,--output", o.output, "Output file (.jsonl or .csv); '-' for JSON lines on stdout")
+      ->capture_default_str();
+  cmd->add_option("--output-format", o.output_format, "jsonl or csv (default: from the --output extension)");
+  cmd->add_option("--batch-size", o.batch_size, "Rows per inference batch")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", o.threads, "Threads for tokenizing and inference (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-length", o.max_length, "Truncate each text to this many tokens, [CLS] and [SEP] included")
+      ->capture_default_str();
+  cmd->add_option("--device", o.device, "Device to run on")->capture_default_str();
+  cmd->add_option("--metrics", flags->metrics_path, "Write the run's metrics as JSON to this file");
+  cmd->add_option("--on-error", flags->on_error, "Bad rows: 'fail' (stop, write nothing) or 'skip' (count and go on)")
+      ->capture_default_str();
+  cmd->add_flag("--no-text", flags->no_text, "Leave the text column out of the output");
+  cmd->add_flag("-q,--quiet", flags->quiet, "No progress and no summary on stderr");
+  cmd->callback([flags]() { execute(*flags); });
+}
+
+}  // namespace infercost::cli

@@ -1,1 +1,185 @@
-// placeholder: being written
+#include "infercost/io/prediction_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "infercost/core/file.h"
+
+namespace infercost::io {
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Output goes to an AtomicOutputFile, or to stdout for "-" (not atomic: a
+// pipe cannot be taken back).
+class Sink {
+ public:
+  static Result<Sink> open(const std::string& path) {
+    Sink sink;
+    if (path == "-") return sink;
+    INFERCOST_ASSIGN_OR_RETURN(sink.file_, AtomicOutputFile::create(path));
+    sink.to_file_ = true;
+    return sink;
+  }
+  Status write(std::string_view bytes) {
+    if (to_file_) return file_.write(bytes);
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) return io_error("stdout: write failed");
+    return Status();
+  }
+  Status close() {
+    if (to_file_) return file_.commit();
+    if (std::fflush(stdout) != 0) return io_error("stdout: write failed");
+    return Status();
+  }
+
+ private:
+  AtomicOutputFile file_;
+  bool to_file_ = false;
+};
+
+class DelimitedWriter final : public PredictionWriter {
+ public:
+  DelimitedWriter(Sink sink, OutputFormat format, PredictionColumns columns)
+      : sink_(std::move(sink)), format_(format), columns_(std::move(columns)) {
+    for (const std::string& label : columns_.labels) names_.push_back(lowercase(label));
+    if (format_ == OutputFormat::kCsv) {
+      if (columns_.keep_text) buffer_ += "text,";
+      for (const std::string& name : names_) {
+        append_csv_field(buffer_, name);
+        buffer_ += ',';
+      }
+      buffer_ += "label\n";
+    }
+  }
+
+  Status write(const std::vector<std::string>& texts, const std::vector<float>& probabilities) override {
+    const size_t n_labels = names_.size();
+    if (probabilities.size() != texts.size() * n_labels) {
+      return internal_error("prediction writer: probabilities do not match rows x labels");
+    }
+    for (size_t r = 0; r < texts.size(); ++r) {
+      const float* p = probabilities.data() + r * n_labels;
+      const size_t best = static_cast<size_t>(std::max_element(p, p + n_labels) - p);
+      if (format_ == OutputFormat::kJsonl) {
+        buffer_ += '{';
+        if (columns_.keep_text) {
+          buffer_ += "\"text\":";
+          append_json_string(buffer_, texts[r]);
+          buffer_ += ',';
+        }
+        for (size_t l = 0; l < n_labels; ++l) {
+          append_json_string(buffer_, names_[l]);
+          fmt::format_to(std::back_inserter(buffer_), ":{},", p[l]);
+        }
+        buffer_ += "\"label\":";
+        append_json_string(buffer_, columns_.labels[best]);
+        buffer_ += "}\n";
+      } else {
+        if (columns_.keep_text) {
+          append_csv_field(buffer_, texts[r]);
+          buffer_ += ',';
+        }
+        for (size_t l = 0; l < n_labels; ++l) fmt::format_to(std::back_inserter(buffer_), "{},", p[l]);
+        append_csv_field(buffer_, columns_.labels[best]);
+        buffer_ += '\n';
+      }
+      if (buffer_.size() >= kFlushBytes) INFERCOST_RETURN_IF_ERROR(flush());
+    }
+    return Status();
+  }
+
+  Status close() override {
+    INFERCOST_RETURN_IF_ERROR(flush());
+    return sink_.close();
+  }
+
+ private:
+  static constexpr size_t kFlushBytes = 1 << 20;
+
+  Status flush() {
+    Status s = sink_.write(buffer_);
+    buffer_.clear();
+    return s;
+  }
+
+  Sink sink_;
+  OutputFormat format_;
+  PredictionColumns columns_;
+  std::vector<std::string> names_;
+  std::string buffer_;
+};
+
+}  // namespace
+
+Result<OutputFormat> output_format_for(const std::string& path, const std::string& format_flag) {
+  std::string f = lowercase(format_flag);
+  if (f == "jsonl" || f == "json" || f == "ndjson") return OutputFormat::kJsonl;
+  if (f == "csv") return OutputFormat::kCsv;
+  if (!f.empty()) return invalid_argument("unknown output format '" + format_flag + "' (expected jsonl or csv)");
+  if (path == "-") return OutputFormat::kJsonl;
+  std::string p = lowercase(path);
+  if (ends_with(p, ".jsonl") || ends_with(p, ".json") || ends_with(p, ".ndjson")) return OutputFormat::kJsonl;
+  if (ends_with(p, ".csv")) return OutputFormat::kCsv;
+  if (ends_with(p, ".parquet")) {
+    return unsupported(path + ": Parquet output is not available yet; write .jsonl or .csv");
+  }
+  return invalid_argument(path + ": cannot tell the output format from the extension; use .jsonl or .csv, or --output-format");
+}
+
+Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::string& path, OutputFormat format,
+                                                                   const PredictionColumns& columns) {
+  if (columns.labels.empty()) return invalid_argument("prediction writer: the model has no labels");
+  INFERCOST_ASSIGN_OR_RETURN(Sink sink, Sink::open(path));
+  return std::unique_ptr<PredictionWriter>(new DelimitedWriter(std::move(sink), format, columns));
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  size_t run = 0;  // start of the pending run of bytes that need no escaping
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(text.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+    }
+  }
+  out.append(text.data() + run, text.size() - run);
+  out += '"';
+}
+
+void append_csv_field(std::string& out, std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out.append(text);
+    return;
+  }
+  out += '"';
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+}  // namespace infercost::io

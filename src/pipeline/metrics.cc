@@ -1,1 +1,63 @@
-// placeholder: being written
+#include "infercost/pipeline/metrics.h"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <nlohmann/json.hpp>
+
+namespace infercost::pipeline {
+
+int64_t peak_rss_bytes() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+std::string RunMetrics::to_json() const {
+  nlohmann::ordered_json j;
+  j["rows"] = rows;
+  j["rows_skipped"] = rows_skipped;
+  if (rows_skipped > 0) j["first_skip_reason"] = first_skip_reason;
+  j["tokens"] = tokens;
+  j["padded_tokens"] = padded_tokens;
+  j["padding_efficiency"] = padding_efficiency();
+  j["rows_at_max_length"] = rows_at_max_length;
+  j["batches"] = batches;
+  j["wall_seconds"] = wall_seconds;
+  j["rows_per_second"] = rows_per_second();
+  j["tokens_per_second"] = tokens_per_second();
+  j["peak_rss_bytes"] = peak_rss_bytes;
+  j["stages"] = nlohmann::ordered_json::object();
+  for (const auto& [name, seconds] : stage_seconds) j["stages"][name] = seconds;
+  j["model"] = {{"name", model_name}, {"synthetic", model_synthetic}};
+  j["device"] = device;
+  j["threads"] = threads;
+  j["batch_size"] = batch_size;
+  j["max_length"] = max_length;
+  return j.dump(2) + "\n";
+}
+
+std::string RunMetrics::to_summary() const {
+  std::string out;
+  auto line = std::back_inserter(out);
+  fmt::format_to(line, "rows            {}", rows);
+  if (rows_skipped > 0) {
+    fmt::format_to(line, " ({} bad rows skipped; first: {})", rows_skipped, first_skip_reason);
+  }
+  fmt::format_to(line, "\ntokens          {} real, {} padded ({:.1f}% efficiency), {} rows at max length\n", tokens,
+                 padded_tokens, 100.0 * padding_efficiency(), rows_at_max_length);
+  fmt::format_to(line, "stages (s)     ");
+  static constexpr const char* kOrder[] = {"load", "read", "tokenize", "infer", "write"};
+  for (const char* stage : kOrder) {
+    auto it = stage_seconds.find(stage);
+    if (it != stage_seconds.end()) fmt::format_to(line, " {} {:.3f}", stage, it->second);
+  }
+  fmt::format_to(line, "\nwall            {:.3f} s (model load excluded)\n", wall_seconds);
+  fmt::format_to(line, "throughput      {:.1f} rows/s, {:.0f} tokens/s\n", rows_per_second(), tokens_per_second());
+  fmt::format_to(line, "peak RSS        {:.1f} MiB\n", peak_rss_bytes / (1024.0 * 1024.0));
+  fmt::format_to(line, "config          device {}, {} threads, batch {}, max length {}, model {}{}\n", device,
+                 threads, batch_size, max_length, model_name, model_synthetic ? " (synthetic)" : "");
+  return out;
+}
+
+}  // namespace infercost::pipeline

@@ -4,14 +4,21 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "infercost/core/status.h"
 
 namespace infercost::data {
 
+// Produces an endless sequence of tweet-like texts. Texts are valid UTF-8,
+// never empty, and may contain '\n', '\t', '"' and '\\'. Only the raw
+// mt19937_64 output is used (no std:: distributions), so the sequence for a
+// seed is identical on every platform and standard library. Not thread-safe:
+// use one generator per thread.
 class TweetGenerator {
  public:
   explicit TweetGenerator(uint64_t seed);
@@ -25,10 +32,36 @@ class TweetGenerator {
 
 // Every word, tag piece and symbol the generator may emit, for building a
 // vocabulary that covers the synthetic corpus (`infercost model synth`).
+// Contract: split a generated text on whitespace (' ', '\n', '\t'); every
+// piece is a concatenation of lexicon entries once ASCII letters are
+// lowercased on both sides (the generator capitalizes or upper-cases ASCII
+// words; non-ASCII entries are emitted exactly as listed). Entries are unique,
+// non-empty, contain no whitespace, and include the single characters a-z,
+// A-Z and 0-9 (random URL codes and numbers are built from them). Entries are
+// surface forms: a vocabulary builder should run them through BERT basic
+// tokenization (punctuation and CJK ideographs split, accents stripped).
+// Built on first use; the reference stays valid for the program's lifetime.
 const std::vector<std::string>& tweet_lexicon();
+
+// Appends `text` to `out` as a quoted JSON string: '"' and '\\' escaped with
+// a backslash, bytes below 0x20 as \u00XX, all other bytes (UTF-8) unchanged.
+void append_json_string(std::string& out, std::string_view text);
 
 // Writes `rows` tweets as JSON lines {"id": i, "full_text": "..."} to `path`
 // (atomically). Memory use does not grow with `rows`.
 Status write_tweets_jsonl(const std::string& path, int64_t rows, uint64_t seed);
+
+struct TweetsWriteSummary {
+  int64_t rows = 0;
+  int64_t bytes = 0;
+};
+using TweetsProgressFn = std::function<void(int64_t rows_done, int64_t bytes_done)>;
+
+// As above, and calls `on_progress` (when set) after every
+// `progress_every_rows` rows. rows < 0 or progress_every_rows < 1 is
+// kInvalidArgument; a path that cannot be created is kIOError naming it.
+Result<TweetsWriteSummary> write_tweets_jsonl(const std::string& path, int64_t rows, uint64_t seed,
+                                              const TweetsProgressFn& on_progress,
+                                              int64_t progress_every_rows = 100000);
 
 }  // namespace infercost::data

@@ -1,0 +1,61 @@
+// What a run measured: counts, wall time per stage, throughput, memory.
+// Written as JSON by --metrics and printed as the run summary.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace infercost::pipeline {
+
+struct RunMetrics {
+  int64_t rows = 0;            // rows classified and written
+  int64_t rows_skipped = 0;    // bad rows skipped under --on-error skip
+  std::string first_skip_reason;  // why the first skipped row was bad
+  int64_t tokens = 0;          // real tokens, [CLS]/[SEP] included, after truncation
+  int64_t padded_tokens = 0;   // tokens in the padded batches (rows x batch length)
+  int64_t rows_at_max_length = 0;  // rows whose ids reached --max-length (truncated, or exactly that long)
+  int64_t batches = 0;
+  double wall_seconds = 0;     // from before the first read to after the last write
+  // Seconds per stage: load (model), read, tokenize, infer, write.
+  std::map<std::string, double> stage_seconds;
+  int64_t peak_rss_bytes = 0;
+  int threads = 0;
+  int batch_size = 0;
+  int max_length = 0;
+  std::string device;
+  std::string model_name;
+  bool model_synthetic = false;
+
+  double rows_per_second() const { return wall_seconds > 0 ? rows / wall_seconds : 0; }
+  double tokens_per_second() const { return wall_seconds > 0 ? tokens / wall_seconds : 0; }
+  double padding_efficiency() const { return padded_tokens > 0 ? double(tokens) / padded_tokens : 1.0; }
+
+  std::string to_json() const;
+  // Human summary for stderr, several lines.
+  std::string to_summary() const;
+};
+
+// Peak resident set size of this process so far, in bytes.
+int64_t peak_rss_bytes();
+
+// Accumulates wall time into a named stage while in scope.
+class StageTimer {
+ public:
+  StageTimer(RunMetrics& metrics, const char* stage)
+      : metrics_(metrics), stage_(stage), start_(std::chrono::steady_clock::now()) {}
+  ~StageTimer() {
+    metrics_.stage_seconds[stage_] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  RunMetrics& metrics_;
+  const char* stage_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace infercost::pipeline

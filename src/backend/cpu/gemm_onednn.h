@@ -1,0 +1,40 @@
+// A linear layer y = act(x W^T + b) [+ y] on oneDNN's fp32 matmul, with the
+// number of rows given at run time so one primitive serves every batch.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/model/weights.h"
+
+namespace infercost::backend::cpu {
+
+enum class Activation { kNone, kGelu, kRelu, kTanh };
+
+class OnednnLinear {
+ public:
+  // Takes `parts` (all with the same `in`) stacked along `out`, so Q, K and V
+  // become one [in, 3*out] GEMM. Copies the weights into the layout the
+  // primitive reads ([in, out] row-major, what oneDNN picks for fp32 here).
+  // accumulate: y += x W^T + b (the residual add rides on the GEMM's beta).
+  Status init(const dnnl::engine& engine, const std::vector<const model::Linear*>& parts, Activation act,
+              bool accumulate, const std::string& name);
+
+  // x: [rows, in], y: [rows, out], row-major, not overlapping. Throws
+  // dnnl::error on a oneDNN failure (caught at the Backend boundary).
+  void run(dnnl::stream& stream, const float* x, int64_t rows, float* y) const;
+
+  int in() const { return in_; }
+  int out() const { return out_; }
+
+ private:
+  dnnl::engine engine_;
+  dnnl::matmul primitive_;
+  dnnl::memory weights_, bias_;
+  int in_ = 0, out_ = 0;
+};
+
+}  // namespace infercost::backend::cpu

@@ -1,0 +1,41 @@
+#include "infercost/core/status.h"
+
+#include <gtest/gtest.h>
+
+namespace infercost {
+namespace {
+
+Result<int> parse_positive(int x) {
+  if (x <= 0) return invalid_argument("not positive: " + std::to_string(x));
+  return x;
+}
+
+Status twice(int x, int& out) {
+  INFERCOST_ASSIGN_OR_RETURN(int v, parse_positive(x));
+  out = 2 * v;
+  return Status();
+}
+
+TEST(Status, OkAndContext) {
+  EXPECT_TRUE(Status().ok());
+  Status s = corruption("bad header").with_context("page 2").with_context("a.parquet");
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
+  EXPECT_EQ(s.message(), "a.parquet: page 2: bad header");
+  EXPECT_EQ(s.to_string(), "Corrupt input: a.parquet: page 2: bad header");
+  EXPECT_TRUE(Status().with_context("x").ok());
+}
+
+TEST(Status, ResultAndMacros) {
+  int out = 0;
+  EXPECT_TRUE(twice(4, out).ok());
+  EXPECT_EQ(out, 8);
+  Status s = twice(-1, out);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "not positive: -1");
+  Result<int> from_ok_status{Status()};
+  EXPECT_FALSE(from_ok_status.ok());
+  EXPECT_EQ(from_ok_status.status().code(), StatusCode::kInternal);
+}
+
+}  // namespace
+}  // namespace infercost
