@@ -244,8 +244,8 @@ constexpr std::string_view kAccented =
     "voilà touché passé décor naïveté coördinate";
 
 constexpr std::string_view kAccentedPhrases[] = {
-    "São Paulo", "déjà vu", "crème brûlée", "piña colada", "jalapeño poppers", "café au lait",
-    "Beyoncé concert", "Pokémon Go", "naïve question", "my résumé", "Ciudad de México",
+    "São Paulo",       "déjà vu",    "crème brûlée",   "piña colada", "jalapeño poppers", "café au lait",
+    "Beyoncé concert", "Pokémon Go", "naïve question", "my résumé",   "Ciudad de México",
 };
 
 constexpr std::string_view kCjk =
@@ -255,16 +255,28 @@ constexpr std::string_view kCjk =
     "안녕하세요 사랑해 감사합니다 서울 대박 최고 화이팅 한국 고마워 오늘 진짜";
 
 constexpr std::string_view kEmoji =
-    "😂 ❤️ 😍 🤣 😊 🙏 💕 😭 😘 👍 😅 👏 😁 🔥 🥰 💔 💖 💙 😢 🤔 😆 🙄 💪 😉 ☺️ 👌 🤗 💜 😔 😎 "
-    "😇 🌹 🤦 🎉 💞 ✌️ ✨ 🤷 😱 😌 🌸 🙌 😋 💗 💚 😏 💛 🙂 💓 🤩 😄 😀 🖤 😃 💯 🙈 👇 🎶 😒 🤭 "
-    "❣️ 😜 💋 👀 😪 😑 💥 🙋 😞 😩 😡 🤪 👊 ☀️ 😥 🤤 👉 💃 😳 ✋ 😚 😝 😴 🌟 😬 🙃 🍀 🌷 😻 😓 "
-    "⭐ ✅ 🥺 🌈 😈 🤘 💦 ✔️ 😣 🏃 💐 ☹️ 🎊 💘 😠 ☝️ 😕 🌺 🎂 🌻 😐 🖕 💝 🙊 😹 🗣️ 💫 💀 👑 🎵 "
-    "🤞 😛 🔴 😤 🌼 😫 ⚽ 🤙 ☕ 🏆 🧡 🎁 ⚡ 🌞 🎈 ❌ ✊ 👋 😲 🌿 🤫 👈 😮 🙆 🍻 🍃 🐶 💁 🚨 🏀 "
-    "👍🏻 👍🏽 👏🏾 🙏🏼 💪🏿 🤷‍♀️ 🤦‍♂️ 🏳️‍🌈 🇺🇸 🇬🇧 🇯🇵 🇧🇷 🧵 📈 📉 💸 🚀 🤖 💻 📱 🎮";
+    "😂 ❤️ 😍 🤣 😊 🙏 💕 😭 😘 👍 😅 👏 😁 🔥 🥰 💔 💖 💙 😢 🤔 😆 🙄 💪 😉 ☺️ 👌 🤗 💜 "
+    "😔 "
+    "😎 "
+    "😇 🌹 🤦 🎉 💞 ✌️ ✨ 🤷 😱 😌 🌸 🙌 😋 💗 💚 😏 💛 🙂 💓 🤩 😄 😀 🖤 😃 💯 🙈 👇 🎶 "
+    "😒 "
+    "🤭 "
+    "❣️ 😜 💋 👀 😪 😑 💥 🙋 😞 😩 😡 🤪 👊 ☀️ 😥 🤤 👉 💃 😳 ✋ 😚 😝 😴 🌟 😬 🙃 🍀 🌷 "
+    "😻 "
+    "😓 "
+    "⭐ ✅ 🥺 🌈 😈 🤘 💦 ✔️ 😣 🏃 💐 ☹️ 🎊 💘 😠 ☝️ 😕 🌺 🎂 🌻 😐 🖕 💝 🙊 😹 🗣️ 💫 💀 "
+    "👑 "
+    "🎵 "
+    "🤞 😛 🔴 😤 🌼 😫 ⚽ 🤙 ☕ 🏆 🧡 🎁 ⚡ 🌞 🎈 ❌ ✊ 👋 😲 🌿 🤫 👈 😮 🙆 🍻 🍃 🐶 💁 "
+    "🚨 "
+    "🏀 "
+    "👍🏻 👍🏽 👏🏾 🙏🏼 💪🏿 🤷‍♀️ 🤦‍♂️ 🏳️‍🌈 🇺🇸 🇬🇧 🇯🇵 🇧🇷 🧵 📈 📉 💸 🚀 🤖 💻 "
+    "📱 "
+    "🎮";
 
 constexpr std::string_view kEmoticons[] = {
-    ":)", ":(", ":D", ":P", ";)", ":/", ":-)", ":-(", "<3", "</3", "xD", "XD", ":')", "^_^", "-_-",
-    "o_O", "T_T", ":o", "¯\\_(ツ)_/¯", "(╯°□°)╯︵ ┻━┻",
+    ":)", ":(", ":D",  ":P",  ";)",  ":/",  ":-)", ":-(", "<3",          "</3",
+    "xD", "XD", ":')", "^_^", "-_-", "o_O", "T_T", ":o",  "¯\\_(ツ)_/¯", "(╯°□°)╯︵┻━┻",
 };
 
 constexpr std::string_view kDomains =
@@ -303,7 +315,9 @@ void split_into(std::string_view text, std::vector<std::string_view>& out) {
 
 std::string plural_of(std::string_view noun) {
   std::string p(noun);
-  auto ends_with = [&](std::string_view s) { return noun.size() >= s.size() && noun.substr(noun.size() - s.size()) == s; };
+  auto ends_with = [&](std::string_view s) {
+    return noun.size() >= s.size() && noun.substr(noun.size() - s.size()) == s;
+  };
   auto vowel = [](char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; };
   if (noun == "man") return "men";
   if (noun == "woman") return "women";
@@ -319,7 +333,8 @@ std::string plural_of(std::string_view noun) {
   if (noun == "potato") return "potatoes";
   if (noun == "tomato") return "tomatoes";
   if (noun == "hero") return "heroes";
-  if (ends_with("s") || ends_with("x") || ends_with("ch") || ends_with("sh") || ends_with("z")) return p + "es";
+  if (ends_with("s") || ends_with("x") || ends_with("ch") || ends_with("sh") || ends_with("z"))
+    return p + "es";
   if (noun.size() >= 2 && noun.back() == 'y' && !vowel(noun[noun.size() - 2])) {
     p.pop_back();
     return p + "ies";

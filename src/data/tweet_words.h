@@ -16,13 +16,13 @@ struct TweetWords {
   std::vector<std::string_view> verbs;           // base and inflected forms, written out
   std::vector<std::string_view> adjectives;
   std::vector<std::string_view> adverbs;
-  std::vector<std::string_view> positive;  // clearly positive sentiment words
-  std::vector<std::string_view> negative;  // clearly negative sentiment words
-  std::vector<std::string_view> slang;     // lol, omg, tbh, elongations (sooo)
-  std::vector<std::string_view> topics;    // sports, tech, food, media, places (ASCII)
-  std::vector<std::string_view> names;     // first names and handles' pieces
-  std::vector<std::string_view> hashtag_words;  // tags used only after '#'
-  std::vector<std::string_view> accented;       // single accented words (café)
+  std::vector<std::string_view> positive;          // clearly positive sentiment words
+  std::vector<std::string_view> negative;          // clearly negative sentiment words
+  std::vector<std::string_view> slang;             // lol, omg, tbh, elongations (sooo)
+  std::vector<std::string_view> topics;            // sports, tech, food, media, places (ASCII)
+  std::vector<std::string_view> names;             // first names and handles' pieces
+  std::vector<std::string_view> hashtag_words;     // tags used only after '#'
+  std::vector<std::string_view> accented;          // single accented words (café)
   std::vector<std::string_view> accented_phrases;  // "São Paulo": split on ' ' for the lexicon
   std::vector<std::string_view> cjk;               // Chinese, Japanese and Korean words
   std::vector<std::string_view> emoji;             // single and multi code point emoji

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "infercost/core/file.h"
+#include "infercost/core/json_text.h"
 
 namespace infercost::io {
 
@@ -142,31 +143,6 @@ Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::st
   if (columns.labels.empty()) return invalid_argument("prediction writer: the model has no labels");
   INFERCOST_ASSIGN_OR_RETURN(Sink sink, Sink::open(path));
   return std::unique_ptr<PredictionWriter>(new DelimitedWriter(std::move(sink), format, columns));
-}
-
-void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  size_t run = 0;  // start of the pending run of bytes that need no escaping
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(text.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-    }
-  }
-  out.append(text.data() + run, text.size() - run);
-  out += '"';
 }
 
 void append_csv_field(std::string& out, std::string_view text) {

@@ -43,9 +43,6 @@ class TweetGenerator {
 // Built on first use; the reference stays valid for the program's lifetime.
 const std::vector<std::string>& tweet_lexicon();
 
-// Appends `text` to `out` as a quoted JSON string: '"' and '\\' escaped with
-// a backslash, bytes below 0x20 as \u00XX, all other bytes (UTF-8) unchanged.
-void append_json_string(std::string& out, std::string_view text);
 
 // Writes `rows` tweets as JSON lines {"id": i, "full_text": "..."} to `path`
 // (atomically). Memory use does not grow with `rows`.

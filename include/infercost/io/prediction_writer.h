@@ -36,8 +36,6 @@ class PredictionWriter {
 Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::string& path, OutputFormat format,
                                                                    const PredictionColumns& columns);
 
-// JSON string literal (with quotes) of UTF-8 text; control characters as \u00XX.
-void append_json_string(std::string& out, std::string_view text);
 // RFC 4180 field: quoted when it holds a comma, quote, CR or LF.
 void append_csv_field(std::string& out, std::string_view text);
 
