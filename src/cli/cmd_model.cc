@@ -1,1 +1,121 @@
-// placeholder: being written
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "infercost/model/model_dir.h"
+#include "infercost/model/synth.h"
+
+namespace infercost::cli {
+
+namespace {
+
+struct ModelFlags {
+  std::string dir;
+  std::string out;
+  std::string preset = "distilbert-base";
+  uint64_t seed = 1;
+};
+
+constexpr const char* kSyntheticNote =
+    "note: this model is synthetic (random weights): its speed is real, its sentiments are not.";
+
+std::string with_commas(size_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+void run_info(const ModelFlags& flags) {
+  Result<model::LoadedModel> loaded = model::load_model_dir(flags.dir, {});
+  if (!loaded.ok()) fail(loaded.status());
+  const model::LoadedModel& m = *loaded;
+  const model::ModelConfig& c = m.config;
+  const bool distil = c.architecture == model::Architecture::kDistilBert;
+  std::printf("model           %s\n", m.dir.c_str());
+  std::printf("name            %s\n", c.name.c_str());
+  std::printf("architecture    %s (model_type %s)\n",
+              distil ? "DistilBertForSequenceClassification" : "BertForSequenceClassification",
+              c.model_type.c_str());
+  std::printf("layers          %d\n", c.num_layers);
+  std::printf("hidden          %d (%d heads x %d)\n", c.hidden_size, c.num_heads, c.head_dim());
+  std::printf("ffn             %d, %s\n", c.intermediate_size, c.activation.c_str());
+  std::printf("vocab           %d\n", c.vocab_size);
+  std::printf("max positions   %d\n", c.max_position_embeddings);
+  if (!distil) std::printf("token types     %d\n", c.type_vocab_size);
+  std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
+  std::printf("parameters      %s\n", with_commas(m.weights.parameter_count()).c_str());
+  std::printf("weights dtype   %s (model.safetensors; computed in fp32 after loading)\n",
+              m.weights_dtype.c_str());
+  std::string labels;
+  for (int i = 0; i < c.num_labels(); ++i) {
+    labels += fmt::format("{}{}={}", i ? ", " : "", i, c.labels[static_cast<size_t>(i)]);
+  }
+  std::printf("labels          %s\n", labels.c_str());
+  const text::TokenizerOptions& t = m.tokenizer->options();
+  const bool strip = t.strip_accents.value_or(t.lowercase);
+  std::printf("tokenizer       %s, %zu tokens, lowercase %s, strip accents %s, split CJK %s, max length %d\n",
+              m.tokenizer_source.c_str(), m.tokenizer->vocab().size(), t.lowercase ? "yes" : "no",
+              strip ? "yes" : "no", t.tokenize_chinese_chars ? "yes" : "no", t.max_length);
+  if (c.synthetic) {
+    std::printf("synthetic       yes (preset %s, seed %llu)\n", c.synthetic_preset.c_str(),
+                static_cast<unsigned long long>(c.synthetic_seed));
+    std::printf("%s\n", kSyntheticNote);
+  } else {
+    std::printf("synthetic       no\n");
+  }
+}
+
+void run_synth(const ModelFlags& flags) {
+  auto start = std::chrono::steady_clock::now();
+  model::SynthOptions options;
+  options.out_dir = flags.out;
+  options.preset = flags.preset;
+  options.seed = flags.seed;
+  Status s = model::synthesize_model(options);
+  if (!s.ok()) fail(s.with_context("model synth"));
+  model::LoadOptions load;
+  load.load_weights = false;
+  Result<model::LoadedModel> loaded = model::load_model_dir(flags.out, load);
+  if (!loaded.ok()) fail(loaded.status().with_context("model synth: reading back"));
+  const model::ModelConfig& c = loaded->config;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf(
+      "wrote %s: preset %s, seed %llu (%d layers, hidden %d, %d heads, ffn %d, vocab %d), in %.1f s\n",
+      flags.out.c_str(), flags.preset.c_str(), static_cast<unsigned long long>(flags.seed), c.num_layers,
+      c.hidden_size, c.num_heads, c.intermediate_size, c.vocab_size, seconds);
+  std::printf("  config.json, model.safetensors (%s), vocab.txt, tokenizer_config.json\n",
+              loaded->weights_dtype.c_str());
+  std::printf("%s\n", kSyntheticNote);
+}
+
+}  // namespace
+
+void register_model(CLI::App& app) {
+  auto flags = std::make_shared<ModelFlags>();
+  CLI::App* model =
+      app.add_subcommand("model", "Inspect Hugging Face model directories or make a synthetic one");
+  model->require_subcommand(1);
+
+  CLI::App* info = model->add_subcommand("info", "Describe a model directory (config, weights, tokenizer)");
+  info->add_option("dir", flags->dir,
+                   "Model directory (config.json, model.safetensors, vocab.txt/tokenizer.json)")
+      ->required();
+  info->callback([flags] { run_info(*flags); });
+
+  std::string presets;
+  for (const auto& p : model::synth_presets()) presets += (presets.empty() ? "" : ", ") + p;
+  CLI::App* synth = model->add_subcommand(
+      "synth",
+      "Write a synthetic model (exact shapes, deterministic random weights) that HF transformers loads");
+  synth->add_option("--out", flags->out, "Output directory (created if needed)")->required();
+  synth->add_option("--preset", flags->preset, "One of: " + presets)->capture_default_str();
+  synth->add_option("--seed", flags->seed, "Weight seed; the same seed gives identical files")
+      ->capture_default_str();
+  synth->callback([flags] { run_synth(*flags); });
+}
+
+}  // namespace infercost::cli

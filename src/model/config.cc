@@ -1,1 +1,245 @@
-// placeholder: being written
+#include "infercost/model/config.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "infercost/core/file.h"
+
+namespace infercost::model {
+
+namespace {
+
+using nlohmann::json;
+using ordered_json = nlohmann::ordered_json;
+
+// Far above any BERT-family classifier; rejects values that would only make
+// us allocate absurd buffers.
+constexpr int64_t kMaxDim = 1 << 16;
+constexpr int64_t kMaxVocab = 1 << 24;
+constexpr int64_t kMaxLayers = 1024;
+constexpr int64_t kMaxLabels = 1 << 16;
+
+class Reader {
+ public:
+  Reader(const json& doc, const std::string& source) : doc_(doc), source_(source) {}
+
+  Status int_key(const char* key, bool required, int64_t lo, int64_t hi, int& out) const {
+    auto it = doc_.find(key);
+    if (it == doc_.end() || it->is_null()) {
+      if (required) return not_found(source_ + ": required key '" + key + "' is missing");
+      return Status();
+    }
+    if (!it->is_number_integer())
+      return corruption(source_ + ": '" + key + "' must be an integer, got " + it->dump());
+    int64_t v = it->get<int64_t>();
+    if (v < lo || v > hi) {
+      return corruption(fmt::format("{}: '{}' is {}, expected {}..{}", source_, key, v, lo, hi));
+    }
+    out = static_cast<int>(v);
+    return Status();
+  }
+
+  Status string_key(const char* key, std::string& out) const {
+    auto it = doc_.find(key);
+    if (it == doc_.end() || it->is_null()) return Status();
+    if (!it->is_string()) return corruption(source_ + ": '" + key + "' must be a string, got " + it->dump());
+    out = it->get<std::string>();
+    return Status();
+  }
+
+ private:
+  const json& doc_;
+  const std::string& source_;
+};
+
+Status parse_labels(const json& doc, const std::string& source, ModelConfig& c) {
+  auto it = doc.find("id2label");
+  if (it == doc.end() || it->is_null()) {
+    // HF's PretrainedConfig default is num_labels=2 with generic names.
+    int n = 2;
+    if (auto nl = doc.find("num_labels"); nl != doc.end() && nl->is_number_integer()) {
+      int64_t v = nl->get<int64_t>();
+      if (v < 1 || v > kMaxLabels) return corruption(source + ": 'num_labels' is " + std::to_string(v));
+      n = static_cast<int>(v);
+    }
+    c.labels.clear();
+    for (int i = 0; i < n; ++i) c.labels.push_back("LABEL_" + std::to_string(i));
+    return Status();
+  }
+  if (!it->is_object() || it->empty()) return corruption(source + ": 'id2label' must be a non-empty object");
+  if (it->size() > static_cast<size_t>(kMaxLabels))
+    return corruption(source + ": 'id2label' has too many labels");
+  std::vector<std::string> labels(it->size());
+  std::vector<bool> seen(it->size(), false);
+  for (const auto& [key, value] : it->items()) {
+    size_t pos = 0;
+    long long id = -1;
+    bool numeric =
+        !key.empty() && key.size() <= 9 && key.find_first_not_of("0123456789") == std::string::npos;
+    if (numeric) id = std::stoll(key, &pos);
+    if (!numeric || id < 0 || static_cast<size_t>(id) >= labels.size()) {
+      return corruption(
+          fmt::format("{}: id2label key '{}' is not an id in 0..{}", source, key, labels.size() - 1));
+    }
+    if (!value.is_string()) return corruption(source + ": id2label[" + key + "] must be a string");
+    if (seen[static_cast<size_t>(id)]) return corruption(source + ": id2label repeats id " + key);
+    seen[static_cast<size_t>(id)] = true;
+    labels[static_cast<size_t>(id)] = value.get<std::string>();
+  }
+  c.labels = std::move(labels);
+  return Status();
+}
+
+Status check_activation(const std::string& act, const char* key, const std::string& source) {
+  if (act == "gelu" || act == "relu") return Status();
+  return unsupported(source + ": '" + key + "' is '" + act +
+                     "'; supported activations are gelu (exact erf) and relu");
+}
+
+// Floats as the shortest decimal that reads back as the same float, so 1e-12f
+// is written "1e-12", not "9.999999960041972e-13".
+double float_for_json(float v) {
+  return std::stod(fmt::format("{}", v));
+}
+
+}  // namespace
+
+Result<ModelConfig> parse_config(const std::string& json_text, const std::string& source) {
+  json doc = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return corruption(source + ": not valid JSON");
+  if (!doc.is_object()) return corruption(source + ": top level is not a JSON object");
+  ModelConfig c;
+  Reader r(doc, source);
+  INFERCOST_RETURN_IF_ERROR(r.string_key("model_type", c.model_type));
+  if (c.model_type.empty()) return not_found(source + ": required key 'model_type' is missing");
+  INFERCOST_RETURN_IF_ERROR(r.string_key("_name_or_path", c.name));
+  INFERCOST_RETURN_IF_ERROR(r.int_key("vocab_size", true, 1, kMaxVocab, c.vocab_size));
+  INFERCOST_RETURN_IF_ERROR(
+      r.int_key("max_position_embeddings", false, 1, kMaxDim, c.max_position_embeddings));
+  INFERCOST_RETURN_IF_ERROR(r.int_key("pad_token_id", false, 0, kMaxVocab, c.pad_token_id));
+  if (c.model_type == "distilbert") {
+    c.architecture = Architecture::kDistilBert;
+    INFERCOST_RETURN_IF_ERROR(r.int_key("dim", true, 1, kMaxDim, c.hidden_size));
+    INFERCOST_RETURN_IF_ERROR(r.int_key("n_layers", true, 1, kMaxLayers, c.num_layers));
+    INFERCOST_RETURN_IF_ERROR(r.int_key("n_heads", true, 1, kMaxDim, c.num_heads));
+    INFERCOST_RETURN_IF_ERROR(r.int_key("hidden_dim", true, 1, kMaxDim * 8, c.intermediate_size));
+    c.activation = "gelu";
+    INFERCOST_RETURN_IF_ERROR(r.string_key("activation", c.activation));
+    INFERCOST_RETURN_IF_ERROR(check_activation(c.activation, "activation", source));
+    c.type_vocab_size = 0;
+    c.layer_norm_eps = 1e-12f;  // hard-coded in HF's DistilBERT modules, not read from the config
+  } else if (c.model_type == "bert") {
+    c.architecture = Architecture::kBert;
+    INFERCOST_RETURN_IF_ERROR(r.int_key("hidden_size", true, 1, kMaxDim, c.hidden_size));
+    INFERCOST_RETURN_IF_ERROR(r.int_key("num_hidden_layers", true, 1, kMaxLayers, c.num_layers));
+    INFERCOST_RETURN_IF_ERROR(r.int_key("num_attention_heads", true, 1, kMaxDim, c.num_heads));
+    INFERCOST_RETURN_IF_ERROR(r.int_key("intermediate_size", true, 1, kMaxDim * 8, c.intermediate_size));
+    c.activation = "gelu";
+    INFERCOST_RETURN_IF_ERROR(r.string_key("hidden_act", c.activation));
+    INFERCOST_RETURN_IF_ERROR(check_activation(c.activation, "hidden_act", source));
+    c.type_vocab_size = 2;
+    INFERCOST_RETURN_IF_ERROR(r.int_key("type_vocab_size", false, 1, kMaxVocab, c.type_vocab_size));
+    c.layer_norm_eps = 1e-12f;
+    if (auto it = doc.find("layer_norm_eps"); it != doc.end() && !it->is_null()) {
+      if (!it->is_number() || it->get<double>() <= 0 || it->get<double>() > 1) {
+        return corruption(source + ": 'layer_norm_eps' must be a number in (0, 1], got " + it->dump());
+      }
+      c.layer_norm_eps = static_cast<float>(it->get<double>());
+    }
+    std::string pos_type = "absolute";
+    INFERCOST_RETURN_IF_ERROR(r.string_key("position_embedding_type", pos_type));
+    if (pos_type != "absolute") {
+      return unsupported(source + ": position_embedding_type '" + pos_type +
+                         "' (only absolute is supported)");
+    }
+  } else {
+    return unsupported(source + ": model_type '" + c.model_type + "' is not supported (distilbert or bert)");
+  }
+  if (c.hidden_size % c.num_heads != 0) {
+    return corruption(fmt::format("{}: hidden size {} is not divisible by the number of heads {}", source,
+                                  c.hidden_size, c.num_heads));
+  }
+  if (c.pad_token_id >= c.vocab_size) {
+    return corruption(fmt::format("{}: pad_token_id {} is outside the vocabulary ({})", source,
+                                  c.pad_token_id, c.vocab_size));
+  }
+  INFERCOST_RETURN_IF_ERROR(parse_labels(doc, source, c));
+  if (auto it = doc.find("infercost_synthetic"); it != doc.end() && !it->is_null()) {
+    if (!it->is_object()) return corruption(source + ": 'infercost_synthetic' must be an object");
+    c.synthetic = true;
+    if (auto p = it->find("preset"); p != it->end() && p->is_string())
+      c.synthetic_preset = p->get<std::string>();
+    if (auto s = it->find("seed"); s != it->end() && s->is_number_unsigned())
+      c.synthetic_seed = s->get<uint64_t>();
+  }
+  return c;
+}
+
+Result<ModelConfig> load_config(const std::string& path) {
+  INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  return parse_config(text, path);
+}
+
+std::string config_to_json(const ModelConfig& c) {
+  // ordered_json keeps HF's key order readable; HF itself does not care.
+  ordered_json j;
+  if (!c.name.empty()) j["_name_or_path"] = c.name;
+  ordered_json id2label = ordered_json::object(), label2id = ordered_json::object();
+  for (size_t i = 0; i < c.labels.size(); ++i) {
+    id2label[std::to_string(i)] = c.labels[i];
+    label2id[c.labels[i]] = static_cast<int>(i);
+  }
+  if (c.architecture == Architecture::kDistilBert) {
+    j["activation"] = c.activation;
+    j["architectures"] = {"DistilBertForSequenceClassification"};
+    j["attention_dropout"] = 0.1;
+    j["dim"] = c.hidden_size;
+    j["dropout"] = 0.1;
+    j["hidden_dim"] = c.intermediate_size;
+    j["id2label"] = id2label;
+    j["initializer_range"] = 0.02;
+    j["label2id"] = label2id;
+    j["max_position_embeddings"] = c.max_position_embeddings;
+    j["model_type"] = "distilbert";
+    j["n_heads"] = c.num_heads;
+    j["n_layers"] = c.num_layers;
+    j["pad_token_id"] = c.pad_token_id;
+    j["qa_dropout"] = 0.1;
+    j["seq_classif_dropout"] = 0.2;
+    j["sinusoidal_pos_embds"] = false;
+    j["tie_weights_"] = true;
+  } else {
+    j["architectures"] = {"BertForSequenceClassification"};
+    j["attention_probs_dropout_prob"] = 0.1;
+    j["classifier_dropout"] = nullptr;
+    j["hidden_act"] = c.activation;
+    j["hidden_dropout_prob"] = 0.1;
+    j["hidden_size"] = c.hidden_size;
+    j["id2label"] = id2label;
+    j["initializer_range"] = 0.02;
+    j["intermediate_size"] = c.intermediate_size;
+    j["label2id"] = label2id;
+    j["layer_norm_eps"] = float_for_json(c.layer_norm_eps);
+    j["max_position_embeddings"] = c.max_position_embeddings;
+    j["model_type"] = "bert";
+    j["num_attention_heads"] = c.num_heads;
+    j["num_hidden_layers"] = c.num_layers;
+    j["pad_token_id"] = c.pad_token_id;
+    j["position_embedding_type"] = "absolute";
+    j["type_vocab_size"] = c.type_vocab_size;
+    j["use_cache"] = true;
+  }
+  j["torch_dtype"] = "float32";
+  j["transformers_version"] = "4.46.3";
+  j["vocab_size"] = c.vocab_size;
+  if (c.synthetic) {
+    j["infercost_synthetic"] = {
+        {"preset", c.synthetic_preset},
+        {"seed", c.synthetic_seed},
+        {"note", "random weights made by `infercost model synth`: speed real, sentiment not"}};
+  }
+  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace infercost::model

@@ -1,1 +1,166 @@
-// placeholder: being written
+#include "infercost/model/model_dir.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "infercost/core/file.h"
+
+namespace infercost::model {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Special tokens in tokenizer_config.json are strings or AddedToken objects
+// ({"content": "[UNK]", ...}).
+void read_special(const json& doc, const char* key, std::string& out) {
+  auto it = doc.find(key);
+  if (it == doc.end()) return;
+  if (it->is_string())
+    out = it->get<std::string>();
+  else if (it->is_object() && it->contains("content") && (*it)["content"].is_string())
+    out = (*it)["content"].get<std::string>();
+}
+
+Status apply_tokenizer_config(const std::string& path, text::TokenizerOptions& opts) {
+  INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return corruption(path + ": not a JSON object");
+  auto flag = [&](const char* key, auto&& set) -> Status {
+    auto it = doc.find(key);
+    if (it == doc.end() || it->is_null()) return Status();
+    if (!it->is_boolean()) return corruption(path + ": '" + key + "' must be true, false or null");
+    set(it->get<bool>());
+    return Status();
+  };
+  INFERCOST_RETURN_IF_ERROR(flag("do_lower_case", [&](bool v) { opts.lowercase = v; }));
+  INFERCOST_RETURN_IF_ERROR(flag("strip_accents", [&](bool v) { opts.strip_accents = v; }));
+  INFERCOST_RETURN_IF_ERROR(flag("tokenize_chinese_chars", [&](bool v) { opts.tokenize_chinese_chars = v; }));
+  read_special(doc, "unk_token", opts.unk_token);
+  read_special(doc, "cls_token", opts.cls_token);
+  read_special(doc, "sep_token", opts.sep_token);
+  read_special(doc, "pad_token", opts.pad_token);
+  return Status();
+}
+
+std::string pickle_refusal(const std::string& dir, const std::string& pickle) {
+  return dir + ": found " + pickle +
+         " but no model.safetensors. infercost does not load PyTorch pickle checkpoints: unpickling can "
+         "execute "
+         "arbitrary code from the file. Convert it once with Python (transformers installed):\n"
+         "  python -c \"from transformers import AutoModelForSequenceClassification as M; "
+         "M.from_pretrained('" +
+         dir + "').save_pretrained('" + dir + "', safe_serialization=True)\"";
+}
+
+Result<std::string> find_pickle(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    std::string ext = entry.path().extension().string();
+    if (name == "pytorch_model.bin" || ext == ".pt" || ext == ".pth" || ext == ".ckpt" ||
+        (name.rfind("pytorch_model-", 0) == 0 && ext == ".bin")) {
+      found.push_back(name);
+    }
+  }
+  if (ec) return io_error(dir + ": cannot list directory: " + ec.message());
+  std::sort(found.begin(), found.end());
+  return found.empty() ? std::string() : found.front();
+}
+
+std::string dtypes_of(const SafeTensorsFile& file) {
+  std::set<std::string> names;
+  for (const auto& [name, info] : file.tensors()) {
+    if (info.dtype == DType::kF32 || info.dtype == DType::kF16 || info.dtype == DType::kBF16) {
+      names.insert(std::string(dtype_name(info.dtype)));
+    }
+  }
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : "+") + n;
+  return out;
+}
+
+}  // namespace
+
+Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& options) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return not_found(dir + ": model directory does not exist");
+  if (!S_ISDIR(st.st_mode))
+    return invalid_argument(dir + ": is not a directory (expected an HF model directory)");
+  LoadedModel m;
+  m.dir = dir;
+  const std::string config_path = dir + "/config.json";
+  if (!is_regular_file(config_path))
+    return not_found(dir + ": no config.json (not a Hugging Face model directory?)");
+  INFERCOST_ASSIGN_OR_RETURN(m.config, load_config(config_path));
+  if (m.config.name.empty()) m.config.name = fs::path(dir).lexically_normal().filename().string();
+  if (m.config.name.empty())
+    m.config.name = fs::path(dir).lexically_normal().parent_path().filename().string();
+
+  // Tokenizer: tokenizer_config.json flags first, then tokenizer.json (which
+  // carries its own normalizer flags) or vocab.txt, then caller overrides.
+  if (options.max_length < 2)
+    return invalid_argument("max_length must be at least 2, got " + std::to_string(options.max_length));
+  text::TokenizerOptions topts;
+  topts.max_length = std::min(options.max_length, m.config.max_position_embeddings);
+  const std::string tok_config = dir + "/tokenizer_config.json";
+  if (is_regular_file(tok_config)) INFERCOST_RETURN_IF_ERROR(apply_tokenizer_config(tok_config, topts));
+  text::Vocab vocab;
+  const std::string tok_json = dir + "/tokenizer.json", vocab_txt = dir + "/vocab.txt";
+  if (is_regular_file(tok_json)) {
+    INFERCOST_ASSIGN_OR_RETURN(auto tj, text::load_tokenizer_json(tok_json, topts));
+    vocab = std::move(tj.vocab);
+    topts = std::move(tj.options);
+    topts.max_length =
+        std::min(topts.max_length, std::min(options.max_length, m.config.max_position_embeddings));
+    m.tokenizer_source = "tokenizer.json";
+  } else if (is_regular_file(vocab_txt)) {
+    INFERCOST_ASSIGN_OR_RETURN(vocab, text::Vocab::load_txt(vocab_txt));
+    m.tokenizer_source = "vocab.txt";
+  } else {
+    return not_found(dir + ": no tokenizer: expected tokenizer.json or vocab.txt");
+  }
+  if (options.lowercase) topts.lowercase = *options.lowercase;
+  if (options.strip_accents) topts.strip_accents = *options.strip_accents;
+  // Every id the tokenizer emits indexes the embedding table.
+  if (vocab.size() > static_cast<size_t>(m.config.vocab_size)) {
+    return corruption(dir + ": the tokenizer has " + std::to_string(vocab.size()) +
+                      " tokens but config.json vocab_size is " + std::to_string(m.config.vocab_size));
+  }
+  auto tok = text::WordPieceTokenizer::create(std::move(vocab), topts);
+  if (!tok.ok()) return tok.status().with_context(dir + "/" + m.tokenizer_source);
+  m.tokenizer = std::make_shared<const text::WordPieceTokenizer>(std::move(tok).value());
+
+  const std::string st_path = dir + "/model.safetensors";
+  if (!is_regular_file(st_path)) {
+    if (is_regular_file(dir + "/model.safetensors.index.json")) {
+      return unsupported(
+          dir +
+          ": sharded safetensors checkpoints (model.safetensors.index.json) are not supported; "
+          "save the model with max_shard_size larger than the model");
+    }
+    INFERCOST_ASSIGN_OR_RETURN(std::string pickle, find_pickle(dir));
+    if (!pickle.empty()) return unsupported(pickle_refusal(dir, pickle));
+    if (!options.load_weights) return m;
+    return not_found(dir + ": no model.safetensors");
+  }
+  INFERCOST_ASSIGN_OR_RETURN(auto file, SafeTensorsFile::open(st_path));
+  m.weights_dtype = dtypes_of(file);
+  if (options.load_weights) {
+    INFERCOST_ASSIGN_OR_RETURN(m.weights, read_encoder_weights(file, m.config));
+  }
+  return m;
+}
+
+}  // namespace infercost::model

@@ -1,6 +1,7 @@
 // The parts of a Hugging Face config.json that the engine uses.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,12 +16,12 @@ struct ModelConfig {
   std::string model_type;  // "distilbert" or "bert", as in config.json
   std::string name;        // _name_or_path, or the directory name
   int vocab_size = 30522;
-  int hidden_size = 768;        // DistilBERT "dim"
-  int num_layers = 6;           // DistilBERT "n_layers"
-  int num_heads = 12;           // DistilBERT "n_heads"
-  int intermediate_size = 3072; // DistilBERT "hidden_dim"
+  int hidden_size = 768;         // DistilBERT "dim"
+  int num_layers = 6;            // DistilBERT "n_layers"
+  int num_heads = 12;            // DistilBERT "n_heads"
+  int intermediate_size = 3072;  // DistilBERT "hidden_dim"
   int max_position_embeddings = 512;
-  int type_vocab_size = 0;      // BERT: 2; DistilBERT has no token types
+  int type_vocab_size = 0;          // BERT: 2; DistilBERT has no token types
   std::string activation = "gelu";  // gelu (exact erf) or relu
   float layer_norm_eps = 1e-12f;
   int pad_token_id = 0;
@@ -29,13 +30,18 @@ struct ModelConfig {
   // True for models made by `infercost model synth`: speed real, sentiment not.
   bool synthetic = false;
   std::string synthetic_preset;
+  uint64_t synthetic_seed = 0;
 
   int num_labels() const { return static_cast<int>(labels.size()); }
   int head_dim() const { return hidden_size / num_heads; }
 };
 
 // Parses config.json text; `source` names it in errors. Checks that sizes are
-// positive and hidden_size divides by num_heads.
+// positive and hidden_size divides by num_heads. Size keys (vocab_size, dim /
+// hidden_size, n_layers / num_hidden_layers, n_heads / num_attention_heads,
+// hidden_dim / intermediate_size) are required; other keys default as in HF
+// transformers. Errors: kCorruption for malformed JSON or values, kNotFound
+// for a missing key, kUnsupported for another model_type or activation.
 Result<ModelConfig> parse_config(const std::string& json_text, const std::string& source);
 Result<ModelConfig> load_config(const std::string& path);
 // Writes a config.json that HF transformers loads as the same model.

@@ -18,6 +18,13 @@ enum class DType { kF32, kF16, kBF16, kF64, kI64, kI32, kI16, kI8, kU8, kBool };
 std::string_view dtype_name(DType dtype);
 size_t dtype_size(DType dtype);
 
+// IEEE half and bfloat16 <-> fp32. To-16-bit conversions round to nearest
+// even; overflow gives infinity, NaN stays NaN.
+float f16_to_f32(uint16_t bits);
+uint16_t f32_to_f16(float value);
+float bf16_to_f32(uint16_t bits);
+uint16_t f32_to_bf16(float value);
+
 struct TensorInfo {
   std::string name;
   DType dtype = DType::kF32;
@@ -36,7 +43,8 @@ class SafeTensorsFile {
   const TensorInfo* find(const std::string& name) const;
   // Converts F32/F16/BF16 data to fp32. kNotFound naming the tensor if absent;
   // kInvalidArgument naming tensor, expected and actual shape on mismatch.
-  Result<std::vector<float>> read_f32(const std::string& name, const std::vector<int64_t>& expected_shape) const;
+  Result<std::vector<float>> read_f32(const std::string& name,
+                                      const std::vector<int64_t>& expected_shape) const;
   const std::string& path() const { return file_.path(); }
 
  private:

@@ -34,8 +34,8 @@ struct ClassifierHeadWeights {
 };
 
 struct EncoderWeights {
-  std::vector<float> word_embeddings;      // [vocab, hidden]
-  std::vector<float> position_embeddings;  // [max_positions, hidden]
+  std::vector<float> word_embeddings;        // [vocab, hidden]
+  std::vector<float> position_embeddings;    // [max_positions, hidden]
   std::vector<float> token_type_embeddings;  // [type_vocab, hidden]; empty for DistilBERT
   LayerNormWeights embeddings_ln;
   std::vector<EncoderLayerWeights> layers;

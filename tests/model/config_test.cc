@@ -1,0 +1,181 @@
+#include "infercost/model/config.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace infercost::model {
+namespace {
+
+// The config.json of distilbert-base-uncased-finetuned-sst-2-english, as published.
+const char* kSst2Config = R"({
+  "activation": "gelu",
+  "architectures": ["DistilBertForSequenceClassification"],
+  "attention_dropout": 0.1,
+  "dim": 768,
+  "dropout": 0.1,
+  "finetuning_task": "sst-2",
+  "hidden_dim": 3072,
+  "id2label": {"0": "NEGATIVE", "1": "POSITIVE"},
+  "initializer_range": 0.02,
+  "label2id": {"NEGATIVE": 0, "POSITIVE": 1},
+  "max_position_embeddings": 512,
+  "model_type": "distilbert",
+  "n_heads": 12,
+  "n_layers": 6,
+  "output_past": true,
+  "pad_token_id": 0,
+  "qa_dropout": 0.1,
+  "seq_classif_dropout": 0.2,
+  "sinusoidal_pos_embds": false,
+  "tie_weights_": true,
+  "vocab_size": 30522
+})";
+
+const char* kBertConfig = R"({
+  "architectures": ["BertForSequenceClassification"],
+  "hidden_act": "gelu", "hidden_size": 256, "intermediate_size": 1024,
+  "layer_norm_eps": 1e-5, "max_position_embeddings": 128, "model_type": "bert",
+  "num_attention_heads": 4, "num_hidden_layers": 3, "pad_token_id": 0,
+  "type_vocab_size": 3, "vocab_size": 1000,
+  "id2label": {"2": "c", "0": "a", "1": "b"}
+})";
+
+TEST(Config, ParsesDistilBertSst2) {
+  auto c = parse_config(kSst2Config, "config.json");
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ(c->architecture, Architecture::kDistilBert);
+  EXPECT_EQ(c->hidden_size, 768);
+  EXPECT_EQ(c->num_layers, 6);
+  EXPECT_EQ(c->num_heads, 12);
+  EXPECT_EQ(c->head_dim(), 64);
+  EXPECT_EQ(c->intermediate_size, 3072);
+  EXPECT_EQ(c->vocab_size, 30522);
+  EXPECT_EQ(c->type_vocab_size, 0);
+  EXPECT_EQ(c->layer_norm_eps, 1e-12f);
+  EXPECT_EQ(c->labels, (std::vector<std::string>{"NEGATIVE", "POSITIVE"}));
+  EXPECT_FALSE(c->synthetic);
+}
+
+TEST(Config, ParsesBert) {
+  auto c = parse_config(kBertConfig, "config.json");
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ(c->architecture, Architecture::kBert);
+  EXPECT_EQ(c->hidden_size, 256);
+  EXPECT_EQ(c->num_layers, 3);
+  EXPECT_EQ(c->num_heads, 4);
+  EXPECT_EQ(c->intermediate_size, 1024);
+  EXPECT_EQ(c->type_vocab_size, 3);
+  EXPECT_EQ(c->max_position_embeddings, 128);
+  EXPECT_FLOAT_EQ(c->layer_norm_eps, 1e-5f);
+  EXPECT_EQ(c->labels, (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(Config, DefaultsLikeHf) {
+  auto c = parse_config(R"({"model_type": "bert", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
+                            "num_attention_heads": 2, "intermediate_size": 16})",
+                        "c.json");
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ(c->type_vocab_size, 2);
+  EXPECT_EQ(c->activation, "gelu");
+  EXPECT_EQ(c->max_position_embeddings, 512);
+  EXPECT_EQ(c->labels, (std::vector<std::string>{"LABEL_0", "LABEL_1"}));
+}
+
+struct BadCase {
+  const char* what;
+  std::string json;
+  StatusCode code;
+  const char* needle;
+};
+
+nlohmann::json sst2() {
+  return nlohmann::json::parse(kSst2Config);
+}
+std::string without(const char* key) {
+  auto j = sst2();
+  j.erase(key);
+  return j.dump();
+}
+template <typename V>
+std::string with(const char* key, V v) {
+  auto j = sst2();
+  j[key] = v;
+  return j.dump();
+}
+
+TEST(Config, ClearErrors) {
+  std::vector<BadCase> cases = {
+      {"not json", "{", StatusCode::kCorruption, "not valid JSON"},
+      {"array", "[]", StatusCode::kCorruption, "not a JSON object"},
+      {"no model_type", without("model_type"), StatusCode::kNotFound, "model_type"},
+      {"gpt2", with("model_type", "gpt2"), StatusCode::kUnsupported, "'gpt2'"},
+      {"no dim", without("dim"), StatusCode::kNotFound, "'dim'"},
+      {"no n_layers", without("n_layers"), StatusCode::kNotFound, "'n_layers'"},
+      {"no vocab", without("vocab_size"), StatusCode::kNotFound, "'vocab_size'"},
+      {"string dim", with("dim", "768"), StatusCode::kCorruption, "'dim' must be an integer"},
+      {"zero heads", with("n_heads", 0), StatusCode::kCorruption, "'n_heads'"},
+      {"heads not dividing", with("n_heads", 7), StatusCode::kCorruption, "not divisible"},
+      {"activation", with("activation", "silu"), StatusCode::kUnsupported, "silu"},
+      {"pad outside vocab", with("pad_token_id", 40000), StatusCode::kCorruption, "pad_token_id"},
+      {"id2label gap", with("id2label", nlohmann::json{{"0", "a"}, {"2", "b"}}), StatusCode::kCorruption,
+       "'2'"},
+      {"id2label word key", with("id2label", nlohmann::json{{"x", "a"}}), StatusCode::kCorruption, "'x'"},
+      {"id2label non-string", with("id2label", nlohmann::json{{"0", 1}}), StatusCode::kCorruption,
+       "id2label[0]"},
+      {"id2label empty", with("id2label", nlohmann::json::object()), StatusCode::kCorruption, "id2label"},
+      {"bert abs pos", R"({"model_type": "bert", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
+          "num_attention_heads": 2, "intermediate_size": 16, "position_embedding_type": "relative_key"})",
+       StatusCode::kUnsupported, "relative_key"},
+      {"bert gelu_new", R"({"model_type": "bert", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
+          "num_attention_heads": 2, "intermediate_size": 16, "hidden_act": "gelu_new"})",
+       StatusCode::kUnsupported, "gelu_new"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_config(c.json, "dir/config.json");
+    ASSERT_FALSE(r.ok()) << c.what;
+    EXPECT_EQ(r.status().code(), c.code) << c.what << ": " << r.status().to_string();
+    EXPECT_NE(r.status().message().find(c.needle), std::string::npos)
+        << c.what << ": " << r.status().to_string();
+    EXPECT_EQ(r.status().message().rfind("dir/config.json", 0), 0u)
+        << c.what << ": " << r.status().to_string();
+  }
+}
+
+TEST(Config, ToJsonRoundTrips) {
+  for (const char* text : {kSst2Config, kBertConfig}) {
+    ModelConfig a = parse_config(text, "a").value();
+    a.synthetic = true;
+    a.synthetic_preset = "tiny";
+    a.synthetic_seed = 7;
+    a.name = "x";
+    std::string out = config_to_json(a);
+    auto j = nlohmann::json::parse(out);
+    EXPECT_EQ(j["label2id"][a.labels[1]], 1);
+    EXPECT_EQ(j["architectures"][0], a.architecture == Architecture::kBert
+                                         ? "BertForSequenceClassification"
+                                         : "DistilBertForSequenceClassification");
+    ModelConfig b = parse_config(out, "b").value();
+    EXPECT_EQ(b.architecture, a.architecture);
+    EXPECT_EQ(b.hidden_size, a.hidden_size);
+    EXPECT_EQ(b.num_layers, a.num_layers);
+    EXPECT_EQ(b.num_heads, a.num_heads);
+    EXPECT_EQ(b.intermediate_size, a.intermediate_size);
+    EXPECT_EQ(b.vocab_size, a.vocab_size);
+    EXPECT_EQ(b.type_vocab_size, a.type_vocab_size);
+    EXPECT_EQ(b.max_position_embeddings, a.max_position_embeddings);
+    EXPECT_EQ(b.layer_norm_eps, a.layer_norm_eps);
+    EXPECT_EQ(b.labels, a.labels);
+    EXPECT_TRUE(b.synthetic);
+    EXPECT_EQ(b.synthetic_preset, "tiny");
+    EXPECT_EQ(b.synthetic_seed, 7u);
+    EXPECT_EQ(b.name, "x");
+  }
+  ModelConfig bert = parse_config(kBertConfig, "a").value();
+  bert.layer_norm_eps = 1e-12f;
+  EXPECT_NE(config_to_json(bert).find("\"layer_norm_eps\": 1e-12"), std::string::npos)
+      << config_to_json(bert);
+}
+
+}  // namespace
+}  // namespace infercost::model
