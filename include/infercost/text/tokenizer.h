@@ -1,11 +1,15 @@
-// BERT WordPiece tokenization, matching Hugging Face `BertTokenizer` /
-// `tokenizers` BertNormalizer + BertPreTokenizer + WordPiece exactly.
+// BERT WordPiece tokenization, matching Hugging Face's fast tokenizer
+// (`tokenizers` BertNormalizer + BertPreTokenizer + WordPiece, what
+// BertTokenizerFast / AutoTokenizer use) id for id; where transformers' slow
+// Python BertTokenizer differs, we follow the fast one (see tokenizer.cc).
 //
 // Thread safety: a constructed Vocab and WordPieceTokenizer are immutable; any
 // number of threads may call encode() concurrently.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,12 +20,23 @@
 
 namespace infercost::text {
 
+namespace detail {
+struct EncoderTables;
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+}  // namespace detail
+
 // Token string <-> id. Ids are line numbers in vocab.txt (0-based), or the
 // "vocab" map of a tokenizer.json WordPiece model.
 class Vocab {
  public:
   // vocab.txt: one token per line, id = line number. Empty lines are tokens
-  // too (HF keeps them). Trailing "\r" is stripped.
+  // too (HF keeps them). Trailing "\r" is stripped. A token that appears twice
+  // keeps its later id (HF's dict), though token(id) still returns it for both.
+  // Errors: read_file's (missing or unreadable file), kCorruption (a line that
+  // is not UTF-8, naming the line; an empty file).
   static Result<Vocab> load_txt(const std::string& path);
   static Vocab from_tokens(std::vector<std::string> tokens);
 
@@ -33,7 +48,7 @@ class Vocab {
 
  private:
   std::vector<std::string> tokens_;
-  std::unordered_map<std::string, int32_t> ids_;
+  std::unordered_map<std::string, int32_t, detail::StringHash, std::equal_to<>> ids_;
 };
 
 struct TokenizerOptions {
@@ -44,19 +59,27 @@ struct TokenizerOptions {
   bool clean_text = true;
   bool add_special_tokens = true;  // [CLS] ... [SEP]
   // Total length including special tokens; longer inputs are truncated
-  // (HF truncation=True, longest_first on a single sequence).
+  // (HF truncation=True, longest_first on a single sequence). <= 0: no limit.
   int max_length = 512;
   int max_input_chars_per_word = 100;
   std::string unk_token = "[UNK]";
   std::string cls_token = "[CLS]";
   std::string sep_token = "[SEP]";
   std::string pad_token = "[PAD]";
+  std::string mask_token = "[MASK]";
+  // Tokens matched verbatim in the raw text (before any normalization) and
+  // never split, leftmost-longest first, as HF's added tokens with
+  // normalized=false ("[CLS]" in the text gives id 101; "[cls]" does not).
+  // Unset: the special tokens above that are in the vocabulary.
+  std::optional<std::vector<std::string>> added_tokens;
   std::string continuing_subword_prefix = "##";
 };
 
 class WordPieceTokenizer {
  public:
-  // Fails if a special token is missing from the vocabulary.
+  // Fails (kInvalidArgument) if [UNK], [CLS], [SEP] or [PAD] (or an added
+  // token) is missing from the vocabulary, or max_length leaves no room for
+  // [CLS] and [SEP].
   static Result<WordPieceTokenizer> create(Vocab vocab, TokenizerOptions options);
 
   // Ids of `text` (UTF-8). Invalid UTF-8 is an error (kCorruption naming the
@@ -78,12 +101,19 @@ class WordPieceTokenizer {
   Vocab vocab_;
   TokenizerOptions options_;
   int32_t pad_id_ = 0, cls_id_ = 0, sep_id_ = 0, unk_id_ = 0;
+  std::shared_ptr<const detail::EncoderTables> tables_;
 };
 
 // Reads tokenizer.json (HF `tokenizers` format): the WordPiece vocab, the
 // BertNormalizer flags (lowercase, strip_accents, handle_chinese_chars,
 // clean_text), special tokens, and truncation max_length if present into
 // `options` (fields it does not mention are left as they are).
+// added_tokens become options.added_tokens (their ids join the vocab); a null
+// post_processor turns add_special_tokens off, as in HF.
+// Errors: kIOError, kCorruption (bad JSON or vocab), kUnsupported (a model
+// other than WordPiece, a normalizer other than BertNormalizer, a
+// pre-tokenizer other than BertPreTokenizer, or an added token with
+// normalized/lstrip/rstrip/single_word set); messages name the file.
 struct TokenizerJson {
   Vocab vocab;
   TokenizerOptions options;

@@ -1,0 +1,290 @@
+// Unit tests on a vocabulary built here; tokenizer.json loading on the small
+// file tools/gen_tokenizer_golden.py saved with HF `tokenizers`.
+#include "infercost/text/tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace infercost::text {
+namespace {
+
+const std::vector<std::string> kTokens = {
+    "[PAD]",       "[UNK]", "[CLS]", "[SEP]", "[MASK]",                                   // 0-4
+    "hello",       "world", "un",    "##aff", "##able",                                   // 5-9
+    "!",           ",",     ".",     "a",     "b",      "##b", "##a", "cafe", "é",  "e",  // 10-19
+    "中",          "文",    "[",     "]",     "i",      "##i", "x",   "##y",  "xi",       // 20-28
+    "##i\xCC\x87",                                                                        // 29: ## i U+0307
+};
+enum : int32_t { kPad = 0, kUnk = 1, kCls = 2, kSep = 3, kMask = 4, kHello = 5, kWorld = 6 };
+
+WordPieceTokenizer make(TokenizerOptions options = {}) {
+  auto tok = WordPieceTokenizer::create(Vocab::from_tokens(kTokens), std::move(options));
+  EXPECT_TRUE(tok.ok()) << tok.status().to_string();
+  return std::move(tok).value();
+}
+
+std::vector<int32_t> ids(const WordPieceTokenizer& tok, std::string_view text) {
+  auto r = tok.encode(text);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  return r.ok() ? *r : std::vector<int32_t>{-99};
+}
+
+using V = std::vector<int32_t>;
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+TEST(VocabTest, FromTokensFindsIds) {
+  Vocab v = Vocab::from_tokens(kTokens);
+  EXPECT_EQ(v.size(), kTokens.size());
+  EXPECT_EQ(v.find("hello"), kHello);
+  EXPECT_EQ(v.find("##aff"), 8);
+  EXPECT_EQ(v.find("missing"), -1);
+  EXPECT_EQ(v.token(kWorld), "world");
+}
+
+TEST(VocabTest, LoadTxtKeepsEmptyLinesStripsCrAndLaterDuplicateWins) {
+  const std::string path = temp_file("vocab_basic.txt", "a\r\nb\n\nc\nb\n");
+  auto v = Vocab::load_txt(path);
+  ASSERT_TRUE(v.ok()) << v.status().to_string();
+  ASSERT_EQ(v->size(), 5u);
+  EXPECT_EQ(v->find("a"), 0);
+  EXPECT_EQ(v->find(""), 2);
+  EXPECT_EQ(v->find("c"), 3);
+  EXPECT_EQ(v->find("b"), 4);  // HF's dict keeps the later line
+  EXPECT_EQ(v->token(1), "b");
+}
+
+TEST(VocabTest, LoadTxtErrors) {
+  auto bad = Vocab::load_txt(temp_file("vocab_bad.txt", "ok\n\xFF\xFE\n"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(bad.status().message().find("line 2"), std::string::npos) << bad.status().message();
+  EXPECT_FALSE(Vocab::load_txt(::testing::TempDir() + "/no_such_vocab.txt").ok());
+}
+
+TEST(TokenizerTest, BasicLowercasePunctuationAndSpecials) {
+  auto tok = make();
+  EXPECT_EQ(ids(tok, "Hello, World!"), (V{kCls, kHello, 11, kWorld, 10, kSep}));
+  EXPECT_EQ(ids(tok, ""), (V{kCls, kSep}));
+  EXPECT_EQ(ids(tok, " \t\n\u3000 "), (V{kCls, kSep}));
+  EXPECT_EQ(tok.cls_id(), kCls);
+  EXPECT_EQ(tok.sep_id(), kSep);
+  EXPECT_EQ(tok.pad_id(), kPad);
+  EXPECT_EQ(tok.unk_id(), kUnk);
+}
+
+TEST(TokenizerTest, GreedyLongestMatchAndUnknownWords) {
+  auto tok = make();
+  EXPECT_EQ(ids(tok, "unaffable"), (V{kCls, 7, 8, 9, kSep}));
+  // One unmatched piece makes the whole word [UNK].
+  EXPECT_EQ(ids(tok, "unaffablez hello"), (V{kCls, kUnk, kHello, kSep}));
+  EXPECT_EQ(ids(tok, "abba"), (V{kCls, 13, 15, 15, 16, kSep}));
+}
+
+TEST(TokenizerTest, MaxInputCharsPerWord) {
+  TokenizerOptions o;
+  o.max_input_chars_per_word = 5;
+  auto tok = make(o);
+  EXPECT_EQ(ids(tok, "aaaaa"), (V{kCls, 13, 16, 16, 16, 16, kSep}));
+  EXPECT_EQ(ids(tok, "aaaaaa a"), (V{kCls, kUnk, 13, kSep}));
+  // Counted after normalization: U+0130 lowercases to two characters when
+  // accents are kept.
+  o.strip_accents = false;
+  auto keep = make(o);
+  EXPECT_EQ(ids(keep, "aaa\xC4\xB0"), (V{kCls, 13, 16, 16, 29, kSep}));  // "aaai\u0307": 5 chars
+  EXPECT_EQ(ids(keep, "aaaa\xC4\xB0"), (V{kCls, kUnk, kSep}));           // 5 in, 6 after lowercase
+}
+
+TEST(TokenizerTest, AccentsAndFullLowercase) {
+  auto tok = make();
+  EXPECT_EQ(ids(tok, "Caf\xC3\xA9"), (V{kCls, 17, kSep}));     // café -> cafe
+  EXPECT_EQ(ids(tok, "Cafe\xCC\x81"), (V{kCls, 17, kSep}));    // combining acute stripped
+  EXPECT_EQ(ids(tok, "x\xC4\xB0y"), (V{kCls, 28, 27, kSep}));  // xİy -> xiy -> xi ##y
+  TokenizerOptions cased;
+  cased.lowercase = false;
+  auto c = make(cased);
+  EXPECT_EQ(ids(c, "Caf\xC3\xA9 \xC3\xA9"), (V{kCls, kUnk, 18, kSep}));  // no stripping when cased
+  TokenizerOptions nostrip;
+  nostrip.strip_accents = false;
+  auto n = make(nostrip);
+  EXPECT_EQ(ids(n, "\xC3\x89"), (V{kCls, 18, kSep}));  // É -> é, kept
+}
+
+TEST(TokenizerTest, CleanTextAndChineseCharacters) {
+  auto tok = make();
+  EXPECT_EQ(ids(tok,
+                "a\xE2\x80\x8B"
+                "b"),
+            (V{kCls, 13, 15, kSep}));  // zero-width space dropped
+  EXPECT_EQ(ids(tok, std::string("a\0b", 3)), (V{kCls, 13, 15, kSep}));
+  EXPECT_EQ(ids(tok,
+                "a\xC2\xA0"
+                "b"),
+            (V{kCls, 13, 14, kSep}));  // NBSP is whitespace
+  EXPECT_EQ(ids(tok, "\xE4\xB8\xAD\xE6\x96\x87"), (V{kCls, 20, 21, kSep}));
+  TokenizerOptions o;
+  o.tokenize_chinese_chars = false;
+  EXPECT_EQ(ids(make(o), "\xE4\xB8\xAD\xE6\x96\x87"), (V{kCls, kUnk, kSep}));
+  o = {};
+  o.clean_text = false;
+  EXPECT_EQ(ids(make(o),
+                "a\xE2\x80\x8B"
+                "b"),
+            (V{kCls, kUnk, kSep}));
+}
+
+TEST(TokenizerTest, SpecialTokensInTextAreNotSplit) {
+  auto tok = make();
+  EXPECT_EQ(ids(tok, "a[SEP]b"), (V{kCls, 13, kSep, 14, kSep}));
+  EXPECT_EQ(ids(tok, "[MASK] [PAD][UNK]"), (V{kCls, kMask, kPad, kUnk, kSep}));
+  EXPECT_EQ(ids(tok, "[[CLS]]"), (V{kCls, 22, kCls, 23, kSep}));
+  // Matched on the raw text: lowercase or broken forms are ordinary text.
+  EXPECT_EQ(ids(tok, "[cls]"), (V{kCls, 22, kUnk, 23, kSep}));
+  EXPECT_EQ(ids(tok, "[CLS"), (V{kCls, 22, kUnk, kSep}));
+  TokenizerOptions o;
+  o.added_tokens = std::vector<std::string>{"[CLS]"};
+  EXPECT_EQ(ids(make(o), "[SEP]"), (V{kCls, 22, kUnk, 23, kSep}));
+}
+
+TEST(TokenizerTest, Truncation) {
+  TokenizerOptions o;
+  o.max_length = 5;
+  auto tok = make(o);
+  EXPECT_EQ(ids(tok, "a b a b a b"), (V{kCls, 13, 14, 13, kSep}));
+  EXPECT_EQ(ids(tok, "abbb"), (V{kCls, 13, 15, 15, kSep}));  // cut inside a word's pieces
+  EXPECT_EQ(ids(tok, "a [SEP] b b"), (V{kCls, 13, kSep, 14, kSep}));
+  o.max_length = 2;
+  EXPECT_EQ(ids(make(o), "a b"), (V{kCls, kSep}));
+  o.max_length = 3;
+  o.add_special_tokens = false;
+  EXPECT_EQ(ids(make(o), "a b a b"), (V{13, 14, 13}));
+  o.max_length = 0;  // no limit
+  EXPECT_EQ(ids(make(o), "a b a b"), (V{13, 14, 13, 14}));
+  o.max_length = 1;
+  o.add_special_tokens = true;
+  auto bad = WordPieceTokenizer::create(Vocab::from_tokens(kTokens), o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TokenizerTest, InvalidUtf8NamesTheByteOffset) {
+  TokenizerOptions o;
+  o.max_length = 3;
+  auto truncating = make(o);
+  auto tok = make();
+  struct Case {
+    const WordPieceTokenizer* tok;
+    std::string text;
+    size_t offset;
+  };
+  const Case cases[] = {
+      {&tok,
+       "ab\xFF"
+       "cd",
+       2},
+      {&tok, "hello \xC3", 6},
+      {&tok, "[SEP]\xC3(", 5},
+      {&tok, "\xED\xA0\x80", 0},
+      {&truncating, "a b a b a b \xC0\x80", 12},  // after the point where encoding stops
+  };
+  for (const Case& c : cases) {
+    auto r = c.tok->encode(c.text);
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(r.status().message().find("byte offset " + std::to_string(c.offset)), std::string::npos)
+        << r.status().message();
+  }
+}
+
+TEST(TokenizerTest, EncodeAppendAppends) {
+  auto tok = make();
+  std::vector<int32_t> out = {77};
+  auto n = tok.encode_append("hello", out);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 3u);
+  EXPECT_EQ(out, (V{77, kCls, kHello, kSep}));
+  n = tok.encode_append("world", out);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(out, (V{77, kCls, kHello, kSep, kCls, kWorld, kSep}));
+}
+
+TEST(TokenizerTest, CreateRejectsMissingSpecialTokens) {
+  std::vector<std::string> no_unk = kTokens;
+  no_unk[1] = "[UNKNOWN]";
+  auto r = WordPieceTokenizer::create(Vocab::from_tokens(no_unk), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("[UNK]"), std::string::npos);
+}
+
+TEST(TokenizerJsonTest, LoadsHuggingFaceFileAndMatchesItsIds) {
+  const std::string dir = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/";
+  auto loaded = load_tokenizer_json(dir + "tiny_tokenizer.json", TokenizerOptions{});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  // The generator saved it cased, accent-stripping, truncating at 12.
+  EXPECT_FALSE(loaded->options.lowercase);
+  ASSERT_TRUE(loaded->options.strip_accents.has_value());
+  EXPECT_TRUE(*loaded->options.strip_accents);
+  EXPECT_EQ(loaded->options.max_length, 12);
+  ASSERT_TRUE(loaded->options.added_tokens.has_value());
+  EXPECT_EQ(loaded->options.added_tokens->size(), 5u);
+  auto tok = WordPieceTokenizer::create(loaded->vocab, loaded->options);
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+
+  std::ifstream in(dir + "tiny_tokenizer_expected.jsonl");
+  ASSERT_TRUE(in);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line);
+    const std::string text = j.at("t");
+    EXPECT_EQ(ids(*tok, text), j.at("ids").get<V>()) << text;
+    ++n;
+  }
+  EXPECT_GE(n, 15);
+}
+
+TEST(TokenizerJsonTest, FieldsNotMentionedKeepTheirDefaults) {
+  const std::string path = temp_file("tok_min.json", R"({"model": {"type": "WordPiece",
+      "vocab": {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "hi": 4}}})");
+  TokenizerOptions defaults;
+  defaults.max_length = 77;
+  defaults.lowercase = false;
+  auto loaded = load_tokenizer_json(path, defaults);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  EXPECT_EQ(loaded->options.max_length, 77);
+  EXPECT_FALSE(loaded->options.lowercase);
+  EXPECT_EQ(loaded->vocab.size(), 5u);
+  EXPECT_EQ(loaded->vocab.find("hi"), 4);
+}
+
+TEST(TokenizerJsonTest, Errors) {
+  auto expect = [](const std::string& name, const std::string& content, StatusCode code) {
+    const std::string path = temp_file(name, content);
+    auto r = load_tokenizer_json(path, {});
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_EQ(r.status().code(), code) << r.status().to_string();
+    EXPECT_NE(r.status().message().find(name), std::string::npos) << r.status().message();
+  };
+  expect("tok_bad.json", "{not json", StatusCode::kCorruption);
+  expect("tok_bpe.json", R"({"model": {"type": "BPE", "vocab": {}}})", StatusCode::kUnsupported);
+  expect("tok_gap.json", R"({"model": {"type": "WordPiece", "vocab": {"a": 0, "b": 2}}})",
+         StatusCode::kCorruption);
+  expect("tok_type.json", R"({"model": {"type": "WordPiece", "vocab": {"a": "zero"}}})",
+         StatusCode::kCorruption);
+  expect("tok_norm.json",
+         R"({"normalizer": {"type": "NFC"}, "model": {"type": "WordPiece", "vocab": {"a": 0}}})",
+         StatusCode::kUnsupported);
+  EXPECT_FALSE(load_tokenizer_json(::testing::TempDir() + "/no_such_tokenizer.json", {}).ok());
+}
+
+}  // namespace
+}  // namespace infercost::text

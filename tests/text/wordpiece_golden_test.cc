@@ -1,0 +1,125 @@
+// Replays tests/data_files/tokenizer/wordpiece_golden.jsonl, written by
+// tools/gen_tokenizer_golden.py with Hugging Face's fast BERT tokenizer and
+// the real bert-base-uncased vocabulary: ids must match exactly, first on one
+// thread, then on every hardware thread at once against shared tokenizers.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "infercost/core/file.h"
+#include "infercost/text/tokenizer.h"
+
+namespace infercost::text {
+namespace {
+
+const std::string kVocabPath = std::string(INFERCOST_SHARED_DATA_DIR) + "/vocab/bert-base-uncased-vocab.txt";
+const std::string kGoldenPath = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/wordpiece_golden.jsonl";
+
+struct Case {
+  std::string variant;
+  std::string text;
+  std::vector<int32_t> ids;
+};
+
+// Same names as VARIANTS in the generator.
+TokenizerOptions options_for(const std::string& variant) {
+  TokenizerOptions o;
+  if (variant == "cased") {
+    o.lowercase = false;
+  } else if (variant == "lower_nostrip") {
+    o.strip_accents = false;
+  } else if (variant == "cased_strip") {
+    o.lowercase = false;
+    o.strip_accents = true;
+  } else if (variant == "nochinese") {
+    o.tokenize_chinese_chars = false;
+  } else if (variant == "noclean") {
+    o.clean_text = false;
+  } else if (variant == "nospecial") {
+    o.add_special_tokens = false;
+  } else if (variant == "max16") {
+    o.max_length = 16;
+  } else {
+    EXPECT_EQ(variant, "default");
+  }
+  return o;
+}
+
+class WordPieceGoldenTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!path_exists(kVocabPath)) {
+      GTEST_SKIP() << "shared vocabulary " << kVocabPath << " is absent; golden tokenizer test skipped";
+    }
+    std::ifstream in(kGoldenPath);
+    ASSERT_TRUE(in) << "cannot open " << kGoldenPath;
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line);
+      cases_.push_back({j.at("v").get<std::string>(), j.at("t").get<std::string>(),
+                        j.at("ids").get<std::vector<int32_t>>()});
+    }
+    auto vocab = Vocab::load_txt(kVocabPath);
+    ASSERT_TRUE(vocab.ok()) << vocab.status().to_string();
+    for (const Case& c : cases_) {
+      if (tokenizers_.count(c.variant)) continue;
+      auto tok = WordPieceTokenizer::create(*vocab, options_for(c.variant));
+      ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+      tokenizers_.emplace(c.variant, std::move(tok).value());
+    }
+  }
+
+  // Number of cases whose ids differ from HF; reports the first few.
+  size_t replay(bool report) const {
+    size_t mismatches = 0;
+    std::vector<int32_t> ids;
+    for (const Case& c : cases_) {
+      ids.clear();
+      auto n = tokenizers_.at(c.variant).encode_append(c.text, ids);
+      if (n.ok() && ids == c.ids) continue;
+      ++mismatches;
+      if (report && mismatches <= 10) {
+        ADD_FAILURE() << "variant " << c.variant << ", text " << nlohmann::json(c.text).dump()
+                      << "\n  expected " << nlohmann::json(c.ids).dump() << "\n  got      "
+                      << (n.ok() ? nlohmann::json(ids).dump() : n.status().to_string());
+      }
+    }
+    return mismatches;
+  }
+
+  std::vector<Case> cases_;
+  std::map<std::string, WordPieceTokenizer> tokenizers_;
+};
+
+TEST_F(WordPieceGoldenTest, MatchesHuggingFace) {
+  size_t n_default = 0, n_truncated = 0;
+  for (const Case& c : cases_) {
+    n_default += c.variant == "default";
+    n_truncated += c.variant == "default" && c.ids.size() == 512;
+  }
+  // The golden file must be the full one, not an accidentally short one.
+  EXPECT_GE(n_default, 10000u);
+  EXPECT_GE(n_truncated, 100u);
+  EXPECT_GE(tokenizers_.size(), 8u);
+  EXPECT_EQ(replay(true), 0u) << "of " << cases_.size() << " golden texts";
+}
+
+TEST_F(WordPieceGoldenTest, MatchesOnAllThreadsAtOnce) {
+  const unsigned n_threads = std::max(2u, std::thread::hardware_concurrency());
+  std::atomic<size_t> mismatches{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < n_threads; ++t) {
+    threads.emplace_back([&] { mismatches += replay(false); });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0u) << "across " << n_threads << " threads";
+}
+
+}  // namespace
+}  // namespace infercost::text
