@@ -41,7 +41,10 @@ struct Logits {
 enum class Precision { kFp32 };
 
 struct BackendOptions {
-  int threads = 0;  // 0: all hardware threads
+  // 0: all hardware threads. The CPU backend runs oneDNN and its own loops
+  // on one OpenMP pool of this size: prepare() and classify() call
+  // omp_set_num_threads() on the calling thread.
+  int threads = 0;
   Precision precision = Precision::kFp32;
 };
 

@@ -1,1 +1,302 @@
-// placeholder: being written
+#include "backend/cpu/cpu_backend.h"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/gemm_onednn.h"
+#include "backend/cpu/kernels.h"
+
+namespace infercost::backend::cpu {
+namespace {
+
+struct PreparedLayer {
+  OnednnLinear qkv, attn_out, ffn_in, ffn_out;
+  std::vector<float> attn_ln_gamma, attn_ln_beta, ffn_ln_gamma, ffn_ln_beta;
+};
+
+// Scratch buffers that only grow, so steady-state classify() calls with
+// batches no larger than earlier ones do not allocate.
+template <typename T>
+T* ensure(std::vector<T>& buffer, int64_t count) {
+  if (int64_t(buffer.size()) < count) buffer.resize(size_t(count));
+  return buffer.data();
+}
+
+Status check_ln(const model::LayerNormWeights& ln, int hidden, const std::string& name) {
+  if (ln.gamma.size() != size_t(hidden) || ln.beta.size() != size_t(hidden)) {
+    return invalid_argument(fmt::format("{}: gamma has {} values and beta {}, expected {}", name,
+                                        ln.gamma.size(), ln.beta.size(), hidden));
+  }
+  return Status();
+}
+
+Status check_linear(const model::Linear& l, int out, int in, const std::string& name) {
+  if (l.out != out || l.in != in) {
+    return invalid_argument(fmt::format("{}: shape [{}, {}], expected [{}, {}]", name, l.out, l.in, out, in));
+  }
+  return Status();
+}
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(int threads)
+      : threads_(threads), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+
+  std::string name() const override { return "cpu"; }
+
+  Status prepare(const model::ModelConfig& config, const model::EncoderWeights& weights) override {
+    prepared_ = false;
+    try {
+      omp_set_num_threads(threads_);
+      Status st = prepare_impl(config, weights);
+      if (!st.ok()) return st.with_context(fmt::format("cpu backend: prepare {}", config.name));
+      prepared_ = true;
+      return Status();
+    } catch (const dnnl::error& e) {
+      return internal_error(fmt::format("cpu backend: prepare {}: oneDNN: {} (status {})", config.name,
+                                        e.what(), int(e.status)));
+    } catch (const std::bad_alloc&) {
+      return resource_exhausted(fmt::format("cpu backend: prepare {}: out of host memory", config.name));
+    }
+  }
+
+  Result<Logits> classify(const TokenBatch& batch) override {
+    if (!prepared_) return invalid_argument("cpu backend: classify() called before a successful prepare()");
+    INFERCOST_RETURN_IF_ERROR(validate(batch));
+    try {
+      omp_set_num_threads(threads_);
+      return forward(batch);
+    } catch (const dnnl::error& e) {
+      return internal_error(
+          fmt::format("cpu backend: classify: oneDNN: {} (status {})", e.what(), int(e.status)));
+    } catch (const std::bad_alloc&) {
+      return resource_exhausted(fmt::format(
+          "cpu backend: classify: out of host memory for a batch of {} x {}", batch.batch, batch.seq_len));
+    }
+  }
+
+ private:
+  Status prepare_impl(const model::ModelConfig& config, const model::EncoderWeights& w) {
+    const int hidden = config.hidden_size;
+    const int inter = config.intermediate_size;
+    if (hidden <= 0 || config.num_heads <= 0 || hidden % config.num_heads != 0) {
+      return invalid_argument(
+          fmt::format("hidden_size {} does not divide into {} heads", hidden, config.num_heads));
+    }
+    if (config.vocab_size <= 0 || config.max_position_embeddings <= 0 || inter <= 0) {
+      return invalid_argument(
+          "config has a non-positive vocab_size, max_position_embeddings or intermediate_size");
+    }
+    if (config.activation != "gelu" && config.activation != "relu") {
+      return unsupported(fmt::format("activation '{}' (supported: gelu, relu)", config.activation));
+    }
+    if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
+      return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
+                                          w.word_embeddings.size(), config.vocab_size, hidden));
+    }
+    if (w.position_embeddings.size() != size_t(config.max_position_embeddings) * hidden) {
+      return invalid_argument(fmt::format("position_embeddings has {} values, expected [{}, {}]",
+                                          w.position_embeddings.size(), config.max_position_embeddings,
+                                          hidden));
+    }
+    const bool bert = config.architecture == model::Architecture::kBert;
+    if (bert && (w.token_type_embeddings.size() < size_t(hidden) ||
+                 w.token_type_embeddings.size() % size_t(hidden) != 0)) {
+      return invalid_argument(fmt::format("BERT needs token_type_embeddings [types, {}], got {} values",
+                                          hidden, w.token_type_embeddings.size()));
+    }
+    INFERCOST_RETURN_IF_ERROR(check_ln(w.embeddings_ln, hidden, "embeddings LayerNorm"));
+    if (w.layers.size() != size_t(config.num_layers)) {
+      return invalid_argument(fmt::format("{} encoder layers in the weights, config says {}", w.layers.size(),
+                                          config.num_layers));
+    }
+    INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, bert ? "pooler" : "pre_classifier"));
+    if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
+      return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
+                                          w.head.classifier.out, w.head.classifier.in, hidden));
+    }
+    if (config.num_labels() != 0 && config.num_labels() != w.head.classifier.out) {
+      return invalid_argument(fmt::format("classifier has {} outputs but config.json names {} labels",
+                                          w.head.classifier.out, config.num_labels()));
+    }
+
+    config_ = config;
+    word_ = w.word_embeddings;
+    position_ = w.position_embeddings;
+    token_type0_.assign(w.token_type_embeddings.begin(),
+                        w.token_type_embeddings.begin() + (bert ? hidden : 0));
+    emb_gamma_ = w.embeddings_ln.gamma;
+    emb_beta_ = w.embeddings_ln.beta;
+    const Activation ffn_act = config.activation == "relu" ? Activation::kRelu : Activation::kGelu;
+    layers_.clear();
+    layers_.resize(w.layers.size());
+    for (size_t i = 0; i < w.layers.size(); ++i) {
+      const model::EncoderLayerWeights& src = w.layers[i];
+      PreparedLayer& dst = layers_[i];
+      const std::string at = fmt::format("layer {}: ", i);
+      INFERCOST_RETURN_IF_ERROR(check_linear(src.q, hidden, hidden, at + "q"));
+      INFERCOST_RETURN_IF_ERROR(check_linear(src.k, hidden, hidden, at + "k"));
+      INFERCOST_RETURN_IF_ERROR(check_linear(src.v, hidden, hidden, at + "v"));
+      INFERCOST_RETURN_IF_ERROR(check_linear(src.attn_out, hidden, hidden, at + "attention output"));
+      INFERCOST_RETURN_IF_ERROR(check_linear(src.ffn_in, inter, hidden, at + "ffn in"));
+      INFERCOST_RETURN_IF_ERROR(check_linear(src.ffn_out, hidden, inter, at + "ffn out"));
+      INFERCOST_RETURN_IF_ERROR(check_ln(src.attn_ln, hidden, at + "attention LayerNorm"));
+      INFERCOST_RETURN_IF_ERROR(check_ln(src.ffn_ln, hidden, at + "output LayerNorm"));
+      INFERCOST_RETURN_IF_ERROR(
+          dst.qkv.init(engine_, {&src.q, &src.k, &src.v}, Activation::kNone, false, at + "qkv"));
+      INFERCOST_RETURN_IF_ERROR(
+          dst.attn_out.init(engine_, {&src.attn_out}, Activation::kNone, true, at + "attention output"));
+      INFERCOST_RETURN_IF_ERROR(dst.ffn_in.init(engine_, {&src.ffn_in}, ffn_act, false, at + "ffn in"));
+      INFERCOST_RETURN_IF_ERROR(
+          dst.ffn_out.init(engine_, {&src.ffn_out}, Activation::kNone, true, at + "ffn out"));
+      dst.attn_ln_gamma = src.attn_ln.gamma;
+      dst.attn_ln_beta = src.attn_ln.beta;
+      dst.ffn_ln_gamma = src.ffn_ln.gamma;
+      dst.ffn_ln_beta = src.ffn_ln.beta;
+    }
+    INFERCOST_RETURN_IF_ERROR(
+        pre_.init(engine_, {&w.head.pre}, bert ? Activation::kTanh : Activation::kRelu, false, "head pre"));
+    INFERCOST_RETURN_IF_ERROR(
+        classifier_.init(engine_, {&w.head.classifier}, Activation::kNone, false, "classifier"));
+    labels_ = w.head.classifier.out;
+    return Status();
+  }
+
+  Status validate(const TokenBatch& b) const {
+    if (b.batch < 0) return invalid_argument(fmt::format("token batch: negative batch size {}", b.batch));
+    if (b.batch == 0) return Status();
+    if (b.seq_len < 1)
+      return invalid_argument(fmt::format("token batch: seq_len {} must be at least 1", b.seq_len));
+    if (b.seq_len > config_.max_position_embeddings) {
+      return invalid_argument(
+          fmt::format("token batch: seq_len {} exceeds the model's max_position_embeddings {}", b.seq_len,
+                      config_.max_position_embeddings));
+    }
+    if (b.ids.size() != size_t(b.batch) * size_t(b.seq_len)) {
+      return invalid_argument(fmt::format("token batch: {} ids for a batch of {} x {} (expected {})",
+                                          b.ids.size(), b.batch, b.seq_len, int64_t(b.batch) * b.seq_len));
+    }
+    if (b.lengths.size() != size_t(b.batch)) {
+      return invalid_argument(
+          fmt::format("token batch: {} lengths for a batch of {} rows", b.lengths.size(), b.batch));
+    }
+    for (int r = 0; r < b.batch; ++r) {
+      const int32_t len = b.lengths[size_t(r)];
+      if (len < 1 || len > b.seq_len) {
+        return invalid_argument(
+            fmt::format("token batch: row {} has length {}, outside 1..{} (seq_len)", r, len, b.seq_len));
+      }
+      const int32_t* ids = b.ids.data() + int64_t(r) * b.seq_len;
+      for (int32_t p = 0; p < len; ++p) {
+        if (ids[p] < 0 || ids[p] >= config_.vocab_size) {
+          return invalid_argument(
+              fmt::format("token batch: row {} position {} has id {}, outside the vocabulary "
+                          "0..{} of model {}",
+                          r, p, ids[p], config_.vocab_size - 1, config_.name));
+        }
+      }
+    }
+    return Status();
+  }
+
+  Result<Logits> forward(const TokenBatch& b) {
+    Logits logits;
+    logits.rows = b.batch;
+    logits.labels = labels_;
+    if (b.batch == 0) return logits;
+    const int hidden = config_.hidden_size;
+    const int inter = config_.intermediate_size;
+    const int heads = config_.num_heads;
+
+    // Pack the real tokens of all rows: every linear layer then runs on
+    // [total_tokens, *] and padding costs nothing.
+    int64_t total = 0;
+    int32_t max_len = 0;
+    int64_t* offsets = ensure(offsets_, b.batch);
+    for (int r = 0; r < b.batch; ++r) {
+      offsets[r] = total;
+      total += b.lengths[size_t(r)];
+      max_len = std::max(max_len, b.lengths[size_t(r)]);
+    }
+    int32_t* ids = ensure(ids_, total);
+    int32_t* positions = ensure(positions_, total);
+    for (int r = 0; r < b.batch; ++r) {
+      const int32_t* row = b.ids.data() + int64_t(r) * b.seq_len;
+      for (int32_t p = 0; p < b.lengths[size_t(r)]; ++p) {
+        ids[offsets[r] + p] = row[p];
+        positions[offsets[r] + p] = p;
+      }
+    }
+    float* h = ensure(h_, total * hidden);
+    float* qkv = ensure(qkv_, total * 3 * hidden);
+    float* ctx = ensure(ctx_, total * hidden);
+    float* ffn = ensure(ffn_, total * inter);
+    const int64_t per_thread = int64_t(max_len) * max_len;
+    float* scratch = ensure(scratch_, per_thread * omp_get_max_threads());
+
+    const float eps = config_.layer_norm_eps;
+    embed_layer_norm(ids, positions, total, hidden, word_.data(), position_.data(),
+                     token_type0_.empty() ? nullptr : token_type0_.data(), emb_gamma_.data(),
+                     emb_beta_.data(), eps, h);
+    for (const PreparedLayer& layer : layers_) {
+      layer.qkv.run(stream_, h, total, qkv);
+      attention(qkv, ctx, offsets, b.lengths.data(), b.batch, heads, hidden / heads, scratch, per_thread);
+      layer.attn_out.run(stream_, ctx, total, h);  // h += ctx W^T + b
+      layer_norm(h, h, total, hidden, layer.attn_ln_gamma.data(), layer.attn_ln_beta.data(), eps);
+      layer.ffn_in.run(stream_, h, total, ffn);
+      layer.ffn_out.run(stream_, ffn, total, h);  // h += ffn W^T + b
+      layer_norm(h, h, total, hidden, layer.ffn_ln_gamma.data(), layer.ffn_ln_beta.data(), eps);
+    }
+
+    // Head on the [CLS] (first) token of each row.
+    float* cls = ensure(cls_, int64_t(b.batch) * hidden);
+    float* pooled = ensure(pooled_, int64_t(b.batch) * hidden);
+    for (int r = 0; r < b.batch; ++r) {
+      std::memcpy(cls + int64_t(r) * hidden, h + offsets[r] * hidden, sizeof(float) * hidden);
+    }
+    pre_.run(stream_, cls, b.batch, pooled);
+    logits.values.resize(size_t(b.batch) * labels_);
+    classifier_.run(stream_, pooled, b.batch, logits.values.data());
+    stream_.wait();
+    return logits;
+  }
+
+  int threads_;
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  bool prepared_ = false;
+  model::ModelConfig config_;
+  int labels_ = 0;
+  std::vector<float> word_, position_, token_type0_, emb_gamma_, emb_beta_;
+  std::vector<PreparedLayer> layers_;
+  OnednnLinear pre_, classifier_;
+  // Scratch, reused across calls.
+  std::vector<int64_t> offsets_;
+  std::vector<int32_t> ids_, positions_;
+  std::vector<float> h_, qkv_, ctx_, ffn_, scratch_, cls_, pooled_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> make_cpu_backend(const BackendOptions& options) {
+  if (options.threads < 0) {
+    return invalid_argument(
+        fmt::format("cpu backend: threads must be >= 0 (0: all), got {}", options.threads));
+  }
+  if (options.precision != Precision::kFp32) return unsupported("cpu backend: only fp32 is supported");
+  const int threads = options.threads > 0 ? options.threads : omp_get_num_procs();
+  try {
+    return std::unique_ptr<Backend>(new CpuBackend(threads));
+  } catch (const dnnl::error& e) {
+    return internal_error(fmt::format("cpu backend: oneDNN engine: {}", e.what()));
+  }
+}
+
+}  // namespace infercost::backend::cpu

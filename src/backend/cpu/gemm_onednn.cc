@@ -68,10 +68,9 @@ void OnednnLinear::run(dnnl::stream& stream, const float* x, int64_t rows, float
   const memory src(memory::desc({rows, in_}, memory::data_type::f32, memory::format_tag::ab), engine_,
                    const_cast<float*>(x));
   const memory dst(memory::desc({rows, out_}, memory::data_type::f32, memory::format_tag::ab), engine_, y);
-  primitive_.execute(stream, {{DNNL_ARG_SRC, src},
-                              {DNNL_ARG_WEIGHTS, weights_},
-                              {DNNL_ARG_BIAS, bias_},
-                              {DNNL_ARG_DST, dst}});
+  primitive_.execute(
+      stream,
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_BIAS, bias_}, {DNNL_ARG_DST, dst}});
 }
 
 }  // namespace infercost::backend::cpu

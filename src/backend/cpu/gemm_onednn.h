@@ -2,9 +2,8 @@
 // number of rows given at run time so one primitive serves every batch.
 #pragma once
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <cstdint>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <vector>
 
 #include "infercost/core/status.h"

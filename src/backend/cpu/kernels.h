@@ -19,8 +19,8 @@ void layer_norm(const float* x, float* y, int64_t rows, int cols, const float* g
 // t in [0, tokens). `token_type0` (one row of `hidden`) may be null
 // (DistilBERT). ids and positions must already be validated.
 void embed_layer_norm(const int32_t* ids, const int32_t* positions, int64_t tokens, int hidden,
-                      const float* word, const float* position, const float* token_type0,
-                      const float* gamma, const float* beta, float eps, float* out);
+                      const float* word, const float* position, const float* token_type0, const float* gamma,
+                      const float* beta, float eps, float* out);
 
 // In-place softmax of one row of n >= 1 values.
 void softmax_row(float* x, int n);

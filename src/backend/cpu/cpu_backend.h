@@ -1,0 +1,14 @@
+// The fp32 CPU encoder: oneDNN GEMMs plus the fused loops in kernels.h.
+#pragma once
+
+#include <memory>
+
+#include "infercost/backend/backend.h"
+
+namespace infercost::backend::cpu {
+
+// A CpuBackend with options.threads OpenMP threads (0: all hardware
+// threads). Fails for precisions the CPU backend does not run.
+Result<std::unique_ptr<Backend>> make_cpu_backend(const BackendOptions& options);
+
+}  // namespace infercost::backend::cpu

@@ -1,0 +1,211 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "infercost/backend/backend.h"
+#include "reference_encoder.h"
+
+namespace infercost::backend {
+namespace {
+
+using model::Architecture;
+
+TokenBatch make_batch(const std::vector<std::vector<int32_t>>& rows, int seq_len, int32_t pad = 0) {
+  TokenBatch b;
+  b.batch = int(rows.size());
+  b.seq_len = seq_len;
+  for (const auto& r : rows) {
+    b.lengths.push_back(int32_t(r.size()));
+    for (int p = 0; p < seq_len; ++p) b.ids.push_back(p < int(r.size()) ? r[size_t(p)] : pad);
+  }
+  return b;
+}
+
+std::unique_ptr<Backend> make_cpu(int threads = 0) {
+  BackendOptions options;
+  options.threads = threads;
+  auto r = create_backend("cpu", options);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  return std::move(r).value();
+}
+
+TEST(Registry, CpuExistsOthersAreClearErrors) {
+  EXPECT_EQ(make_cpu()->name(), "cpu");
+  auto cuda = create_backend("cuda", BackendOptions{});
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_EQ(cuda.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(cuda.status().message().find("no CUDA backend"), std::string::npos) << cuda.status().message();
+  auto tpu = create_backend("tpu", BackendOptions{});
+  ASSERT_FALSE(tpu.ok());
+  EXPECT_EQ(tpu.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(tpu.status().message().find("'tpu'"), std::string::npos);
+  BackendOptions bad;
+  bad.threads = -2;
+  EXPECT_EQ(create_backend("cpu", bad).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TokenBatch, RealTokens) {
+  TokenBatch b = make_batch({{1, 2, 3}, {4}}, 5);
+  EXPECT_EQ(b.real_tokens(), 4);
+  EXPECT_EQ(b.padded_tokens(), 10);
+}
+
+struct ArchCase {
+  Architecture arch;
+  const char* activation;
+};
+
+class CpuForwardTest : public ::testing::TestWithParam<ArchCase> {};
+
+// The whole forward pass against the naive padded reference, for rows of
+// mixed length in one padded batch, one by one, and shuffled.
+TEST_P(CpuForwardTest, MatchesNaiveReferenceInAnyBatching) {
+  const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
+  const model::EncoderWeights weights = testing::random_weights(config, 5);
+  auto backend = make_cpu();
+  ASSERT_TRUE(backend->prepare(config, weights).ok());
+
+  std::mt19937 rng(3);
+  std::vector<std::vector<int32_t>> rows;
+  for (int len : {1, 2, 9, 17, 40, 33, 5, 40, 3}) {
+    std::vector<int32_t> r(size_t(len), 0);
+    for (auto& id : r) id = int32_t(rng() % uint32_t(config.vocab_size));
+    rows.push_back(r);
+  }
+  std::vector<std::vector<double>> want;
+  double max_abs = 0;
+  for (const auto& r : rows) {
+    // Extra padding positions in the reference prove they are masked.
+    TokenBatch padded = make_batch({r}, 40, 7);
+    want.push_back(testing::reference_logits(config, weights, padded.ids.data(), 40, int(r.size())));
+    for (double v : want.back()) max_abs = std::max(max_abs, std::abs(v));
+  }
+  ASSERT_GT(max_abs, 0.1) << "logits too small for the comparison to mean anything";
+
+  auto check = [&](const std::vector<size_t>& order, int seq_len, const char* what) {
+    std::vector<std::vector<int32_t>> sub;
+    for (size_t i : order) sub.push_back(rows[i]);
+    auto got = backend->classify(make_batch(sub, seq_len, 5));
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    ASSERT_EQ(got->rows, int(order.size()));
+    ASSERT_EQ(got->labels, 3);
+    for (size_t k = 0; k < order.size(); ++k) {
+      for (int l = 0; l < 3; ++l) {
+        EXPECT_NEAR(got->values[k * 3 + size_t(l)], want[order[k]][size_t(l)], 2e-4)
+            << what << ": row " << order[k] << " label " << l;
+      }
+    }
+  };
+  std::vector<size_t> all(rows.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  check(all, 40, "all at once");
+  for (size_t i = 0; i < rows.size(); ++i) check({i}, int(rows[i].size()), "one by one");
+  std::shuffle(all.begin(), all.end(), rng);
+  check(all, 40, "shuffled");
+  check(all, 40, "again (scratch reuse)");
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, CpuForwardTest,
+                         ::testing::Values(ArchCase{Architecture::kDistilBert, "gelu"},
+                                           ArchCase{Architecture::kDistilBert, "relu"},
+                                           ArchCase{Architecture::kBert, "gelu"},
+                                           ArchCase{Architecture::kBert, "relu"}));
+
+TEST(CpuBackend, OneThreadAndTwoThreadsAgree) {
+  const model::ModelConfig config = testing::small_config(Architecture::kBert, "gelu");
+  const model::EncoderWeights weights = testing::random_weights(config, 8);
+  auto one = make_cpu(1), two = make_cpu(2);
+  ASSERT_TRUE(one->prepare(config, weights).ok());
+  ASSERT_TRUE(two->prepare(config, weights).ok());
+  TokenBatch b = make_batch({{1, 2, 3, 4, 5, 6}, {7, 8}, {9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}}, 11);
+  auto a = one->classify(b), c = two->classify(b);
+  ASSERT_TRUE(a.ok() && c.ok());
+  for (size_t i = 0; i < a->values.size(); ++i) EXPECT_NEAR(a->values[i], c->values[i], 1e-5);
+}
+
+class ValidationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    config_ = testing::small_config(Architecture::kDistilBert, "gelu");
+    weights_ = testing::random_weights(config_, 1);
+    backend_ = make_cpu();
+    ASSERT_TRUE(backend_->prepare(config_, weights_).ok());
+  }
+  Status classify(const TokenBatch& b) { return backend_->classify(b).status(); }
+  void expect_error(const TokenBatch& b, const std::string& fragment) {
+    auto r = backend_->classify(b);
+    ASSERT_FALSE(r.ok()) << "expected an error containing: " << fragment;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().message();
+  }
+  model::ModelConfig config_;
+  model::EncoderWeights weights_;
+  std::unique_ptr<Backend> backend_;
+};
+
+TEST_F(ValidationTest, RejectsBadBatches) {
+  expect_error(make_batch({{1, 2}, {3, 97}}, 3), "row 1 position 1 has id 97");
+  expect_error(make_batch({{1, -1}}, 3), "has id -1");
+  TokenBatch zero = make_batch({{1, 2}}, 3);
+  zero.lengths[0] = 0;
+  expect_error(zero, "row 0 has length 0");
+  TokenBatch longer = make_batch({{1, 2}}, 3);
+  longer.lengths[0] = 4;
+  expect_error(longer, "row 0 has length 4");
+  std::vector<int32_t> too_long(41, 1);
+  expect_error(make_batch({too_long}, 41), "seq_len 41 exceeds the model's max_position_embeddings 40");
+  TokenBatch short_ids = make_batch({{1, 2}}, 3);
+  short_ids.ids.pop_back();
+  expect_error(short_ids, "2 ids for a batch of 1 x 3");
+  TokenBatch few_lengths = make_batch({{1, 2}, {3}}, 3);
+  few_lengths.lengths.pop_back();
+  expect_error(few_lengths, "1 lengths for a batch of 2 rows");
+  TokenBatch no_seq;
+  no_seq.batch = 1;
+  no_seq.lengths = {1};
+  expect_error(no_seq, "seq_len 0");
+}
+
+TEST_F(ValidationTest, PaddingIdsAreIgnoredAndEmptyBatchIsEmpty) {
+  TokenBatch b = make_batch({{1, 2}}, 4, /*pad=*/123456);  // pad ids outside the vocabulary are fine
+  ASSERT_TRUE(classify(b).ok());
+  auto empty = backend_->classify(TokenBatch{});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->rows, 0);
+  EXPECT_TRUE(empty->values.empty());
+}
+
+TEST(CpuBackend, PrepareRejectsBadWeightsAndClassifyNeedsPrepare) {
+  model::ModelConfig config = testing::small_config(Architecture::kBert, "gelu");
+  model::EncoderWeights weights = testing::random_weights(config, 2);
+  auto backend = make_cpu();
+  auto before = backend->classify(make_batch({{1}}, 1));
+  ASSERT_FALSE(before.ok());
+  EXPECT_NE(before.status().message().find("before a successful prepare"), std::string::npos);
+
+  model::EncoderWeights bad = weights;
+  bad.layers[1].ffn_in.out = 47;
+  Status st = backend->prepare(config, bad);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("layer 1: ffn in"), std::string::npos) << st.message();
+
+  bad = weights;
+  bad.token_type_embeddings.clear();
+  EXPECT_NE(backend->prepare(config, bad).message().find("token_type_embeddings"), std::string::npos);
+
+  model::ModelConfig swish = config;
+  swish.activation = "swish";
+  EXPECT_EQ(backend->prepare(swish, weights).code(), StatusCode::kUnsupported);
+
+  model::ModelConfig two_labels = config;
+  two_labels.labels = {"a", "b"};
+  EXPECT_NE(backend->prepare(two_labels, weights).message().find("3 outputs"), std::string::npos);
+  // A failed prepare leaves the backend unusable rather than half-prepared.
+  EXPECT_FALSE(backend->classify(make_batch({{1}}, 1)).ok());
+  ASSERT_TRUE(backend->prepare(config, weights).ok());
+  EXPECT_TRUE(backend->classify(make_batch({{1}}, 1)).ok());
+}
+
+}  // namespace
+}  // namespace infercost::backend

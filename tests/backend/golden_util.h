@@ -1,0 +1,126 @@
+// Replays goldens written by tools/gen_model_golden.py: HF transformers fp32
+// logits for token-id inputs, compared with our CPU backend.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "infercost/backend/backend.h"
+#include "infercost/model/config.h"
+#include "infercost/model/model_dir.h"
+#include "infercost/model/safetensors.h"
+#include "infercost/model/weights.h"
+
+namespace infercost::backend::testing {
+
+struct GoldenCase {
+  std::vector<int32_t> ids;
+  std::vector<double> logits;
+};
+
+struct Golden {
+  nlohmann::json doc;
+  std::vector<GoldenCase> cases;
+  double tolerance = 1e-4;
+};
+
+inline Golden load_golden(const std::string& path) {
+  Golden g;
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot open " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  g.doc = nlohmann::json::parse(ss.str());
+  g.tolerance = g.doc.value("tolerance_abs", 1e-4);
+  for (const auto& c : g.doc.at("cases")) {
+    g.cases.push_back(
+        {c.at("input_ids").get<std::vector<int32_t>>(), c.at("logits").get<std::vector<double>>()});
+  }
+  return g;
+}
+
+// Config and weights through the model module's own reader.
+inline void load_model(const std::string& dir, model::ModelConfig& config, model::EncoderWeights& weights) {
+  auto c = model::load_config(dir + "/config.json");
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  config = *c;
+  auto file = model::SafeTensorsFile::open(dir + "/model.safetensors");
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  auto w = model::read_encoder_weights(*file, config);
+  ASSERT_TRUE(w.ok()) << w.status().to_string();
+  weights = std::move(w).value();
+}
+
+// Runs the cases in `order`, `chunk` rows per TokenBatch (each padded to its
+// longest row with a pad id that must not matter), returns max |ours - HF|.
+inline double max_diff(Backend& backend, const Golden& g, const std::vector<size_t>& order, size_t chunk,
+                       int labels) {
+  double worst = 0;
+  for (size_t start = 0; start < order.size(); start += chunk) {
+    const size_t end = std::min(order.size(), start + chunk);
+    TokenBatch b;
+    b.batch = int(end - start);
+    for (size_t i = start; i < end; ++i) b.seq_len = std::max(b.seq_len, int(g.cases[order[i]].ids.size()));
+    for (size_t i = start; i < end; ++i) {
+      const auto& ids = g.cases[order[i]].ids;
+      b.lengths.push_back(int32_t(ids.size()));
+      b.ids.insert(b.ids.end(), ids.begin(), ids.end());
+      b.ids.insert(b.ids.end(), size_t(b.seq_len) - ids.size(), 1);
+    }
+    auto got = backend.classify(b);
+    EXPECT_TRUE(got.ok()) << got.status().to_string();
+    if (!got.ok()) return INFINITY;
+    EXPECT_EQ(got->labels, labels);
+    for (size_t i = start; i < end; ++i) {
+      const auto& want = g.cases[order[i]].logits;
+      EXPECT_EQ(want.size(), size_t(labels));
+      for (int l = 0; l < labels && l < int(want.size()); ++l) {
+        worst = std::max(
+            worst, std::abs(double(got->values[(i - start) * size_t(labels) + size_t(l)]) - want[size_t(l)]));
+      }
+    }
+  }
+  return worst;
+}
+
+// All at once, one by one, and shuffled in batches of 7; each within the
+// golden's tolerance. Prints the differences for the report.
+inline void check_all_batchings(const std::string& name, const model::ModelConfig& config,
+                                const model::EncoderWeights& weights, const Golden& g, bool one_by_one = true,
+                                const std::string& device = "cpu") {
+  auto created = create_backend(device, BackendOptions{});
+  ASSERT_TRUE(created.ok()) << created.status().to_string();
+  auto backend = std::move(created).value();
+  const Status st = backend->prepare(config, weights);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  ASSERT_GE(g.cases.size(), 50u);
+  std::vector<size_t> order(g.cases.size());
+  std::iota(order.begin(), order.end(), 0);
+  const int labels = config.num_labels();
+  const double all = max_diff(*backend, g, order, order.size(), labels);
+  const double single = one_by_one ? max_diff(*backend, g, order, 1, labels) : 0.0;
+  std::mt19937 rng(9);
+  std::shuffle(order.begin(), order.end(), rng);
+  const double shuffled = max_diff(*backend, g, order, 7, labels);
+  char single_text[32] = "skipped";
+  if (one_by_one) std::snprintf(single_text, sizeof(single_text), "%.3g", single);
+  std::printf(
+      "[golden] %s: %zu cases, max |logit diff| all-at-once %.3g, one-by-one %s, shuffled-by-7 %.3g\n",
+      name.c_str(), g.cases.size(), all, single_text, shuffled);
+  ::testing::Test::RecordProperty("max_abs_diff", std::to_string(std::max({all, single, shuffled})));
+  EXPECT_LE(all, g.tolerance);
+  EXPECT_LE(single, g.tolerance);
+  EXPECT_LE(shuffled, g.tolerance);
+}
+
+}  // namespace infercost::backend::testing
