@@ -32,5 +32,12 @@ function(infercost_add_test name)
     INFERCOST_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data_files"
     INFERCOST_SHARED_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data"
     INFERCOST_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+  # gtest_discover_tests flattens list-valued PROPERTIES (only the first label
+  # would survive), so the labels are set by a script ctest includes after the
+  # discovered tests.
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_LIST ${name}_TESTS)
+  set(label_script ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
+  file(WRITE ${label_script}
+       "if(${name}_TESTS)\n  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\")\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${label_script})
 endfunction()

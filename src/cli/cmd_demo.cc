@@ -17,7 +17,7 @@ namespace {
 
 struct DemoFlags {
   std::string cache_dir;
-  int64_t rows = 3000;
+  int64_t rows = 2000;
   int threads = 0;
   int batch_size = 64;
 };

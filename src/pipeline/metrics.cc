@@ -20,6 +20,7 @@ std::string RunMetrics::to_json() const {
   if (rows_skipped > 0) j["first_skip_reason"] = first_skip_reason;
   j["tokens"] = tokens;
   j["padded_tokens"] = padded_tokens;
+  j["computed_tokens"] = computed_tokens;
   j["padding_efficiency"] = padding_efficiency();
   j["rows_at_max_length"] = rows_at_max_length;
   j["batches"] = batches;
@@ -44,8 +45,10 @@ std::string RunMetrics::to_summary() const {
   if (rows_skipped > 0) {
     fmt::format_to(line, " ({} bad rows skipped; first: {})", rows_skipped, first_skip_reason);
   }
-  fmt::format_to(line, "\ntokens          {} real, {} padded ({:.1f}% efficiency), {} rows at max length\n", tokens,
-                 padded_tokens, 100.0 * padding_efficiency(), rows_at_max_length);
+  fmt::format_to(line,
+                 "\ntokens          {} real, {} in padded batches, {} computed ({:.1f}% padding efficiency), "
+                 "{} rows at max length\n",
+                 tokens, padded_tokens, computed_tokens, 100.0 * padding_efficiency(), rows_at_max_length);
   fmt::format_to(line, "stages (s)     ");
   static constexpr const char* kOrder[] = {"load", "read", "tokenize", "infer", "write"};
   for (const char* stage : kOrder) {

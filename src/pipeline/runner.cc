@@ -159,6 +159,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
           if (options.keep_text) batch_texts[b] = std::move(rows.texts[kept[k]]);
         }
         metrics.padded_tokens += batch.padded_tokens();
+        metrics.computed_tokens += engine->skips_padding() ? batch.real_tokens() : batch.padded_tokens();
         ++metrics.batches;
         backend::Logits logits;
         {

@@ -74,6 +74,8 @@ TEST_F(RunnerTest, OneOutputRowPerInputRowInOrder) {
   EXPECT_EQ(metrics->rows, 500);
   EXPECT_EQ(metrics->rows_skipped, 0);
   EXPECT_GE(metrics->padded_tokens, metrics->tokens);
+  EXPECT_EQ(metrics->computed_tokens, metrics->tokens);  // the CPU backend skips padding
+  EXPECT_DOUBLE_EQ(metrics->padding_efficiency(), 1.0);
   EXPECT_GE(metrics->tokens, 2 * 500);
   EXPECT_TRUE(metrics->model_synthetic);
   for (const char* stage : {"load", "read", "tokenize", "infer", "write"}) {
@@ -121,10 +123,14 @@ TEST_F(RunnerTest, BatchSizeDoesNotChangePredictions) {
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     results.push_back(read_jsonl(o.output));
   }
+  // oneDNN blocks its GEMMs by the batch's row count, so fp32 sums round
+  // differently per batching; the synthetic head amplifies hidden-state noise
+  // (it scales a small input-dependent part of [CLS] to logits of std 6), so
+  // probabilities agree to 2e-4 here, not to 1e-6.
   for (size_t v = 1; v < results.size(); ++v) {
     ASSERT_EQ(results[v].size(), results[0].size());
     for (size_t i = 0; i < results[0].size(); ++i) {
-      EXPECT_NEAR(results[v][i]["positive"].get<double>(), results[0][i]["positive"].get<double>(), 1e-5) << i;
+      EXPECT_NEAR(results[v][i]["positive"].get<double>(), results[0][i]["positive"].get<double>(), 2e-4) << i;
     }
   }
 }

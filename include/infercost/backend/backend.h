@@ -52,6 +52,9 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // True when classify() computes only each row's real tokens (padding costs
+  // nothing); false when it computes the whole padded [batch, seq_len].
+  virtual bool skips_padding() const = 0;
   // Converts/reorders the weights for this device. The backend keeps what it
   // needs; `weights` may be freed afterwards.
   virtual Status prepare(const model::ModelConfig& config, const model::EncoderWeights& weights) = 0;

@@ -15,6 +15,7 @@ struct RunMetrics {
   std::string first_skip_reason;  // why the first skipped row was bad
   int64_t tokens = 0;          // real tokens, [CLS]/[SEP] included, after truncation
   int64_t padded_tokens = 0;   // tokens in the padded batches (rows x batch length)
+  int64_t computed_tokens = 0; // tokens the backend computed: real ones if it skips padding
   int64_t rows_at_max_length = 0;  // rows whose ids reached --max-length (truncated, or exactly that long)
   int64_t batches = 0;
   double wall_seconds = 0;     // from before the first read to after the last write
@@ -30,7 +31,8 @@ struct RunMetrics {
 
   double rows_per_second() const { return wall_seconds > 0 ? rows / wall_seconds : 0; }
   double tokens_per_second() const { return wall_seconds > 0 ? tokens / wall_seconds : 0; }
-  double padding_efficiency() const { return padded_tokens > 0 ? double(tokens) / padded_tokens : 1.0; }
+  // Real tokens / computed tokens: 1.0 when no compute goes to padding.
+  double padding_efficiency() const { return computed_tokens > 0 ? double(tokens) / computed_tokens : 1.0; }
 
   std::string to_json() const;
   // Human summary for stderr, several lines.

@@ -50,6 +50,7 @@ class CpuBackend final : public Backend {
       : threads_(threads), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
 
   std::string name() const override { return "cpu"; }
+  bool skips_padding() const override { return true; }
 
   Status prepare(const model::ModelConfig& config, const model::EncoderWeights& weights) override {
     prepared_ = false;
