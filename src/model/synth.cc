@@ -1,7 +1,6 @@
 #include "infercost/model/synth.h"
 
 #include <fmt/format.h>
-#include <utf8proc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +11,10 @@
 
 #include "infercost/core/file.h"
 #include "infercost/data/tweets.h"
+#include "infercost/model/reference_encoder.h"
 #include "infercost/model/safetensors.h"
 #include "infercost/model/weights.h"
+#include "infercost/text/tokenizer.h"
 
 namespace infercost::model {
 
@@ -82,81 +83,16 @@ constexpr int kCalibrationTexts = 32;
 
 // ---- Vocabulary.
 
-bool is_cjk(utf8proc_int32_t cp) {
-  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
-         (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
-         (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B820 && cp <= 0x2CEAF) ||
-         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
-}
-
-bool is_punct(utf8proc_int32_t cp) {
-  if ((cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) ||
-      (cp >= 123 && cp <= 126)) {
-    return true;
+// The characters of UTF-8 `word`, one string each.
+std::vector<std::string> utf8_chars(const std::string& word) {
+  std::vector<std::string> chars;
+  for (size_t i = 0; i < word.size();) {
+    size_t n = 1;
+    while (i + n < word.size() && (static_cast<unsigned char>(word[i + n]) & 0xC0) == 0x80) ++n;
+    chars.push_back(word.substr(i, n));
+    i += n;
   }
-  auto cat = utf8proc_category(cp);
-  return cat >= UTF8PROC_CATEGORY_PC && cat <= UTF8PROC_CATEGORY_PO;
-}
-
-bool is_space(utf8proc_int32_t cp) {
-  return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || utf8proc_category(cp) == UTF8PROC_CATEGORY_ZS;
-}
-
-bool is_control(utf8proc_int32_t cp) {
-  if (cp == '\t' || cp == '\n' || cp == '\r') return false;
-  auto cat = utf8proc_category(cp);
-  return cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF;
-}
-
-std::string encode_cp(utf8proc_int32_t cp) {
-  utf8proc_uint8_t buf[4];
-  auto n = utf8proc_encode_char(cp, buf);
-  return std::string(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
-}
-
-// The words BERT's uncased pre-tokenizer makes of `text` (clean, split CJK,
-// strip accents, lowercase, split at whitespace and punctuation), as code
-// point sequences.
-std::vector<std::vector<utf8proc_int32_t>> bert_words(std::string_view text) {
-  std::vector<std::vector<utf8proc_int32_t>> words(1);
-  auto flush = [&] {
-    if (!words.back().empty()) words.emplace_back();
-  };
-  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
-  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(text.size());
-  while (left > 0) {
-    utf8proc_int32_t cp;
-    utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
-    if (n <= 0) break;  // the lexicon is valid UTF-8; stop rather than guess
-    p += n;
-    left -= n;
-    if (cp == 0 || cp == 0xFFFD || is_control(cp)) continue;
-    if (is_space(cp)) {
-      flush();
-      continue;
-    }
-    utf8proc_int32_t decomposed[8];
-    int last = 0;
-    utf8proc_ssize_t k = utf8proc_decompose_char(cp, decomposed, 8, UTF8PROC_DECOMPOSE, &last);
-    if (k <= 0 || k > 8) {
-      decomposed[0] = cp;
-      k = 1;
-    }
-    for (utf8proc_ssize_t i = 0; i < k; ++i) {
-      utf8proc_int32_t c = decomposed[i];
-      if (utf8proc_category(c) == UTF8PROC_CATEGORY_MN) continue;
-      c = utf8proc_tolower(c);
-      if (is_cjk(c) || is_punct(c)) {
-        flush();
-        words.back().push_back(c);
-        flush();
-      } else {
-        words.back().push_back(c);
-      }
-    }
-  }
-  if (words.back().empty()) words.pop_back();
-  return words;
+  return chars;
 }
 
 struct SynthVocab {
@@ -178,27 +114,32 @@ Result<SynthVocab> build_vocab(int vocab_size) {
   add("[SEP]");
   add("[MASK]");
 
-  std::vector<std::vector<utf8proc_int32_t>> words;
+  // The words BERT's uncased tokenizer makes of the lexicon.
+  const text::TokenizerOptions uncased;
+  std::vector<std::string> words;
   for (const std::string& entry : data::tweet_lexicon()) {
-    for (auto& w : bert_words(entry)) words.push_back(std::move(w));
+    INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> w, text::basic_tokenize(entry, uncased));
+    words.insert(words.end(), std::make_move_iterator(w.begin()), std::make_move_iterator(w.end()));
   }
-  std::vector<utf8proc_int32_t> chars;
-  for (int c = 33; c <= 126; ++c) {
-    if (c < 'A' || c > 'Z') chars.push_back(c);  // uppercase never survives lowercasing
+  std::vector<std::string> chars;
+  for (char c = 33; c <= 126; ++c) {
+    if (c < 'A' || c > 'Z') chars.emplace_back(1, c);  // uppercase never survives lowercasing
   }
-  for (const auto& w : words) chars.insert(chars.end(), w.begin(), w.end());
+  for (const auto& w : words) {
+    for (auto& c : utf8_chars(w)) chars.push_back(std::move(c));
+  }
+  // Byte order of UTF-8 is code point order.
   std::sort(chars.begin(), chars.end());
   chars.erase(std::unique(chars.begin(), chars.end()), chars.end());
-  for (auto c : chars) add(encode_cp(c));
-  for (auto c : chars) {
-    if (!is_punct(c) && !is_cjk(c)) add("##" + encode_cp(c));  // those are always words of their own
+  for (const auto& c : chars) add(c);
+  for (const auto& c : chars) {
+    // Punctuation and CJK characters are always words of their own, never continuations.
+    INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> split, text::basic_tokenize("a" + c, uncased));
+    if (split.size() == 1) add("##" + c);
   }
   v.first_word = static_cast<int32_t>(v.tokens.size());
   for (const auto& w : words) {
-    if (w.size() < 2) continue;
-    std::string s;
-    for (auto c : w) s += encode_cp(c);
-    add(s);
+    if (utf8_chars(w).size() >= 2) add(w);
   }
   v.end_word = static_cast<int32_t>(v.tokens.size());
   if (v.tokens.size() > static_cast<size_t>(vocab_size)) {
@@ -222,103 +163,6 @@ Result<SynthVocab> build_vocab(int vocab_size) {
     }
   }
   return v;
-}
-
-// ---- A plain fp32 forward pass, used only to calibrate the head.
-
-void linear(const Linear& l, const std::vector<float>& x, int rows, std::vector<float>& y) {
-  y.assign(static_cast<size_t>(rows) * l.out, 0.0f);
-  for (int o = 0; o < l.out; ++o) {
-    const float* w = l.weight.data() + static_cast<size_t>(o) * l.in;
-    for (int t = 0; t < rows; ++t) {
-      const float* a = x.data() + static_cast<size_t>(t) * l.in;
-      float acc[8] = {};
-      int i = 0;
-      for (; i + 8 <= l.in; i += 8) {
-        for (int j = 0; j < 8; ++j) acc[j] += w[i + j] * a[i + j];
-      }
-      float s = 0;
-      for (; i < l.in; ++i) s += w[i] * a[i];
-      for (float v : acc) s += v;
-      y[static_cast<size_t>(t) * l.out + o] = s + l.bias[static_cast<size_t>(o)];
-    }
-  }
-}
-
-void layer_norm(std::vector<float>& x, int rows, int h, const LayerNormWeights& ln, float eps) {
-  for (int t = 0; t < rows; ++t) {
-    float* r = x.data() + static_cast<size_t>(t) * h;
-    double mean = 0, var = 0;
-    for (int i = 0; i < h; ++i) mean += r[i];
-    mean /= h;
-    for (int i = 0; i < h; ++i) var += (r[i] - mean) * (r[i] - mean);
-    var /= h;
-    const double inv = 1.0 / std::sqrt(var + eps);
-    for (int i = 0; i < h; ++i) {
-      r[i] = static_cast<float>((r[i] - mean) * inv) * ln.gamma[static_cast<size_t>(i)] +
-             ln.beta[static_cast<size_t>(i)];
-    }
-  }
-}
-
-// Returns the head's input features (relu(pre_classifier) or tanh(pooler)) for one unpadded sequence.
-std::vector<float> head_features(const ModelConfig& c, const EncoderWeights& w,
-                                 const std::vector<int32_t>& ids) {
-  const int n = static_cast<int>(ids.size()), h = c.hidden_size, nh = c.num_heads, dh = c.head_dim();
-  std::vector<float> x(static_cast<size_t>(n) * h);
-  for (int t = 0; t < n; ++t) {
-    for (int i = 0; i < h; ++i) {
-      float v = w.word_embeddings[static_cast<size_t>(ids[static_cast<size_t>(t)]) * h + i] +
-                w.position_embeddings[static_cast<size_t>(t) * h + i];
-      if (!w.token_type_embeddings.empty()) v += w.token_type_embeddings[static_cast<size_t>(i)];
-      x[static_cast<size_t>(t) * h + i] = v;
-    }
-  }
-  layer_norm(x, n, h, w.embeddings_ln, c.layer_norm_eps);
-  std::vector<float> q, k, v, ctx(x.size()), tmp, ffn;
-  std::vector<float> scores(static_cast<size_t>(n));
-  for (const auto& l : w.layers) {
-    linear(l.q, x, n, q);
-    linear(l.k, x, n, k);
-    linear(l.v, x, n, v);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-    for (int hd = 0; hd < nh; ++hd) {
-      for (int t = 0; t < n; ++t) {
-        float mx = -INFINITY;
-        for (int s = 0; s < n; ++s) {
-          float d = 0;
-          for (int i = 0; i < dh; ++i) {
-            d += q[static_cast<size_t>(t) * h + hd * dh + i] * k[static_cast<size_t>(s) * h + hd * dh + i];
-          }
-          scores[static_cast<size_t>(s)] = d * scale;
-          mx = std::max(mx, d * scale);
-        }
-        float sum = 0;
-        for (auto& sc : scores) sum += (sc = std::exp(sc - mx));
-        for (int i = 0; i < dh; ++i) {
-          float acc = 0;
-          for (int s = 0; s < n; ++s)
-            acc += scores[static_cast<size_t>(s)] * v[static_cast<size_t>(s) * h + hd * dh + i];
-          ctx[static_cast<size_t>(t) * h + hd * dh + i] = acc / sum;
-        }
-      }
-    }
-    linear(l.attn_out, ctx, n, tmp);
-    for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
-    layer_norm(x, n, h, l.attn_ln, c.layer_norm_eps);
-    linear(l.ffn_in, x, n, ffn);
-    for (auto& f : ffn) {
-      f = c.activation == "relu" ? std::max(f, 0.0f)
-                                 : static_cast<float>(0.5 * f * (1.0 + std::erf(f / std::numbers::sqrt2)));
-    }
-    linear(l.ffn_out, ffn, n, tmp);
-    for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
-    layer_norm(x, n, h, l.ffn_ln, c.layer_norm_eps);
-  }
-  std::vector<float> cls(x.begin(), x.begin() + h), g;
-  linear(w.head.pre, cls, 1, g);
-  for (auto& f : g) f = c.architecture == Architecture::kBert ? std::tanh(f) : std::max(f, 0.0f);
-  return g;
 }
 
 // Rounds to 4 significant digits, so that a last-bit difference in the
@@ -353,7 +197,7 @@ void calibrate_head(const ModelConfig& c, const SynthVocab& vocab, uint64_t seed
     ids.push_back(102);
     if (ids.size() > static_cast<size_t>(c.max_position_embeddings))
       ids.resize(static_cast<size_t>(c.max_position_embeddings));
-    std::vector<float> g = head_features(c, w, ids);
+    std::vector<float> g = reference_head_features(c, w, ids);
     double dot = 0;
     for (int i = 0; i < h; ++i) dot += u[static_cast<size_t>(i)] * g[static_cast<size_t>(i)];
     z.push_back(dot);

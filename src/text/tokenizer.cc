@@ -46,25 +46,109 @@ namespace {
 
 using detail::EncoderTables;
 
-// One encode() call: normalizes and pre-tokenizes code points into a word
-// buffer on the stack, and runs WordPiece on each finished word.
-class Encoder {
+// Where the words of one call go. WordPieceSink (encode) turns each word
+// into ids as soon as it ends; WordSink (basic_tokenize) keeps the words.
+// A sink provides:
+//   kWordLimit: words longer than max_input_chars_per_word need not be stored
+//     (the bounded stack buffer relies on it);
+//   done(): the length limit is reached;
+//   word(w, chars): a finished word (chars code points, more than stored when
+//     over the limit);
+//   added(token): an added token matched in the raw text.
+class WordPieceSink {
  public:
-  Encoder(const EncoderTables& tables, const TokenizerOptions& options, int32_t unk_id, char* word_buf,
-          std::vector<int32_t>& out, size_t body_begin, size_t limit)
+  static constexpr bool kWordLimit = true;
+
+  WordPieceSink(const EncoderTables& tables, int32_t unk_id, size_t max_chars, std::vector<int32_t>& out,
+                size_t body_begin, size_t limit)
       : t_(tables),
         unk_id_(unk_id),
+        max_chars_(max_chars),
+        out_(out),
+        body_begin_(body_begin),
+        limit_(limit) {}
+
+  bool done() const { return out_.size() - body_begin_ >= limit_; }
+
+  void word(const char* w, size_t len, size_t chars) {
+    if (chars > max_chars_) {
+      out_.push_back(unk_id_);
+    } else {
+      wordpiece(w, len);
+    }
+  }
+
+  void added(const std::pair<std::string, int32_t>& token) { out_.push_back(token.second); }
+
+ private:
+  // Greedy longest-match-first; the whole word becomes [UNK] when some
+  // position matches nothing.
+  void wordpiece(const char* w, size_t len) {
+    const size_t first = out_.size();
+    size_t start = 0;
+    while (start < len) {
+      const detail::TokenTable& table = start == 0 ? t_.initial : t_.continuation;
+      size_t end = std::min(len, start + table.max_key_bytes());
+      while (end < len && (static_cast<unsigned char>(w[end]) & 0xC0) == 0x80) --end;
+      int32_t id = -1;
+      while (end > start) {
+        id = table.find(std::string_view(w + start, end - start));
+        if (id >= 0) break;
+        do {
+          --end;
+        } while (end > start && (static_cast<unsigned char>(w[end]) & 0xC0) == 0x80);
+      }
+      if (id < 0) {
+        out_.resize(first);
+        out_.push_back(unk_id_);
+        return;
+      }
+      out_.push_back(id);
+      start = end;
+    }
+  }
+
+  const EncoderTables& t_;
+  const int32_t unk_id_;
+  const size_t max_chars_;
+  std::vector<int32_t>& out_;
+  const size_t body_begin_;
+  const size_t limit_;
+};
+
+class WordSink {
+ public:
+  static constexpr bool kWordLimit = false;
+
+  explicit WordSink(std::vector<std::string>& words) : words_(words) {}
+
+  static constexpr bool done() { return false; }
+  void word(const char* w, size_t len, size_t /*chars*/) { words_.emplace_back(w, len); }
+  void added(const std::pair<std::string, int32_t>& token) { words_.push_back(token.first); }
+
+ private:
+  std::vector<std::string>& words_;
+};
+
+// One call: normalizes and pre-tokenizes code points into a word buffer and
+// hands each finished word to the sink. With Sink::kWordLimit the buffer is
+// the caller's (room for max_input_chars_per_word characters); otherwise it
+// grows as needed.
+template <class Sink>
+class Encoder {
+ public:
+  Encoder(const EncoderTables& tables, const TokenizerOptions& options, Sink sink, char* word_buf)
+      : t_(tables),
         lowercase_(options.lowercase),
         strip_accents_(options.strip_accents.value_or(options.lowercase)),
         chinese_(options.tokenize_chinese_chars),
         clean_(options.clean_text),
         max_chars_(static_cast<size_t>(std::max(options.max_input_chars_per_word, 0))),
         word_(word_buf),
-        out_(out),
-        body_begin_(body_begin),
-        limit_(limit) {}
+        sink_(std::move(sink)) {}
 
-  bool done() const { return out_.size() - body_begin_ >= limit_; }
+  bool done() const { return sink_.done(); }
+  Sink& sink() { return sink_; }
 
   // Encodes text[begin, end). Returns the offset where it stopped because
   // the length limit was reached, `end` when it did not, or the offset of
@@ -105,22 +189,33 @@ class Encoder {
     return end;
   }
 
-  // Ends the current word (pre-tokenizer boundary) and appends its pieces.
+  // Ends the current word (pre-tokenizer boundary) and hands it on.
   void flush() {
     if (chars_ == 0) return;
-    if (chars_ > max_chars_) {
-      out_.push_back(unk_id_);
-    } else {
-      wordpiece();
-    }
+    sink_.word(word_, len_, chars_);
     len_ = 0;
     chars_ = 0;
     barrier_ = 0;
   }
 
  private:
+  // Counts one more character of the word; false when it is not stored
+  // (over the limit), otherwise there is room for 4 more bytes.
+  bool room() {
+    if constexpr (Sink::kWordLimit) {
+      return ++chars_ <= max_chars_;
+    } else {
+      ++chars_;
+      if (len_ + 4 > grown_.size()) {
+        grown_.resize(std::max<size_t>(64, grown_.size() * 2));
+        word_ = grown_.data();
+      }
+      return true;
+    }
+  }
+
   void append_ascii(char c) {
-    if (++chars_ <= max_chars_) word_[len_++] = c;
+    if (room()) word_[len_++] = c;
   }
 
   // BertNormalizer steps in HF's order: clean_text, CJK padding, strip
@@ -186,7 +281,7 @@ class Encoder {
   }
 
   void append(char32_t cp, int ccc) {
-    if (++chars_ > max_chars_) return;
+    if (!room()) return;
     const size_t at = len_;
     len_ += static_cast<size_t>(detail::encode_utf8(cp, word_ + len_));
     if (ccc > 0) reorder(at, ccc);
@@ -215,48 +310,94 @@ class Encoder {
     std::memcpy(word_ + pos, moved, n);
   }
 
-  // Greedy longest-match-first; the whole word becomes [UNK] when some
-  // position matches nothing.
-  void wordpiece() {
-    const size_t first = out_.size();
-    size_t start = 0;
-    while (start < len_) {
-      const detail::TokenTable& table = start == 0 ? t_.initial : t_.continuation;
-      size_t end = std::min(len_, start + table.max_key_bytes());
-      while (end < len_ && (static_cast<unsigned char>(word_[end]) & 0xC0) == 0x80) --end;
-      int32_t id = -1;
-      while (end > start) {
-        id = table.find(std::string_view(word_ + start, end - start));
-        if (id >= 0) break;
-        do {
-          --end;
-        } while (end > start && (static_cast<unsigned char>(word_[end]) & 0xC0) == 0x80);
-      }
-      if (id < 0) {
-        out_.resize(first);
-        out_.push_back(unk_id_);
-        return;
-      }
-      out_.push_back(id);
-      start = end;
-    }
-  }
-
   const EncoderTables& t_;
-  const int32_t unk_id_;
   const bool lowercase_, strip_accents_, chinese_, clean_;
   const size_t max_chars_;
   char* word_;
+  std::string grown_;   // the word buffer when Sink::kWordLimit is false
   size_t len_ = 0;      // bytes in word_
   size_t chars_ = 0;    // characters in the word (may exceed max_chars_)
   size_t barrier_ = 0;  // reordering never crosses this byte offset
-  std::vector<int32_t>& out_;
-  const size_t body_begin_;
-  const size_t limit_;
+  Sink sink_;
 };
 
 Status invalid_utf8(size_t offset) {
   return corruption("invalid UTF-8 at byte offset " + std::to_string(offset));
+}
+
+// The added-token matcher, which runs on the raw text, and the encoder on the
+// text between matches. Returns where encoding stopped (the length limit), or
+// text.size().
+template <class Sink>
+Result<size_t> run_text(const EncoderTables& t, Encoder<Sink>& enc, const unsigned char* p, size_t n) {
+  bool bad = false;
+  size_t seg = 0;  // start of the text not yet encoded
+  if (!t.added.empty()) {
+    size_t pos = 0;
+    while (pos < n) {
+      if (t.single_first_byte >= 0) {
+        const void* hit = std::memchr(p + pos, t.single_first_byte, n - pos);
+        if (hit == nullptr) break;
+        pos = static_cast<size_t>(static_cast<const unsigned char*>(hit) - p);
+      } else if (!t.added_first_byte[p[pos]]) {
+        ++pos;
+        continue;
+      }
+      const std::pair<std::string, int32_t>* match = nullptr;
+      for (const auto& a : t.added) {
+        if (a.first.size() <= n - pos && std::memcmp(p + pos, a.first.data(), a.first.size()) == 0) {
+          match = &a;
+          break;
+        }
+      }
+      if (match == nullptr) {
+        ++pos;
+        continue;
+      }
+      const size_t at = enc.run(p, seg, pos, &bad);
+      if (bad) return invalid_utf8(at);
+      if (at != pos || enc.done()) return at;
+      enc.sink().added(*match);
+      pos += match->first.size();
+      seg = pos;
+      if (enc.done()) return pos;
+    }
+  }
+  const size_t stop = enc.run(p, seg, n, &bad);
+  if (bad) return invalid_utf8(stop);
+  return stop;
+}
+
+// The tables the normalizer and pre-tokenizer use: the added tokens and the
+// per-ASCII-byte actions.
+void build_text_tables(const TokenizerOptions& options, std::vector<std::pair<std::string, int32_t>> added,
+                       EncoderTables& tables) {
+  tables.added = std::move(added);
+  std::stable_sort(tables.added.begin(), tables.added.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [token, id] : tables.added) {
+    const auto b = static_cast<unsigned char>(token[0]);
+    tables.added_first_byte[b] = true;
+    if (tables.single_first_byte == -1) {
+      tables.single_first_byte = b;
+    } else if (tables.single_first_byte != b) {
+      tables.single_first_byte = -2;
+    }
+  }
+
+  for (unsigned b = 0; b < 128; ++b) {
+    const uint8_t f = detail::char_flags(b);
+    detail::AsciiAction action = detail::kAppend;
+    if (options.clean_text && (f & detail::kDrop)) {
+      action = detail::kSkip;
+    } else if (f & detail::kSpace) {
+      action = detail::kSplit;
+    } else if (f & detail::kPunct) {
+      action = detail::kIsolate;
+    }
+    tables.ascii_action[b] = action;
+    tables.ascii_lower[b] = static_cast<char>(options.lowercase && b >= 'A' && b <= 'Z' ? b - 'A' + 'a' : b);
+  }
 }
 
 }  // namespace
@@ -294,46 +435,23 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Vocab vocab, TokenizerOpti
     return unsupported("vocabulary tokens longer than 11 bytes total 16 MB or more");
   }
 
-  std::vector<std::string> added;
+  std::vector<std::string> added_tokens;
   if (options.added_tokens) {
-    added = *options.added_tokens;
+    added_tokens = *options.added_tokens;
   } else {
     for (const std::string* t : {&options.pad_token, &options.unk_token, &options.cls_token,
                                  &options.sep_token, &options.mask_token}) {
-      if (vocab.find(*t) >= 0) added.push_back(*t);
+      if (vocab.find(*t) >= 0) added_tokens.push_back(*t);
     }
   }
-  for (const std::string& token : added) {
+  std::vector<std::pair<std::string, int32_t>> added;
+  for (const std::string& token : added_tokens) {
     if (token.empty()) continue;
     const int32_t id = vocab.find(token);
     if (id < 0) return invalid_argument("added token '" + token + "' is not in the vocabulary");
-    tables->added.emplace_back(token, id);
+    added.emplace_back(token, id);
   }
-  std::stable_sort(tables->added.begin(), tables->added.end(),
-                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-  for (const auto& [token, id] : tables->added) {
-    const auto b = static_cast<unsigned char>(token[0]);
-    tables->added_first_byte[b] = true;
-    if (tables->single_first_byte == -1) {
-      tables->single_first_byte = b;
-    } else if (tables->single_first_byte != b) {
-      tables->single_first_byte = -2;
-    }
-  }
-
-  for (unsigned b = 0; b < 128; ++b) {
-    const uint8_t f = detail::char_flags(b);
-    detail::AsciiAction action = detail::kAppend;
-    if (options.clean_text && (f & detail::kDrop)) {
-      action = detail::kSkip;
-    } else if (f & detail::kSpace) {
-      action = detail::kSplit;
-    } else if (f & detail::kPunct) {
-      action = detail::kIsolate;
-    }
-    tables->ascii_action[b] = action;
-    tables->ascii_lower[b] = static_cast<char>(options.lowercase && b >= 'A' && b <= 'Z' ? b - 'A' + 'a' : b);
-  }
+  build_text_tables(options, std::move(added), *tables);
 
   tok.vocab_ = std::move(vocab);
   tok.options_ = std::move(options);
@@ -359,7 +477,8 @@ Result<size_t> WordPieceTokenizer::encode_append(std::string_view text, std::vec
 
   // A word longer than max_input_chars_per_word is [UNK] whatever it holds,
   // so the buffer needs room for that many characters only.
-  const size_t word_cap = static_cast<size_t>(std::max(options_.max_input_chars_per_word, 0)) * 4 + 8;
+  const size_t max_chars = static_cast<size_t>(std::max(options_.max_input_chars_per_word, 0));
+  const size_t word_cap = max_chars * 4 + 8;
   char stack_buf[1024];
   std::unique_ptr<char[]> heap_buf;
   char* word_buf = stack_buf;
@@ -370,53 +489,11 @@ Result<size_t> WordPieceTokenizer::encode_append(std::string_view text, std::vec
 
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
-  Encoder enc(t, options_, unk_id_, word_buf, out, body_begin, limit);
-  bool bad = false;
-  size_t stop = n;  // where encoding stopped early (length limit), or n
-
-  size_t seg = 0;  // start of the text not yet encoded
-  if (!t.added.empty() && limit > 0) {
-    size_t pos = 0;
-    while (pos < n) {
-      if (t.single_first_byte >= 0) {
-        const void* hit = std::memchr(p + pos, t.single_first_byte, n - pos);
-        if (hit == nullptr) break;
-        pos = static_cast<size_t>(static_cast<const unsigned char*>(hit) - p);
-      } else if (!t.added_first_byte[p[pos]]) {
-        ++pos;
-        continue;
-      }
-      const std::pair<std::string, int32_t>* match = nullptr;
-      for (const auto& a : t.added) {
-        if (a.first.size() <= n - pos && std::memcmp(p + pos, a.first.data(), a.first.size()) == 0) {
-          match = &a;
-          break;
-        }
-      }
-      if (match == nullptr) {
-        ++pos;
-        continue;
-      }
-      const size_t at = enc.run(p, seg, pos, &bad);
-      if (bad) return invalid_utf8(at);
-      if (at != pos || enc.done()) {
-        stop = at;
-        break;
-      }
-      out.push_back(match->second);
-      pos += match->first.size();
-      seg = pos;
-      if (enc.done()) {
-        stop = pos;
-        break;
-      }
-    }
-  }
-  if (stop == n && limit > 0) {
-    stop = enc.run(p, seg, n, &bad);
-    if (bad) return invalid_utf8(stop);
-  } else if (limit == 0) {
-    stop = 0;
+  Encoder<WordPieceSink> enc(t, options_, WordPieceSink(t, unk_id_, max_chars, out, body_begin, limit),
+                             word_buf);
+  size_t stop = 0;  // where encoding stopped early (length limit), or n
+  if (limit > 0) {
+    INFERCOST_ASSIGN_OR_RETURN(stop, run_text(t, enc, p, n));
   }
   if (stop < n) {
     // Stopped at the length limit: the rest must still be valid UTF-8.
@@ -426,6 +503,26 @@ Result<size_t> WordPieceTokenizer::encode_append(std::string_view text, std::vec
   if (out.size() - body_begin > limit) out.resize(body_begin + limit);
   if (special) out.push_back(sep_id_);
   return out.size() - begin;
+}
+
+Result<std::vector<std::string>> basic_tokenize(std::string_view text, const TokenizerOptions& options) {
+  std::vector<std::string> tokens =
+      options.added_tokens ? *options.added_tokens
+                           : std::vector<std::string>{options.pad_token, options.unk_token, options.cls_token,
+                                                      options.sep_token, options.mask_token};
+  std::vector<std::pair<std::string, int32_t>> added;
+  for (std::string& token : tokens) {
+    if (!token.empty()) added.emplace_back(std::move(token), -1);
+  }
+  detail::EncoderTables tables;
+  build_text_tables(options, std::move(added), tables);
+
+  std::vector<std::string> words;
+  Encoder<WordSink> enc(tables, options, WordSink(words), nullptr);
+  INFERCOST_ASSIGN_OR_RETURN(
+      size_t stop, run_text(tables, enc, reinterpret_cast<const unsigned char*>(text.data()), text.size()));
+  (void)stop;
+  return words;
 }
 
 }  // namespace infercost::text

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "backend/cpu/gemm_onednn.h"
-#include "reference_encoder.h"
+#include "infercost/model/reference_encoder.h"
+#include "random_weights.h"
 
 namespace infercost::backend::cpu {
 namespace {
@@ -30,8 +31,8 @@ TEST(Kernels, LayerNormMatchesNaive) {
   layer_norm(x.data(), y.data(), rows, cols, gamma.data(), beta.data(), 1e-12f);
   model::LayerNormWeights ln{gamma, beta};
   for (int r = 0; r < rows; ++r) {
-    std::vector<double> row(x.begin() + r * cols, x.begin() + (r + 1) * cols);
-    testing::naive_layer_norm(row, ln, 1e-12);
+    std::vector<float> row(x.begin() + r * cols, x.begin() + (r + 1) * cols);
+    model::reference_layer_norm(row.data(), 1, cols, ln, 1e-12f);
     for (int i = 0; i < cols; ++i)
       ASSERT_NEAR(y[size_t(r) * cols + i], row[size_t(i)], 2e-5) << r << "," << i;
   }
@@ -50,12 +51,12 @@ TEST(Kernels, EmbedLayerNormAddsWordPositionAndTokenType) {
     embed_layer_norm(ids.data(), ps.data(), int64_t(ids.size()), hidden, word.data(), pos.data(),
                      with_type ? type0.data() : nullptr, gamma.data(), beta.data(), 1e-5f, out.data());
     for (size_t t = 0; t < ids.size(); ++t) {
-      std::vector<double> row(size_t(hidden), 0.0);
+      std::vector<float> row(size_t(hidden), 0.0f);
       for (int i = 0; i < hidden; ++i) {
-        row[size_t(i)] = double(word[size_t(ids[t]) * hidden + i]) + pos[size_t(ps[t]) * hidden + i] +
+        row[size_t(i)] = word[size_t(ids[t]) * hidden + i] + pos[size_t(ps[t]) * hidden + i] +
                          (with_type ? type0[size_t(i)] : 0.0f);
       }
-      testing::naive_layer_norm(row, {gamma, beta}, 1e-5);
+      model::reference_layer_norm(row.data(), 1, hidden, {gamma, beta}, 1e-5f);
       for (int i = 0; i < hidden; ++i) ASSERT_NEAR(out[t * hidden + i], row[size_t(i)], 2e-5);
     }
   }
@@ -162,15 +163,15 @@ TEST_P(LinearTest, MatchesNaive) {
     lin.run(stream, x.data(), rows, y.data());
     stream.wait();
     for (int64_t r = 0; r < rows; ++r) {
-      std::vector<double> xr(x.begin() + r * 33, x.begin() + (r + 1) * 33);
-      std::vector<double> ya = testing::naive_linear(a, xr), yb = testing::naive_linear(b, xr);
-      ya.insert(ya.end(), yb.begin(), yb.end());
+      std::vector<float> ya(25);
+      model::reference_linear(a, x.data() + r * 33, 1, ya.data());
+      model::reference_linear(b, x.data() + r * 33, 1, ya.data() + 19);
       for (int o = 0; o < 25; ++o) {
-        double v = ya[size_t(o)];
+        float v = ya[size_t(o)];
         switch (c.act) {
           case Activation::kNone: break;
-          case Activation::kGelu: v = testing::gelu_erf(v); break;
-          case Activation::kRelu: v = std::max(v, 0.0); break;
+          case Activation::kGelu: v = model::reference_gelu(v); break;
+          case Activation::kRelu: v = std::max(v, 0.0f); break;
           case Activation::kTanh: v = std::tanh(v); break;
         }
         if (c.accumulate) v += y0[size_t(r) * 25 + o];

@@ -225,6 +225,100 @@ TEST(TokenizerTest, CreateRejectsMissingSpecialTokens) {
   EXPECT_NE(r.status().message().find("[UNK]"), std::string::npos);
 }
 
+using W = std::vector<std::string>;
+
+W words(std::string_view text, const TokenizerOptions& options = {}) {
+  auto r = basic_tokenize(text, options);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  return r.ok() ? *r : W{"<error>"};
+}
+
+TEST(BasicTokenizeTest, SplitsAtWhitespaceAndPunctuationAndLowercases) {
+  EXPECT_EQ(words("Hello, World!"), (W{"hello", ",", "world", "!"}));
+  EXPECT_EQ(words("  a\tb\n\r c  "), (W{"a", "b", "c"}));
+  EXPECT_EQ(words("don't"), (W{"don", "'", "t"}));
+  EXPECT_EQ(words(""), W{});
+  EXPECT_EQ(words(" \t "), W{});
+}
+
+TEST(BasicTokenizeTest, NormalizesAsEncodeDoes) {
+  EXPECT_EQ(words("Caf\xC3\xA9 Cafe\xCC\x81"), (W{"cafe", "cafe"}));  // accents stripped
+  EXPECT_EQ(words("x\xC4\xB0y"), (W{"xiy"}));                         // strip, then lowercase
+  EXPECT_EQ(words("a\xE4\xB8\xAD\xE6\x96\x87z"), (W{"a", "\xE4\xB8\xAD", "\xE6\x96\x87", "z"}));  // CJK
+  EXPECT_EQ(words(std::string("a\0b\xE2\x80\x8B"
+                              "c\xC2\xA0"
+                              "d",
+                              10)),
+            (W{"abc", "d"}));  // NUL and zero-width space dropped, NBSP splits
+  TokenizerOptions cased;
+  cased.lowercase = false;
+  EXPECT_EQ(words("Caf\xC3\xA9", cased), (W{"Caf\xC3\xA9"}));
+  TokenizerOptions nostrip;
+  nostrip.strip_accents = false;
+  EXPECT_EQ(words("\xC3\x89t\xC3\xA9 x\xC4\xB0", nostrip), (W{"\xC3\xA9t\xC3\xA9", "xi\xCC\x87"}));
+  TokenizerOptions nochinese;
+  nochinese.tokenize_chinese_chars = false;
+  EXPECT_EQ(words("a\xE4\xB8\xAD\xE6\x96\x87z", nochinese), (W{"a\xE4\xB8\xAD\xE6\x96\x87z"}));
+  TokenizerOptions noclean;
+  noclean.clean_text = false;
+  EXPECT_EQ(words("a\xE2\x80\x8B"
+                  "b",
+                  noclean),
+            (W{"a\xE2\x80\x8B"
+               "b"}));
+}
+
+TEST(BasicTokenizeTest, SpecialTokensStayWhole) {
+  EXPECT_EQ(words("[CLS] Hi[SEP]x [cls]"), (W{"[CLS]", "hi", "[SEP]", "x", "[", "cls", "]"}));
+  EXPECT_EQ(words("[[MASK]]"), (W{"[", "[MASK]", "]"}));
+  TokenizerOptions none;
+  none.added_tokens = std::vector<std::string>{};
+  EXPECT_EQ(words("[CLS]", none), (W{"[", "cls", "]"}));
+  TokenizerOptions mine;
+  mine.added_tokens = std::vector<std::string>{"<Me>"};
+  EXPECT_EQ(words("a<Me>[SEP]", mine), (W{"a", "<Me>", "[", "sep", "]"}));
+}
+
+TEST(BasicTokenizeTest, LongWordsComeBackWholeAndLimitsAreIgnored) {
+  TokenizerOptions o;
+  o.max_input_chars_per_word = 5;
+  o.max_length = 3;
+  const std::string longer(3000, 'q');
+  EXPECT_EQ(words("a b c d " + longer + " \xC3\xA9\xC3\xA9\xC3\xA9", o),
+            (W{"a", "b", "c", "d", longer, "eee"}));
+}
+
+TEST(BasicTokenizeTest, WordsAreWhatWordPieceSees) {
+  // Each word, encoded alone without further normalization, gives the ids
+  // that the whole text gives.
+  auto whole = make();
+  TokenizerOptions raw;
+  raw.lowercase = false;
+  raw.strip_accents = false;
+  raw.add_special_tokens = false;
+  auto piece = make(raw);
+  for (const char* text : {"Hello, world! unaffable cafe\xCC\x81",
+                           "[CLS]xi\xC4\xB0 \xE4\xB8\xAD\xE6\x96\x87.ab", "aaab unknownword [MASK]"}) {
+    V want = ids(whole, text), got = {kCls};
+    for (const std::string& w : words(text)) {
+      const V p = ids(piece, w);
+      got.insert(got.end(), p.begin(), p.end());
+    }
+    got.push_back(kSep);
+    EXPECT_EQ(got, want) << text;
+  }
+}
+
+TEST(BasicTokenizeTest, InvalidUtf8NamesTheByteOffset) {
+  for (const auto& [text, offset] : {std::pair<std::string, size_t>{"ab\xFF", 2}, {"[SEP]\xC3(", 5}}) {
+    auto r = basic_tokenize(text, {});
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(r.status().message().find("byte offset " + std::to_string(offset)), std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(TokenizerJsonTest, LoadsHuggingFaceFileAndMatchesItsIds) {
   const std::string dir = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/";
   auto loaded = load_tokenizer_json(dir + "tiny_tokenizer.json", TokenizerOptions{});

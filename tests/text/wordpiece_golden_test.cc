@@ -121,5 +121,45 @@ TEST_F(WordPieceGoldenTest, MatchesOnAllThreadsAtOnce) {
   EXPECT_EQ(mismatches.load(), 0u) << "across " << n_threads << " threads";
 }
 
+// basic_tokenize gives the words WordPiece sees: encoding each word on its
+// own, with no further normalization, gives the golden ids.
+TEST_F(WordPieceGoldenTest, BasicTokenizeWordsGiveTheSameIds) {
+  auto vocab = Vocab::load_txt(kVocabPath);
+  ASSERT_TRUE(vocab.ok()) << vocab.status().to_string();
+  size_t checked = 0, mismatches = 0;
+  std::map<std::string, WordPieceTokenizer> raw;
+  for (const Case& c : cases_) {
+    if (c.variant == "max16" || c.variant == "nospecial") continue;  // truncation, no [CLS]/[SEP]
+    TokenizerOptions o = options_for(c.variant);
+    auto it = raw.find(c.variant);
+    if (it == raw.end()) {
+      TokenizerOptions r = o;
+      r.lowercase = false;
+      r.strip_accents = false;
+      r.add_special_tokens = false;
+      r.max_length = 0;
+      auto tok = WordPieceTokenizer::create(*vocab, r);
+      ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+      it = raw.emplace(c.variant, std::move(tok).value()).first;
+    }
+    auto words = basic_tokenize(c.text, o);
+    ASSERT_TRUE(words.ok()) << words.status().to_string();
+    std::vector<int32_t> ids = {101};
+    for (const std::string& w : *words) {
+      auto n = it->second.encode_append(w, ids);
+      ASSERT_TRUE(n.ok()) << n.status().to_string();
+    }
+    if (ids.size() > 511) ids.resize(511);
+    ids.push_back(102);
+    ++checked;
+    if (ids != c.ids && ++mismatches <= 10) {
+      ADD_FAILURE() << "variant " << c.variant << ", text " << nlohmann::json(c.text).dump() << "\n  words "
+                    << nlohmann::json(*words).dump();
+    }
+  }
+  EXPECT_GE(checked, 10000u);
+  EXPECT_EQ(mismatches, 0u) << "of " << checked;
+}
+
 }  // namespace
 }  // namespace infercost::text

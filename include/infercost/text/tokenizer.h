@@ -104,6 +104,17 @@ class WordPieceTokenizer {
   std::shared_ptr<const detail::EncoderTables> tables_;
 };
 
+// The words the WordPiece step sees for `text` (UTF-8), by the same code as
+// encode(): added tokens matched in the raw text and kept whole; then clean_text,
+// CJK characters made words of their own, accents stripped, lowercased (per
+// `options`), split at whitespace and around each punctuation character.
+// No vocabulary is involved: with added_tokens unset, the added tokens are
+// the five special tokens (pad, unk, cls, sep, mask). Words are returned
+// whole, however long (max_input_chars_per_word, max_length and
+// add_special_tokens are ignored). Errors: kCorruption naming the byte
+// offset of invalid UTF-8.
+Result<std::vector<std::string>> basic_tokenize(std::string_view text, const TokenizerOptions& options);
+
 // Reads tokenizer.json (HF `tokenizers` format): the WordPiece vocab, the
 // BertNormalizer flags (lowercase, strip_accents, handle_chinese_chars,
 // clean_text), special tokens, and truncation max_length if present into

@@ -1,0 +1,42 @@
+// A plain fp32 forward pass of the encoder and classifier head for one
+// unpadded sequence, written to be read rather than to be fast. It is the
+// oracle the backend tests compare with, and synthesize_model calibrates the
+// synthetic head with it.
+//
+// The arithmetic is fixed: fp32 products and sums in a set order (each
+// linear sums 8 strided lanes, then the tail, then the lanes), LayerNorm
+// statistics in double, GELU through double erf. Synthesized model files
+// depend on it bit for bit; change it and they change.
+//
+// Preconditions (not checked): 1 <= ids.size() <= max_position_embeddings,
+// every id in [0, vocab_size), weights shaped as `config` says.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "infercost/model/config.h"
+#include "infercost/model/weights.h"
+
+namespace infercost::model {
+
+// y[rows, l.out] = x[rows, l.in] W^T + b, with W [out, in] row-major.
+void reference_linear(const Linear& l, const float* x, int rows, float* y);
+
+// LayerNorm of each of `rows` rows of `hidden` values of x, in place.
+void reference_layer_norm(float* x, int rows, int hidden, const LayerNormWeights& ln, float eps);
+
+// Exact (erf) GELU, as HF's "gelu".
+float reference_gelu(float x);
+
+// The classifier's input for the sequence: relu(pre_classifier([CLS])) for
+// DistilBERT, tanh(pooler([CLS])) for BERT; hidden_size values.
+std::vector<float> reference_head_features(const ModelConfig& config, const EncoderWeights& weights,
+                                           std::span<const int32_t> ids);
+
+// The classifier's logits for the sequence; num_labels values.
+std::vector<float> reference_logits(const ModelConfig& config, const EncoderWeights& weights,
+                                    std::span<const int32_t> ids);
+
+}  // namespace infercost::model

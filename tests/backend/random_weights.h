@@ -1,0 +1,88 @@
+// Random weights and a small config of either architecture for the backend
+// tests; the oracle they compare with is model::reference_logits
+// (include/infercost/model/reference_encoder.h).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "infercost/model/config.h"
+#include "infercost/model/weights.h"
+
+namespace infercost::backend::testing {
+
+inline model::Linear random_linear(int out, int in, std::mt19937& rng, float scale) {
+  std::normal_distribution<float> n(0.0f, scale);
+  model::Linear l;
+  l.out = out;
+  l.in = in;
+  l.weight.resize(size_t(out) * in);
+  l.bias.resize(size_t(out));
+  for (float& x : l.weight) x = n(rng);
+  for (float& x : l.bias) x = n(rng);
+  return l;
+}
+
+inline model::LayerNormWeights random_ln(int n, std::mt19937& rng) {
+  std::normal_distribution<float> d(0.0f, 0.1f);
+  model::LayerNormWeights ln;
+  for (int i = 0; i < n; ++i) {
+    ln.gamma.push_back(1.0f + d(rng));
+    ln.beta.push_back(d(rng));
+  }
+  return ln;
+}
+
+// A small config of either architecture and weights with non-trivial biases
+// and LayerNorm parameters.
+inline model::ModelConfig small_config(model::Architecture arch, std::string activation) {
+  model::ModelConfig c;
+  c.architecture = arch;
+  c.model_type = arch == model::Architecture::kBert ? "bert" : "distilbert";
+  c.name = "test-" + c.model_type;
+  c.vocab_size = 97;
+  c.hidden_size = 32;
+  c.num_layers = 2;
+  c.num_heads = 4;
+  c.intermediate_size = 48;
+  c.max_position_embeddings = 40;
+  c.type_vocab_size = arch == model::Architecture::kBert ? 2 : 0;
+  c.activation = std::move(activation);
+  c.labels = {"NEGATIVE", "POSITIVE", "NEUTRAL"};
+  return c;
+}
+
+inline model::EncoderWeights random_weights(const model::ModelConfig& c, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n(0.0f, 0.5f);
+  const int H = c.hidden_size;
+  model::EncoderWeights w;
+  w.word_embeddings.resize(size_t(c.vocab_size) * H);
+  w.position_embeddings.resize(size_t(c.max_position_embeddings) * H);
+  w.token_type_embeddings.resize(size_t(c.type_vocab_size) * H);
+  for (float& x : w.word_embeddings) x = n(rng);
+  for (float& x : w.position_embeddings) x = n(rng);
+  for (float& x : w.token_type_embeddings) x = n(rng);
+  w.embeddings_ln = random_ln(H, rng);
+  const float s = 1.0f / std::sqrt(float(H));
+  for (int l = 0; l < c.num_layers; ++l) {
+    model::EncoderLayerWeights L;
+    L.q = random_linear(H, H, rng, 2 * s);
+    L.k = random_linear(H, H, rng, 2 * s);
+    L.v = random_linear(H, H, rng, s);
+    L.attn_out = random_linear(H, H, rng, s);
+    L.attn_ln = random_ln(H, rng);
+    L.ffn_in = random_linear(c.intermediate_size, H, rng, s);
+    L.ffn_out = random_linear(H, c.intermediate_size, rng, 1.0f / std::sqrt(float(c.intermediate_size)));
+    L.ffn_ln = random_ln(H, rng);
+    w.layers.push_back(std::move(L));
+  }
+  w.head.pre = random_linear(H, H, rng, s);
+  w.head.classifier = random_linear(c.num_labels(), H, rng, s);
+  return w;
+}
+
+}  // namespace infercost::backend::testing

@@ -1,0 +1,99 @@
+// The plain reference forward pass against HF transformers logits on the tiny
+// committed models (tests/data_files/golden, written by
+// tools/gen_model_golden.py), and its pieces against hand-computed values.
+#include "infercost/model/reference_encoder.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "infercost/model/config.h"
+#include "infercost/model/model_dir.h"
+#include "infercost/model/safetensors.h"
+#include "infercost/model/weights.h"
+
+namespace infercost::model {
+namespace {
+
+TEST(ReferenceEncoderTest, LinearLayerNormAndGelu) {
+  Linear l;
+  l.out = 2;
+  l.in = 10;  // one block of 8 lanes and a tail of 2
+  for (int o = 0; o < 2; ++o)
+    for (int i = 0; i < 10; ++i) l.weight.push_back(float(o == 0 ? i : -1));
+  l.bias = {0.5f, 1.0f};
+  std::vector<float> x(20, 1.0f), y(4);
+  for (int i = 0; i < 10; ++i) x[10 + size_t(i)] = float(i);
+  reference_linear(l, x.data(), 2, y.data());
+  EXPECT_EQ(y, (std::vector<float>{45.5f, -9.0f, 285.5f, -44.0f}));
+
+  std::vector<float> r = {1, 2, 3, 4};
+  reference_layer_norm(r.data(), 1, 4, {{1, 1, 2, 1}, {0, 0, 0, 10}}, 0.0f);
+  const float s = 1.0f / std::sqrt(1.25f);
+  EXPECT_NEAR(r[0], -1.5f * s, 1e-6);
+  EXPECT_NEAR(r[1], -0.5f * s, 1e-6);
+  EXPECT_NEAR(r[2], 2 * 0.5f * s, 1e-6);
+  EXPECT_NEAR(r[3], 10 + 1.5f * s, 1e-6);
+
+  EXPECT_EQ(reference_gelu(0.0f), 0.0f);
+  EXPECT_NEAR(reference_gelu(1.0f), 0.8413447f, 1e-6);
+  EXPECT_NEAR(reference_gelu(-3.0f), -0.0040499f, 1e-6);
+}
+
+class ReferenceGoldenTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReferenceGoldenTest, MatchesTransformersLogits) {
+  const std::string dir = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/" + GetParam();
+  auto config = load_config(dir + "/config.json");
+  ASSERT_TRUE(config.ok()) << config.status().to_string();
+  auto file = SafeTensorsFile::open(dir + "/model.safetensors");
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  auto weights = read_encoder_weights(*file, *config);
+  ASSERT_TRUE(weights.ok()) << weights.status().to_string();
+
+  std::ifstream in(dir + ".json");
+  ASSERT_TRUE(in.good()) << "cannot open " << dir << ".json";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto doc = nlohmann::json::parse(ss.str());
+  const double tolerance = doc.value("tolerance_abs", 1e-4);
+  size_t cases = 0;
+  double max_diff = 0, max_abs = 0;
+  for (const auto& c : doc.at("cases")) {
+    const auto ids = c.at("input_ids").get<std::vector<int32_t>>();
+    const auto want = c.at("logits").get<std::vector<double>>();
+    const std::vector<float> got = reference_logits(*config, *weights, ids);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t l = 0; l < want.size(); ++l) {
+      max_diff = std::max(max_diff, std::abs(double(got[l]) - want[l]));
+      max_abs = std::max(max_abs, std::abs(want[l]));
+    }
+    // The logits are the classifier applied to the head features.
+    const std::vector<float> g = reference_head_features(*config, *weights, ids);
+    ASSERT_EQ(g.size(), size_t(config->hidden_size));
+    std::vector<float> logits(want.size());
+    reference_linear(weights->head.classifier, g.data(), 1, logits.data());
+    EXPECT_EQ(logits, got);
+    ++cases;
+  }
+  EXPECT_GE(cases, 10u);
+  EXPECT_GT(max_abs, 0.1) << "logits too small for the comparison to mean anything";
+  EXPECT_LE(max_diff, tolerance) << "over " << cases << " cases";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ReferenceGoldenTest,
+                         ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+}  // namespace
+}  // namespace infercost::model
