@@ -31,7 +31,9 @@ std::string default_cache_dir() {
 
 // A cached artifact is complete only when its marker exists: an interrupted
 // synthesis is redone rather than trusted.
-bool complete(const std::string& path) { return path_exists(path + ".complete"); }
+bool complete(const std::string& path) {
+  return path_exists(path + ".complete");
+}
 
 void mark_complete(const std::string& path) {
   Result<AtomicOutputFile> f = AtomicOutputFile::create(path + ".complete");
@@ -49,7 +51,8 @@ void execute(const DemoFlags& flags) {
 
   const std::string model_dir = cache + "/distilbert-base-synthetic-seed1";
   if (!complete(model_dir)) {
-    std::fprintf(stderr, "demo: synthesizing a DistilBERT-base model (random weights) into %s\n", model_dir.c_str());
+    std::fprintf(stderr, "demo: synthesizing a DistilBERT-base model (random weights) into %s\n",
+                 model_dir.c_str());
     model::SynthOptions synth;
     synth.out_dir = model_dir;
     synth.preset = "distilbert-base";
@@ -80,7 +83,8 @@ void execute(const DemoFlags& flags) {
   run.batch_size = flags.batch_size;
   run.on_model_loaded = [](const model::ModelConfig& config) {
     if (config.synthetic) {
-      std::fprintf(stderr, "demo: note: the model is synthetic: its speed is real, its sentiments are not.\n");
+      std::fprintf(stderr,
+                   "demo: note: the model is synthetic: its speed is real, its sentiments are not.\n");
     }
   };
   std::fprintf(stderr, "demo: classifying %lld rows on the CPU\n", static_cast<long long>(flags.rows));
@@ -102,11 +106,16 @@ void register_demo(CLI::App& app) {
   auto flags = std::make_shared<DemoFlags>();
   CLI::App* cmd = app.add_subcommand(
       "demo", "Run the embedded default: a synthetic DistilBERT-base model over synthetic tweets (cached)");
-  cmd->add_option("--cache", flags->cache_dir,
-                  "Cache folder (default: $INFERCOST_CACHE, $XDG_CACHE_HOME/infercost or ~/.cache/infercost)");
-  cmd->add_option("--rows", flags->rows, "Synthetic tweets to classify")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option(
+      "--cache", flags->cache_dir,
+      "Cache folder (default: $INFERCOST_CACHE, $XDG_CACHE_HOME/infercost or ~/.cache/infercost)");
+  cmd->add_option("--rows", flags->rows, "Synthetic tweets to classify")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", flags->threads, "Threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--batch-size", flags->batch_size, "Rows per batch")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--batch-size", flags->batch_size, "Rows per batch")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->callback([flags]() { execute(*flags); });
 }
 

@@ -64,21 +64,26 @@ void register_run(CLI::App& app) {
   pipeline::RunOptions& o = flags->options;
   CLI::App* cmd = app.add_subcommand("run", "Classify every row of JSON-lines inputs and write predictions");
   cmd->add_option("inputs", o.inputs, "Input files (JSON lines), read in the order given")->required();
-  cmd->add_option("--model", o.model_dir, "Model directory (config.json, model.safetensors, vocab.txt or tokenizer.json)")
+  cmd->add_option("--model", o.model_dir,
+                  "Model directory (config.json, model.safetensors, vocab.txt or tokenizer.json)")
       ->required();
   cmd->add_option("--column", o.column, "Name of the text field")->capture_default_str();
   cmd->add_option("-o,--output", o.output, "Output file (.jsonl or .csv); '-' for JSON lines on stdout")
       ->capture_default_str();
   cmd->add_option("--output-format", o.output_format, "jsonl or csv (default: from the --output extension)");
-  cmd->add_option("--batch-size", o.batch_size, "Rows per inference batch")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--batch-size", o.batch_size, "Rows per inference batch")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o.threads, "Threads for tokenizing and inference (0: all cores)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-length", o.max_length, "Truncate each text to this many tokens, [CLS] and [SEP] included")
+  cmd->add_option("--max-length", o.max_length,
+                  "Truncate each text to this many tokens, [CLS] and [SEP] included")
       ->capture_default_str();
   cmd->add_option("--device", o.device, "Device to run on")->capture_default_str();
   cmd->add_option("--metrics", flags->metrics_path, "Write the run's metrics as JSON to this file");
-  cmd->add_option("--on-error", flags->on_error, "Bad rows: 'fail' (stop, write nothing) or 'skip' (count and go on)")
+  cmd->add_option("--on-error", flags->on_error,
+                  "Bad rows: 'fail' (stop, write nothing) or 'skip' (count and go on)")
       ->capture_default_str();
   cmd->add_flag("--no-text", flags->no_text, "Leave the text column out of the output");
   cmd->add_flag("-q,--quiet", flags->quiet, "No progress and no summary on stderr");

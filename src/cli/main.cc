@@ -26,8 +26,7 @@ void fail(const Status& status) {
 
 int main(int argc, char** argv) {
   using namespace infercost::cli;
-  CLI::App app{
-      "infercost: batch inference and cost-to-solution benchmarks for transformer text classifiers"};
+  CLI::App app{"infercost: batch inference and cost-to-solution benchmarks for transformer text classifiers"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "infercost 0.1.0");
   register_run(app);

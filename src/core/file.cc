@@ -19,7 +19,9 @@ std::string os_error(const std::string& what, const std::string& path) {
 
 Result<std::string> read_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? not_found(os_error("cannot open", path)) : io_error(os_error("cannot open", path));
+  if (fd < 0)
+    return errno == ENOENT ? not_found(os_error("cannot open", path))
+                           : io_error(os_error("cannot open", path));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     Status s = io_error(os_error("cannot stat", path));
@@ -51,7 +53,9 @@ Result<std::string> read_file(const std::string& path) {
 
 Result<MappedFile> MappedFile::open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? not_found(os_error("cannot open", path)) : io_error(os_error("cannot open", path));
+  if (fd < 0)
+    return errno == ENOENT ? not_found(os_error("cannot open", path))
+                           : io_error(os_error("cannot open", path));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
@@ -114,7 +118,9 @@ AtomicOutputFile& AtomicOutputFile::operator=(AtomicOutputFile&& o) noexcept {
   return *this;
 }
 
-AtomicOutputFile::~AtomicOutputFile() { abandon(); }
+AtomicOutputFile::~AtomicOutputFile() {
+  abandon();
+}
 
 Status AtomicOutputFile::write(std::string_view bytes) {
   if (!file_) return internal_error(path_ + ": write after commit or abandon");

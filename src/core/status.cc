@@ -35,13 +35,27 @@ std::string Status::to_string() const {
   return out;
 }
 
-Status invalid_argument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
-Status not_found(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-Status io_error(std::string m) { return {StatusCode::kIOError, std::move(m)}; }
-Status corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
-Status unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
-Status resource_exhausted(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
-Status internal_error(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+Status invalid_argument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
+Status not_found(std::string m) {
+  return {StatusCode::kNotFound, std::move(m)};
+}
+Status io_error(std::string m) {
+  return {StatusCode::kIOError, std::move(m)};
+}
+Status corruption(std::string m) {
+  return {StatusCode::kCorruption, std::move(m)};
+}
+Status unsupported(std::string m) {
+  return {StatusCode::kUnsupported, std::move(m)};
+}
+Status resource_exhausted(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
+Status internal_error(std::string m) {
+  return {StatusCode::kInternal, std::move(m)};
+}
 
 namespace detail {
 void check_failed(const char* expr, const char* file, int line) {

@@ -74,7 +74,8 @@ class SimdJsonlReader final : public JsonlReader {
     err = obj.at_key(column_).get(value);
     if (err) return invalid_argument("no column '" + column_ + "'");
     if (!value.is_string()) {
-      return invalid_argument("column '" + column_ + "' is " + type_name(value.type()) + ", expected a string");
+      return invalid_argument("column '" + column_ + "' is " + type_name(value.type()) +
+                              ", expected a string");
     }
     std::string_view sv = value.get_string().value_unsafe();
     text.assign(sv.data(), sv.size());

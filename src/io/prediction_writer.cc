@@ -35,7 +35,8 @@ class Sink {
   }
   Status write(std::string_view bytes) {
     if (to_file_) return file_.write(bytes);
-    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) return io_error("stdout: write failed");
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
+      return io_error("stdout: write failed");
     return Status();
   }
   Status close() {
@@ -127,7 +128,8 @@ Result<OutputFormat> output_format_for(const std::string& path, const std::strin
   std::string f = lowercase(format_flag);
   if (f == "jsonl" || f == "json" || f == "ndjson") return OutputFormat::kJsonl;
   if (f == "csv") return OutputFormat::kCsv;
-  if (!f.empty()) return invalid_argument("unknown output format '" + format_flag + "' (expected jsonl or csv)");
+  if (!f.empty())
+    return invalid_argument("unknown output format '" + format_flag + "' (expected jsonl or csv)");
   if (path == "-") return OutputFormat::kJsonl;
   std::string p = lowercase(path);
   if (ends_with(p, ".jsonl") || ends_with(p, ".json") || ends_with(p, ".ndjson")) return OutputFormat::kJsonl;
@@ -135,10 +137,12 @@ Result<OutputFormat> output_format_for(const std::string& path, const std::strin
   if (ends_with(p, ".parquet")) {
     return unsupported(path + ": Parquet output is not available yet; write .jsonl or .csv");
   }
-  return invalid_argument(path + ": cannot tell the output format from the extension; use .jsonl or .csv, or --output-format");
+  return invalid_argument(
+      path + ": cannot tell the output format from the extension; use .jsonl or .csv, or --output-format");
 }
 
-Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::string& path, OutputFormat format,
+Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::string& path,
+                                                                   OutputFormat format,
                                                                    const PredictionColumns& columns) {
   if (columns.labels.empty()) return invalid_argument("prediction writer: the model has no labels");
   INFERCOST_ASSIGN_OR_RETURN(Sink sink, Sink::open(path));

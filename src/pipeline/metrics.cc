@@ -56,7 +56,8 @@ std::string RunMetrics::to_summary() const {
     if (it != stage_seconds.end()) fmt::format_to(line, " {} {:.3f}", stage, it->second);
   }
   fmt::format_to(line, "\nwall            {:.3f} s (model load excluded)\n", wall_seconds);
-  fmt::format_to(line, "throughput      {:.1f} rows/s, {:.0f} tokens/s\n", rows_per_second(), tokens_per_second());
+  fmt::format_to(line, "throughput      {:.1f} rows/s, {:.0f} tokens/s\n", rows_per_second(),
+                 tokens_per_second());
   fmt::format_to(line, "peak RSS        {:.1f} MiB\n", peak_rss_bytes / (1024.0 * 1024.0));
   fmt::format_to(line, "config          device {}, {} threads, batch {}, max length {}, model {}{}\n", device,
                  threads, batch_size, max_length, model_name, model_synthetic ? " (synthetic)" : "");

@@ -60,7 +60,8 @@ void softmax_rows(float* logits, int rows, int labels) {
     const float max = *std::max_element(x, x + labels);
     double sum = 0;
     for (int l = 0; l < labels; ++l) sum += std::exp(static_cast<double>(x[l] - max));
-    for (int l = 0; l < labels; ++l) x[l] = static_cast<float>(std::exp(static_cast<double>(x[l] - max)) / sum);
+    for (int l = 0; l < labels; ++l)
+      x[l] = static_cast<float>(std::exp(static_cast<double>(x[l] - max)) / sum);
   }
 }
 
@@ -68,7 +69,8 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
   if (options.batch_size < 1) return invalid_argument("--batch-size must be at least 1");
   if (options.max_length < 2) return invalid_argument("--max-length must be at least 2 ([CLS] and [SEP])");
-  INFERCOST_ASSIGN_OR_RETURN(io::OutputFormat format, io::output_format_for(options.output, options.output_format));
+  INFERCOST_ASSIGN_OR_RETURN(io::OutputFormat format,
+                             io::output_format_for(options.output, options.output_format));
 
   RunMetrics metrics;
   metrics.threads = resolve_threads(options.threads);
@@ -145,7 +147,8 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
         const size_t end = std::min(kept.size(), start + static_cast<size_t>(options.batch_size));
         batch.batch = static_cast<int>(end - start);
         batch.seq_len = 0;
-        for (size_t k = start; k < end; ++k) batch.seq_len = std::max<int>(batch.seq_len, ids[kept[k]].size());
+        for (size_t k = start; k < end; ++k)
+          batch.seq_len = std::max<int>(batch.seq_len, ids[kept[k]].size());
         batch.ids.assign(static_cast<size_t>(batch.batch) * batch.seq_len, tokenizer.pad_id());
         batch.lengths.resize(batch.batch);
         batch_texts.resize(batch.batch);

@@ -67,8 +67,9 @@ TEST_F(CliTest, RunWritesPredictionsMetricsAndSummary) {
   TempDir work;
   Outcome gen = run_cli("datagen --rows 300 --seed 4 --out " + work.file("in.jsonl"));
   ASSERT_EQ(gen.exit_code, 0) << gen.output;
-  Outcome run = run_cli("run " + work.file("in.jsonl") + " --model " + model() + " --output " + work.file("out.csv") +
-                        " --metrics " + work.file("m.json") + " --batch-size 16 --threads 2");
+  Outcome run =
+      run_cli("run " + work.file("in.jsonl") + " --model " + model() + " --output " + work.file("out.csv") +
+              " --metrics " + work.file("m.json") + " --batch-size 16 --threads 2");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("its speed is real, its sentiments are not"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("rows/s"), std::string::npos);
@@ -89,7 +90,8 @@ TEST_F(CliTest, BadInputExitsNonZeroAndLeavesNothing) {
   EXPECT_NE(run.output.find(input + ": line 2"), std::string::npos) << run.output;
   EXPECT_EQ(count_entries(out.path()), 0);
 
-  Outcome skip = run_cli("run " + input + " --model " + model() + " --on-error skip --output " + out.file("pred.jsonl"));
+  Outcome skip =
+      run_cli("run " + input + " --model " + model() + " --on-error skip --output " + out.file("pred.jsonl"));
   EXPECT_EQ(skip.exit_code, 0) << skip.output;
   EXPECT_NE(skip.output.find("1 bad rows skipped"), std::string::npos) << skip.output;
   EXPECT_EQ(count_entries(out.path()), 1);

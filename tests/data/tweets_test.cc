@@ -1,5 +1,4 @@
 #include "infercost/data/tweets.h"
-#include "infercost/core/json_text.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "infercost/core/file.h"
+#include "infercost/core/json_text.h"
 
 namespace infercost::data {
 namespace {

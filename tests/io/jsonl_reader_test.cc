@@ -39,7 +39,8 @@ TEST(JsonlReader, ReadsRowsInOrderSkippingBlankLines) {
 
 TEST(JsonlReader, MalformedJsonNamesFileAndLine) {
   TempDir dir;
-  std::string path = dir.write("bad.jsonl", "{\"full_text\":\"ok\"}\n{\"full_text\":\"truncated\", \"a\": [1,\n");
+  std::string path =
+      dir.write("bad.jsonl", "{\"full_text\":\"ok\"}\n{\"full_text\":\"truncated\", \"a\": [1,\n");
   auto rows = read_all(path);
   ASSERT_FALSE(rows.ok());
   EXPECT_EQ(rows.status().code(), StatusCode::kCorruption);
@@ -66,17 +67,20 @@ TEST(JsonlReader, MissingAndNonStringColumnsAreErrors) {
 
 TEST(JsonlReader, InvalidUtf8IsAnError) {
   TempDir dir;
-  auto rows = read_all(dir.write("u.jsonl", "{\"full_text\":\"ok\"}\n{\"full_text\":\"bad \xff\xfe byte\"}\n"));
+  auto rows =
+      read_all(dir.write("u.jsonl", "{\"full_text\":\"ok\"}\n{\"full_text\":\"bad \xff\xfe byte\"}\n"));
   ASSERT_FALSE(rows.ok());
   EXPECT_EQ(rows.status().code(), StatusCode::kCorruption);
-  EXPECT_NE(rows.status().message().find("line 2: invalid UTF-8"), std::string::npos) << rows.status().message();
+  EXPECT_NE(rows.status().message().find("line 2: invalid UTF-8"), std::string::npos)
+      << rows.status().message();
 }
 
 TEST(JsonlReader, SkipPolicyCountsBadRowsAndKeepsGoing) {
   TempDir dir;
-  std::string path = dir.write("mixed.jsonl",
-                               "{\"full_text\":\"one\"}\nnot json\n{\"full_text\":3}\n{\"full_text\":\"two\"}\n"
-                               "{\"full_text\":\"\xc3\x28\"}\n{\"full_text\":\"three\"}\n");
+  std::string path =
+      dir.write("mixed.jsonl",
+                "{\"full_text\":\"one\"}\nnot json\n{\"full_text\":3}\n{\"full_text\":\"two\"}\n"
+                "{\"full_text\":\"\xc3\x28\"}\n{\"full_text\":\"three\"}\n");
   int64_t skipped = 0;
   auto rows = read_all(path, OnBadRow::kSkip, 2, &skipped);
   ASSERT_TRUE(rows.ok()) << rows.status().to_string();

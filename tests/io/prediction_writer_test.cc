@@ -25,9 +25,10 @@ TEST(PredictionWriter, JsonLinesInOrderWithEscapes) {
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->write({"a \"q\"\n\t\\", "caf\xc3\xa9\x01"}, {0.25f, 0.75f, 0.9f, 0.1f}).ok());
   ASSERT_TRUE((*writer)->close().ok());
-  EXPECT_EQ(slurp(path),
-            "{\"text\":\"a \\\"q\\\"\\n\\t\\\\\",\"negative\":0.25,\"positive\":0.75,\"label\":\"POSITIVE\"}\n"
-            "{\"text\":\"caf\xc3\xa9\\u0001\",\"negative\":0.9,\"positive\":0.1,\"label\":\"NEGATIVE\"}\n");
+  EXPECT_EQ(
+      slurp(path),
+      "{\"text\":\"a \\\"q\\\"\\n\\t\\\\\",\"negative\":0.25,\"positive\":0.75,\"label\":\"POSITIVE\"}\n"
+      "{\"text\":\"caf\xc3\xa9\\u0001\",\"negative\":0.9,\"positive\":0.1,\"label\":\"NEGATIVE\"}\n");
 }
 
 TEST(PredictionWriter, CsvQuotesPerRfc4180) {

@@ -82,8 +82,8 @@ TEST_F(RunnerTest, OneOutputRowPerInputRowInOrder) {
     EXPECT_TRUE(metrics->stage_seconds.count(stage)) << stage;
   }
   auto j = nlohmann::json::parse(metrics->to_json());
-  for (const char* key : {"rows", "tokens", "padded_tokens", "wall_seconds", "rows_per_second", "tokens_per_second",
-                          "peak_rss_bytes", "stages", "model", "threads"}) {
+  for (const char* key : {"rows", "tokens", "padded_tokens", "wall_seconds", "rows_per_second",
+                          "tokens_per_second", "peak_rss_bytes", "stages", "model", "threads"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["model"]["synthetic"], true);
@@ -92,14 +92,15 @@ TEST_F(RunnerTest, OneOutputRowPerInputRowInOrder) {
 
 TEST_F(RunnerTest, TokensCountMatchesTheTokenizer) {
   TempDir work;
-  const std::string input =
-      work.write("in.jsonl", "{\"full_text\":\"\"}\n{\"full_text\":\"hello world\"}\n{\"full_text\":\"a b c d\"}\n");
+  const std::string input = work.write(
+      "in.jsonl", "{\"full_text\":\"\"}\n{\"full_text\":\"hello world\"}\n{\"full_text\":\"a b c d\"}\n");
   model::LoadOptions load;
   load.load_weights = false;
   auto m = model::load_model_dir(dir_->file("tiny"), load);
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   int64_t expected = 0;
-  for (const char* t : {"", "hello world", "a b c d"}) expected += static_cast<int64_t>(m->tokenizer->encode(t)->size());
+  for (const char* t : {"", "hello world", "a b c d"})
+    expected += static_cast<int64_t>(m->tokenizer->encode(t)->size());
   RunOptions o = options({input}, work.file("out.csv"));
   o.batch_size = 2;
   auto metrics = run_classification(o);
@@ -130,7 +131,8 @@ TEST_F(RunnerTest, BatchSizeDoesNotChangePredictions) {
   for (size_t v = 1; v < results.size(); ++v) {
     ASSERT_EQ(results[v].size(), results[0].size());
     for (size_t i = 0; i < results[0].size(); ++i) {
-      EXPECT_NEAR(results[v][i]["positive"].get<double>(), results[0][i]["positive"].get<double>(), 2e-4) << i;
+      EXPECT_NEAR(results[v][i]["positive"].get<double>(), results[0][i]["positive"].get<double>(), 2e-4)
+          << i;
     }
   }
 }
@@ -153,7 +155,8 @@ TEST_F(RunnerTest, BadRowFailsAndLeavesNoOutput) {
   TempDir out_dir;
   auto metrics = run_classification(options({input}, out_dir.file("out.jsonl")));
   ASSERT_FALSE(metrics.ok());
-  EXPECT_NE(metrics.status().message().find(input + ": line 2"), std::string::npos) << metrics.status().message();
+  EXPECT_NE(metrics.status().message().find(input + ": line 2"), std::string::npos)
+      << metrics.status().message();
   EXPECT_EQ(count_entries(out_dir.path()), 0);
 }
 

@@ -33,8 +33,7 @@ std::string_view status_code_name(StatusCode code);
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status ok_status() { return Status(); }
   bool ok() const { return code_ == StatusCode::kOk; }
@@ -63,7 +62,7 @@ Status internal_error(std::string message);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit on purpose
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     if (status_.ok()) status_ = internal_error("Result constructed from an OK status");
   }
@@ -98,22 +97,22 @@ class [[nodiscard]] Result {
 #define INFERCOST_CONCAT(a, b) INFERCOST_CONCAT_IMPL(a, b)
 
 // Returns the Status from the enclosing function if `expr` is not OK.
-#define INFERCOST_RETURN_IF_ERROR(expr)           \
-  do {                                            \
-    ::infercost::Status _infercost_st = (expr);   \
+#define INFERCOST_RETURN_IF_ERROR(expr)            \
+  do {                                             \
+    ::infercost::Status _infercost_st = (expr);    \
     if (!_infercost_st.ok()) return _infercost_st; \
   } while (0)
 
 // `lhs = value of rexpr` or return its Status. lhs may declare: auto x.
-#define INFERCOST_ASSIGN_OR_RETURN(lhs, rexpr)                                     \
-  auto INFERCOST_CONCAT(_infercost_res_, __LINE__) = (rexpr);                      \
-  if (!INFERCOST_CONCAT(_infercost_res_, __LINE__).ok())                           \
-    return INFERCOST_CONCAT(_infercost_res_, __LINE__).status();                   \
+#define INFERCOST_ASSIGN_OR_RETURN(lhs, rexpr)                   \
+  auto INFERCOST_CONCAT(_infercost_res_, __LINE__) = (rexpr);    \
+  if (!INFERCOST_CONCAT(_infercost_res_, __LINE__).ok())         \
+    return INFERCOST_CONCAT(_infercost_res_, __LINE__).status(); \
   lhs = std::move(INFERCOST_CONCAT(_infercost_res_, __LINE__)).value()
 
 // Cheap invariant checks that stay in release builds; abort with file:line.
-#define INFERCOST_CHECK(cond)                                                 \
-  do {                                                                        \
+#define INFERCOST_CHECK(cond)                                                  \
+  do {                                                                         \
     if (!(cond)) ::infercost::detail::check_failed(#cond, __FILE__, __LINE__); \
   } while (0)
 

@@ -43,7 +43,6 @@ class TweetGenerator {
 // Built on first use; the reference stays valid for the program's lifetime.
 const std::vector<std::string>& tweet_lexicon();
 
-
 // Writes `rows` tweets as JSON lines {"id": i, "full_text": "..."} to `path`
 // (atomically). Memory use does not grow with `rows`.
 Status write_tweets_jsonl(const std::string& path, int64_t rows, uint64_t seed);

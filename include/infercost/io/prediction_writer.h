@@ -33,7 +33,8 @@ class PredictionWriter {
   virtual Status close() = 0;
 };
 
-Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::string& path, OutputFormat format,
+Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::string& path,
+                                                                   OutputFormat format,
                                                                    const PredictionColumns& columns);
 
 // RFC 4180 field: quoted when it holds a comma, quote, CR or LF.

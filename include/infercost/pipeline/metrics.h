@@ -10,15 +10,15 @@
 namespace infercost::pipeline {
 
 struct RunMetrics {
-  int64_t rows = 0;            // rows classified and written
-  int64_t rows_skipped = 0;    // bad rows skipped under --on-error skip
-  std::string first_skip_reason;  // why the first skipped row was bad
-  int64_t tokens = 0;          // real tokens, [CLS]/[SEP] included, after truncation
-  int64_t padded_tokens = 0;   // tokens in the padded batches (rows x batch length)
-  int64_t computed_tokens = 0; // tokens the backend computed: real ones if it skips padding
+  int64_t rows = 0;                // rows classified and written
+  int64_t rows_skipped = 0;        // bad rows skipped under --on-error skip
+  std::string first_skip_reason;   // why the first skipped row was bad
+  int64_t tokens = 0;              // real tokens, [CLS]/[SEP] included, after truncation
+  int64_t padded_tokens = 0;       // tokens in the padded batches (rows x batch length)
+  int64_t computed_tokens = 0;     // tokens the backend computed: real ones if it skips padding
   int64_t rows_at_max_length = 0;  // rows whose ids reached --max-length (truncated, or exactly that long)
   int64_t batches = 0;
-  double wall_seconds = 0;     // from before the first read to after the last write
+  double wall_seconds = 0;  // from before the first read to after the last write
   // Seconds per stage: load (model), read, tokenize, infer, write.
   std::map<std::string, double> stage_seconds;
   int64_t peak_rss_bytes = 0;

@@ -17,7 +17,7 @@ struct RunOptions {
   std::vector<std::string> inputs;  // JSON lines files, read in the order given
   std::string model_dir;
   std::string column = "full_text";
-  std::string output = "-";  // "-" = JSON lines on stdout
+  std::string output = "-";   // "-" = JSON lines on stdout
   std::string output_format;  // empty: from the extension
   std::string device = "cpu";
   int batch_size = 64;
