@@ -26,7 +26,8 @@ test: build
 
 # AddressSanitizer + UBSan build of the fast suites (CI runs this too).
 asan-test: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
+		-DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF
 	cmake --build build-asan -j $(JOBS)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE slow
 
