@@ -2,6 +2,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "infercost/core/file.h"
 
 namespace infercost::cli {
 
@@ -27,6 +28,7 @@ void fail(const Status& status) {
 int main(int argc, char** argv) {
   using namespace infercost::cli;
   CLI::App app{"infercost: batch inference and cost-to-solution benchmarks for transformer text classifiers"};
+  infercost::install_temporary_cleanup_on_signals();
   app.require_subcommand(1);
   app.set_version_flag("--version", "infercost 0.1.0");
   register_run(app);

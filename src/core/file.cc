@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <utility>
 
@@ -94,12 +96,54 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<unsigned char*>(data_), size_);
 }
 
+namespace {
+
+// Temporaries of live AtomicOutputFiles, for the signal handler. Lock-free
+// slots: the handler may run at any point of track()/untrack().
+constexpr int kMaxTracked = 64;
+std::atomic<const char*> g_tracked[kMaxTracked];
+
+void track(const char* path) {
+  for (auto& slot : g_tracked) {
+    const char* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, path)) return;
+  }
+  // More than kMaxTracked open outputs: this one is only removed on unwinding.
+}
+
+void untrack(const char* path) {
+  for (auto& slot : g_tracked) {
+    const char* expected = path;
+    if (slot.compare_exchange_strong(expected, nullptr)) return;
+  }
+}
+
+extern "C" void remove_temporaries_and_die(int sig) {
+  for (auto& slot : g_tracked) {
+    if (const char* p = slot.load()) ::unlink(p);  // async-signal-safe
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+}  // namespace
+
+void install_temporary_cleanup_on_signals() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_temporaries_and_die);
+}
+
 Result<AtomicOutputFile> AtomicOutputFile::create(const std::string& path) {
   AtomicOutputFile f;
   f.path_ = path;
-  f.tmp_path_ = path + ".tmp-" + std::to_string(::getpid());
-  f.file_ = std::fopen(f.tmp_path_.c_str(), "wb");
-  if (!f.file_) return io_error(os_error("cannot create output file", path));
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  f.tmp_path_ = std::make_unique<char[]>(tmp.size() + 1);
+  std::memcpy(f.tmp_path_.get(), tmp.c_str(), tmp.size() + 1);
+  f.file_ = std::fopen(f.tmp_path_.get(), "wb");
+  if (!f.file_) {
+    f.tmp_path_.reset();
+    return io_error(os_error("cannot create output file", path));
+  }
+  track(f.tmp_path_.get());
   static constexpr size_t kBufferBytes = 1 << 20;
   std::setvbuf(f.file_, nullptr, _IOFBF, kBufferBytes);
   return f;
@@ -118,9 +162,7 @@ AtomicOutputFile& AtomicOutputFile::operator=(AtomicOutputFile&& o) noexcept {
   return *this;
 }
 
-AtomicOutputFile::~AtomicOutputFile() {
-  abandon();
-}
+AtomicOutputFile::~AtomicOutputFile() { abandon(); }
 
 Status AtomicOutputFile::write(std::string_view bytes) {
   if (!file_) return internal_error(path_ + ": write after commit or abandon");
@@ -136,18 +178,16 @@ Status AtomicOutputFile::commit() {
   bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
   ok = (std::fclose(file_) == 0) && ok;
   file_ = nullptr;
+  Status s;
   if (!ok) {
-    Status s = io_error(os_error("write failed", path_));
-    ::unlink(tmp_path_.c_str());
-    return s;
+    s = io_error(os_error("write failed", path_));
+  } else if (std::rename(tmp_path_.get(), path_.c_str()) != 0) {
+    s = io_error(os_error("cannot rename temporary output into place", path_));
   }
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-    Status s = io_error(os_error("cannot rename temporary output into place", path_));
-    ::unlink(tmp_path_.c_str());
-    return s;
-  }
-  tmp_path_.clear();
-  return Status();
+  if (!s.ok()) ::unlink(tmp_path_.get());
+  untrack(tmp_path_.get());
+  tmp_path_.reset();
+  return s;
 }
 
 void AtomicOutputFile::abandon() {
@@ -155,9 +195,10 @@ void AtomicOutputFile::abandon() {
     std::fclose(file_);
     file_ = nullptr;
   }
-  if (!tmp_path_.empty()) {
-    ::unlink(tmp_path_.c_str());
-    tmp_path_.clear();
+  if (tmp_path_) {
+    ::unlink(tmp_path_.get());
+    untrack(tmp_path_.get());
+    tmp_path_.reset();
   }
 }
 

@@ -1,6 +1,10 @@
 #include "infercost/core/file.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include "test_utils.h"
 
@@ -42,6 +46,27 @@ TEST(File, AtomicOutputAppearsOnlyOnCommit) {
   EXPECT_EQ(slurp(p), "done");
   EXPECT_EQ(count_entries(dir.path()), 1);
   EXPECT_FALSE(f->write("more").ok());
+}
+
+TEST(File, SignalRemovesTemporaries) {
+  TempDir dir;
+  const std::string p = dir.file("out.txt");
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    install_temporary_cleanup_on_signals();
+    auto a = AtomicOutputFile::create(p);
+    auto b = AtomicOutputFile::create(dir.file("other.txt"));
+    AtomicOutputFile moved = std::move(*a);  // the moved-to file is still tracked
+    if (!moved.write("partial").ok() || count_entries(dir.path()) != 2) ::_exit(10);
+    std::raise(SIGTERM);
+    ::_exit(11);  // not reached: the handler re-raises with the default action
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exit status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_EQ(count_entries(dir.path()), 0);
 }
 
 }  // namespace

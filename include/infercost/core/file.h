@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -40,7 +41,9 @@ class MappedFile {
 
 // Buffered writer to "<path>.tmp-<pid>"; commit() flushes, fsyncs and renames
 // it to <path>. Destroying an uncommitted file removes the temporary, so a
-// failed run leaves no partial output behind. Not thread-safe.
+// failed run leaves no partial output behind; after
+// install_temporary_cleanup_on_signals() so does SIGINT, SIGTERM or SIGHUP.
+// Not thread-safe.
 class AtomicOutputFile {
  public:
   static Result<AtomicOutputFile> create(const std::string& path);
@@ -60,8 +63,14 @@ class AtomicOutputFile {
  private:
   std::FILE* file_ = nullptr;
   std::string path_;
-  std::string tmp_path_;
+  // Heap-owned so its address survives moves: the signal handler reads it.
+  std::unique_ptr<char[]> tmp_path_;
 };
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporaries
+// of all live AtomicOutputFiles (at most 64 at once), then die of the signal
+// as before. Call once from main().
+void install_temporary_cleanup_on_signals();
 
 // True when `path` names an existing regular file or directory.
 bool path_exists(const std::string& path);
