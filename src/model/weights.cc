@@ -56,56 +56,72 @@ class TensorSource {
   std::string prefix_;
 };
 
-Result<EncoderWeights> read_distilbert(const TensorSource& src, const ModelConfig& c) {
-  const int h = c.hidden_size, f = c.intermediate_size;
-  EncoderWeights w;
-  const std::string e = "distilbert.embeddings.";
-  INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings, src.read(e + "word_embeddings.weight", {c.vocab_size, h}));
-  INFERCOST_ASSIGN_OR_RETURN(w.position_embeddings,
-                             src.read(e + "position_embeddings.weight", {c.max_position_embeddings, h}));
-  INFERCOST_RETURN_IF_ERROR(src.layer_norm(e + "LayerNorm", h, w.embeddings_ln));
-  w.layers.resize(static_cast<size_t>(c.num_layers));
-  for (int i = 0; i < c.num_layers; ++i) {
-    const std::string p = "distilbert.transformer.layer." + std::to_string(i) + ".";
-    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "attention.q_lin", h, h, l.q));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "attention.k_lin", h, h, l.k));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "attention.v_lin", h, h, l.v));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "attention.out_lin", h, h, l.attn_out));
-    INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + "sa_layer_norm", h, l.attn_ln));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "ffn.lin1", f, h, l.ffn_in));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "ffn.lin2", h, f, l.ffn_out));
-    INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + "output_layer_norm", h, l.ffn_ln));
-  }
-  INFERCOST_RETURN_IF_ERROR(src.linear("pre_classifier", h, h, w.head.pre));
-  INFERCOST_RETURN_IF_ERROR(src.linear("classifier", c.num_labels(), h, w.head.classifier));
-  return w;
-}
+// Where each canonical weight lives in an HF checkpoint of one architecture.
+struct CheckpointNames {
+  const char* prefix;      // base-model prefix, also stripped for base-model checkpoints
+  const char* embeddings;  // + word_embeddings, position_embeddings, token_type_embeddings, LayerNorm
+  const char* layer;       // + N + "." + the per-layer names below
+  const char *q, *k, *v, *attn_out, *attn_ln, *ffn_in, *ffn_out, *ffn_ln;
+  const char* head_pre;  // DistilBERT pre_classifier, BERT pooler
+  bool token_types;
+};
 
-Result<EncoderWeights> read_bert(const TensorSource& src, const ModelConfig& c) {
+constexpr CheckpointNames kDistilBertNames = {"distilbert.",
+                                              "distilbert.embeddings.",
+                                              "distilbert.transformer.layer.",
+                                              "attention.q_lin",
+                                              "attention.k_lin",
+                                              "attention.v_lin",
+                                              "attention.out_lin",
+                                              "sa_layer_norm",
+                                              "ffn.lin1",
+                                              "ffn.lin2",
+                                              "output_layer_norm",
+                                              "pre_classifier",
+                                              false};
+
+constexpr CheckpointNames kBertNames = {"bert.",
+                                        "bert.embeddings.",
+                                        "bert.encoder.layer.",
+                                        "attention.self.query",
+                                        "attention.self.key",
+                                        "attention.self.value",
+                                        "attention.output.dense",
+                                        "attention.output.LayerNorm",
+                                        "intermediate.dense",
+                                        "output.dense",
+                                        "output.LayerNorm",
+                                        "bert.pooler.dense",
+                                        true};
+
+Result<EncoderWeights> read_weights(const SafeTensorsFile& file, const ModelConfig& c,
+                                    const CheckpointNames& n) {
+  const TensorSource src(file, n.prefix);
   const int h = c.hidden_size, f = c.intermediate_size;
   EncoderWeights w;
-  const std::string e = "bert.embeddings.";
+  const std::string e = n.embeddings;
   INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings, src.read(e + "word_embeddings.weight", {c.vocab_size, h}));
   INFERCOST_ASSIGN_OR_RETURN(w.position_embeddings,
                              src.read(e + "position_embeddings.weight", {c.max_position_embeddings, h}));
-  INFERCOST_ASSIGN_OR_RETURN(w.token_type_embeddings,
-                             src.read(e + "token_type_embeddings.weight", {c.type_vocab_size, h}));
+  if (n.token_types) {
+    INFERCOST_ASSIGN_OR_RETURN(w.token_type_embeddings,
+                               src.read(e + "token_type_embeddings.weight", {c.type_vocab_size, h}));
+  }
   INFERCOST_RETURN_IF_ERROR(src.layer_norm(e + "LayerNorm", h, w.embeddings_ln));
   w.layers.resize(static_cast<size_t>(c.num_layers));
   for (int i = 0; i < c.num_layers; ++i) {
-    const std::string p = "bert.encoder.layer." + std::to_string(i) + ".";
+    const std::string p = n.layer + std::to_string(i) + ".";
     EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "attention.self.query", h, h, l.q));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "attention.self.key", h, h, l.k));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "attention.self.value", h, h, l.v));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "attention.output.dense", h, h, l.attn_out));
-    INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + "attention.output.LayerNorm", h, l.attn_ln));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "intermediate.dense", f, h, l.ffn_in));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + "output.dense", h, f, l.ffn_out));
-    INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + "output.LayerNorm", h, l.ffn_ln));
+    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.q, h, h, l.q));
+    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.k, h, h, l.k));
+    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.v, h, h, l.v));
+    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.attn_out, h, h, l.attn_out));
+    INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + n.attn_ln, h, l.attn_ln));
+    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_in, f, h, l.ffn_in));
+    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_out, h, f, l.ffn_out));
+    INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + n.ffn_ln, h, l.ffn_ln));
   }
-  INFERCOST_RETURN_IF_ERROR(src.linear("bert.pooler.dense", h, h, w.head.pre));
+  INFERCOST_RETURN_IF_ERROR(src.linear(n.head_pre, h, h, w.head.pre));
   INFERCOST_RETURN_IF_ERROR(src.linear("classifier", c.num_labels(), h, w.head.classifier));
   return w;
 }
@@ -131,9 +147,8 @@ size_t EncoderWeights::parameter_count() const {
 
 Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config) {
   if (config.num_labels() < 1) return invalid_argument(file.path() + ": the config has no labels");
-  if (config.architecture == Architecture::kDistilBert)
-    return read_distilbert(TensorSource(file, "distilbert."), config);
-  return read_bert(TensorSource(file, "bert."), config);
+  return read_weights(file, config,
+                      config.architecture == Architecture::kDistilBert ? kDistilBertNames : kBertNames);
 }
 
 }  // namespace infercost::model
