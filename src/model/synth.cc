@@ -9,6 +9,7 @@
 #include <numbers>
 #include <unordered_set>
 
+#include "checkpoint_names.h"
 #include "infercost/core/file.h"
 #include "infercost/data/tweets.h"
 #include "infercost/model/reference_encoder.h"
@@ -256,10 +257,9 @@ void add_ln(std::vector<Named>& out, const std::string& name, const LayerNormWei
 
 // Random weights under HF names (the names double as PRNG stream names).
 EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Named>& names) {
-  const bool distil = c.architecture == Architecture::kDistilBert;
+  const CheckpointNames& n = checkpoint_names(c.architecture);
   const int h = c.hidden_size, f = c.intermediate_size;
-  const std::string root = distil ? "distilbert." : "bert.";
-  const std::string emb = root + "embeddings.";
+  const std::string emb = n.embeddings;
   EncoderWeights w;
   w.word_embeddings =
       normal_tensor(seed, emb + "word_embeddings.weight", static_cast<size_t>(c.vocab_size) * h, kInitStd);
@@ -267,7 +267,7 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
   std::fill_n(w.word_embeddings.begin() + static_cast<ptrdiff_t>(c.pad_token_id) * h, h, 0.0f);
   w.position_embeddings = normal_tensor(seed, emb + "position_embeddings.weight",
                                         static_cast<size_t>(c.max_position_embeddings) * h, kInitStd);
-  if (!distil) {
+  if (n.token_types) {
     w.token_type_embeddings = normal_tensor(seed, emb + "token_type_embeddings.weight",
                                             static_cast<size_t>(c.type_vocab_size) * h, kInitStd);
   }
@@ -275,51 +275,39 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
   w.layers.resize(static_cast<size_t>(c.num_layers));
   for (int i = 0; i < c.num_layers; ++i) {
     EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = distil ? fmt::format("distilbert.transformer.layer.{}.", i)
-                                 : fmt::format("bert.encoder.layer.{}.", i);
-    l.q = make_linear(seed, p + (distil ? "attention.q_lin" : "attention.self.query"), h, h);
-    l.k = make_linear(seed, p + (distil ? "attention.k_lin" : "attention.self.key"), h, h);
-    l.v = make_linear(seed, p + (distil ? "attention.v_lin" : "attention.self.value"), h, h);
-    l.attn_out = make_linear(seed, p + (distil ? "attention.out_lin" : "attention.output.dense"), h, h);
+    const std::string p = n.layer + std::to_string(i) + ".";
+    l.q = make_linear(seed, p + n.q, h, h);
+    l.k = make_linear(seed, p + n.k, h, h);
+    l.v = make_linear(seed, p + n.v, h, h);
+    l.attn_out = make_linear(seed, p + n.attn_out, h, h);
     l.attn_ln = make_ln(h);
-    l.ffn_in = make_linear(seed, p + (distil ? "ffn.lin1" : "intermediate.dense"), f, h);
-    l.ffn_out = make_linear(seed, p + (distil ? "ffn.lin2" : "output.dense"), h, f);
+    l.ffn_in = make_linear(seed, p + n.ffn_in, f, h);
+    l.ffn_out = make_linear(seed, p + n.ffn_out, h, f);
     l.ffn_ln = make_ln(h);
   }
-  w.head.pre = make_linear(seed, distil ? "pre_classifier" : "bert.pooler.dense", h, h);
+  w.head.pre = make_linear(seed, n.head_pre, h, h);
   w.head.classifier = make_linear(seed, "classifier", c.num_labels(), h);
 
   names.push_back({emb + "word_embeddings.weight", {c.vocab_size, h}, &w.word_embeddings});
   names.push_back(
       {emb + "position_embeddings.weight", {c.max_position_embeddings, h}, &w.position_embeddings});
-  if (!distil)
+  if (n.token_types) {
     names.push_back({emb + "token_type_embeddings.weight", {c.type_vocab_size, h}, &w.token_type_embeddings});
+  }
   add_ln(names, emb + "LayerNorm", w.embeddings_ln);
   for (int i = 0; i < c.num_layers; ++i) {
     const EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    if (distil) {
-      const std::string p = fmt::format("distilbert.transformer.layer.{}.", i);
-      add_linear(names, p + "attention.q_lin", l.q);
-      add_linear(names, p + "attention.k_lin", l.k);
-      add_linear(names, p + "attention.v_lin", l.v);
-      add_linear(names, p + "attention.out_lin", l.attn_out);
-      add_ln(names, p + "sa_layer_norm", l.attn_ln);
-      add_linear(names, p + "ffn.lin1", l.ffn_in);
-      add_linear(names, p + "ffn.lin2", l.ffn_out);
-      add_ln(names, p + "output_layer_norm", l.ffn_ln);
-    } else {
-      const std::string p = fmt::format("bert.encoder.layer.{}.", i);
-      add_linear(names, p + "attention.self.query", l.q);
-      add_linear(names, p + "attention.self.key", l.k);
-      add_linear(names, p + "attention.self.value", l.v);
-      add_linear(names, p + "attention.output.dense", l.attn_out);
-      add_ln(names, p + "attention.output.LayerNorm", l.attn_ln);
-      add_linear(names, p + "intermediate.dense", l.ffn_in);
-      add_linear(names, p + "output.dense", l.ffn_out);
-      add_ln(names, p + "output.LayerNorm", l.ffn_ln);
-    }
+    const std::string p = n.layer + std::to_string(i) + ".";
+    add_linear(names, p + n.q, l.q);
+    add_linear(names, p + n.k, l.k);
+    add_linear(names, p + n.v, l.v);
+    add_linear(names, p + n.attn_out, l.attn_out);
+    add_ln(names, p + n.attn_ln, l.attn_ln);
+    add_linear(names, p + n.ffn_in, l.ffn_in);
+    add_linear(names, p + n.ffn_out, l.ffn_out);
+    add_ln(names, p + n.ffn_ln, l.ffn_ln);
   }
-  add_linear(names, distil ? "pre_classifier" : "bert.pooler.dense", w.head.pre);
+  add_linear(names, n.head_pre, w.head.pre);
   add_linear(names, "classifier", w.head.classifier);
   return w;
 }

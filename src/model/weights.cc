@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "checkpoint_names.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/model/safetensors.h"
 
@@ -56,44 +57,6 @@ class TensorSource {
   std::string prefix_;
 };
 
-// Where each canonical weight lives in an HF checkpoint of one architecture.
-struct CheckpointNames {
-  const char* prefix;      // base-model prefix, also stripped for base-model checkpoints
-  const char* embeddings;  // + word_embeddings, position_embeddings, token_type_embeddings, LayerNorm
-  const char* layer;       // + N + "." + the per-layer names below
-  const char *q, *k, *v, *attn_out, *attn_ln, *ffn_in, *ffn_out, *ffn_ln;
-  const char* head_pre;  // DistilBERT pre_classifier, BERT pooler
-  bool token_types;
-};
-
-constexpr CheckpointNames kDistilBertNames = {"distilbert.",
-                                              "distilbert.embeddings.",
-                                              "distilbert.transformer.layer.",
-                                              "attention.q_lin",
-                                              "attention.k_lin",
-                                              "attention.v_lin",
-                                              "attention.out_lin",
-                                              "sa_layer_norm",
-                                              "ffn.lin1",
-                                              "ffn.lin2",
-                                              "output_layer_norm",
-                                              "pre_classifier",
-                                              false};
-
-constexpr CheckpointNames kBertNames = {"bert.",
-                                        "bert.embeddings.",
-                                        "bert.encoder.layer.",
-                                        "attention.self.query",
-                                        "attention.self.key",
-                                        "attention.self.value",
-                                        "attention.output.dense",
-                                        "attention.output.LayerNorm",
-                                        "intermediate.dense",
-                                        "output.dense",
-                                        "output.LayerNorm",
-                                        "bert.pooler.dense",
-                                        true};
-
 Result<EncoderWeights> read_weights(const SafeTensorsFile& file, const ModelConfig& c,
                                     const CheckpointNames& n) {
   const TensorSource src(file, n.prefix);
@@ -147,8 +110,7 @@ size_t EncoderWeights::parameter_count() const {
 
 Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config) {
   if (config.num_labels() < 1) return invalid_argument(file.path() + ": the config has no labels");
-  return read_weights(file, config,
-                      config.architecture == Architecture::kDistilBert ? kDistilBertNames : kBertNames);
+  return read_weights(file, config, checkpoint_names(config.architecture));
 }
 
 }  // namespace infercost::model

@@ -1,0 +1,50 @@
+// Where each canonical weight lives in a Hugging Face checkpoint, per
+// architecture: read by weights.cc, written by synth.cc. Private to src/model.
+#pragma once
+
+#include "infercost/model/config.h"
+
+namespace infercost::model {
+
+struct CheckpointNames {
+  const char* prefix;      // base-model prefix ("distilbert."), absent in base-model checkpoints
+  const char* embeddings;  // + word_embeddings, position_embeddings, token_type_embeddings, LayerNorm
+  const char* layer;       // + N + "." + the per-layer names below
+  const char *q, *k, *v, *attn_out, *attn_ln, *ffn_in, *ffn_out, *ffn_ln;
+  const char* head_pre;  // DistilBERT pre_classifier, BERT pooler
+  bool token_types;
+};
+
+inline constexpr CheckpointNames kDistilBertNames = {"distilbert.",
+                                                     "distilbert.embeddings.",
+                                                     "distilbert.transformer.layer.",
+                                                     "attention.q_lin",
+                                                     "attention.k_lin",
+                                                     "attention.v_lin",
+                                                     "attention.out_lin",
+                                                     "sa_layer_norm",
+                                                     "ffn.lin1",
+                                                     "ffn.lin2",
+                                                     "output_layer_norm",
+                                                     "pre_classifier",
+                                                     false};
+
+inline constexpr CheckpointNames kBertNames = {"bert.",
+                                               "bert.embeddings.",
+                                               "bert.encoder.layer.",
+                                               "attention.self.query",
+                                               "attention.self.key",
+                                               "attention.self.value",
+                                               "attention.output.dense",
+                                               "attention.output.LayerNorm",
+                                               "intermediate.dense",
+                                               "output.dense",
+                                               "output.LayerNorm",
+                                               "bert.pooler.dense",
+                                               true};
+
+inline const CheckpointNames& checkpoint_names(Architecture architecture) {
+  return architecture == Architecture::kDistilBert ? kDistilBertNames : kBertNames;
+}
+
+}  // namespace infercost::model
