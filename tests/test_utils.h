@@ -44,6 +44,18 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// A gtest-safe parameter name: "tiny-bert" -> "tiny_bert".
+struct DashesToUnderscores {
+  template <typename Info>
+  std::string operator()(const Info& info) const {
+    std::string s = info.param;
+    for (char& c : s) {
+      if (c == '-') c = '_';
+    }
+    return s;
+  }
+};
+
 // Number of entries in a folder (to check that no temporary was left behind).
 inline int count_entries(const std::string& dir) {
   int n = 0;

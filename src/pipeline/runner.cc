@@ -23,10 +23,10 @@ int resolve_threads(int requested) {
   return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
-// Tokenizes texts[i] into ids[i] on `threads` threads; the first error wins
-// (by row order) so messages are deterministic.
-Status tokenize_chunk(const text::WordPieceTokenizer& tokenizer, const io::RowBatch& rows,
-                      std::vector<std::vector<int32_t>>& ids, std::vector<Status>& errors, int threads) {
+// Tokenizes texts[i] into ids[i] on `threads` threads; a row's error goes to
+// errors[i], so the caller reports bad rows in row order.
+void tokenize_chunk(const text::WordPieceTokenizer& tokenizer, const io::RowBatch& rows,
+                    std::vector<std::vector<int32_t>>& ids, std::vector<Status>& errors, int threads) {
   const size_t n = rows.size();
   if (ids.size() < n) ids.resize(n);
   errors.assign(n, Status());
@@ -49,7 +49,6 @@ Status tokenize_chunk(const text::WordPieceTokenizer& tokenizer, const io::RowBa
     }
     for (auto& t : pool) t.join();
   }
-  return Status();
 }
 
 }  // namespace
@@ -130,7 +129,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
       if (got == 0) break;
       {
         StageTimer timer(metrics, "tokenize");
-        INFERCOST_RETURN_IF_ERROR(tokenize_chunk(tokenizer, rows, ids, errors, metrics.threads));
+        tokenize_chunk(tokenizer, rows, ids, errors, metrics.threads);
       }
       kept.clear();
       for (size_t i = 0; i < rows.size(); ++i) {

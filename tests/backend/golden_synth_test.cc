@@ -5,6 +5,7 @@
 
 #include "golden_util.h"
 #include "infercost/model/synth.h"
+#include "test_utils.h"
 
 namespace infercost::backend::testing {
 namespace {
@@ -60,11 +61,7 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SynthGoldenTest, ::testing::Values("distilbert-base", "bert-base"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           std::replace(s.begin(), s.end(), '-', '_');
-                           return s;
-                         });
+                         ::infercost::testing::DashesToUnderscores());
 
 }  // namespace
 }  // namespace infercost::backend::testing

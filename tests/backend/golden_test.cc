@@ -1,4 +1,5 @@
 #include "golden_util.h"
+#include "test_utils.h"
 
 namespace infercost::backend::testing {
 namespace {
@@ -17,11 +18,7 @@ TEST_P(TinyGoldenTest, MatchesTransformersLogits) {
 
 INSTANTIATE_TEST_SUITE_P(Models, TinyGoldenTest,
                          ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           std::replace(s.begin(), s.end(), '-', '_');
-                           return s;
-                         });
+                         ::infercost::testing::DashesToUnderscores());
 
 }  // namespace
 }  // namespace infercost::backend::testing

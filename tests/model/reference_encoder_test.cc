@@ -17,6 +17,7 @@
 #include "infercost/model/model_dir.h"
 #include "infercost/model/safetensors.h"
 #include "infercost/model/weights.h"
+#include "test_utils.h"
 
 namespace infercost::model {
 namespace {
@@ -89,11 +90,7 @@ TEST_P(ReferenceGoldenTest, MatchesTransformersLogits) {
 
 INSTANTIATE_TEST_SUITE_P(Models, ReferenceGoldenTest,
                          ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           std::replace(s.begin(), s.end(), '-', '_');
-                           return s;
-                         });
+                         ::infercost::testing::DashesToUnderscores());
 
 }  // namespace
 }  // namespace infercost::model
