@@ -162,7 +162,9 @@ AtomicOutputFile& AtomicOutputFile::operator=(AtomicOutputFile&& o) noexcept {
   return *this;
 }
 
-AtomicOutputFile::~AtomicOutputFile() { abandon(); }
+AtomicOutputFile::~AtomicOutputFile() {
+  abandon();
+}
 
 Status AtomicOutputFile::write(std::string_view bytes) {
   if (!file_) return internal_error(path_ + ": write after commit or abandon");

@@ -2,13 +2,16 @@
 
 namespace infercost {
 
-void append_json_string(std::string& out, std::string_view text) {
+namespace {
+
+template <bool kEscapeHigh>
+void append_quoted(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
   size_t run = 0;  // start of the pending run of bytes that need no escaping
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (c >= 0x20 && c != '"' && c != '\\' && (!kEscapeHigh || c < 0x80)) continue;
     out.append(text.data() + run, i - run);
     run = i + 1;
     switch (c) {
@@ -25,6 +28,15 @@ void append_json_string(std::string& out, std::string_view text) {
   }
   out.append(text.data() + run, text.size() - run);
   out += '"';
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view text) {
+  append_quoted<false>(out, text);
+}
+void append_json_bytes(std::string& out, std::string_view bytes) {
+  append_quoted<true>(out, bytes);
 }
 
 }  // namespace infercost

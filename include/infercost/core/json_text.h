@@ -11,4 +11,8 @@ namespace infercost {
 // 0x20 as \u00XX.
 void append_json_string(std::string& out, std::string_view text);
 
+// As above for bytes that may not be UTF-8 (binary columns): bytes >= 0x80
+// are escaped as \u00XX too, so the result is always valid JSON.
+void append_json_bytes(std::string& out, std::string_view bytes);
+
 }  // namespace infercost
