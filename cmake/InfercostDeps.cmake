@@ -13,6 +13,29 @@ add_library(infercost_utf8proc INTERFACE)
 target_include_directories(infercost_utf8proc INTERFACE ${UTF8PROC_INCLUDE_DIR})
 target_link_libraries(infercost_utf8proc INTERFACE ${UTF8PROC_LIBRARY})
 
+# Parquet page codecs: libsnappy-dev, zlib1g-dev, libzstd-dev, liblz4-dev,
+# libbrotli-dev. Plain find_library: not all of them ship CMake configs.
+find_path(SNAPPY_INCLUDE_DIR snappy.h REQUIRED)
+find_library(SNAPPY_LIBRARY snappy REQUIRED)
+find_package(ZLIB REQUIRED)
+find_path(ZSTD_INCLUDE_DIR zstd.h REQUIRED)
+find_library(ZSTD_LIBRARY zstd REQUIRED)
+find_path(LZ4_INCLUDE_DIR lz4.h REQUIRED)
+find_library(LZ4_LIBRARY lz4 REQUIRED)
+find_path(BROTLI_INCLUDE_DIR brotli/decode.h REQUIRED)
+find_library(BROTLI_DEC_LIBRARY brotlidec REQUIRED)
+find_library(BROTLI_ENC_LIBRARY brotlienc REQUIRED)
+add_library(infercost_codecs INTERFACE)
+target_include_directories(infercost_codecs INTERFACE ${SNAPPY_INCLUDE_DIR} ${ZSTD_INCLUDE_DIR} ${LZ4_INCLUDE_DIR}
+                                                      ${BROTLI_INCLUDE_DIR})
+target_link_libraries(infercost_codecs INTERFACE ${SNAPPY_LIBRARY} ZLIB::ZLIB ${ZSTD_LIBRARY} ${LZ4_LIBRARY}
+                                                 ${BROTLI_DEC_LIBRARY} ${BROTLI_ENC_LIBRARY})
+
+# Python with pyarrow, pandas and duckdb for the round-trip tests (`make pyenv`
+# creates it); tests that need it skip, saying so, when it is absent.
+set(INFERCOST_PYTHON "${PROJECT_SOURCE_DIR}/build/pyenv/bin/python3" CACHE FILEPATH
+    "Python interpreter with pyarrow, pandas and duckdb for round-trip tests")
+
 if(INFERCOST_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
@@ -31,7 +54,8 @@ function(infercost_add_test name)
     INFERCOST_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     INFERCOST_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data_files"
     INFERCOST_SHARED_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data"
-    INFERCOST_BINARY_DIR="${PROJECT_BINARY_DIR}")
+    INFERCOST_BINARY_DIR="${PROJECT_BINARY_DIR}"
+    INFERCOST_PYTHON="${INFERCOST_PYTHON}")
   # gtest_discover_tests flattens list-valued PROPERTIES (only the first label
   # would survive), so the labels are set by a script ctest includes after the
   # discovered tests.

@@ -3,7 +3,8 @@
 # when everything is present; uses sudo when not root.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libdnnl-dev libutf8proc-dev libsimdjson-dev nlohmann-json3-dev
-      libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev)
+      libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
+      libsnappy-dev zlib1g-dev libzstd-dev liblz4-dev libbrotli-dev python3-venv clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
