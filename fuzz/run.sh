@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the Parquet reader fuzzer for SECONDS, seeded with every .parquet of
+# parquet-testing (when ../shared/data is present) and of tests/data_files.
+# Exits non-zero when libFuzzer finds a crash, leak, timeout or OOM.
+# Usage: fuzz/run.sh BINARY SECONDS
+set -euo pipefail
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 BINARY SECONDS" >&2
+  exit 2
+fi
+binary=$(realpath "$1")
+seconds=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/parquet-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/corpus" "$work/artifacts"
+shopt -s nullglob globstar
+n=0
+for f in "$root"/../shared/data/parquet-testing/data/*.parquet "$root"/../shared/data/parquet-testing/bad_data/*.parquet \
+         "$root"/tests/data_files/parquet/**/*.parquet; do
+  # -max_len below keeps only the first 64 KiB of bigger seeds.
+  cp "$f" "$work/corpus/seed$((n++))-$(basename "$f")"
+done
+echo "fuzz: $n seed files, ${seconds}s"
+status=0
+"$binary" "$work/corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=25 \
+  -artifact_prefix="$work/artifacts/" -print_final_stats=1 || status=$?
+if [[ $status -ne 0 ]]; then
+  crashes="$(dirname "$binary")/crashes"
+  mkdir -p "$crashes"
+  cp "$work"/artifacts/* "$crashes/" 2>/dev/null || true
+  echo "fuzz: FAILED (exit $status); reproducers in $crashes/" >&2
+  exit "$status"
+fi
+echo "fuzz: no crash in ${seconds}s"
