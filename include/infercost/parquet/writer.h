@@ -1,0 +1,63 @@
+// Writing Parquet files with a flat schema: buffered a row group at a time
+// (memory bounded by WriterOptions::row_group_bytes), written to a temporary
+// that close() renames into place, so a failed run leaves nothing behind.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/parquet/metadata.h"
+
+namespace infercost::parquet {
+
+struct ColumnSpec {
+  enum class Kind { kString, kInt32, kInt64, kFloat, kDouble };
+  std::string name;
+  Kind kind = Kind::kString;
+  bool nullable = true;  // OPTIONAL, else REQUIRED
+};
+
+struct WriterOptions {
+  Codec codec = Codec::kSnappy;
+  int compression_level = -1;            // codec default
+  int64_t row_group_bytes = 64ll << 20;  // flush when the buffered (encoded, uncompressed) data passes this
+  int64_t row_group_rows = 1'000'000;    // or this many rows
+  int64_t page_bytes = 1 << 20;          // target data page size
+  bool dictionary = true;                // strings: dictionary-encode while it pays, else fall back to PLAIN
+  int data_page_version = 1;             // 1 or 2
+  bool statistics = true;                // min/max/null_count per column chunk and page
+  bool page_crc = true;
+  std::vector<std::pair<std::string, std::string>> key_value_metadata;
+};
+
+class ParquetWriter {
+ public:
+  // Errors: kInvalidArgument (empty schema, duplicate names, bad options),
+  // kIOError naming the path.
+  static Result<std::unique_ptr<ParquetWriter>> create(const std::string& path,
+                                                       std::vector<ColumnSpec> schema,
+                                                       const WriterOptions& options = {});
+  virtual ~ParquetWriter() = default;
+
+  // Append one cell to column `column` of the current row; the kind must
+  // match the ColumnSpec (an int32 column takes append_int64 values in
+  // range). Misuse (wrong kind, null in a REQUIRED column, a second cell in
+  // one row) is reported by the next end_row() as kInvalidArgument.
+  virtual void append_string(int column, std::string_view value) = 0;
+  virtual void append_int64(int column, int64_t value) = 0;
+  virtual void append_double(int column, double value) = 0;
+  virtual void append_null(int column) = 0;
+  // Ends the row: every column must have exactly one new cell (else
+  // kInvalidArgument naming the column); may flush a row group.
+  virtual Status end_row() = 0;
+  // Flushes the last row group, writes the footer and renames the file
+  // into place. After an error nothing is left at the path.
+  virtual Status close() = 0;
+  virtual int64_t rows_written() const = 0;
+};
+
+}  // namespace infercost::parquet

@@ -1,0 +1,778 @@
+#include "infercost/parquet/writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <unordered_set>
+#include <utility>
+
+#include "infercost/core/file.h"
+#include "infercost/parquet/compression.h"
+#include "infercost/parquet/encoding.h"
+
+namespace infercost::parquet {
+namespace {
+
+constexpr char kMagic[] = "PAR1";
+constexpr char kCreatedBy[] = "infercost version 0.1.0 (build infercost-parquet)";
+// Dictionary encoding stops (for the rest of the column chunk) once the
+// dictionary's PLAIN size passes this, as parquet-cpp does by default.
+constexpr int64_t kDictionaryCapBytes = 1 << 20;
+// The "does the dictionary pay" test needs a sample first: a few distinct
+// values at the start of a column say little about the rest.
+constexpr int64_t kDictionaryRatioMinValues = 1000;
+// parquet-cpp's default page row limit; bounds pages of all-null or tiny values.
+constexpr int64_t kMaxPageValues = 20000;
+// String min/max statistics longer than this are left out (only null_count
+// is written) rather than truncated: exact bounds or none.
+constexpr size_t kMaxStatisticsValueBytes = 1024;
+
+void put_u32(std::string& out, uint32_t v) {
+  char b[4];
+  std::memcpy(b, &v, 4);  // little-endian hosts only (x86-64, aarch64)
+  out.append(b, 4);
+}
+
+template <typename T>
+std::string raw_bytes(T v) {
+  std::string s(sizeof(T), '\0');
+  std::memcpy(s.data(), &v, sizeof(T));
+  return s;
+}
+
+PhysicalType physical_type_of(ColumnSpec::Kind kind) {
+  switch (kind) {
+    case ColumnSpec::Kind::kString: return PhysicalType::kByteArray;
+    case ColumnSpec::Kind::kInt32: return PhysicalType::kInt32;
+    case ColumnSpec::Kind::kInt64: return PhysicalType::kInt64;
+    case ColumnSpec::Kind::kFloat: return PhysicalType::kFloat;
+    case ColumnSpec::Kind::kDouble: return PhysicalType::kDouble;
+  }
+  return PhysicalType::kByteArray;
+}
+
+const char* kind_name(ColumnSpec::Kind kind) {
+  switch (kind) {
+    case ColumnSpec::Kind::kString: return "string";
+    case ColumnSpec::Kind::kInt32: return "int32";
+    case ColumnSpec::Kind::kInt64: return "int64";
+    case ColumnSpec::Kind::kFloat: return "float";
+    case ColumnSpec::Kind::kDouble: return "double";
+  }
+  return "?";
+}
+
+// Min/max/null count of a page or a column chunk. Floating-point NaN is left
+// out of min/max (the spec's rule); strings compare as unsigned bytes
+// (std::char_traits<char> compares as unsigned char).
+class StatsAccumulator {
+ public:
+  explicit StatsAccumulator(ColumnSpec::Kind kind) : kind_(kind) {}
+
+  void add_null() { ++nulls_; }
+  void add_int(int64_t v) {
+    if (!has_) {
+      imin_ = imax_ = v;
+      has_ = true;
+    } else {
+      imin_ = std::min(imin_, v);
+      imax_ = std::max(imax_, v);
+    }
+  }
+  void add_double(double v) {
+    if (std::isnan(v)) return;
+    if (!has_) {
+      dmin_ = dmax_ = v;
+      has_ = true;
+    } else {
+      if (v < dmin_) dmin_ = v;
+      if (v > dmax_) dmax_ = v;
+    }
+  }
+  void add_string(std::string_view v) {
+    if (!has_) {
+      smin_.assign(v);
+      smax_.assign(v);
+      has_ = true;
+    } else if (v < std::string_view(smin_)) {
+      smin_.assign(v);
+    } else if (v > std::string_view(smax_)) {
+      smax_.assign(v);
+    }
+  }
+  void merge(const StatsAccumulator& other) {
+    nulls_ += other.nulls_;
+    if (!other.has_) return;
+    if (kind_ == ColumnSpec::Kind::kString) {
+      add_string(other.smin_);
+      add_string(other.smax_);
+    } else if (kind_ == ColumnSpec::Kind::kFloat || kind_ == ColumnSpec::Kind::kDouble) {
+      add_double(other.dmin_);
+      add_double(other.dmax_);
+    } else {
+      add_int(other.imin_);
+      add_int(other.imax_);
+    }
+  }
+  void clear() {
+    has_ = false;
+    nulls_ = 0;
+    smin_.clear();
+    smax_.clear();
+  }
+
+  Statistics to_statistics() const {
+    Statistics s;
+    s.null_count = nulls_;
+    if (!has_) return s;
+    switch (kind_) {
+      case ColumnSpec::Kind::kString:
+        if (smin_.size() <= kMaxStatisticsValueBytes && smax_.size() <= kMaxStatisticsValueBytes) {
+          s.min_value = smin_;
+          s.max_value = smax_;
+        }
+        break;
+      case ColumnSpec::Kind::kInt32:
+        s.min_value = raw_bytes(static_cast<int32_t>(imin_));
+        s.max_value = raw_bytes(static_cast<int32_t>(imax_));
+        break;
+      case ColumnSpec::Kind::kInt64:
+        s.min_value = raw_bytes(imin_);
+        s.max_value = raw_bytes(imax_);
+        break;
+      case ColumnSpec::Kind::kFloat:
+      case ColumnSpec::Kind::kDouble: {
+        // A zero bound is written as -0.0 (min) / +0.0 (max) so readers that
+        // distinguish signed zeros never skip a page wrongly.
+        double lo = dmin_ == 0.0 ? -0.0 : dmin_;
+        double hi = dmax_ == 0.0 ? 0.0 : dmax_;
+        if (kind_ == ColumnSpec::Kind::kFloat) {
+          s.min_value = raw_bytes(static_cast<float>(lo));
+          s.max_value = raw_bytes(static_cast<float>(hi));
+        } else {
+          s.min_value = raw_bytes(lo);
+          s.max_value = raw_bytes(hi);
+        }
+        break;
+      }
+    }
+    return s;
+  }
+
+ private:
+  ColumnSpec::Kind kind_;
+  bool has_ = false;
+  int64_t nulls_ = 0;
+  int64_t imin_ = 0, imax_ = 0;
+  double dmin_ = 0, dmax_ = 0;
+  std::string smin_, smax_;
+};
+
+// Distinct strings of one column chunk, in first-seen order, stored PLAIN
+// (as the dictionary page holds them) and found through an open-addressing
+// table of entry numbers, so no per-entry allocation.
+class StringDictionary {
+ public:
+  // Index of `v`, adding it when new.
+  uint32_t index_of(std::string_view v) {
+    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
+    size_t mask = slots_.size() - 1;
+    size_t h = std::hash<std::string_view>()(v);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      uint32_t slot = slots_[i];
+      if (slot == 0) {
+        auto index = static_cast<uint32_t>(entries_.size());
+        entries_.push_back(Entry{plain_.size() + 4, static_cast<uint32_t>(v.size()), h});
+        encode_plain_byte_array(v, plain_);
+        slots_[i] = index + 1;
+        return index;
+      }
+      const Entry& e = entries_[slot - 1];
+      if (e.hash == h && e.size == v.size() &&
+          std::memcmp(plain_.data() + e.offset, v.data(), v.size()) == 0) {
+        return slot - 1;
+      }
+    }
+  }
+  size_t size() const { return entries_.size(); }
+  const std::string& plain() const { return plain_; }
+  void clear() {
+    entries_.clear();
+    slots_.clear();
+    plain_.clear();
+  }
+
+ private:
+  struct Entry {
+    size_t offset;
+    uint32_t size;
+    size_t hash;
+  };
+  void grow() {
+    std::vector<uint32_t> slots(std::max<size_t>(64, slots_.size() * 2), 0);
+    size_t mask = slots.size() - 1;
+    for (size_t k = 0; k < entries_.size(); ++k) {
+      size_t i = entries_[k].hash & mask;
+      while (slots[i] != 0) i = (i + 1) & mask;
+      slots[i] = static_cast<uint32_t>(k + 1);
+    }
+    slots_ = std::move(slots);
+  }
+  std::vector<Entry> entries_;
+  std::vector<uint32_t> slots_;
+  std::string plain_;
+};
+
+// One column's part of the current row group: finished pages (header and
+// body, as they will be written) plus the page being filled.
+class ColumnChunkWriter {
+ public:
+  ColumnChunkWriter(const ColumnSpec& spec, const WriterOptions& options)
+      : spec_(spec), options_(options), page_stats_(spec.kind), chunk_stats_(spec.kind) {
+    reset_chunk();
+  }
+
+  const ColumnSpec& spec() const { return spec_; }
+
+  void add_null() {
+    def_levels_.push_back(0);
+    ++page_values_;
+    page_stats_.add_null();
+    page_estimate_ += 1;
+  }
+  void add_string(std::string_view v) {
+    add_defined();
+    page_stats_.add_string(v);
+    plain_bytes_seen_ += 4 + static_cast<int64_t>(v.size());
+    if (dictionary_mode_) {
+      indices_.push_back(dictionary_.index_of(v));
+      page_estimate_ += 4;
+    } else {
+      encode_plain_byte_array(v, values_);
+      page_estimate_ += 4 + static_cast<int64_t>(v.size());
+    }
+  }
+  void add_int(int64_t v) {
+    add_defined();
+    page_stats_.add_int(v);
+    if (spec_.kind == ColumnSpec::Kind::kInt32) {
+      auto x = static_cast<int32_t>(v);
+      values_.append(reinterpret_cast<const char*>(&x), 4);
+      page_estimate_ += 4;
+    } else {
+      values_.append(reinterpret_cast<const char*>(&v), 8);
+      page_estimate_ += 8;
+    }
+  }
+  void add_double(double v) {
+    add_defined();
+    if (spec_.kind == ColumnSpec::Kind::kFloat) {
+      auto x = static_cast<float>(v);
+      page_stats_.add_double(x);  // statistics of the value as stored
+      values_.append(reinterpret_cast<const char*>(&x), 4);
+      page_estimate_ += 4;
+    } else {
+      page_stats_.add_double(v);
+      values_.append(reinterpret_cast<const char*>(&v), 8);
+      page_estimate_ += 8;
+    }
+  }
+
+  // Finishes the page when it is full (called after every row).
+  Status maybe_finish_page() {
+    if (page_values_ >= kMaxPageValues || page_estimate_ >= options_.page_bytes ||
+        (dictionary_mode_ && static_cast<int64_t>(dictionary_.plain().size()) > kDictionaryCapBytes)) {
+      return finish_page();
+    }
+    return Status();
+  }
+
+  // Encoded bytes held for this chunk: finished pages (uncompressed),
+  // the dictionary and the page being filled.
+  int64_t buffered_bytes() const {
+    return uncompressed_pages_bytes_ + static_cast<int64_t>(dictionary_.plain().size()) + page_estimate_;
+  }
+
+  // Finishes the last page and writes the chunk (dictionary page first) at
+  // `offset` of `out`, filling `chunk`'s metadata; resets for the next chunk.
+  Status write_chunk(AtomicOutputFile& out, int64_t offset, ColumnChunk& chunk) {
+    if (page_values_ > 0) INFERCOST_RETURN_IF_ERROR(finish_page());
+    ColumnMetaData md;
+    md.type = physical_type_of(spec_.kind);
+    md.path_in_schema = {spec_.name};
+    md.codec = options_.codec;
+    md.num_values = chunk_values_;
+    int64_t total_uncompressed = uncompressed_pages_bytes_;
+    int64_t total_compressed = static_cast<int64_t>(pages_.size());
+    int64_t data_offset = offset;
+    if (has_dictionary_pages_) {
+      std::string dict_page;
+      int64_t dict_uncompressed = 0;
+      INFERCOST_RETURN_IF_ERROR(build_dictionary_page(dict_page, &dict_uncompressed));
+      INFERCOST_RETURN_IF_ERROR(out.write(dict_page));
+      md.dictionary_page_offset = offset;
+      data_offset = offset + static_cast<int64_t>(dict_page.size());
+      total_uncompressed += dict_uncompressed;
+      total_compressed += static_cast<int64_t>(dict_page.size());
+    }
+    INFERCOST_RETURN_IF_ERROR(out.write(pages_));
+    md.data_page_offset = data_offset;
+    md.total_uncompressed_size = total_uncompressed;
+    md.total_compressed_size = total_compressed;
+    // Same order parquet-cpp lists them in.
+    if (has_dictionary_pages_ || has_plain_pages_) md.encodings.push_back(Encoding::kPlain);
+    md.encodings.push_back(Encoding::kRle);
+    if (has_dictionary_pages_) md.encodings.push_back(Encoding::kRleDictionary);
+    if (options_.statistics) md.statistics = chunk_stats_.to_statistics();
+    chunk.file_offset = offset;
+    chunk.meta_data = std::move(md);
+    reset_chunk();
+    return Status();
+  }
+
+ private:
+  void add_defined() {
+    if (spec_.nullable) {
+      def_levels_.push_back(1);
+      page_estimate_ += 1;
+    }
+    ++page_values_;
+    ++nonnull_values_seen_;
+  }
+
+  void reset_chunk() {
+    pages_.clear();
+    uncompressed_pages_bytes_ = 0;
+    chunk_values_ = 0;
+    chunk_stats_.clear();
+    dictionary_.clear();
+    dictionary_mode_ = options_.dictionary && spec_.kind == ColumnSpec::Kind::kString;
+    has_dictionary_pages_ = has_plain_pages_ = false;
+    plain_bytes_seen_ = 0;
+    nonnull_values_seen_ = 0;
+    index_bytes_ = 0;
+  }
+
+  // Compresses `body` (the part after any v2 levels) and appends header and
+  // page to pages_.
+  Status emit_data_page(const std::string& levels, const std::string& body, Encoding encoding,
+                        int32_t num_nulls) {
+    const std::string* stored = &body;
+    if (options_.codec != Codec::kUncompressed) {
+      INFERCOST_RETURN_IF_ERROR(compress(options_.codec, reinterpret_cast<const uint8_t*>(body.data()),
+                                         body.size(), compressed_, options_.compression_level));
+      stored = &compressed_;
+    }
+    PageHeader h;
+    int64_t uncompressed = static_cast<int64_t>(levels.size() + body.size());
+    int64_t compressed = static_cast<int64_t>(levels.size() + stored->size());
+    if (uncompressed > std::numeric_limits<int32_t>::max() ||
+        compressed > std::numeric_limits<int32_t>::max()) {
+      return invalid_argument(fmt::format("column '{}': a page of {} bytes is too large for Parquet",
+                                          spec_.name, std::max(uncompressed, compressed)));
+    }
+    h.uncompressed_page_size = static_cast<int32_t>(uncompressed);
+    h.compressed_page_size = static_cast<int32_t>(compressed);
+    std::optional<Statistics> stats;
+    if (options_.statistics) stats = page_stats_.to_statistics();
+    if (options_.data_page_version == 2) {
+      h.type = PageType::kDataPageV2;
+      DataPageHeaderV2 v2;
+      v2.num_values = static_cast<int32_t>(page_values_);
+      v2.num_nulls = num_nulls;
+      v2.num_rows = static_cast<int32_t>(page_values_);
+      v2.encoding = encoding;
+      v2.definition_levels_byte_length = static_cast<int32_t>(levels.size());
+      v2.repetition_levels_byte_length = 0;
+      v2.is_compressed = options_.codec != Codec::kUncompressed;
+      v2.statistics = std::move(stats);
+      h.data_page_header_v2 = std::move(v2);
+    } else {
+      h.type = PageType::kDataPage;
+      DataPageHeader v1;
+      v1.num_values = static_cast<int32_t>(page_values_);
+      v1.encoding = encoding;
+      v1.definition_level_encoding = Encoding::kRle;
+      v1.repetition_level_encoding = Encoding::kRle;
+      v1.statistics = std::move(stats);
+      h.data_page_header = std::move(v1);
+    }
+    if (options_.page_crc) {
+      // v2: the CRC covers the levels too (everything after the header).
+      const std::string* covered = stored;
+      if (!levels.empty()) {
+        crc_scratch_.assign(levels);
+        crc_scratch_.append(*stored);
+        covered = &crc_scratch_;
+      }
+      h.crc = static_cast<int32_t>(
+          page_crc32(reinterpret_cast<const uint8_t*>(covered->data()), covered->size()));
+    }
+    std::string header = serialize_page_header(h);
+    pages_.append(header);
+    pages_.append(levels);
+    pages_.append(*stored);
+    uncompressed_pages_bytes_ += static_cast<int64_t>(header.size()) + uncompressed;
+    return Status();
+  }
+
+  Status finish_page() {
+    if (page_values_ == 0) return Status();
+    int32_t num_nulls = 0;
+    std::string levels;
+    if (spec_.nullable) {
+      for (uint32_t d : def_levels_) num_nulls += d == 0 ? 1 : 0;
+      std::string rle;
+      encode_rle_bit_packed(def_levels_.data(), def_levels_.size(), 1, rle);
+      if (options_.data_page_version == 2) {
+        levels = std::move(rle);
+      } else {
+        put_u32(body_, static_cast<uint32_t>(rle.size()));
+        body_.append(rle);
+      }
+    }
+    Encoding encoding = Encoding::kPlain;
+    if (dictionary_mode_) {
+      encoding = Encoding::kRleDictionary;
+      // Width 1 at least: some readers mishandle a zero-width index stream.
+      int width = std::max(1, bit_width_for(dictionary_.size() > 0 ? dictionary_.size() - 1 : 0));
+      body_.push_back(static_cast<char>(width));
+      size_t before = body_.size();
+      encode_rle_bit_packed(indices_.data(), indices_.size(), width, body_);
+      index_bytes_ += static_cast<int64_t>(body_.size() - before) + 1;
+      has_dictionary_pages_ = true;
+    } else {
+      body_.append(values_);
+      has_plain_pages_ = true;
+    }
+    Status st = emit_data_page(levels, body_, encoding, num_nulls);
+    body_.clear();
+    if (!st.ok()) return st;
+    chunk_values_ += page_values_;
+    chunk_stats_.merge(page_stats_);
+    page_stats_.clear();
+    def_levels_.clear();
+    indices_.clear();
+    values_.clear();
+    page_values_ = 0;
+    page_estimate_ = 0;
+    if (dictionary_mode_) {
+      bool over_cap = static_cast<int64_t>(dictionary_.plain().size()) > kDictionaryCapBytes;
+      bool pays = nonnull_values_seen_ < kDictionaryRatioMinValues ||
+                  static_cast<int64_t>(dictionary_.plain().size()) + index_bytes_ < plain_bytes_seen_;
+      if (over_cap || !pays) dictionary_mode_ = false;
+    }
+    return Status();
+  }
+
+  Status build_dictionary_page(std::string& page, int64_t* uncompressed_total) {
+    const std::string& plain = dictionary_.plain();
+    const std::string* stored = &plain;
+    if (options_.codec != Codec::kUncompressed) {
+      INFERCOST_RETURN_IF_ERROR(compress(options_.codec, reinterpret_cast<const uint8_t*>(plain.data()),
+                                         plain.size(), compressed_, options_.compression_level));
+      stored = &compressed_;
+    }
+    if (plain.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
+        stored->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      return invalid_argument(fmt::format("column '{}': dictionary page too large", spec_.name));
+    }
+    PageHeader h;
+    h.type = PageType::kDictionaryPage;
+    h.uncompressed_page_size = static_cast<int32_t>(plain.size());
+    h.compressed_page_size = static_cast<int32_t>(stored->size());
+    DictionaryPageHeader d;
+    d.num_values = static_cast<int32_t>(dictionary_.size());
+    d.encoding = Encoding::kPlain;
+    h.dictionary_page_header = d;
+    if (options_.page_crc) {
+      h.crc =
+          static_cast<int32_t>(page_crc32(reinterpret_cast<const uint8_t*>(stored->data()), stored->size()));
+    }
+    std::string header = serialize_page_header(h);
+    page = header;
+    page.append(*stored);
+    *uncompressed_total = static_cast<int64_t>(header.size() + plain.size());
+    return Status();
+  }
+
+  ColumnSpec spec_;
+  const WriterOptions& options_;
+  // current page
+  std::vector<uint32_t> def_levels_;
+  std::vector<uint32_t> indices_;
+  std::string values_;
+  int64_t page_values_ = 0;
+  int64_t page_estimate_ = 0;
+  StatsAccumulator page_stats_;
+  // current chunk
+  std::string pages_;
+  int64_t uncompressed_pages_bytes_ = 0;
+  int64_t chunk_values_ = 0;
+  StatsAccumulator chunk_stats_;
+  StringDictionary dictionary_;
+  bool dictionary_mode_ = false;
+  bool has_dictionary_pages_ = false, has_plain_pages_ = false;
+  int64_t plain_bytes_seen_ = 0, nonnull_values_seen_ = 0, index_bytes_ = 0;
+  // scratch
+  std::string body_, compressed_, crc_scratch_;
+};
+
+class ParquetWriterImpl final : public ParquetWriter {
+ public:
+  ParquetWriterImpl(AtomicOutputFile out, std::vector<ColumnSpec> schema, const WriterOptions& options)
+      : out_(std::move(out)), schema_(std::move(schema)), options_(options) {
+    cells_.resize(schema_.size());
+    columns_.reserve(schema_.size());
+    for (const ColumnSpec& spec : schema_)
+      columns_.push_back(std::make_unique<ColumnChunkWriter>(spec, options_));
+  }
+  ~ParquetWriterImpl() override {
+    if (!closed_) out_.abandon();
+  }
+
+  Status start() {
+    offset_ = 4;
+    return with_path(out_.write(std::string_view(kMagic, 4)));
+  }
+
+  void append_string(int column, std::string_view value) override {
+    Cell* c = cell_for(column, "a string");
+    if (!c) return;
+    if (schema_[column].kind != ColumnSpec::Kind::kString) return wrong_kind(column, "a string");
+    c->state = Cell::kString;
+    c->text.assign(value);
+  }
+  void append_int64(int column, int64_t value) override {
+    Cell* c = cell_for(column, "an integer");
+    if (!c) return;
+    ColumnSpec::Kind kind = schema_[column].kind;
+    if (kind == ColumnSpec::Kind::kInt32) {
+      if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
+        return misuse(fmt::format("column '{}': {} is out of range for int32", schema_[column].name, value));
+      }
+    } else if (kind != ColumnSpec::Kind::kInt64) {
+      return wrong_kind(column, "an integer");
+    }
+    c->state = Cell::kInt;
+    c->integer = value;
+  }
+  void append_double(int column, double value) override {
+    Cell* c = cell_for(column, "a floating-point value");
+    if (!c) return;
+    ColumnSpec::Kind kind = schema_[column].kind;
+    if (kind != ColumnSpec::Kind::kFloat && kind != ColumnSpec::Kind::kDouble) {
+      return wrong_kind(column, "a floating-point value");
+    }
+    c->state = Cell::kDouble;
+    c->real = value;
+  }
+  void append_null(int column) override {
+    Cell* c = cell_for(column, "a null");
+    if (!c) return;
+    if (!schema_[column].nullable) {
+      return misuse(
+          fmt::format("column '{}' is required (not nullable) but got a null", schema_[column].name));
+    }
+    c->state = Cell::kNull;
+  }
+
+  Status end_row() override {
+    if (!failed_.ok()) return failed_;
+    if (closed_) return invalid_argument(out_.path() + ": end_row() after close()");
+    Status misuse = std::move(misuse_);
+    misuse_ = Status();
+    if (misuse.ok()) {
+      for (size_t i = 0; i < cells_.size(); ++i) {
+        if (cells_[i].state == Cell::kEmpty) {
+          misuse = invalid_argument(
+              fmt::format("row {}: column '{}' has no value (append one cell per column per row, "
+                          "append_null for null)",
+                          rows_written_, schema_[i].name));
+          break;
+        }
+      }
+    }
+    if (!misuse.ok()) {
+      for (Cell& c : cells_) c.state = Cell::kEmpty;
+      return misuse.with_context(out_.path());
+    }
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      Cell& c = cells_[i];
+      ColumnChunkWriter& w = *columns_[i];
+      switch (c.state) {
+        case Cell::kNull: w.add_null(); break;
+        case Cell::kString: w.add_string(c.text); break;
+        case Cell::kInt: w.add_int(c.integer); break;
+        case Cell::kDouble: w.add_double(c.real); break;
+        case Cell::kEmpty: break;
+      }
+      c.state = Cell::kEmpty;
+      Status st = w.maybe_finish_page();
+      if (!st.ok()) return fail(st);
+    }
+    ++rows_written_;
+    ++group_rows_;
+    if (group_rows_ >= options_.row_group_rows) return flush_row_group();
+    // Summing every column after every row is cheap next to encoding it.
+    int64_t buffered = 0;
+    for (const auto& w : columns_) buffered += w->buffered_bytes();
+    if (buffered >= options_.row_group_bytes) return flush_row_group();
+    return Status();
+  }
+
+  Status close() override {
+    if (!failed_.ok()) return failed_;
+    if (closed_) return invalid_argument(out_.path() + ": close() called twice");
+    if (!misuse_.ok()) {
+      // Cells of an unfinished row: drop them; the row was never ended.
+      misuse_ = Status();
+    }
+    INFERCOST_RETURN_IF_ERROR(flush_row_group());
+    FileMetaData md;
+    md.version = 2;
+    md.num_rows = rows_written_;
+    SchemaElement root;
+    root.name = "schema";
+    root.num_children = static_cast<int32_t>(schema_.size());
+    md.schema.push_back(root);
+    for (const ColumnSpec& spec : schema_) {
+      SchemaElement e;
+      e.name = spec.name;
+      e.type = physical_type_of(spec.kind);
+      e.repetition = spec.nullable ? Repetition::kOptional : Repetition::kRequired;
+      if (spec.kind == ColumnSpec::Kind::kString) {
+        e.converted_type = ConvertedType::kUtf8;
+        e.logical_type.kind = LogicalType::kString;
+      }
+      md.schema.push_back(std::move(e));
+    }
+    md.row_groups = std::move(row_groups_);
+    for (const auto& [k, v] : options_.key_value_metadata) md.key_value_metadata.emplace_back(k, v);
+    md.created_by = kCreatedBy;
+    md.column_orders.assign(schema_.size(), 1);  // TYPE_ORDER: min/max are meaningful
+    std::string footer = serialize_file_metadata(md);
+    put_u32(footer, static_cast<uint32_t>(footer.size()));
+    footer.append(kMagic, 4);
+    Status st = with_path(out_.write(footer));
+    if (st.ok()) st = with_path(out_.commit());
+    if (!st.ok()) return fail(st);
+    closed_ = true;
+    return Status();
+  }
+
+  int64_t rows_written() const override { return rows_written_; }
+
+ private:
+  struct Cell {
+    enum State { kEmpty, kNull, kString, kInt, kDouble };
+    State state = kEmpty;
+    std::string text;
+    int64_t integer = 0;
+    double real = 0;
+  };
+
+  Status with_path(Status st) const {
+    if (st.ok()) return st;
+    // AtomicOutputFile errors already name the path; others get it here.
+    if (st.message().find(out_.path()) != std::string::npos) return st;
+    return st.with_context(out_.path());
+  }
+
+  Status fail(Status st) {
+    failed_ = with_path(std::move(st));
+    out_.abandon();
+    return failed_;
+  }
+
+  void misuse(std::string message) {
+    if (misuse_.ok()) misuse_ = invalid_argument(std::move(message));
+  }
+  void wrong_kind(int column, const char* what) {
+    misuse(fmt::format("column '{}' is {} but got {}", schema_[column].name, kind_name(schema_[column].kind),
+                       what));
+  }
+  Cell* cell_for(int column, const char* what) {
+    if (column < 0 || static_cast<size_t>(column) >= cells_.size()) {
+      misuse(fmt::format("column index {} (for {}) is out of range: the schema has {} columns", column, what,
+                         cells_.size()));
+      return nullptr;
+    }
+    Cell& c = cells_[column];
+    if (c.state != Cell::kEmpty) {
+      misuse(fmt::format("column '{}' got a second cell in one row", schema_[column].name));
+      return nullptr;
+    }
+    return &c;
+  }
+
+  Status flush_row_group() {
+    if (group_rows_ == 0) return Status();
+    RowGroup rg;
+    rg.num_rows = group_rows_;
+    rg.file_offset = offset_;
+    rg.columns.resize(columns_.size());
+    int64_t uncompressed = 0, compressed = 0;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      Status st = columns_[i]->write_chunk(out_, offset_, rg.columns[i]);
+      if (!st.ok()) return fail(st);
+      const ColumnMetaData& md = *rg.columns[i].meta_data;
+      offset_ += md.total_compressed_size;
+      uncompressed += md.total_uncompressed_size;
+      compressed += md.total_compressed_size;
+    }
+    rg.total_byte_size = uncompressed;
+    rg.total_compressed_size = compressed;
+    if (row_groups_.size() <= static_cast<size_t>(std::numeric_limits<int16_t>::max())) {
+      rg.ordinal = static_cast<int16_t>(row_groups_.size());
+    }
+    row_groups_.push_back(std::move(rg));
+    group_rows_ = 0;
+    return Status();
+  }
+
+  AtomicOutputFile out_;
+  std::vector<ColumnSpec> schema_;
+  WriterOptions options_;
+  std::vector<std::unique_ptr<ColumnChunkWriter>> columns_;
+  std::vector<Cell> cells_;
+  std::vector<RowGroup> row_groups_;
+  Status misuse_, failed_;
+  int64_t offset_ = 0;
+  int64_t rows_written_ = 0, group_rows_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::create(const std::string& path,
+                                                             std::vector<ColumnSpec> schema,
+                                                             const WriterOptions& options) {
+  if (schema.empty()) return invalid_argument(path + ": Parquet schema has no columns");
+  std::unordered_set<std::string> names;
+  for (const ColumnSpec& spec : schema) {
+    if (spec.name.empty()) return invalid_argument(path + ": Parquet column with an empty name");
+    if (!names.insert(spec.name).second) {
+      return invalid_argument(fmt::format("{}: duplicate Parquet column name '{}'", path, spec.name));
+    }
+  }
+  if (options.data_page_version != 1 && options.data_page_version != 2) {
+    return invalid_argument(
+        fmt::format("{}: data_page_version must be 1 or 2, got {}", path, options.data_page_version));
+  }
+  if (options.page_bytes <= 0 || options.row_group_bytes <= 0 || options.row_group_rows <= 0) {
+    return invalid_argument(path + ": page_bytes, row_group_bytes and row_group_rows must be positive");
+  }
+  if (!can_decompress(options.codec)) {  // compress() writes every codec decompress() reads
+    return invalid_argument(fmt::format("{}: cannot write codec {}", path, codec_name(options.codec)));
+  }
+  INFERCOST_ASSIGN_OR_RETURN(AtomicOutputFile out, AtomicOutputFile::create(path));
+  auto writer = std::make_unique<ParquetWriterImpl>(std::move(out), std::move(schema), options);
+  INFERCOST_RETURN_IF_ERROR(writer->start());
+  return std::unique_ptr<ParquetWriter>(std::move(writer));
+}
+
+}  // namespace infercost::parquet
