@@ -28,7 +28,10 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
+  // Writes `content` to `name`, creating its parent folders.
   std::string write(const std::string& name, const std::string& content) const {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(file(name)).parent_path(), ec);
     std::ofstream(file(name), std::ios::binary) << content;
     return file(name);
   }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "infercost/core/file.h"
+#include "text_sources.h"
 
 namespace infercost::io {
 
@@ -17,10 +18,43 @@ bool is_blank(std::string_view s) {
   return true;
 }
 
+std::string type_name(simdjson::dom::element_type t) {
+  using T = simdjson::dom::element_type;
+  switch (t) {
+    case T::ARRAY: return "an array";
+    case T::OBJECT: return "an object";
+    case T::INT64:
+    case T::UINT64:
+    case T::DOUBLE: return "a number";
+    case T::BOOL: return "a boolean";
+    case T::NULL_VALUE: return "null";
+    default: return "a string";
+  }
+}
+
 class SimdJsonlReader final : public JsonlReader {
  public:
-  SimdJsonlReader(MappedFile file, std::string column, OnBadRow on_bad_row)
-      : file_(std::move(file)), column_(std::move(column)), on_bad_row_(on_bad_row) {}
+  SimdJsonlReader(MappedFile file, SourceOptions options)
+      : file_(std::move(file)), options_(std::move(options)), bad_(options_.on_bad_row) {
+    pos_ = bom_length(file_.view());
+  }
+
+  // The first non-blank line, when it is an object, must have the column.
+  Status check_column() {
+    std::string_view all = file_.view();
+    size_t pos = pos_;
+    while (pos < all.size()) {
+      size_t end = all.find('\n', pos);
+      if (end == std::string_view::npos) end = all.size();
+      std::string_view line = all.substr(pos, end - pos);
+      pos = end + 1;
+      if (is_blank(line)) continue;
+      simdjson::dom::element doc;
+      if (parser_.parse(line).get(doc)) return Status();  // reported as a bad row when read
+      return check_first_object(file_.path(), doc, options_.column);
+    }
+    return Status();
+  }
 
   Result<size_t> next(size_t max_rows, RowBatch& out) override {
     std::string_view all = file_.view();
@@ -33,15 +67,15 @@ class SimdJsonlReader final : public JsonlReader {
       ++line_no_;
       if (is_blank(line)) continue;
       std::string text;
-      Status s = parse_line(line, text);
+      bool is_null = false;
+      Status s = parser_.parse_row(line, options_, text, is_null);
       if (!s.ok()) {
-        Status located = s.with_context(file_.path() + ": line " + std::to_string(line_no_));
-        if (on_bad_row_ == OnBadRow::kFail) return located;
-        if (rows_skipped_ == 0) first_skip_ = located;
-        ++rows_skipped_;
+        INFERCOST_RETURN_IF_ERROR(
+            bad_.handle(s.with_context(file_.path() + ": line " + std::to_string(line_no_))));
         continue;
       }
       out.texts.push_back(std::move(text));
+      out.is_null.push_back(is_null ? 1 : 0);
       out.lines.push_back(line_no_);
       ++appended;
     }
@@ -49,70 +83,77 @@ class SimdJsonlReader final : public JsonlReader {
     return appended;
   }
 
-  int64_t rows_skipped() const override { return rows_skipped_; }
-  const Status& first_skip_reason() const override { return first_skip_; }
+  int64_t rows_skipped() const override { return bad_.skipped(); }
+  const Status& first_skip_reason() const override { return bad_.first(); }
   uint64_t bytes_total() const override { return file_.size(); }
   uint64_t bytes_read() const override { return pos_; }
+  const char* location_unit() const override { return "line"; }
 
  private:
-  Status parse_line(std::string_view line, std::string& text) {
-    // simdjson reads up to SIMDJSON_PADDING bytes past the end; the mapping
-    // ends at the file's last byte, so each line is copied into a padded buffer.
-    if (buffer_.size() < line.size() + simdjson::SIMDJSON_PADDING) {
-      buffer_.resize(line.size() + simdjson::SIMDJSON_PADDING);
-    }
-    std::memcpy(buffer_.data(), line.data(), line.size());
-    // The DOM parser validates the whole line (structure and UTF-8), so a
-    // truncated or garbled row is caught even when the text field comes first.
-    simdjson::dom::element doc;
-    auto err = parser_.parse(buffer_.data(), line.size(), false).get(doc);
-    if (err == simdjson::UTF8_ERROR) return corruption("invalid UTF-8");
-    if (err) return corruption(std::string("malformed JSON: ") + simdjson::error_message(err));
-    simdjson::dom::object obj;
-    if (doc.get_object().get(obj)) return corruption("expected a JSON object");
-    simdjson::dom::element value;
-    err = obj.at_key(column_).get(value);
-    if (err) return invalid_argument("no column '" + column_ + "'");
-    if (!value.is_string()) {
-      return invalid_argument("column '" + column_ + "' is " + type_name(value.type()) +
-                              ", expected a string");
-    }
-    std::string_view sv = value.get_string().value_unsafe();
-    text.assign(sv.data(), sv.size());
-    return Status();
-  }
-
-  static std::string type_name(simdjson::dom::element_type t) {
-    using T = simdjson::dom::element_type;
-    switch (t) {
-      case T::ARRAY: return "an array";
-      case T::OBJECT: return "an object";
-      case T::INT64:
-      case T::UINT64:
-      case T::DOUBLE: return "a number";
-      case T::BOOL: return "a boolean";
-      case T::NULL_VALUE: return "null";
-      default: return "a string";
-    }
-  }
-
   MappedFile file_;
-  std::string column_;
-  OnBadRow on_bad_row_;
-  simdjson::dom::parser parser_;
-  std::string buffer_;
+  SourceOptions options_;
+  BadRows bad_;
+  JsonRowParser parser_;
   size_t pos_ = 0;
   int64_t line_no_ = 0;
-  int64_t rows_skipped_ = 0;
-  Status first_skip_;
 };
 
 }  // namespace
 
+Status json_column_value(simdjson::dom::element row, const SourceOptions& options, std::string& text,
+                         bool& is_null) {
+  simdjson::dom::object obj;
+  if (row.get_object().get(obj)) return corruption("expected a JSON object, found " + type_name(row.type()));
+  simdjson::dom::element value;
+  if (obj.at_key(options.column).get(value)) return corruption("no column '" + options.column + "'");
+  is_null = value.is_null();
+  if (is_null) {
+    text.clear();
+  } else if (options.values_as_json) {
+    text = simdjson::minify(value);
+  } else if (value.is_string()) {
+    std::string_view sv = value.get_string().value_unsafe();
+    text.assign(sv.data(), sv.size());
+  } else {
+    return corruption("column '" + options.column + "' is " + type_name(value.type()) +
+                      ", expected a string or null");
+  }
+  return Status();
+}
+
+Status check_first_object(const std::string& path, simdjson::dom::element first, const std::string& column) {
+  simdjson::dom::object obj;
+  if (first.get_object().get(obj)) return Status();  // not an object: a bad row, reported when read
+  simdjson::dom::element value;
+  if (!obj.at_key(column).get(value)) return Status();
+  std::string keys;
+  for (auto field : obj) {
+    if (!keys.empty()) keys += ", ";
+    keys.append(field.key.data(), field.key.size());
+  }
+  return not_found(path + ": no column '" + column +
+                   "' (the first object has: " + (keys.empty() ? std::string("no fields") : keys) + ")");
+}
+
+Result<std::unique_ptr<JsonlReader>> JsonlReader::open(const std::string& path,
+                                                       const SourceOptions& options) {
+  INFERCOST_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  auto reader = std::make_unique<SimdJsonlReader>(std::move(file), options);
+  INFERCOST_RETURN_IF_ERROR(reader->check_column());
+  return std::unique_ptr<JsonlReader>(std::move(reader));
+}
+
 Result<std::unique_ptr<JsonlReader>> JsonlReader::open(const std::string& path, const std::string& column,
                                                        OnBadRow on_bad_row) {
-  INFERCOST_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
-  return std::unique_ptr<JsonlReader>(new SimdJsonlReader(std::move(file), column, on_bad_row));
+  SourceOptions options;
+  options.column = column;
+  options.on_bad_row = on_bad_row;
+  return open(path, options);
+}
+
+Result<std::unique_ptr<RowSource>> open_jsonl_source(const std::string& path, const SourceOptions& options) {
+  INFERCOST_ASSIGN_OR_RETURN(auto reader, JsonlReader::open(path, options));
+  return std::unique_ptr<RowSource>(std::move(reader));
 }
 
 }  // namespace infercost::io

@@ -8,6 +8,7 @@
 
 #include "infercost/core/file.h"
 #include "infercost/core/json_text.h"
+#include "parquet_prediction_writer.h"
 
 namespace infercost::io {
 
@@ -65,36 +66,21 @@ class DelimitedWriter final : public PredictionWriter {
     }
   }
 
-  Status write(const std::vector<std::string>& texts, const std::vector<float>& probabilities) override {
+  Status write(const std::vector<std::string>& texts, const std::vector<uint8_t>& is_null,
+               const std::vector<float>& probabilities) override {
     const size_t n_labels = names_.size();
     if (probabilities.size() != texts.size() * n_labels) {
       return internal_error("prediction writer: probabilities do not match rows x labels");
     }
+    if (!is_null.empty() && is_null.size() != texts.size()) {
+      return internal_error("prediction writer: is_null does not match the rows");
+    }
     for (size_t r = 0; r < texts.size(); ++r) {
-      const float* p = probabilities.data() + r * n_labels;
-      const size_t best = static_cast<size_t>(std::max_element(p, p + n_labels) - p);
+      const bool null_row = !is_null.empty() && is_null[r] != 0;
       if (format_ == OutputFormat::kJsonl) {
-        buffer_ += '{';
-        if (columns_.keep_text) {
-          buffer_ += "\"text\":";
-          append_json_string(buffer_, texts[r]);
-          buffer_ += ',';
-        }
-        for (size_t l = 0; l < n_labels; ++l) {
-          append_json_string(buffer_, names_[l]);
-          fmt::format_to(std::back_inserter(buffer_), ":{},", p[l]);
-        }
-        buffer_ += "\"label\":";
-        append_json_string(buffer_, columns_.labels[best]);
-        buffer_ += "}\n";
+        append_jsonl_row(texts[r], null_row, probabilities.data() + r * n_labels);
       } else {
-        if (columns_.keep_text) {
-          append_csv_field(buffer_, texts[r]);
-          buffer_ += ',';
-        }
-        for (size_t l = 0; l < n_labels; ++l) fmt::format_to(std::back_inserter(buffer_), "{},", p[l]);
-        append_csv_field(buffer_, columns_.labels[best]);
-        buffer_ += '\n';
+        append_csv_row(texts[r], null_row, probabilities.data() + r * n_labels);
       }
       if (buffer_.size() >= kFlushBytes) INFERCOST_RETURN_IF_ERROR(flush());
     }
@@ -108,6 +94,59 @@ class DelimitedWriter final : public PredictionWriter {
 
  private:
   static constexpr size_t kFlushBytes = 1 << 20;
+
+  size_t best_label(const float* p) const {
+    return static_cast<size_t>(std::max_element(p, p + names_.size()) - p);
+  }
+
+  void append_jsonl_row(const std::string& text, bool null_row, const float* p) {
+    buffer_ += '{';
+    if (columns_.keep_text) {
+      buffer_ += "\"text\":";
+      if (null_row) {
+        buffer_ += "null";
+      } else {
+        append_json_string(buffer_, text);
+      }
+      buffer_ += ',';
+    }
+    for (size_t l = 0; l < names_.size(); ++l) {
+      append_json_string(buffer_, names_[l]);
+      if (null_row) {
+        buffer_ += ":null,";
+      } else {
+        fmt::format_to(std::back_inserter(buffer_), ":{},", p[l]);
+      }
+    }
+    buffer_ += "\"label\":";
+    if (null_row) {
+      buffer_ += "null";
+    } else {
+      append_json_string(buffer_, columns_.labels[best_label(p)]);
+    }
+    buffer_ += "}\n";
+  }
+
+  // Null is an empty unquoted field; an empty string is written "" so that
+  // readers which tell the two apart (ours, pyarrow) keep the difference.
+  void append_csv_row(const std::string& text, bool null_row, const float* p) {
+    if (columns_.keep_text) {
+      if (null_row) {
+        // nothing: an empty unquoted field
+      } else if (text.empty()) {
+        buffer_ += "\"\"";
+      } else {
+        append_csv_field(buffer_, text);
+      }
+      buffer_ += ',';
+    }
+    for (size_t l = 0; l < names_.size(); ++l) {
+      if (!null_row) fmt::format_to(std::back_inserter(buffer_), "{}", p[l]);
+      buffer_ += ',';
+    }
+    if (!null_row) append_csv_field(buffer_, columns_.labels[best_label(p)]);
+    buffer_ += '\n';
+  }
 
   Status flush() {
     Status s = sink_.write(buffer_);
@@ -128,23 +167,27 @@ Result<OutputFormat> output_format_for(const std::string& path, const std::strin
   std::string f = lowercase(format_flag);
   if (f == "jsonl" || f == "json" || f == "ndjson") return OutputFormat::kJsonl;
   if (f == "csv") return OutputFormat::kCsv;
+  if (f == "parquet") return OutputFormat::kParquet;
   if (!f.empty())
-    return invalid_argument("unknown output format '" + format_flag + "' (expected jsonl or csv)");
+    return invalid_argument("unknown output format '" + format_flag + "' (expected jsonl, csv or parquet)");
   if (path == "-") return OutputFormat::kJsonl;
   std::string p = lowercase(path);
   if (ends_with(p, ".jsonl") || ends_with(p, ".json") || ends_with(p, ".ndjson")) return OutputFormat::kJsonl;
   if (ends_with(p, ".csv")) return OutputFormat::kCsv;
-  if (ends_with(p, ".parquet")) {
-    return unsupported(path + ": Parquet output is not available yet; write .jsonl or .csv");
-  }
-  return invalid_argument(
-      path + ": cannot tell the output format from the extension; use .jsonl or .csv, or --output-format");
+  if (ends_with(p, ".parquet") || ends_with(p, ".parq") || ends_with(p, ".pq")) return OutputFormat::kParquet;
+  return invalid_argument(path +
+                          ": cannot tell the output format from the extension; use .jsonl, .json, .ndjson, "
+                          ".csv, .parquet, .parq or .pq, or --output-format jsonl, csv or parquet");
 }
 
 Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::string& path,
                                                                    OutputFormat format,
                                                                    const PredictionColumns& columns) {
   if (columns.labels.empty()) return invalid_argument("prediction writer: the model has no labels");
+  if (format == OutputFormat::kParquet) {
+    if (path == "-") return invalid_argument("Parquet output cannot go to stdout; name a file");
+    return create_parquet_prediction_writer(path, columns);
+  }
   INFERCOST_ASSIGN_OR_RETURN(Sink sink, Sink::open(path));
   return std::unique_ptr<PredictionWriter>(new DelimitedWriter(std::move(sink), format, columns));
 }

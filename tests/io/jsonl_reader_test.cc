@@ -17,6 +17,7 @@ Result<RowBatch> read_all(const std::string& path, OnBadRow policy = OnBadRow::k
     INFERCOST_ASSIGN_OR_RETURN(size_t n, reader->next(chunk, rows));
     if (n == 0) break;
   }
+  if (rows.is_null.size() != rows.texts.size()) return internal_error("is_null does not match the rows");
   if (skipped) *skipped = reader->rows_skipped();
   return rows;
 }
@@ -48,21 +49,69 @@ TEST(JsonlReader, MalformedJsonNamesFileAndLine) {
       << rows.status().message();
 }
 
-TEST(JsonlReader, MissingAndNonStringColumnsAreErrors) {
+TEST(JsonlReader, MissingColumnInFirstObjectIsNotFound) {
   TempDir dir;
-  auto missing = read_all(dir.write("a.jsonl", "{\"text\":\"x\"}\n"));
+  auto missing = read_all(dir.write("a.jsonl", "\n{\"text\":\"x\",\"id\":2}\n{\"full_text\":\"y\"}\n"));
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("line 1: no column 'full_text'"), std::string::npos);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(
+      missing.status().message().find("a.jsonl: no column 'full_text' (the first object has: text, id)"),
+      std::string::npos)
+      << missing.status().message();
+  // Later rows without the column are bad rows.
+  auto later = read_all(dir.write("b.jsonl", "{\"full_text\":\"x\"}\n{\"text\":\"y\"}\n"));
+  ASSERT_FALSE(later.ok());
+  EXPECT_EQ(later.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(later.status().message().find("line 2: no column 'full_text'"), std::string::npos);
+}
+
+TEST(JsonlReader, NonStringColumnsAreBadRows) {
+  TempDir dir;
   auto number = read_all(dir.write("b.jsonl", "{\"full_text\":\"x\"}\n{\"full_text\":12}\n"));
   ASSERT_FALSE(number.ok());
+  EXPECT_EQ(number.status().code(), StatusCode::kCorruption);
   EXPECT_NE(number.status().message().find("line 2: column 'full_text' is a number"), std::string::npos)
       << number.status().message();
-  auto null = read_all(dir.write("c.jsonl", "{\"full_text\":null}\n"));
-  ASSERT_FALSE(null.ok());
-  EXPECT_NE(null.status().message().find("is null"), std::string::npos);
   auto array = read_all(dir.write("d.jsonl", "[\"full_text\"]\n"));
   ASSERT_FALSE(array.ok());
-  EXPECT_NE(array.status().message().find("expected a JSON object"), std::string::npos);
+  EXPECT_NE(array.status().message().find("expected a JSON object, found an array"), std::string::npos);
+}
+
+TEST(JsonlReader, NullIsANullRow) {
+  TempDir dir;
+  auto rows =
+      read_all(dir.write("c.jsonl", "{\"full_text\":null}\n{\"full_text\":\"x\"}\n{\"full_text\":null}\n"));
+  ASSERT_TRUE(rows.ok()) << rows.status().to_string();
+  EXPECT_EQ(rows->texts, (std::vector<std::string>{"", "x", ""}));
+  EXPECT_EQ(rows->is_null, (std::vector<uint8_t>{1, 0, 1}));
+  EXPECT_EQ(rows->lines, (std::vector<int64_t>{1, 2, 3}));
+}
+
+TEST(JsonlReader, ValuesAsJsonRendersAnyValue) {
+  TempDir dir;
+  SourceOptions options;
+  options.values_as_json = true;
+  auto reader =
+      JsonlReader::open(dir.write("v.jsonl",
+                                  "{\"full_text\": \"a\\\"b\\u00e9\"}\n{\"full_text\": -7}\n"
+                                  "{\"full_text\": [1, {\"k\": \"v\"}, null]}\n{\"full_text\": null}\n"
+                                  "{\"full_text\": false}\n"),
+                        options);
+  ASSERT_TRUE(reader.ok()) << reader.status().to_string();
+  RowBatch rows;
+  auto n = (*reader)->next(10, rows);
+  ASSERT_TRUE(n.ok()) << n.status().to_string();
+  EXPECT_EQ(rows.texts,
+            (std::vector<std::string>{"\"a\\\"b\xc3\xa9\"", "-7", "[1,{\"k\":\"v\"},null]", "", "false"}));
+  EXPECT_EQ(rows.is_null, (std::vector<uint8_t>{0, 0, 0, 1, 0}));
+  EXPECT_STREQ((*reader)->location_unit(), "line");
+}
+
+TEST(JsonlReader, ByteOrderMarkIsSkipped) {
+  TempDir dir;
+  auto rows = read_all(dir.write("bom.jsonl", "\xEF\xBB\xBF{\"full_text\":\"x\"}\n"));
+  ASSERT_TRUE(rows.ok()) << rows.status().to_string();
+  EXPECT_EQ(rows->texts, (std::vector<std::string>{"x"}));
 }
 
 TEST(JsonlReader, InvalidUtf8IsAnError) {

@@ -23,7 +23,7 @@ TEST(PredictionWriter, JsonLinesInOrderWithEscapes) {
   std::string path = dir.file("out.jsonl");
   auto writer = create_prediction_writer(path, OutputFormat::kJsonl, two_labels());
   ASSERT_TRUE(writer.ok());
-  ASSERT_TRUE((*writer)->write({"a \"q\"\n\t\\", "caf\xc3\xa9\x01"}, {0.25f, 0.75f, 0.9f, 0.1f}).ok());
+  ASSERT_TRUE((*writer)->write({"a \"q\"\n\t\\", "caf\xc3\xa9\x01"}, {}, {0.25f, 0.75f, 0.9f, 0.1f}).ok());
   ASSERT_TRUE((*writer)->close().ok());
   EXPECT_EQ(
       slurp(path),
@@ -36,7 +36,7 @@ TEST(PredictionWriter, CsvQuotesPerRfc4180) {
   std::string path = dir.file("out.csv");
   auto writer = create_prediction_writer(path, OutputFormat::kCsv, two_labels());
   ASSERT_TRUE(writer.ok());
-  ASSERT_TRUE((*writer)->write({"plain", "a,b", "say \"hi\"\nbye"}, {0.5f, 0.5f, 1, 0, 0, 1}).ok());
+  ASSERT_TRUE((*writer)->write({"plain", "a,b", "say \"hi\"\nbye"}, {}, {0.5f, 0.5f, 1, 0, 0, 1}).ok());
   ASSERT_TRUE((*writer)->close().ok());
   EXPECT_EQ(slurp(path),
             "text,negative,positive,label\n"
@@ -50,7 +50,7 @@ TEST(PredictionWriter, NoTextColumn) {
   std::string path = dir.file("out.csv");
   auto writer = create_prediction_writer(path, OutputFormat::kCsv, two_labels(false));
   ASSERT_TRUE(writer.ok());
-  ASSERT_TRUE((*writer)->write({"ignored"}, {0.125f, 0.875f}).ok());
+  ASSERT_TRUE((*writer)->write({"ignored"}, {}, {0.125f, 0.875f}).ok());
   ASSERT_TRUE((*writer)->close().ok());
   EXPECT_EQ(slurp(path), "negative,positive,label\n0.125,0.875,POSITIVE\n");
 }
@@ -60,7 +60,7 @@ TEST(PredictionWriter, NothingLeftBehindWithoutClose) {
   {
     auto writer = create_prediction_writer(dir.file("out.jsonl"), OutputFormat::kJsonl, two_labels());
     ASSERT_TRUE(writer.ok());
-    ASSERT_TRUE((*writer)->write({"x"}, {0.5f, 0.5f}).ok());
+    ASSERT_TRUE((*writer)->write({"x"}, {}, {0.5f, 0.5f}).ok());
     EXPECT_EQ(count_entries(dir.path()), 1);  // the temporary
   }
   EXPECT_EQ(count_entries(dir.path()), 0);
@@ -70,7 +70,42 @@ TEST(PredictionWriter, RejectsMismatchedProbabilities) {
   TempDir dir;
   auto writer = create_prediction_writer(dir.file("o.jsonl"), OutputFormat::kJsonl, two_labels());
   ASSERT_TRUE(writer.ok());
-  EXPECT_FALSE((*writer)->write({"x"}, {0.5f}).ok());
+  EXPECT_FALSE((*writer)->write({"x"}, {}, {0.5f}).ok());
+}
+
+TEST(PredictionWriter, JsonLinesNullRows) {
+  TempDir dir;
+  std::string path = dir.file("out.jsonl");
+  auto writer = create_prediction_writer(path, OutputFormat::kJsonl, two_labels());
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->write({"a", "", ""}, {0, 1, 0}, {0.25f, 0.75f, 9, 9, 1, 0}).ok());
+  ASSERT_TRUE((*writer)->close().ok());
+  EXPECT_EQ(slurp(path),
+            "{\"text\":\"a\",\"negative\":0.25,\"positive\":0.75,\"label\":\"POSITIVE\"}\n"
+            "{\"text\":null,\"negative\":null,\"positive\":null,\"label\":null}\n"
+            "{\"text\":\"\",\"negative\":1,\"positive\":0,\"label\":\"NEGATIVE\"}\n");
+}
+
+TEST(PredictionWriter, CsvNullIsEmptyAndEmptyStringIsQuoted) {
+  TempDir dir;
+  std::string path = dir.file("out.csv");
+  auto writer = create_prediction_writer(path, OutputFormat::kCsv, two_labels());
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->write({"", "", " x "}, {1, 0, 0}, {9, 9, 0.5f, 0.5f, 0, 1}).ok());
+  ASSERT_TRUE((*writer)->close().ok());
+  EXPECT_EQ(slurp(path), "text,negative,positive,label\n,,,\n\"\",0.5,0.5,NEGATIVE\n x ,0,1,POSITIVE\n");
+  auto no_text = create_prediction_writer(dir.file("n.csv"), OutputFormat::kCsv, two_labels(false));
+  ASSERT_TRUE(no_text.ok());
+  ASSERT_TRUE((*no_text)->write({"a", "b"}, {0, 1}, {0.5f, 0.5f, 0, 0}).ok());
+  ASSERT_TRUE((*no_text)->close().ok());
+  EXPECT_EQ(slurp(dir.file("n.csv")), "negative,positive,label\n0.5,0.5,NEGATIVE\n,,\n");
+}
+
+TEST(PredictionWriter, RejectsMismatchedNullFlags) {
+  TempDir dir;
+  auto writer = create_prediction_writer(dir.file("o.csv"), OutputFormat::kCsv, two_labels());
+  ASSERT_TRUE(writer.ok());
+  EXPECT_FALSE((*writer)->write({"x", "y"}, {0}, {0.5f, 0.5f, 0.5f, 0.5f}).ok());
 }
 
 TEST(OutputFormat, FromExtensionOrFlag) {
@@ -80,7 +115,11 @@ TEST(OutputFormat, FromExtensionOrFlag) {
   EXPECT_EQ(*output_format_for("-", ""), OutputFormat::kJsonl);
   EXPECT_FALSE(output_format_for("a.txt", "").ok());
   EXPECT_FALSE(output_format_for("a.jsonl", "xml").ok());
-  EXPECT_EQ(output_format_for("a.parquet", "").status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(*output_format_for("a.parquet", ""), OutputFormat::kParquet);
+  EXPECT_EQ(*output_format_for("a.PQ", ""), OutputFormat::kParquet);
+  EXPECT_EQ(*output_format_for("a.parq", ""), OutputFormat::kParquet);
+  EXPECT_EQ(*output_format_for("a.out", "parquet"), OutputFormat::kParquet);
+  EXPECT_EQ(*output_format_for("-", "csv"), OutputFormat::kCsv);
 }
 
 TEST(OutputFormat, UnwritableFolderIsAnError) {

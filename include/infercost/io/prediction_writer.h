@@ -4,6 +4,19 @@
 //
 // Files are written to a temporary and renamed by close(); a writer destroyed
 // without close() leaves nothing behind. "-" writes JSON lines to stdout.
+//
+// CSV (RFC 4180, LF line ends, UTF-8 without BOM): a null row is all empty
+// unquoted fields; an empty text is written "" (quoted); probabilities are
+// the shortest text that reads back as the same float32. pandas reads it back
+// with the same texts, probabilities and labels given
+//   pd.read_csv(path, keep_default_na=False, dtype={"text": str, "label": str},
+//               na_values={"label": [""], <each probability column>: [""]})
+// (keep_default_na=False keeps texts such as "NA" or "null"; dtype keeps
+// texts such as "123"), except that pandas cannot tell "" from an empty
+// field: a null row's text reads as "" (its probabilities and label as NaN).
+// pyarrow.csv.read_csv with ParseOptions(newlines_in_values=True) and
+// ConvertOptions(null_values=[""], quoted_strings_can_be_null=False) keeps
+// null and "" apart. JSON lines: pd.read_json(path, lines=True, dtype=False).
 #pragma once
 
 #include <memory>
@@ -15,21 +28,26 @@
 
 namespace infercost::io {
 
-enum class OutputFormat { kJsonl, kCsv };
+enum class OutputFormat { kJsonl, kCsv, kParquet };
 
-// From --output-format or the path's extension (.jsonl/.json/.ndjson, .csv).
+// From --output-format (jsonl|csv|parquet) or the path's extension
+// (.jsonl/.json/.ndjson, .csv, .parquet/.parq/.pq).
 Result<OutputFormat> output_format_for(const std::string& path, const std::string& format_flag);
 
 struct PredictionColumns {
   bool keep_text = true;
-  std::vector<std::string> labels;  // as in id2label; column names are lowercased
+  std::vector<std::string> labels;     // as in id2label; column names are lowercased
+  std::string compression = "snappy";  // Parquet only: a codec_from_name() name
 };
 
 class PredictionWriter {
  public:
   virtual ~PredictionWriter() = default;
-  // probabilities: [texts.size(), labels.size()] row-major.
-  virtual Status write(const std::vector<std::string>& texts, const std::vector<float>& probabilities) = 0;
+  // probabilities: [texts.size(), labels.size()] row-major. A row with
+  // is_null[i] set is written with null text, null probabilities and a null
+  // label (its probabilities are ignored). is_null may be empty (no nulls).
+  virtual Status write(const std::vector<std::string>& texts, const std::vector<uint8_t>& is_null,
+                       const std::vector<float>& probabilities) = 0;
   virtual Status close() = 0;
 };
 

@@ -9,17 +9,19 @@
 namespace infercost::io {
 
 struct RowBatch {
-  std::vector<std::string> texts;
-  std::vector<int64_t> lines;  // 1-based line (JSON lines) of each row
+  std::vector<std::string> texts;  // empty for a null row
+  std::vector<uint8_t> is_null;    // 1: the column is null in this row (kept as a row, not an error)
+  std::vector<int64_t> lines;      // 1-based line (JSON, CSV) or row (Parquet) of each row in its file
   void clear() {
     texts.clear();
+    is_null.clear();
     lines.clear();
   }
   size_t size() const { return texts.size(); }
 };
 
 // What a reader does with a bad row (malformed JSON, missing or non-string
-// column, invalid UTF-8): stop with an error, or skip it and count it.
+// column, invalid UTF-8; null is not bad): stop with an error, or skip it and count it.
 enum class OnBadRow { kFail, kSkip };
 
 }  // namespace infercost::io

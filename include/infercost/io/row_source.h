@@ -1,0 +1,70 @@
+// Input rows from any supported file: JSON lines, a JSON array of objects,
+// CSV (RFC 4180, header row) and Parquet. One RowSource reads one file's text
+// column in order, a batch at a time, in memory bounded by the batch (and for
+// Parquet by one page), never by the file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/io/rows.h"
+
+namespace infercost::io {
+
+enum class InputFormat { kJsonl, kJsonArray, kCsv, kParquet };
+
+// "jsonl", "json" (lines or array, decided by the first non-blank byte),
+// "csv", "parquet".
+std::string input_format_name(InputFormat format);
+
+// From --input-format (jsonl|json|csv|parquet; empty = by extension) or the
+// extension: .jsonl/.ndjson -> kJsonl; .json -> kJsonl or kJsonArray by the
+// first non-blank byte ('[' = array); .csv -> kCsv; .parquet/.parq/.pq ->
+// kParquet. Others: kInvalidArgument naming the path and the choices.
+Result<InputFormat> input_format_for(const std::string& path, const std::string& format_flag);
+
+struct SourceOptions {
+  std::string column = "full_text";
+  OnBadRow on_bad_row = OnBadRow::kFail;
+  // false (`run`): the column must hold strings or null; another type is a
+  // bad row (JSON/CSV) or kInvalidArgument naming the column's type (Parquet).
+  // true (`cat`): every value is rendered as JSON text in RowBatch::texts
+  // (strings quoted and escaped, numbers as written, objects/arrays as
+  // minified JSON), null rows flagged in is_null.
+  bool values_as_json = false;
+};
+
+class RowSource {
+ public:
+  virtual ~RowSource() = default;
+  // Appends up to max_rows rows to `out`; returns how many, 0 at the end.
+  // Errors under kFail: kCorruption "<path>: line N: ..." (JSON/CSV; CSV
+  // lines are the physical line where the record starts) or "<path>: row
+  // group G, column C: ..." (Parquet).
+  virtual Result<size_t> next(size_t max_rows, RowBatch& out) = 0;
+  virtual int64_t rows_skipped() const = 0;
+  virtual const Status& first_skip_reason() const = 0;
+  virtual uint64_t bytes_total() const = 0;
+  virtual uint64_t bytes_read() const = 0;
+  // "line" (JSON lines, JSON array, CSV) or "row" (Parquet): what
+  // RowBatch::lines counts, for messages.
+  virtual const char* location_unit() const = 0;
+};
+
+// Opens `path` as `format`. Errors: kNotFound / kIOError naming the path;
+// a missing column is kNotFound naming the columns the file has (CSV header,
+// Parquet schema, or the first JSON object's keys).
+Result<std::unique_ptr<RowSource>> open_row_source(const std::string& path, InputFormat format,
+                                                   const SourceOptions& options);
+
+// Expands command-line inputs into files, in a deterministic order: a file
+// as given; a folder -> its regular files with a known input extension
+// (not recursive, hidden files skipped), sorted by name; a glob pattern
+// (*, ?, [..]) -> its matches, sorted. Inputs keep the order given. A
+// folder or glob matching nothing, or a missing path, is kNotFound naming it.
+Result<std::vector<std::string>> expand_inputs(const std::vector<std::string>& args);
+
+}  // namespace infercost::io

@@ -1,0 +1,79 @@
+#include "parquet_prediction_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "infercost/parquet/compression.h"
+#include "infercost/parquet/writer.h"
+
+namespace infercost::io {
+namespace {
+
+class ParquetPredictionWriter final : public PredictionWriter {
+ public:
+  ParquetPredictionWriter(std::string path, std::unique_ptr<parquet::ParquetWriter> writer,
+                          PredictionColumns columns)
+      : path_(std::move(path)), writer_(std::move(writer)), columns_(std::move(columns)) {}
+
+  Status write(const std::vector<std::string>& texts, const std::vector<uint8_t>& is_null,
+               const std::vector<float>& probabilities) override {
+    const size_t n_labels = columns_.labels.size();
+    if (probabilities.size() != texts.size() * n_labels) {
+      return internal_error(path_ + ": prediction writer: probabilities do not match rows x labels");
+    }
+    if (!is_null.empty() && is_null.size() != texts.size()) {
+      return internal_error(path_ + ": prediction writer: is_null does not match the rows");
+    }
+    const int first_prob = columns_.keep_text ? 1 : 0;
+    const int label_col = first_prob + static_cast<int>(n_labels);
+    for (size_t r = 0; r < texts.size(); ++r) {
+      const bool null_row = !is_null.empty() && is_null[r] != 0;
+      if (null_row) {
+        for (int c = 0; c <= label_col; ++c) writer_->append_null(c);
+      } else {
+        if (columns_.keep_text) writer_->append_string(0, texts[r]);
+        const float* p = probabilities.data() + r * n_labels;
+        for (size_t l = 0; l < n_labels; ++l) writer_->append_double(first_prob + static_cast<int>(l), p[l]);
+        // First maximum, as the JSONL and CSV writers pick it.
+        size_t best = static_cast<size_t>(std::max_element(p, p + n_labels) - p);
+        writer_->append_string(label_col, columns_.labels[best]);
+      }
+      INFERCOST_RETURN_IF_ERROR(writer_->end_row());
+    }
+    return Status();
+  }
+
+  Status close() override { return writer_->close(); }
+
+ private:
+  std::string path_;
+  std::unique_ptr<parquet::ParquetWriter> writer_;
+  PredictionColumns columns_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<PredictionWriter>> create_parquet_prediction_writer(const std::string& path,
+                                                                           const PredictionColumns& columns) {
+  if (columns.labels.empty()) return invalid_argument(path + ": prediction writer: the model has no labels");
+  Result<parquet::Codec> codec = parquet::codec_from_name(columns.compression);
+  if (!codec.ok()) return codec.status().with_context(path);
+  std::vector<parquet::ColumnSpec> schema;
+  if (columns.keep_text) schema.push_back({"text", parquet::ColumnSpec::Kind::kString, true});
+  for (const std::string& label : columns.labels) {
+    std::string name = label;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    schema.push_back({std::move(name), parquet::ColumnSpec::Kind::kFloat, true});
+  }
+  schema.push_back({"label", parquet::ColumnSpec::Kind::kString, true});
+  parquet::WriterOptions options;
+  options.codec = *codec;
+  // ParquetWriter::create names the path in its errors (duplicate column
+  // names from labels that collide once lowercased, or the OS refusing).
+  INFERCOST_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::create(path, std::move(schema), options));
+  return std::unique_ptr<PredictionWriter>(new ParquetPredictionWriter(path, std::move(writer), columns));
+}
+
+}  // namespace infercost::io

@@ -1,0 +1,16 @@
+// The Parquet PredictionWriter (create_prediction_writer dispatches here):
+// columns text (STRING, optional, unless dropped), one FLOAT per label
+// (optional: null for null rows) and label (STRING, dictionary-encoded).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "infercost/io/prediction_writer.h"
+
+namespace infercost::io {
+
+Result<std::unique_ptr<PredictionWriter>> create_parquet_prediction_writer(const std::string& path,
+                                                                           const PredictionColumns& columns);
+
+}  // namespace infercost::io

@@ -1,0 +1,93 @@
+#include "io/parquet_source.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "infercost/core/utf8.h"
+#include "infercost/parquet/reader.h"
+
+namespace infercost::io {
+namespace {
+
+class ParquetSource : public RowSource {
+ public:
+  ParquetSource(std::shared_ptr<parquet::ParquetFile> file, const parquet::ColumnDescriptor* column,
+                std::unique_ptr<parquet::ColumnReader> reader, const SourceOptions& options)
+      : file_(std::move(file)), column_(column), reader_(std::move(reader)), options_(options) {}
+
+  Result<size_t> next(size_t max_rows, RowBatch& out) override {
+    size_t produced = 0;
+    while (produced < max_rows) {
+      values_.clear();
+      INFERCOST_ASSIGN_OR_RETURN(size_t n, reader_->next(max_rows - produced, values_));
+      if (n == 0) break;
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t row = ++row_;
+        if (!values_.valid[i]) {
+          out.texts.emplace_back();
+          out.is_null.push_back(1);
+          out.lines.push_back(row);
+          ++produced;
+          continue;
+        }
+        if (options_.values_as_json) {
+          std::string text;
+          parquet::append_value_json(*column_, values_, i, text);
+          out.texts.push_back(std::move(text));
+        } else {
+          std::string_view text = values_.strings.at(i);
+          size_t bad = find_invalid_utf8(text);
+          if (bad != std::string_view::npos) {
+            Status st = corruption(fmt::format("{}: row {}: column '{}': invalid UTF-8 at byte {}",
+                                               file_->path(), row, column_->path, bad));
+            if (options_.on_bad_row == OnBadRow::kFail) return st;
+            if (skipped_ == 0) first_skip_ = st;
+            ++skipped_;
+            continue;
+          }
+          out.texts.emplace_back(text);
+        }
+        out.is_null.push_back(0);
+        out.lines.push_back(row);
+        ++produced;
+      }
+    }
+    return produced;
+  }
+
+  int64_t rows_skipped() const override { return skipped_; }
+  const Status& first_skip_reason() const override { return first_skip_; }
+  uint64_t bytes_total() const override { return file_->file_size(); }
+  uint64_t bytes_read() const override { return reader_->bytes_read(); }
+  const char* location_unit() const override { return "row"; }
+
+ private:
+  std::shared_ptr<parquet::ParquetFile> file_;
+  const parquet::ColumnDescriptor* column_;
+  std::unique_ptr<parquet::ColumnReader> reader_;
+  SourceOptions options_;
+  parquet::ColumnValues values_;
+  int64_t row_ = 0;
+  int64_t skipped_ = 0;
+  Status first_skip_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RowSource>> open_parquet_source(const std::string& path,
+                                                       const SourceOptions& options) {
+  INFERCOST_ASSIGN_OR_RETURN(std::shared_ptr<parquet::ParquetFile> file, parquet::ParquetFile::open(path));
+  INFERCOST_ASSIGN_OR_RETURN(const parquet::ColumnDescriptor* column, file->find_flat_column(options.column));
+  const parquet::PhysicalType type = *column->element->type;
+  if (!options.values_as_json && type != parquet::PhysicalType::kByteArray &&
+      type != parquet::PhysicalType::kFixedLenByteArray) {
+    return invalid_argument(fmt::format("{}: column '{}' is {}, not a text column", path, column->path,
+                                        parquet::type_name(type)));
+  }
+  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<parquet::ColumnReader> reader,
+                             parquet::ColumnReader::open(file, column->leaf_index));
+  return std::unique_ptr<RowSource>(new ParquetSource(std::move(file), column, std::move(reader), options));
+}
+
+}  // namespace infercost::io

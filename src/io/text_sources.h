@@ -1,0 +1,84 @@
+// The text-format RowSources (JSON lines, JSON array, CSV) that
+// open_row_source() dispatches to, and what they share.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "infercost/io/row_source.h"
+
+namespace infercost::io {
+
+Result<std::unique_ptr<RowSource>> open_jsonl_source(const std::string& path, const SourceOptions& options);
+Result<std::unique_ptr<RowSource>> open_json_array_source(const std::string& path,
+                                                          const SourceOptions& options);
+Result<std::unique_ptr<RowSource>> open_csv_source(const std::string& path, const SourceOptions& options);
+
+// The column of one parsed JSON row (defined in jsonl_reader.cc). Sets
+// `is_null` for a JSON null; a missing column or (unless values_as_json) a
+// value that is not a string is kCorruption without location.
+Status json_column_value(simdjson::dom::element row, const SourceOptions& options, std::string& text,
+                         bool& is_null);
+
+// kNotFound "<path>: no column 'c' (the first object has: a, b)", or OK when
+// `first` (the first object of the file) has the column.
+Status check_first_object(const std::string& path, simdjson::dom::element first, const std::string& column);
+
+// Parses one JSON row (a line, or an array element) out of a memory-mapped
+// file: simdjson reads up to SIMDJSON_PADDING bytes past the end and the
+// mapping ends at the file's last byte, so each row is copied into a padded
+// buffer. The DOM parser validates the whole row (structure and UTF-8), so a
+// truncated or garbled row is caught even when the text field comes first.
+class JsonRowParser {
+ public:
+  Status parse_row(std::string_view row, const SourceOptions& options, std::string& text, bool& is_null) {
+    simdjson::dom::element doc;
+    auto err = parse(row).get(doc);
+    if (err == simdjson::UTF8_ERROR) return corruption("invalid UTF-8");
+    if (err) return corruption(std::string("malformed JSON: ") + simdjson::error_message(err));
+    return json_column_value(doc, options, text, is_null);
+  }
+  simdjson::simdjson_result<simdjson::dom::element> parse(std::string_view row) {
+    if (buffer_.size() < row.size() + simdjson::SIMDJSON_PADDING) {
+      buffer_.resize(row.size() + simdjson::SIMDJSON_PADDING);
+    }
+    std::memcpy(buffer_.data(), row.data(), row.size());
+    return parser_.parse(buffer_.data(), row.size(), false);
+  }
+
+ private:
+  simdjson::dom::parser parser_;
+  std::string buffer_;
+};
+
+// The UTF-8 byte order mark, skipped at the start of text inputs.
+inline size_t bom_length(std::string_view data) {
+  return data.size() >= 3 && data.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
+
+// Counts skipped rows and keeps the first reason; under kFail hands the
+// located error back instead.
+class BadRows {
+ public:
+  explicit BadRows(OnBadRow policy) : policy_(policy) {}
+  // OK when the row was skipped; the located error under kFail.
+  Status handle(Status located) {
+    if (policy_ == OnBadRow::kFail) return located;
+    if (skipped_ == 0) first_ = std::move(located);
+    ++skipped_;
+    return Status();
+  }
+  int64_t skipped() const { return skipped_; }
+  const Status& first() const { return first_; }
+
+ private:
+  OnBadRow policy_;
+  int64_t skipped_ = 0;
+  Status first_;
+};
+
+}  // namespace infercost::io
