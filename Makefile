@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test asan-test format clean
+.PHONY: all deps build demo test asan-test fuzz pyenv format clean
 
 all: build
 
@@ -21,7 +21,16 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	$(BUILD)/infercost demo
 
-test: build
+# Python with pyarrow, pandas and duckdb for the Parquet/CSV round-trip tests
+# (test oracles only; the engine never runs Python).
+PYENV := build/pyenv
+pyenv: $(PYENV)/.complete
+$(PYENV)/.complete: scripts/pyenv-requirements.txt | deps
+	python3 -m venv $(PYENV)
+	$(PYENV)/bin/pip install -q --disable-pip-version-check -r scripts/pyenv-requirements.txt
+	touch $@
+
+test: build pyenv
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # AddressSanitizer + UBSan build of the fast suites (CI runs this too).
@@ -31,8 +40,16 @@ asan-test: deps
 	cmake --build build-asan -j $(JOBS)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE slow
 
+# libFuzzer on the Parquet reader (clang), seeded with the test files; FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERCOST_FUZZ=ON \
+		-DINFERCOST_BUILD_TESTS=OFF -DINFERCOST_BUILD_BENCH=OFF
+	cmake --build build-fuzz -j $(JOBS) --target parquet_reader_fuzz
+	fuzz/run.sh build-fuzz/fuzz/parquet_reader_fuzz $(FUZZ_SECONDS)
+
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h' '*.cu' '*.cuh')
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

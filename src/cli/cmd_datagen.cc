@@ -16,6 +16,9 @@ struct DatagenOptions {
   int64_t rows = 0;
   std::string out;
   uint64_t seed = 1;
+  std::string shape = "jsonl";
+  std::string compression = "snappy";
+  int64_t row_group_rows = 1'000'000;
 };
 
 // Below this many rows a run takes well under a second: no progress line.
@@ -23,7 +26,10 @@ constexpr int64_t kProgressMinRows = 200000;
 
 void run_datagen(const DatagenOptions& options) {
   if (options.rows < 0) fail(invalid_argument("--rows must be >= 0, got " + std::to_string(options.rows)));
-  if (options.out.empty()) fail(invalid_argument("--out must name a file"));
+  if (options.out.empty()) fail(invalid_argument("--out must name a file or folder"));
+  Result<data::DatasetShape> shape = data::dataset_shape_from_name(options.shape);
+  if (!shape.ok()) fail(shape.status());
+  if (options.row_group_rows < 1) fail(invalid_argument("--row-group-rows must be at least 1"));
   bool show_progress = options.rows >= kProgressMinRows && ::isatty(STDERR_FILENO) == 1;
   int64_t every = std::max<int64_t>(options.rows / 100, 1);
   auto start = std::chrono::steady_clock::now();
@@ -41,24 +47,47 @@ void run_datagen(const DatagenOptions& options) {
       std::fflush(stderr);
     };
   }
-  auto result = data::write_tweets_jsonl(options.out, options.rows, options.seed, progress, every);
+  data::DatasetOptions dataset;
+  dataset.shape = *shape;
+  dataset.rows = options.rows;
+  dataset.seed = options.seed;
+  dataset.compression = options.compression;
+  dataset.row_group_rows = options.row_group_rows;
+  auto result = data::write_tweets_dataset(options.out, dataset, progress, every);
   if (show_progress) std::fputc('\n', stderr);
   if (!result.ok()) fail(result.status().with_context("datagen"));
   double seconds = seconds_since_start();
-  std::fprintf(stderr, "datagen: wrote %lld rows, %lld bytes to %s in %.2f s (%.0f rows/s, seed %llu)\n",
-               static_cast<long long>(result->rows), static_cast<long long>(result->bytes),
-               options.out.c_str(), seconds, seconds > 0 ? static_cast<double>(result->rows) / seconds : 0.0,
-               static_cast<unsigned long long>(options.seed));
+  std::fprintf(
+      stderr,
+      "datagen: wrote %lld rows, %lld bytes in %zu file%s (%s) to %s in %.2f s (%.0f rows/s, seed %llu)\n",
+      static_cast<long long>(result->rows), static_cast<long long>(result->bytes), result->files.size(),
+      result->files.size() == 1 ? "" : "s", options.shape.c_str(), options.out.c_str(), seconds,
+      seconds > 0 ? static_cast<double>(result->rows) / seconds : 0.0,
+      static_cast<unsigned long long>(options.seed));
 }
 
 }  // namespace
 
 void register_datagen(CLI::App& app) {
   auto options = std::make_shared<DatagenOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "datagen", "Write synthetic tweet-like texts as JSON lines {\"id\": i, \"full_text\": \"...\"}");
-  cmd->add_option("--rows", options->rows, "Number of rows to write")->required();
-  cmd->add_option("--out", options->out, "Output .jsonl path (written atomically)")->required();
+  CLI::App* cmd = app.add_subcommand("datagen",
+                                     "Write synthetic tweet-like texts (columns id, full_text) in the "
+                                     "study's shapes: jsonl, json-3, parquet, "
+                                     "parquet-10");
+  cmd->add_option("--rows", options->rows, "Number of rows to write (all files together)")->required();
+  cmd->add_option(
+         "--out", options->out,
+         "Output file (jsonl, parquet) or folder (json-3, parquet-10); each file is written atomically")
+      ->required();
+  cmd->add_option(
+         "--shape", options->shape,
+         "jsonl (one JSON lines file), json-3 (3 JSON files), parquet (one file), parquet-10 (10 files)")
+      ->capture_default_str();
+  cmd->add_option("--compression", options->compression,
+                  "Parquet codec: snappy, zstd, gzip, brotli, lz4_raw, none")
+      ->capture_default_str();
+  cmd->add_option("--row-group-rows", options->row_group_rows, "Parquet rows per row group (bounds memory)")
+      ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Generator seed; the same seed gives the same texts")
       ->capture_default_str();
   cmd->callback([options] { run_datagen(*options); });

@@ -62,15 +62,31 @@ void execute(RunFlags& flags) {
 void register_run(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
   pipeline::RunOptions& o = flags->options;
-  CLI::App* cmd = app.add_subcommand("run", "Classify every row of JSON-lines inputs and write predictions");
-  cmd->add_option("inputs", o.inputs, "Input files (JSON lines), read in the order given")->required();
+  CLI::App* cmd =
+      app.add_subcommand("run", "Classify every row of the inputs and write predictions in input order");
+  cmd->add_option(
+         "inputs", o.inputs,
+         "Input files, folders or globs (JSON lines, JSON arrays, CSV, Parquet), read in the order given; "
+         "a folder's files and a glob's matches are sorted by name")
+      ->required();
+  cmd->add_option("--input-format", o.input_format,
+                  "jsonl, json, csv or parquet for every input (default: from each file's extension)");
   cmd->add_option("--model", o.model_dir,
                   "Model directory (config.json, model.safetensors, vocab.txt or tokenizer.json)")
       ->required();
   cmd->add_option("--column", o.column, "Name of the text field")->capture_default_str();
-  cmd->add_option("-o,--output", o.output, "Output file (.jsonl or .csv); '-' for JSON lines on stdout")
+  cmd->add_option(
+         "-o,--output", o.output,
+         "Output file (.jsonl, .csv or .parquet); a folder (existing, or ending in '/') for one part per "
+         "input file; '-' for JSON lines on stdout")
       ->capture_default_str();
-  cmd->add_option("--output-format", o.output_format, "jsonl or csv (default: from the --output extension)");
+  cmd->add_option(
+      "--output-format", o.output_format,
+      "jsonl, csv or parquet (default: from the --output extension; for a folder, each input's own "
+      "format)");
+  cmd->add_option("--compression", o.compression,
+                  "Parquet output codec: snappy, zstd, gzip, brotli, lz4_raw, lz4 or none")
+      ->capture_default_str();
   cmd->add_option("--batch-size", o.batch_size, "Rows per inference batch")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

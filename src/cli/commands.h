@@ -23,5 +23,7 @@ void register_tokenize(CLI::App& app);
 void register_model(CLI::App& app);
 void register_datagen(CLI::App& app);
 void register_demo(CLI::App& app);
+void register_cat(CLI::App& app);
+void register_inspect(CLI::App& app);
 
 }  // namespace infercost::cli

@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
   register_model(app);
   register_datagen(app);
   register_demo(app);
+  register_cat(app);
+  register_inspect(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -16,7 +16,10 @@ int64_t peak_rss_bytes() {
 std::string RunMetrics::to_json() const {
   nlohmann::ordered_json j;
   j["rows"] = rows;
+  j["rows_null"] = rows_null;
   j["rows_skipped"] = rows_skipped;
+  j["input_files"] = input_files;
+  j["output_files"] = output_files;
   if (rows_skipped > 0) j["first_skip_reason"] = first_skip_reason;
   j["tokens"] = tokens;
   j["padded_tokens"] = padded_tokens;
@@ -41,7 +44,8 @@ std::string RunMetrics::to_json() const {
 std::string RunMetrics::to_summary() const {
   std::string out;
   auto line = std::back_inserter(out);
-  fmt::format_to(line, "rows            {}", rows);
+  fmt::format_to(line, "rows            {} from {} file{}", rows, input_files, input_files == 1 ? "" : "s");
+  if (rows_null > 0) fmt::format_to(line, " (+{} null texts, written with null outputs)", rows_null);
   if (rows_skipped > 0) {
     fmt::format_to(line, " ({} bad rows skipped; first: {})", rows_skipped, first_skip_reason);
   }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -52,7 +53,7 @@ TempDir* CliTest::dir_ = nullptr;
 TEST_F(CliTest, HelpAndUsageErrors) {
   Outcome help = run_cli("--help");
   EXPECT_EQ(help.exit_code, 0);
-  for (const char* cmd : {"run", "tokenize", "model", "datagen", "demo"}) {
+  for (const char* cmd : {"run", "tokenize", "model", "datagen", "demo", "cat", "inspect"}) {
     EXPECT_NE(help.output.find(cmd), std::string::npos) << cmd;
   }
   EXPECT_EQ(run_cli("run --help").exit_code, 0);
@@ -137,6 +138,81 @@ TEST_F(CliTest, PickleCheckpointIsRefused) {
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.output.find("pickle"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("safe_serialization"), std::string::npos) << run.output;
+}
+
+TEST_F(CliTest, DatagenShapesHoldTheSameRows) {
+  TempDir work;
+  for (const char* shape : {"jsonl", "json-3", "parquet", "parquet-10"}) {
+    std::string out = work.file(std::string("d-") + shape);
+    if (std::string(shape) == "jsonl") out += ".jsonl";
+    if (std::string(shape) == "parquet") out += ".parquet";
+    Outcome gen = run_cli("datagen --rows 50 --seed 9 --shape " + std::string(shape) + " --out " + out);
+    ASSERT_EQ(gen.exit_code, 0) << gen.output;
+  }
+  EXPECT_EQ(count_entries(work.file("d-json-3")), 3);
+  EXPECT_EQ(count_entries(work.file("d-parquet-10")), 10);
+  // `cat` over each shape prints the same 50 texts in the same order.
+  Outcome reference = run_cli("cat " + work.file("d-jsonl.jsonl") + " --column full_text");
+  ASSERT_EQ(reference.exit_code, 0) << reference.output;
+  EXPECT_EQ(std::count(reference.output.begin(), reference.output.end(), '\n'), 50);
+  for (const char* other : {"d-json-3", "d-parquet.parquet", "d-parquet-10"}) {
+    Outcome cat = run_cli("cat " + work.file(other) + " --column full_text");
+    EXPECT_EQ(cat.exit_code, 0) << cat.output;
+    EXPECT_EQ(cat.output, reference.output) << other;
+  }
+  Outcome ids = run_cli("cat " + work.file("d-parquet-10") + " --column id --limit 4");
+  EXPECT_EQ(ids.output, "0\n1\n2\n3\n");
+  Outcome bad = run_cli("datagen --rows 5 --shape parquet-3 --out " + work.file("x"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("parquet-10"), std::string::npos) << bad.output;
+}
+
+TEST_F(CliTest, CatAndInspectExplainAFile) {
+  TempDir work;
+  std::string csv = work.write("t.csv", "id,full_text\n1,hello\n2,\n3,\"say \"\"hi\"\"\"\n");
+  Outcome cat = run_cli("cat " + csv + " --column full_text");
+  ASSERT_EQ(cat.exit_code, 0) << cat.output;
+  EXPECT_EQ(cat.output, "\"hello\"\nnull\n\"say \\\"hi\\\"\"\n");
+  Outcome missing = run_cli("cat " + csv + " --column text");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("full_text"), std::string::npos) << missing.output;  // names what exists
+
+  ASSERT_EQ(run_cli("datagen --rows 30 --shape parquet --out " + work.file("p.parquet")).exit_code, 0);
+  Outcome inspect = run_cli("inspect " + work.file("p.parquet"));
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.output;
+  for (const char* expected : {"full_text", "id", "SNAPPY", "30"}) {
+    EXPECT_NE(inspect.output.find(expected), std::string::npos) << expected << "\n" << inspect.output;
+  }
+  Outcome not_parquet = run_cli("inspect " + csv);
+  EXPECT_NE(not_parquet.exit_code, 0);
+  EXPECT_NE(not_parquet.output.find("cat"), std::string::npos) << not_parquet.output;
+  std::string broken = work.write("broken.parquet", "PAR1 this is not really parquet PAR1");
+  Outcome corrupt = run_cli("inspect " + broken);
+  EXPECT_EQ(corrupt.exit_code, 3) << corrupt.output;
+  EXPECT_NE(corrupt.output.find(broken), std::string::npos) << corrupt.output;
+}
+
+TEST_F(CliTest, RunReadsAParquetFolderIntoAFolderOfParts) {
+  TempDir work;
+  ASSERT_EQ(run_cli("datagen --rows 40 --shape parquet-10 --out " + work.file("in")).exit_code, 0);
+  Outcome run = run_cli("run " + work.file("in") + " --model " + model() + " --output " + work.file("out/") +
+                        " --metrics " + work.file("m.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(count_entries(work.file("out")), 10);
+  auto metrics = nlohmann::json::parse(slurp(work.file("m.json")));
+  EXPECT_EQ(metrics["rows"], 40);
+  EXPECT_EQ(metrics["input_files"], 10);
+  Outcome labels = run_cli("cat " + work.file("out") + " --column label");
+  ASSERT_EQ(labels.exit_code, 0) << labels.output;
+  EXPECT_EQ(std::count(labels.output.begin(), labels.output.end(), '\n'), 40);
+  EXPECT_NE(labels.output.find("\"POSITIVE\""), std::string::npos) << labels.output;
+  // A glob, and an explicit output format.
+  Outcome glob = run_cli("run '" + work.file("in") + "/part-0000[01].parquet' --model " + model() +
+                         " --output " + work.file("two.csv"));
+  ASSERT_EQ(glob.exit_code, 0) << glob.output;
+  Outcome two = run_cli("cat " + work.file("two.csv") + " --column label");  // texts may hold newlines
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_EQ(std::count(two.output.begin(), two.output.end(), '\n'), 8);
 }
 
 }  // namespace

@@ -186,6 +186,84 @@ TEST_F(RunnerTest, RejectsBadOptions) {
   EXPECT_EQ(count_entries(work.path()), 1);
 }
 
+TEST_F(RunnerTest, NullTextsAreKeptWithNullOutputs) {
+  TempDir work;
+  std::string input = work.write(
+      "n.jsonl", "{\"full_text\":\"good day\"}\n{\"full_text\":null}\n{\"full_text\":\"bad day\"}\n");
+  auto metrics = run_classification(options({input}, work.file("out.jsonl")));
+  ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
+  EXPECT_EQ(metrics->rows, 2);
+  EXPECT_EQ(metrics->rows_null, 1);
+  auto rows = read_jsonl(work.file("out.jsonl"));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["text"], "good day");
+  EXPECT_TRUE(rows[1]["text"].is_null()) << rows[1].dump();
+  EXPECT_TRUE(rows[1]["label"].is_null()) << rows[1].dump();
+  EXPECT_EQ(rows[2]["text"], "bad day");
+  EXPECT_FALSE(rows[2]["label"].is_null());
+}
+
+TEST_F(RunnerTest, MixedFormatsGiveTheSamePredictions) {
+  TempDir work;
+  std::string jsonl =
+      work.write("a.jsonl", "{\"full_text\":\"first, \\\"quoted\\\"\"}\n{\"full_text\":\"second\"}\n");
+  std::string array = work.write("b.json", "[{\"full_text\": \"third\"},\n {\"full_text\": \"fourth\"}]\n");
+  std::string csv = work.write("c.csv", "id,full_text\n1,\"fifth\nline\"\n2,sixth\n");
+  auto metrics = run_classification(options({jsonl, array, csv}, work.file("out.parquet")));
+  ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
+  EXPECT_EQ(metrics->rows, 6);
+  // The same texts as one JSON lines file give the same probabilities.
+  std::string same = work.write("same.jsonl",
+                                "{\"full_text\":\"first, \\\"quoted\\\"\"}\n{\"full_text\":\"second\"}\n"
+                                "{\"full_text\":\"third\"}\n{\"full_text\":\"fourth\"}\n"
+                                "{\"full_text\":\"fifth\\nline\"}\n{\"full_text\":\"sixth\"}\n");
+  ASSERT_TRUE(run_classification(options({same}, work.file("same_out.jsonl"))).ok());
+  auto expected = read_jsonl(work.file("same_out.jsonl"));
+  ASSERT_EQ(expected.size(), 6u);
+  EXPECT_EQ(expected[4]["text"], "fifth\nline");
+  // Back through our own Parquet reader, as JSON lines.
+  RunOptions again = options({work.file("out.parquet")}, work.file("again.jsonl"));
+  again.column = "text";
+  ASSERT_TRUE(run_classification(again).ok());
+  auto round = read_jsonl(work.file("again.jsonl"));
+  ASSERT_EQ(round.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(round[i]["text"], expected[i]["text"]) << i;
+}
+
+TEST_F(RunnerTest, FolderOutputWritesOnePartPerInput) {
+  TempDir work;
+  std::string in = work.file("in");
+  data::DatasetOptions shape;
+  shape.shape = data::DatasetShape::kParquet10;
+  shape.rows = 25;
+  auto written = data::write_tweets_dataset(in, shape, {});
+  ASSERT_TRUE(written.ok()) << written.status().to_string();
+  RunOptions o = options({in}, work.file("out") + "/");
+  auto metrics = run_classification(o);
+  ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
+  EXPECT_EQ(metrics->rows, 25);
+  EXPECT_EQ(metrics->input_files, 10);
+  EXPECT_EQ(metrics->output_files, 10);
+  EXPECT_EQ(count_entries(work.file("out")), 10);
+  EXPECT_TRUE(path_exists(work.file("out/part-00009.parquet")));
+  // Part 0 holds rows 0..2 (25 rows over 10 files: 3,3,3,3,3,2,...).
+  RunOptions back = options({work.file("out/part-00000.parquet")}, work.file("p0.jsonl"));
+  back.column = "text";
+  ASSERT_TRUE(run_classification(back).ok());
+  EXPECT_EQ(read_jsonl(work.file("p0.jsonl")).size(), 3u);
+}
+
+TEST_F(RunnerTest, FailureInALaterInputRemovesEarlierParts) {
+  TempDir work;
+  work.write("in/a.jsonl", "{\"full_text\":\"fine\"}\n");
+  work.write("in/b.jsonl", "{\"full_text\":\"fine\"}\n{broken\n");
+  auto metrics = run_classification(options({work.file("in")}, work.file("out") + "/"));
+  ASSERT_FALSE(metrics.ok());
+  EXPECT_NE(metrics.status().message().find("b.jsonl: line 2"), std::string::npos)
+      << metrics.status().message();
+  EXPECT_EQ(count_entries(work.file("out")), 0);
+}
+
 TEST(Softmax, RowsSumToOneAndAreStable) {
   std::vector<float> x = {1000.f, 1001.f, -3.f, 5.f};
   softmax_rows(x.data(), 2, 2);

@@ -61,3 +61,41 @@ Result<TweetsWriteSummary> write_tweets_jsonl(const std::string& path, int64_t r
                                               int64_t progress_every_rows = 100000);
 
 }  // namespace infercost::data
+
+namespace infercost::data {
+
+// The study's data shapes (docs/datagen.md). The rows are the same for a
+// seed whatever the shape: row i has id i and the generator's i-th text.
+enum class DatasetShape {
+  kJsonl,      // one JSON lines file
+  kJson3,      // a folder of 3 JSON lines files, part-00000.json .. part-00002.json
+  kParquet,    // one Parquet file (id INT64, full_text STRING)
+  kParquet10,  // a folder of 10 Parquet files, part-00000.parquet .. part-00009.parquet
+};
+
+// "jsonl", "json-3", "parquet", "parquet-10"; others: kInvalidArgument listing them.
+Result<DatasetShape> dataset_shape_from_name(std::string_view name);
+
+struct DatasetOptions {
+  DatasetShape shape = DatasetShape::kJsonl;
+  int64_t rows = 0;
+  uint64_t seed = 1;
+  std::string compression = "snappy";  // Parquet shapes
+  int64_t row_group_rows = 1'000'000;  // Parquet shapes: bounds memory
+};
+
+struct DatasetSummary {
+  int64_t rows = 0;
+  int64_t bytes = 0;
+  std::vector<std::string> files;
+};
+
+// Writes the dataset to `out`: a file for jsonl/parquet, a folder (created)
+// for json-3/parquet-10, rows split as evenly as possible in order. Each file
+// is written atomically; on error the files this call completed are removed.
+// Memory does not grow with the row count.
+Result<DatasetSummary> write_tweets_dataset(const std::string& out, const DatasetOptions& options,
+                                            const TweetsProgressFn& on_progress,
+                                            int64_t progress_every_rows = 100000);
+
+}  // namespace infercost::data

@@ -10,7 +10,10 @@
 namespace infercost::pipeline {
 
 struct RunMetrics {
-  int64_t rows = 0;                // rows classified and written
+  int64_t rows = 0;       // rows classified and written
+  int64_t rows_null = 0;  // rows with a null text, written with null outputs
+  int64_t input_files = 0;
+  int64_t output_files = 0;
   int64_t rows_skipped = 0;        // bad rows skipped under --on-error skip
   std::string first_skip_reason;   // why the first skipped row was bad
   int64_t tokens = 0;              // real tokens, [CLS]/[SEP] included, after truncation

@@ -14,11 +14,17 @@
 namespace infercost::pipeline {
 
 struct RunOptions {
-  std::vector<std::string> inputs;  // JSON lines files, read in the order given
+  // Files, folders and globs (io::expand_inputs), read in the order given.
+  std::vector<std::string> inputs;
+  std::string input_format;  // empty: each file's extension (io::input_format_for)
   std::string model_dir;
   std::string column = "full_text";
-  std::string output = "-";   // "-" = JSON lines on stdout
-  std::string output_format;  // empty: from the extension
+  // "-" = JSON lines on stdout; a file; or a folder (an existing directory,
+  // or a path ending in '/'), which gets one part per input file named after
+  // it, in --output-format or else the input's own format (JSON -> jsonl).
+  std::string output = "-";
+  std::string output_format;           // empty: from the extension
+  std::string compression = "snappy";  // Parquet outputs
   std::string device = "cpu";
   int batch_size = 64;
   int threads = 0;  // 0: all hardware threads
@@ -31,7 +37,9 @@ struct RunOptions {
   std::function<void(const model::ModelConfig&)> on_model_loaded;
 };
 
-// On error nothing is left at options.output (the temporary is removed).
+// On error nothing is left at options.output (the temporary is removed; for a
+// folder output, the parts this run completed are removed too). Rows whose
+// text is null are kept and written with null probabilities and label.
 Result<RunMetrics> run_classification(const RunOptions& options);
 
 // Numerically stable softmax of each row of `logits` ([rows, labels]) in place.
