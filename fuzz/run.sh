@@ -23,13 +23,16 @@ for f in "$root"/../shared/data/parquet-testing/data/*.parquet "$root"/../shared
 done
 echo "fuzz: $n seed files, ${seconds}s"
 status=0
+# libFuzzer prints a line per new input; keep its log and show the end.
 "$binary" "$work/corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=25 \
-  -artifact_prefix="$work/artifacts/" -print_final_stats=1 || status=$?
+  -artifact_prefix="$work/artifacts/" -print_final_stats=1 >"$work/log" 2>&1 || status=$?
 if [[ $status -ne 0 ]]; then
+  tail -n 120 "$work/log" >&2
   crashes="$(dirname "$binary")/crashes"
   mkdir -p "$crashes"
   cp "$work"/artifacts/* "$crashes/" 2>/dev/null || true
   echo "fuzz: FAILED (exit $status); reproducers in $crashes/" >&2
   exit "$status"
 fi
+tail -n 12 "$work/log"
 echo "fuzz: no crash in ${seconds}s"
