@@ -74,9 +74,7 @@ class CsvSource final : public RowSource {
         INFERCOST_RETURN_IF_ERROR(bad_.handle(s.with_context(where(record_line_))));
         continue;
       }
-      out.texts.push_back(std::move(text));
-      out.is_null.push_back(is_null ? 1 : 0);
-      out.lines.push_back(record_line_);
+      out.add(std::move(text), is_null, record_line_);
       ++appended;
     }
     return appended;

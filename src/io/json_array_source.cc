@@ -97,9 +97,7 @@ class JsonArraySource final : public RowSource {
         INFERCOST_RETURN_IF_ERROR(bad_.handle(s.with_context(where(element_line))));
         continue;
       }
-      out.texts.push_back(std::move(text));
-      out.is_null.push_back(is_null ? 1 : 0);
-      out.lines.push_back(element_line);
+      out.add(std::move(text), is_null, element_line);
       ++appended;
     }
     return appended;

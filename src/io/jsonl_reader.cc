@@ -74,9 +74,7 @@ class SimdJsonlReader final : public JsonlReader {
             bad_.handle(s.with_context(file_.path() + ": line " + std::to_string(line_no_))));
         continue;
       }
-      out.texts.push_back(std::move(text));
-      out.is_null.push_back(is_null ? 1 : 0);
-      out.lines.push_back(line_no_);
+      out.add(std::move(text), is_null, line_no_);
       ++appended;
     }
     if (pos_ > all.size()) pos_ = all.size();

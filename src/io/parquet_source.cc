@@ -6,6 +6,7 @@
 
 #include "infercost/core/utf8.h"
 #include "infercost/parquet/reader.h"
+#include "io/bad_rows.h"
 
 namespace infercost::io {
 namespace {
@@ -25,39 +26,33 @@ class ParquetSource : public RowSource {
       for (size_t i = 0; i < n; ++i) {
         const int64_t row = ++row_;
         if (!values_.valid[i]) {
-          out.texts.emplace_back();
-          out.is_null.push_back(1);
-          out.lines.push_back(row);
+          out.add(std::string(), true, row);
           ++produced;
           continue;
         }
+        std::string text;
         if (options_.values_as_json) {
-          std::string text;
           parquet::append_value_json(*column_, values_, i, text);
-          out.texts.push_back(std::move(text));
         } else {
-          std::string_view text = values_.strings.at(i);
-          size_t bad = find_invalid_utf8(text);
+          const std::string_view value = values_.strings.at(i);
+          const size_t bad = find_invalid_utf8(value);
           if (bad != std::string_view::npos) {
-            Status st = corruption(fmt::format("{}: row {}: column '{}': invalid UTF-8 at byte {}",
-                                               file_->path(), row, column_->path, bad));
-            if (options_.on_bad_row == OnBadRow::kFail) return st;
-            if (skipped_ == 0) first_skip_ = st;
-            ++skipped_;
+            INFERCOST_RETURN_IF_ERROR(
+                bad_.handle(corruption(fmt::format("{}: row {}: column '{}': invalid UTF-8 at byte {}",
+                                                   file_->path(), row, column_->path, bad))));
             continue;
           }
-          out.texts.emplace_back(text);
+          text.assign(value);
         }
-        out.is_null.push_back(0);
-        out.lines.push_back(row);
+        out.add(std::move(text), false, row);
         ++produced;
       }
     }
     return produced;
   }
 
-  int64_t rows_skipped() const override { return skipped_; }
-  const Status& first_skip_reason() const override { return first_skip_; }
+  int64_t rows_skipped() const override { return bad_.skipped(); }
+  const Status& first_skip_reason() const override { return bad_.first(); }
   uint64_t bytes_total() const override { return file_->file_size(); }
   uint64_t bytes_read() const override { return reader_->bytes_read(); }
   const char* location_unit() const override { return "row"; }
@@ -69,8 +64,7 @@ class ParquetSource : public RowSource {
   SourceOptions options_;
   parquet::ColumnValues values_;
   int64_t row_ = 0;
-  int64_t skipped_ = 0;
-  Status first_skip_;
+  BadRows bad_{options_.on_bad_row};
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "infercost/io/row_source.h"
+#include "io/bad_rows.h"
 
 namespace infercost::io {
 
@@ -59,26 +60,5 @@ class JsonRowParser {
 inline size_t bom_length(std::string_view data) {
   return data.size() >= 3 && data.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
 }
-
-// Counts skipped rows and keeps the first reason; under kFail hands the
-// located error back instead.
-class BadRows {
- public:
-  explicit BadRows(OnBadRow policy) : policy_(policy) {}
-  // OK when the row was skipped; the located error under kFail.
-  Status handle(Status located) {
-    if (policy_ == OnBadRow::kFail) return located;
-    if (skipped_ == 0) first_ = std::move(located);
-    ++skipped_;
-    return Status();
-  }
-  int64_t skipped() const { return skipped_; }
-  const Status& first() const { return first_; }
-
- private:
-  OnBadRow policy_;
-  int64_t skipped_ = 0;
-  Status first_;
-};
 
 }  // namespace infercost::io

@@ -1,9 +1,15 @@
 // Reading a whole RowSource in small batches, for the io tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
 #include <string>
+#include <string_view>
 
 #include "infercost/io/row_source.h"
+#include "test_utils.h"
 
 namespace infercost::io::test {
 
@@ -46,6 +52,53 @@ inline SourceOptions json_options() {
   SourceOptions o;
   o.values_as_json = true;
   return o;
+}
+
+// 2000 copies of `base`, each with 1-4 random edits (erase, insert or
+// replace a byte from `alphabet`, or cut the file), read in batches of 1 to
+// max_rows alternately under kFail and kSkip, as text and as JSON: each read
+// ends in rows (at most max_rows) or a clean error, never a crash, a hang or
+// kInternal. Both outcomes must occur, so the edits reach the parser.
+inline void expect_mutations_never_crash(const std::string& base, std::string_view alphabet,
+                                         InputFormat format, const std::string& extension, size_t max_rows,
+                                         uint32_t seed) {
+  infercost::testing::TempDir dir;
+  std::mt19937 rng(seed);
+  int ok = 0, failed = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::string s = base;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = s.empty() ? 0 : rng() % s.size();
+      switch (rng() % 4) {
+        case 0:
+          if (!s.empty()) s.erase(at, 1);
+          break;
+        case 1: s.insert(s.begin() + static_cast<long>(at), alphabet[rng() % alphabet.size()]); break;
+        case 2:
+          if (!s.empty()) s[at] = alphabet[rng() % alphabet.size()];
+          break;
+        default: s.resize(at); break;
+      }
+    }
+    SourceOptions o;
+    o.on_bad_row = (i % 2) ? OnBadRow::kSkip : OnBadRow::kFail;
+    o.values_as_json = (i % 3) == 0;
+    // A fresh file each time: rewriting one file in place makes ext4 flush it on every close.
+    const std::string path = dir.write(std::to_string(i) + extension, s);
+    auto r = read_all(path, format, o, 1 + i % max_rows);
+    std::filesystem::remove(path);
+    if (r.ok()) {
+      ++ok;
+      EXPECT_LE(r->rows.size(), max_rows);
+      EXPECT_EQ(r->bytes_read, r->bytes_total);
+    } else {
+      ++failed;
+      EXPECT_NE(r.status().code(), StatusCode::kInternal) << r.status().message();
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(failed, 0);
 }
 
 }  // namespace infercost::io::test
