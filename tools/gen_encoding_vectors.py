@@ -27,84 +27,13 @@ import struct
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from parquet_oracle import Compact
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data_files", "parquet",
                    "encodings", "vectors.json")
 
 ENCODING_IDS = {"PLAIN": 0, "RLE": 3, "DELTA_BINARY_PACKED": 5, "DELTA_LENGTH_BYTE_ARRAY": 6, "DELTA_BYTE_ARRAY": 7,
                 "BYTE_STREAM_SPLIT": 9, "RLE_DICTIONARY": 8}
-
-
-class Compact:
-    """Just enough Thrift compact protocol to read a PageHeader."""
-
-    def __init__(self, buf, pos):
-        self.buf, self.pos = buf, pos
-
-    def byte(self):
-        b = self.buf[self.pos]
-        self.pos += 1
-        return b
-
-    def varint(self):
-        v, shift = 0, 0
-        while True:
-            b = self.byte()
-            v |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                return v
-
-    def zigzag(self):
-        v = self.varint()
-        return (v >> 1) ^ -(v & 1)
-
-    def value(self, t):
-        if t in (1, 2):
-            return t == 1
-        if t == 3:
-            return self.byte()
-        if t in (4, 5, 6):
-            return self.zigzag()
-        if t == 7:
-            self.pos += 8
-            return None
-        if t == 8:
-            n = self.varint()
-            self.pos += n
-            return None
-        if t in (9, 10):
-            h = self.byte()
-            n, et = h >> 4, h & 0x0F
-            if n == 15:
-                n = self.varint()
-            for _ in range(n):
-                if et in (1, 2):
-                    self.byte()
-                else:
-                    self.value(et)
-            return None
-        if t == 11:
-            n = self.varint()
-            if n:
-                kv = self.byte()
-                for _ in range(n):
-                    self.value(kv >> 4)
-                    self.value(kv & 0x0F)
-            return None
-        if t == 12:
-            return self.struct()
-        raise ValueError(f"thrift type {t}")
-
-    def struct(self):
-        fields, last = {}, 0
-        while True:
-            h = self.byte()
-            if h == 0:
-                return fields
-            delta, t = h >> 4, h & 0x0F
-            fid = last + delta if delta else self.zigzag()
-            last = fid
-            fields[fid] = self.value(t)
 
 
 def page_body(table, encoding):
@@ -127,8 +56,8 @@ def page_body(table, encoding):
     assert dph[1] == table.num_rows, "one page holds every value"
     assert dph[2] == ENCODING_IDS[encoding], f"page encoding {dph[2]}, wanted {encoding}"
     chunk_start = col.dictionary_page_offset if col.has_dictionary_page else start
-    assert reader.pos + size == chunk_start + col.total_compressed_size, "exactly one data page"
-    return raw[reader.pos:reader.pos + size]
+    assert reader.p + size == chunk_start + col.total_compressed_size, "exactly one data page"
+    return raw[reader.p:reader.p + size]
 
 
 def int_case(rng_values, name, encoding, arrow_type, physical):

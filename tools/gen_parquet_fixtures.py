@@ -28,7 +28,6 @@ import argparse
 import datetime
 import hashlib
 import json
-import math
 import os
 import random
 import struct
@@ -38,6 +37,8 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from parquet_oracle import Compact, int96_hex, render_bytes, render_float
 
 ROWS = 300
 
@@ -127,77 +128,6 @@ def logical_table(seed=2, n=120):
 
 
 # ---------------------------------------------------------------------------
-# Thrift compact reader, just enough to walk page headers (a check that each
-# fixture has the pages and encodings its name promises).
-
-
-class Compact:
-    def __init__(self, data, pos):
-        self.d = data
-        self.p = pos
-
-    def varint(self):
-        shift = result = 0
-        while True:
-            b = self.d[self.p]
-            self.p += 1
-            result |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return result
-            shift += 7
-
-    def zigzag(self):
-        v = self.varint()
-        return (v >> 1) ^ -(v & 1)
-
-    def value(self, t):
-        if t in (1, 2):
-            return t == 1
-        if t == 3:
-            self.p += 1
-            return None
-        if t in (4, 5, 6):
-            return self.zigzag()
-        if t == 7:
-            self.p += 8
-            return None
-        if t == 8:
-            n = self.varint()
-            self.p += n
-            return None
-        if t in (9, 10):
-            h = self.d[self.p]
-            self.p += 1
-            n = h >> 4
-            if n == 15:
-                n = self.varint()
-            et = h & 0x0F
-            items = []
-            for _ in range(n):
-                if et in (1, 2):
-                    items.append(self.d[self.p] == 1)
-                    self.p += 1
-                else:
-                    items.append(self.value(et))
-            return items
-        if t == 12:
-            return self.struct()
-        raise ValueError("thrift type %d" % t)
-
-    def struct(self):
-        fields = {}
-        last = 0
-        while True:
-            h = self.d[self.p]
-            self.p += 1
-            if h == 0:
-                return fields
-            delta = h >> 4
-            fid = last + delta if delta else self.zigzag()
-            last = fid
-            fields[fid] = self.value(h & 0x0F)
-
-
 CODECS = {0: "UNCOMPRESSED", 1: "SNAPPY", 2: "GZIP", 3: "LZO", 4: "BROTLI", 5: "LZ4", 6: "ZSTD", 7: "LZ4_RAW"}
 
 
@@ -242,26 +172,6 @@ def walk_pages(data, chunk):
 
 # ---------------------------------------------------------------------------
 # Expected values
-
-
-def int96_hex(ns):
-    day, nanos = divmod(ns, 86400 * 10**9)
-    return (struct.pack("<q", nanos) + struct.pack("<i", day + 2440588)).hex()
-
-
-def render_bytes(b):
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError:
-        return b.decode("latin-1")
-
-
-def render_float(v):
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "Infinity" if v > 0 else "-Infinity"
-    return v
 
 
 def expected_values(physical, arrow_array):

@@ -10,38 +10,16 @@ top-level fields are listed so the test can check they are refused.
 Usage: tools/gen_parquet_testing_expect.py [SHARED_DATA_DIR] (default ../shared/data)
 """
 import json
-import math
 import os
 import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from parquet_oracle import int96_hex, render_bytes, render_float
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "data_files", "parquet", "parquet_testing_expected.json")
-
-
-def render_bytes(b):
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError:
-        return b.decode("latin-1")
-
-
-def render_float(x):
-    if x is None:
-        return None
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return x
-
-
-def int96_hex(ns):
-    day_ns = 86400 * 10**9
-    days, nanos = divmod(ns, day_ns)
-    return (nanos.to_bytes(8, "little", signed=False) + (days + 2440588).to_bytes(4, "little")).hex()
 
 
 def column_values(arr, physical):
