@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Ours and the peers side by side on the same data, model and thread count.
+#
+#   bench/cpu_compare.sh [--rows N] [--threads T] [--preset P] [--model DIR] [--peers LIST]
+#                        [--work DIR] [--format parquet|csv] [--study-batch N] [--ort-batch N]
+#                        [--ours-args "ARGS"]
+#
+#   --rows N        synthetic tweets (`infercost datagen --rows N`, seed 1); default 2000
+#   --threads T     threads for every run (ours --threads, torch.set_num_threads, ORT intra-op); default 2
+#   --preset P      `infercost model synth --preset P` (distilbert-base, bert-base, tiny); default distilbert-base
+#   --model DIR     use this HF model directory instead of a synthetic one
+#   --peers LIST    comma-separated subset of study,ort-fp32,ort-int8,ort-int8u; default study,ort-fp32,ort-int8
+#                   (ort-int8u: int8 with QUInt8 weights, U8U8 kernels, for CPUs where U8S8 saturates)
+#   --work DIR      corpus, model, predictions and metrics; default /tmp/infercost-cpu-compare
+#   --format F      predictions format for every run; default parquet
+#   --study-batch N the study's DataLoader batch; default 100 x T (the study's 100 x vCPUs, with T vCPUs)
+#   --ort-batch N   rows per ONNX Runtime batch (length-sorted); default 64, ours' default batch size
+#   --ours-args S   extra flags for `infercost run` (e.g. "--batch-size 128")
+#
+# Runs, one after another on the same corpus:
+#   ours      infercost run CORPUS --model M --threads T --metrics ...
+#   study     bench/peers/study_method.py (PyTorch eager, whole-file padding, DataLoader, pandas)
+#   ort-fp32  bench/peers/ort_method.py --precision fp32 (exported, transformer-optimized, sorted batches)
+#   ort-int8  bench/peers/ort_method.py --precision int8 (the same, quantize_dynamic QInt8 weights)
+# then prints one table (rows/s, tokens/s, padding efficiency, peak RSS, ours / peer) and each peer's
+# label agreement and probability difference with ours, row by row.
+#
+# The peers' Python environment is made by bench/peers/setup.sh (build/peers-venv, from PyPI);
+# the engine itself never uses Python. Environment: INFERCOST_BIN (default build/infercost, made by
+# `make build`), PYTHON (base interpreter for the venv), PEERS_VENV.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROWS=2000
+THREADS=2
+PRESET=distilbert-base
+MODEL=""
+PEERS=study,ort-fp32,ort-int8
+WORK=/tmp/infercost-cpu-compare
+FORMAT=parquet
+STUDY_BATCH=""
+ORT_BATCH=64
+OURS_ARGS=""
+while (($#)); do
+  case $1 in
+    --rows) ROWS=$2; shift 2 ;;
+    --threads) THREADS=$2; shift 2 ;;
+    --preset) PRESET=$2; shift 2 ;;
+    --model) MODEL=$2; shift 2 ;;
+    --peers) PEERS=$2; shift 2 ;;
+    --work) WORK=$2; shift 2 ;;
+    --format) FORMAT=$2; shift 2 ;;
+    --study-batch) STUDY_BATCH=$2; shift 2 ;;
+    --ort-batch) ORT_BATCH=$2; shift 2 ;;
+    --ours-args) OURS_ARGS=$2; shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "cpu_compare: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+STUDY_BATCH=${STUDY_BATCH:-$((100 * THREADS))}
+
+BIN=${INFERCOST_BIN:-}
+if [[ -z $BIN ]]; then
+  for candidate in "$ROOT/build/infercost"; do
+    if [[ -x $candidate ]]; then BIN=$candidate; break; fi
+  done
+fi
+if [[ -z $BIN || ! -x $BIN ]]; then
+  echo "cpu_compare: no infercost binary (make build, or set INFERCOST_BIN)" >&2
+  exit 2
+fi
+
+PY=$("$ROOT/bench/peers/setup.sh")
+mkdir -p "$WORK/out"
+export OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS TOKENIZERS_PARALLELISM=false
+
+CORPUS=$WORK/tweets_${ROWS}.jsonl
+if [[ ! -s $CORPUS ]]; then
+  "$BIN" datagen --rows "$ROWS" --out "$CORPUS" --seed 1 >&2
+fi
+if [[ -z $MODEL ]]; then
+  MODEL=$WORK/model-$PRESET
+  if [[ ! -s $MODEL/model.safetensors ]]; then
+    "$BIN" model synth --preset "$PRESET" --out "$MODEL" >&2
+  fi
+fi
+
+echo "== machine: $(lscpu | sed -n 's/^Model name: *//p') ($(nproc --all) vCPUs), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "== corpus $CORPUS ($ROWS rows), model $MODEL, $THREADS threads" >&2
+
+OUT=$WORK/out
+TABLE_ARGS=()
+echo "== ours: $BIN run ... --threads $THREADS $OURS_ARGS" >&2
+# shellcheck disable=SC2086  # OURS_ARGS is a flag list
+"$BIN" run "$CORPUS" --model "$MODEL" --output "$OUT/ours.$FORMAT" --metrics "$OUT/ours.json" \
+  --threads "$THREADS" --quiet $OURS_ARGS
+TABLE_ARGS+=("$OUT/ours.json" "$OUT/ours.$FORMAT")
+
+IFS=, read -r -a PEER_LIST <<<"$PEERS"
+for peer in "${PEER_LIST[@]}"; do
+  case $peer in
+    study)
+      echo "== study: study_method.py --threads $THREADS --batch-size $STUDY_BATCH" >&2
+      "$PY" "$ROOT/bench/peers/study_method.py" "$CORPUS" --model "$MODEL" --output "$OUT/study.$FORMAT" \
+        --threads "$THREADS" --batch-size "$STUDY_BATCH" --metrics "$OUT/study.json" >/dev/null
+      TABLE_ARGS+=("study method (PyTorch eager)" "$OUT/study.json" "$OUT/study.$FORMAT")
+      ;;
+    ort-fp32 | ort-int8 | ort-int8u)
+      precision=fp32 weights=qint8 label="ONNX Runtime fp32"
+      [[ $peer == ort-int8 ]] && precision=int8 label="ONNX Runtime int8 (QInt8 weights)"
+      [[ $peer == ort-int8u ]] && precision=int8 weights=quint8 label="ONNX Runtime int8 (QUInt8 weights)"
+      echo "== $peer: ort_method.py --precision $precision --weight-type $weights --threads $THREADS" \
+        "--batch-size $ORT_BATCH --batching sorted" >&2
+      "$PY" "$ROOT/bench/peers/ort_method.py" "$CORPUS" --model "$MODEL" --output "$OUT/$peer.$FORMAT" \
+        --precision "$precision" --weight-type "$weights" --threads "$THREADS" --batch-size "$ORT_BATCH" \
+        --batching sorted --metrics "$OUT/$peer.json" >/dev/null
+      TABLE_ARGS+=("$label, sorted batches" "$OUT/$peer.json" "$OUT/$peer.$FORMAT")
+      ;;
+    *) echo "cpu_compare: unknown peer '$peer' (study, ort-fp32, ort-int8, ort-int8u)" >&2; exit 2 ;;
+  esac
+done
+
+"$PY" "$ROOT/bench/peers/compare_table.py" "${TABLE_ARGS[@]}"
