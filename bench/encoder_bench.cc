@@ -1,8 +1,11 @@
-// fp32 encoder throughput at batch 32 x 128 tokens with DistilBERT-base shapes
-// (random weights made here), beside the oneDNN fp32 GEMM ceiling measured in
-// the same run on the model's own GEMM shapes.
+// Encoder throughput at batch 32 x 128 tokens with DistilBERT-base shapes
+// (random weights made here), beside the oneDNN GEMM ceiling measured in the
+// same run on the model's own GEMM shapes, in the same precision: fp32 matmul,
+// bf16 matmul (fp32 output), or u8 x s8 -> f32 matmul with per-column output
+// scales for int8 (int8 ops count as FLOPs).
 //
-//   encoder_bench [--threads N] [--reps N] [--batch N] [--seq N] [--layers N]
+//   encoder_bench [--precision fp32|bf16|int8] [--threads N] [--reps N]
+//                 [--batch N] [--seq N] [--layers N]
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "infercost/backend/backend.h"
+#include "infercost/backend/cpu_info.h"
 #include "infercost/model/config.h"
 #include "infercost/model/weights.h"
 
@@ -83,20 +87,34 @@ infercost::model::EncoderWeights make_weights(const infercost::model::ModelConfi
   return w;
 }
 
-// Median seconds of one plain fp32 matmul [M,K] x [K,N] (weights in the
-// layout oneDNN asks for, reordered beforehand as the backend does).
-double time_gemm(const dnnl::engine& engine, dnnl::stream& stream, int64_t M, int64_t N, int64_t K,
-                 int reps) {
+// Median seconds of one plain matmul [M,K] x [K,N] -> f32 in the precision's
+// types (weights in the layout oneDNN asks for, reordered beforehand as the
+// backend does; int8 with per-column output scales as the backend uses).
+double time_gemm(const dnnl::engine& engine, dnnl::stream& stream, infercost::backend::Precision precision,
+                 int64_t M, int64_t N, int64_t K, int reps) {
   using dnnl::memory;
-  const memory::desc src_md({M, K}, memory::data_type::f32, memory::format_tag::ab);
-  const memory::desc any_md({K, N}, memory::data_type::f32, memory::format_tag::any);
+  using infercost::backend::Precision;
+  memory::data_type src_type = memory::data_type::f32, wei_type = memory::data_type::f32;
+  if (precision == Precision::kBf16) src_type = wei_type = memory::data_type::bf16;
+  if (precision == Precision::kInt8) {
+    src_type = memory::data_type::u8;
+    wei_type = memory::data_type::s8;
+  }
+  const memory::desc src_md({M, K}, src_type, memory::format_tag::ab);
+  const memory::desc any_md({K, N}, wei_type, memory::format_tag::any);
   const memory::desc dst_md({M, N}, memory::data_type::f32, memory::format_tag::ab);
-  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_md, dst_md), engine);
+  dnnl::primitive_attr attr;
+  if (precision == Precision::kInt8) attr.set_output_scales(1 << 1, std::vector<float>(size_t(N), 0.01f));
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_md, dst_md), attr, engine);
   std::mt19937 rng(1);
   std::vector<float> a(size_t(M * K)), w(size_t(K * N)), c(size_t(M * N));
   fill(a, rng, 1.0f);
   fill(w, rng, 0.02f);
-  memory src(src_md, engine, a.data()), dst(dst_md, engine, c.data());
+  // Source and weights in the right type through reorders from fp32 (the
+  // values do not matter for timing; int8 conversion saturates).
+  memory user_a({{M, K}, memory::data_type::f32, memory::format_tag::ab}, engine, a.data());
+  memory src(src_md, engine), dst(dst_md, engine, c.data());
+  dnnl::reorder(user_a, src).execute(stream, user_a, src);
   memory user_w({{K, N}, memory::data_type::f32, memory::format_tag::ab}, engine, w.data());
   memory wei(pd.weights_desc(), engine);
   dnnl::reorder(user_w, wei).execute(stream, user_w, wei);
@@ -109,6 +127,13 @@ double time_gemm(const dnnl::engine& engine, dnnl::stream& stream, int64_t M, in
     if (r > 0) times.push_back(now_s() - t0);  // the first run is warm-up
   }
   return median(times);
+}
+
+const char* arg_str(int argc, char** argv, const char* name, const char* fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
+  }
+  return fallback;
 }
 
 int arg_int(int argc, char** argv, const char* name, int fallback) {
@@ -125,6 +150,20 @@ int main(int argc, char** argv) {
   const int reps = std::max(1, arg_int(argc, argv, "--reps", 5));
   const int batch = arg_int(argc, argv, "--batch", 32);
   const int seq = arg_int(argc, argv, "--seq", 128);
+  auto parsed = infercost::backend::parse_precision(arg_str(argc, argv, "--precision", "fp32"));
+  if (!parsed.ok()) {
+    fmt::print(stderr, "--precision: {}\n", parsed.status().to_string());
+    return 2;
+  }
+  const infercost::backend::Precision precision = *parsed;
+  const auto& cpu = infercost::backend::cpu_info();
+  if (precision == infercost::backend::Precision::kBf16 && !cpu.native_bf16()) {
+    fmt::print(stderr,
+               "bf16 skipped: this CPU ({}, best ISA {}) has no native bf16 matmul (needs AVX512_BF16 or "
+               "AMX); there is neither a bf16 ceiling nor a fast bf16 model to measure\n",
+               cpu.model, cpu.isa());
+    return 0;
+  }
 
   infercost::model::ModelConfig config;  // defaults are DistilBERT-base
   config.name = "distilbert-base shapes (random weights)";
@@ -134,6 +173,7 @@ int main(int argc, char** argv) {
 
   infercost::backend::BackendOptions options;
   options.threads = threads;
+  options.precision = precision;
   auto created = infercost::backend::create_backend("cpu", options);
   if (!created.ok()) {
     fmt::print(stderr, "{}\n", created.status().to_string());
@@ -179,7 +219,7 @@ int main(int argc, char** argv) {
   }
   for (int r = 0; r < reps; ++r) {
     for (size_t s = 0; s < shapes.size(); ++s)
-      gemm_s[s].push_back(time_gemm(engine, stream, M, shapes[s].n, shapes[s].k, 3));
+      gemm_s[s].push_back(time_gemm(engine, stream, precision, M, shapes[s].n, shapes[s].k, 3));
     const double t0 = now_s();
     auto logits = backend->classify(tb);
     model_s.push_back(now_s() - t0);
@@ -192,9 +232,15 @@ int main(int argc, char** argv) {
   // FLOPs of one forward pass: every GEMM (2MNK) plus attention's QK^T and
   // PV (2 * 2 * batch * seq^2 * hidden per layer) plus the head.
   double gemm_flop_layer = 0, ceiling_s_layer = 0;
-  fmt::print("oneDNN {}.{}.{}, {} threads, M = {} x {} = {}\n\n", dnnl::version()->major,
-             dnnl::version()->minor, dnnl::version()->patch, used_threads, batch, seq, M);
-  fmt::print("GEMM ceiling (plain oneDNN fp32 matmul, median of {} x 3 runs):\n", reps);
+  const char* pname = infercost::backend::precision_name(precision);
+  const char* gemm_kind = precision == infercost::backend::Precision::kInt8   ? "u8 x s8 -> f32"
+                          : precision == infercost::backend::Precision::kBf16 ? "bf16 x bf16 -> f32"
+                                                                              : "fp32";
+  fmt::print("precision {}, CPU {} ({}), oneDNN {}.{}.{}, {} threads, M = {} x {} = {}\n\n", pname, cpu.model,
+             cpu.isa(), dnnl::version()->major, dnnl::version()->minor, dnnl::version()->patch, used_threads,
+             batch, seq, M);
+  fmt::print("GEMM ceiling (plain oneDNN {} matmul, median of {} x 3 runs; int8 ops count as FLOPs):\n",
+             gemm_kind, reps);
   for (size_t s = 0; s < shapes.size(); ++s) {
     const double flop = 2.0 * M * shapes[s].n * shapes[s].k;
     const double t = median(gemm_s[s]);
@@ -210,8 +256,8 @@ int main(int argc, char** argv) {
   const double t = median(model_s);
   const double rate = model_flop / t;
   fmt::print("  layer mix (4x 768x768, 3072x768, 768x3072): {:.1f} GFLOP/s  <- ceiling\n\n", ceiling / 1e9);
-  fmt::print("encoder: {} layers, batch {} x {} tokens, median of {} (after 1 warm-up)\n", config.num_layers,
-             batch, seq, reps);
+  fmt::print("encoder ({}): {} layers, batch {} x {} tokens, median of {} (after 1 warm-up)\n", pname,
+             config.num_layers, batch, seq, reps);
   fmt::print("  {:.1f} ms per batch, {:.0f} tokens/s, {:.1f} sequences/s\n", t * 1e3, M / t, batch / t);
   fmt::print("  {:.1f} GFLOP per batch (GEMM {:.1f}, attention {:.1f}) -> {:.1f} GFLOP/s\n", model_flop / 1e9,
              config.num_layers * gemm_flop_layer / 1e9, config.num_layers * attn_flop_layer / 1e9,

@@ -83,10 +83,13 @@ TEST_P(CpuForwardTest, MatchesReferenceInAnyBatching) {
   }
   ASSERT_GT(max_abs, 0.1) << "logits too small for the comparison to mean anything";
 
-  auto check = [&](const std::vector<size_t>& order, int seq_len, const char* what) {
+  auto check = [&](const std::vector<size_t>& order, int seq_len, const char* what,
+                   bool compute_padding = false) {
     std::vector<std::vector<int32_t>> sub;
     for (size_t i : order) sub.push_back(rows[i]);
-    auto got = backend->classify(make_batch(sub, seq_len, 5));
+    TokenBatch batch = make_batch(sub, seq_len, 5);
+    batch.compute_padding = compute_padding;
+    auto got = backend->classify(batch);
     ASSERT_TRUE(got.ok()) << got.status().to_string();
     ASSERT_EQ(got->rows, int(order.size()));
     ASSERT_EQ(got->labels, 3);
@@ -104,6 +107,10 @@ TEST_P(CpuForwardTest, MatchesReferenceInAnyBatching) {
   std::shuffle(all.begin(), all.end(), rng);
   check(all, 40, "shuffled");
   check(all, 40, "again (scratch reuse)");
+  // Computing the padding (as the study's padded PyTorch run does) costs more
+  // but must not change a logit: the padded keys are masked out.
+  check(all, 40, "padding computed", true);
+  check({0, 1, 6}, 12, "padding computed, short batch", true);  // lengths 1, 2, 5
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, CpuForwardTest,
@@ -170,6 +177,8 @@ TEST_F(ValidationTest, RejectsBadBatches) {
 TEST_F(ValidationTest, PaddingIdsAreIgnoredAndEmptyBatchIsEmpty) {
   TokenBatch b = make_batch({{1, 2}}, 4, /*pad=*/123456);  // pad ids outside the vocabulary are fine
   ASSERT_TRUE(classify(b).ok());
+  b.compute_padding = true;  // ... unless the padding gets computed
+  expect_error(b, "row 0 position 2 has id 123456");
   auto empty = backend_->classify(TokenBatch{});
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->rows, 0);

@@ -106,7 +106,7 @@ TEST(Kernels, AttentionOverRealTokensMatchesMaskedPaddedAttention) {
   std::vector<float> ctx(size_t(total) * hidden, -1.0f);
   const int threads = omp_get_max_threads();
   std::vector<float> scratch(size_t(threads) * seq_len * seq_len);
-  attention(qkv.data(), ctx.data(), offsets.data(), lengths.data(), int(lengths.size()), heads, dh,
+  attention(qkv.data(), ctx.data(), offsets.data(), lengths.data(), nullptr, int(lengths.size()), heads, dh,
             scratch.data(), seq_len * seq_len);
 
   for (size_t s = 0; s < lengths.size(); ++s) {

@@ -10,16 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/gemm_int8.h"
 #include "backend/cpu/gemm_onednn.h"
 #include "backend/cpu/kernels.h"
+#include "infercost/backend/cpu_info.h"
 
 namespace infercost::backend::cpu {
 namespace {
-
-struct PreparedLayer {
-  OnednnLinear qkv, attn_out, ffn_in, ffn_out;
-  std::vector<float> attn_ln_gamma, attn_ln_beta, ffn_ln_gamma, ffn_ln_beta;
-};
 
 // Scratch buffers that only grow, so steady-state classify() calls with
 // batches no larger than earlier ones do not allocate.
@@ -28,6 +25,63 @@ T* ensure(std::vector<T>& buffer, int64_t count) {
   if (int64_t(buffer.size()) < count) buffer.resize(size_t(count));
   return buffer.data();
 }
+
+struct LinearScratch {
+  Int8Scratch int8;
+  std::vector<uint16_t> bf16;
+  std::vector<float> rounded;
+};
+
+// One encoder linear layer in the backend's precision.
+class Linear {
+ public:
+  Status init(const dnnl::engine& engine, Precision precision, bool emulate_bf16,
+              const std::vector<const model::Linear*>& parts, Activation act, bool accumulate,
+              const std::string& name) {
+    precision_ = precision;
+    emulate_ = emulate_bf16;
+    switch (precision) {
+      case Precision::kFp32: return fp_.init(engine, parts, act, accumulate, name);
+      case Precision::kInt8: return int8_.init(engine, parts, act, accumulate, name);
+      case Precision::kBf16:
+        return fp_.init(engine, parts, act, accumulate, name,
+                        emulate_bf16 ? GemmType::kBf16Emulated : GemmType::kBf16);
+    }
+    return internal_error(name + ": unknown precision");
+  }
+
+  void run(dnnl::stream& stream, const float* x, int64_t rows, float* y, LinearScratch& s) const {
+    switch (precision_) {
+      case Precision::kFp32: fp_.run(stream, x, rows, y); return;
+      case Precision::kInt8: int8_.run(stream, x, rows, y, s.int8); return;
+      case Precision::kBf16: {
+        const int64_t n = rows * fp_.in();
+        if (emulate_) {
+          // x may be the residual stream, which stays fp32: round a copy.
+          float* r = ensure(s.rounded, n);
+          round_to_bf16(x, r, n);
+          fp_.run(stream, r, rows, y);
+        } else {
+          uint16_t* b = ensure(s.bf16, n);
+          convert_to_bf16(x, b, n);
+          fp_.run_bf16(stream, b, rows, y);
+        }
+        return;
+      }
+    }
+  }
+
+ private:
+  Precision precision_ = Precision::kFp32;
+  bool emulate_ = false;
+  OnednnLinear fp_;
+  Int8Linear int8_;
+};
+
+struct PreparedLayer {
+  Linear qkv, attn_out, ffn_in, ffn_out;
+  std::vector<float> attn_ln_gamma, attn_ln_beta, ffn_ln_gamma, ffn_ln_beta;
+};
 
 Status check_ln(const model::LayerNormWeights& ln, int hidden, const std::string& name) {
   if (ln.gamma.size() != size_t(hidden) || ln.beta.size() != size_t(hidden)) {
@@ -46,10 +100,15 @@ Status check_linear(const model::Linear& l, int out, int in, const std::string& 
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads)
-      : threads_(threads), engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+  CpuBackend(int threads, Precision precision, bool emulate_bf16)
+      : threads_(threads),
+        precision_(precision),
+        emulate_bf16_(emulate_bf16),
+        engine_(dnnl::engine::kind::cpu, 0),
+        stream_(engine_) {}
 
   std::string name() const override { return "cpu"; }
+  Precision precision() const override { return precision_; }
   bool skips_padding() const override { return true; }
 
   Status prepare(const model::ModelConfig& config, const model::EncoderWeights& weights) override {
@@ -150,18 +209,22 @@ class CpuBackend final : public Backend {
       INFERCOST_RETURN_IF_ERROR(check_linear(src.ffn_out, hidden, inter, at + "ffn out"));
       INFERCOST_RETURN_IF_ERROR(check_ln(src.attn_ln, hidden, at + "attention LayerNorm"));
       INFERCOST_RETURN_IF_ERROR(check_ln(src.ffn_ln, hidden, at + "output LayerNorm"));
+      const Precision p = precision_;
+      const bool emu = emulate_bf16_;
       INFERCOST_RETURN_IF_ERROR(
-          dst.qkv.init(engine_, {&src.q, &src.k, &src.v}, Activation::kNone, false, at + "qkv"));
+          dst.qkv.init(engine_, p, emu, {&src.q, &src.k, &src.v}, Activation::kNone, false, at + "qkv"));
+      INFERCOST_RETURN_IF_ERROR(dst.attn_out.init(engine_, p, emu, {&src.attn_out}, Activation::kNone, true,
+                                                  at + "attention output"));
       INFERCOST_RETURN_IF_ERROR(
-          dst.attn_out.init(engine_, {&src.attn_out}, Activation::kNone, true, at + "attention output"));
-      INFERCOST_RETURN_IF_ERROR(dst.ffn_in.init(engine_, {&src.ffn_in}, ffn_act, false, at + "ffn in"));
+          dst.ffn_in.init(engine_, p, emu, {&src.ffn_in}, ffn_act, false, at + "ffn in"));
       INFERCOST_RETURN_IF_ERROR(
-          dst.ffn_out.init(engine_, {&src.ffn_out}, Activation::kNone, true, at + "ffn out"));
+          dst.ffn_out.init(engine_, p, emu, {&src.ffn_out}, Activation::kNone, true, at + "ffn out"));
       dst.attn_ln_gamma = src.attn_ln.gamma;
       dst.attn_ln_beta = src.attn_ln.beta;
       dst.ffn_ln_gamma = src.ffn_ln.gamma;
       dst.ffn_ln_beta = src.ffn_ln.beta;
     }
+    // The head runs on one row per sequence: it stays fp32 in every precision.
     INFERCOST_RETURN_IF_ERROR(
         pre_.init(engine_, {&w.head.pre}, bert ? Activation::kTanh : Activation::kRelu, false, "head pre"));
     INFERCOST_RETURN_IF_ERROR(
@@ -195,7 +258,8 @@ class CpuBackend final : public Backend {
             fmt::format("token batch: row {} has length {}, outside 1..{} (seq_len)", r, len, b.seq_len));
       }
       const int32_t* ids = b.ids.data() + int64_t(r) * b.seq_len;
-      for (int32_t p = 0; p < len; ++p) {
+      const int32_t checked = b.compute_padding ? b.seq_len : len;  // padding ids get computed too
+      for (int32_t p = 0; p < checked; ++p) {
         if (ids[p] < 0 || ids[p] >= config_.vocab_size) {
           return invalid_argument(
               fmt::format("token batch: row {} position {} has id {}, outside the vocabulary "
@@ -216,21 +280,26 @@ class CpuBackend final : public Backend {
     const int inter = config_.intermediate_size;
     const int heads = config_.num_heads;
 
-    // Pack the real tokens of all rows: every linear layer then runs on
-    // [total_tokens, *] and padding costs nothing.
+    // Pack the rows' tokens: every linear layer then runs on
+    // [total_tokens, *]. Normally only real tokens are packed and padding
+    // costs nothing; with compute_padding every row keeps all seq_len
+    // positions (padding ids included) and attention masks the padded keys.
+    const bool padded = b.compute_padding;
     int64_t total = 0;
     int32_t max_len = 0;
     int64_t* offsets = ensure(offsets_, b.batch);
+    int32_t* row_len = ensure(row_len_, b.batch);
     for (int r = 0; r < b.batch; ++r) {
       offsets[r] = total;
-      total += b.lengths[size_t(r)];
-      max_len = std::max(max_len, b.lengths[size_t(r)]);
+      row_len[r] = padded ? b.seq_len : b.lengths[size_t(r)];
+      total += row_len[r];
+      max_len = std::max(max_len, row_len[r]);
     }
     int32_t* ids = ensure(ids_, total);
     int32_t* positions = ensure(positions_, total);
     for (int r = 0; r < b.batch; ++r) {
       const int32_t* row = b.ids.data() + int64_t(r) * b.seq_len;
-      for (int32_t p = 0; p < b.lengths[size_t(r)]; ++p) {
+      for (int32_t p = 0; p < row_len[r]; ++p) {
         ids[offsets[r] + p] = row[p];
         positions[offsets[r] + p] = p;
       }
@@ -247,12 +316,13 @@ class CpuBackend final : public Backend {
                      token_type0_.empty() ? nullptr : token_type0_.data(), emb_gamma_.data(),
                      emb_beta_.data(), eps, h);
     for (const PreparedLayer& layer : layers_) {
-      layer.qkv.run(stream_, h, total, qkv);
-      attention(qkv, ctx, offsets, b.lengths.data(), b.batch, heads, hidden / heads, scratch, per_thread);
-      layer.attn_out.run(stream_, ctx, total, h);  // h += ctx W^T + b
+      layer.qkv.run(stream_, h, total, qkv, linear_scratch_);
+      attention(qkv, ctx, offsets, row_len, padded ? b.lengths.data() : nullptr, b.batch, heads,
+                hidden / heads, scratch, per_thread);
+      layer.attn_out.run(stream_, ctx, total, h, linear_scratch_);  // h += ctx W^T + b
       layer_norm(h, h, total, hidden, layer.attn_ln_gamma.data(), layer.attn_ln_beta.data(), eps);
-      layer.ffn_in.run(stream_, h, total, ffn);
-      layer.ffn_out.run(stream_, ffn, total, h);  // h += ffn W^T + b
+      layer.ffn_in.run(stream_, h, total, ffn, linear_scratch_);
+      layer.ffn_out.run(stream_, ffn, total, h, linear_scratch_);  // h += ffn W^T + b
       layer_norm(h, h, total, hidden, layer.ffn_ln_gamma.data(), layer.ffn_ln_beta.data(), eps);
     }
 
@@ -270,6 +340,8 @@ class CpuBackend final : public Backend {
   }
 
   int threads_;
+  Precision precision_;
+  bool emulate_bf16_;
   dnnl::engine engine_;
   dnnl::stream stream_;
   bool prepared_ = false;
@@ -280,8 +352,9 @@ class CpuBackend final : public Backend {
   OnednnLinear pre_, classifier_;
   // Scratch, reused across calls.
   std::vector<int64_t> offsets_;
-  std::vector<int32_t> ids_, positions_;
+  std::vector<int32_t> ids_, positions_, row_len_;
   std::vector<float> h_, qkv_, ctx_, ffn_, scratch_, cls_, pooled_;
+  LinearScratch linear_scratch_;
 };
 
 }  // namespace
@@ -291,10 +364,18 @@ Result<std::unique_ptr<Backend>> make_cpu_backend(const BackendOptions& options)
     return invalid_argument(
         fmt::format("cpu backend: threads must be >= 0 (0: all), got {}", options.threads));
   }
-  if (options.precision != Precision::kFp32) return unsupported("cpu backend: only fp32 is supported");
+  const CpuInfo& cpu = cpu_info();
+  if (options.precision == Precision::kBf16 && !cpu.native_bf16() && !options.emulate_bf16) {
+    return unsupported(fmt::format(
+        "cpu backend: precision bf16 needs a CPU with AVX512_BF16 or AMX; this one ({}, best ISA {}) has "
+        "neither. Use --precision fp32, or int8 for speed",
+        cpu.model, cpu.isa()));
+  }
   const int threads = options.threads > 0 ? options.threads : omp_get_num_procs();
   try {
-    return std::unique_ptr<Backend>(new CpuBackend(threads));
+    // Where bf16 is native, emulate_bf16 changes nothing: the real kernels run.
+    const bool emulate = options.emulate_bf16 && !cpu.native_bf16();
+    return std::unique_ptr<Backend>(new CpuBackend(threads, options.precision, emulate));
   } catch (const dnnl::error& e) {
     return internal_error(fmt::format("cpu backend: oneDNN engine: {}", e.what()));
   }

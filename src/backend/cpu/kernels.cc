@@ -42,6 +42,94 @@ inline float exp_inline(float x) {
   return p * std::bit_cast<float>(bits);
 }
 
+// erf from Abramowitz and Stegun 7.1.26 (|error| <= 1.5e-7 in exact
+// arithmetic): erf(a) = 1 - t P(t) e^{-a^2}, t = 1 / (1 + p a), a = |x|; odd
+// symmetry gives the negative half. Branch-free so that loops vectorise.
+inline float erf_inline(float x) {
+  const float a = std::fabs(x);
+  const float t = 1.0f / (1.0f + 0.3275911f * a);
+  float p = 1.061405429f;
+  p = p * t - 1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t - 0.284496736f;
+  p = p * t + 0.254829592f;
+  const float r = 1.0f - p * t * exp_inline(-a * a);
+  return std::copysign(r, x);
+}
+
+inline float gelu_inline(float x) {
+  return 0.5f * x * (1.0f + erf_inline(x * 0.70710678118654752f));
+}
+
+inline uint32_t bf16_round_bits(float x) {
+  // Round to nearest, ties to even, on the bits: add 0x7fff plus the lowest
+  // kept bit, then truncate.
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  return (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+}
+
+INFERCOST_MULTIVERSION
+void quantize_row_u8(const float* x, int n, uint8_t* q, float* scale, float* zero) {
+  float lo = 0.0f, hi = 0.0f;
+#pragma omp simd reduction(min : lo) reduction(max : hi)
+  for (int i = 0; i < n; ++i) {
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+  }
+  const float range = hi - lo;
+  // An all-zero (or denormal-only) row: any scale works, all codes are z = 0.
+  const float s = range > 1e-30f ? range / 255.0f : 1.0f;
+  const float inv = 1.0f / s;
+  const float z = std::nearbyint(-lo * inv);  // in [0, 255] as lo <= 0 <= hi
+  *scale = s;
+  *zero = z;
+#pragma omp simd
+  for (int i = 0; i < n; ++i) {
+    float v = x[i] * inv + z;
+    v = v < 0.0f ? 0.0f : v;
+    v = v > 255.0f ? 255.0f : v;
+    q[i] = static_cast<uint8_t>(static_cast<int32_t>(v + 0.5f));  // v >= 0: round half up
+  }
+}
+
+INFERCOST_MULTIVERSION
+void epilogue_row(const float* acc, float* y, int n, float s, float z, const float* cs, const float* bias,
+                  EpilogueOp op) {
+  switch (op) {
+    case EpilogueOp::kStore:
+#pragma omp simd
+      for (int i = 0; i < n; ++i) y[i] = s * (acc[i] - z * cs[i]) + bias[i];
+      break;
+    case EpilogueOp::kGelu:
+#pragma omp simd
+      for (int i = 0; i < n; ++i) y[i] = gelu_inline(s * (acc[i] - z * cs[i]) + bias[i]);
+      break;
+    case EpilogueOp::kRelu:
+#pragma omp simd
+      for (int i = 0; i < n; ++i) {
+        const float v = s * (acc[i] - z * cs[i]) + bias[i];
+        y[i] = v > 0.0f ? v : 0.0f;
+      }
+      break;
+    case EpilogueOp::kAccumulate:
+#pragma omp simd
+      for (int i = 0; i < n; ++i) y[i] += s * (acc[i] - z * cs[i]) + bias[i];
+      break;
+  }
+}
+
+INFERCOST_MULTIVERSION
+void round_bf16_impl(const float* x, float* y, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = std::bit_cast<float>(bf16_round_bits(x[i]));
+}
+
+INFERCOST_MULTIVERSION
+void convert_bf16_impl(const float* x, uint16_t* y, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<uint16_t>(bf16_round_bits(x[i]) >> 16);
+}
+
 INFERCOST_MULTIVERSION
 void layer_norm_row(const float* x, float* y, int n, const float* gamma, const float* beta, float eps) {
   float sum = 0.0f;
@@ -93,6 +181,45 @@ float exp_approx(float x) {
   return exp_inline(x);
 }
 
+float erf_approx(float x) {
+  return erf_inline(x);
+}
+
+float gelu_erf_approx(float x) {
+  return gelu_inline(x);
+}
+
+void round_to_bf16(const float* x, float* y, int64_t n) {
+  constexpr int64_t kChunk = 1 << 16;
+#pragma omp parallel for schedule(static) if (n > kChunk)
+  for (int64_t start = 0; start < n; start += kChunk) {
+    round_bf16_impl(x + start, y + start, std::min(kChunk, n - start));
+  }
+}
+
+void convert_to_bf16(const float* x, uint16_t* y, int64_t n) {
+  constexpr int64_t kChunk = 1 << 16;
+#pragma omp parallel for schedule(static) if (n > kChunk)
+  for (int64_t start = 0; start < n; start += kChunk) {
+    convert_bf16_impl(x + start, y + start, std::min(kChunk, n - start));
+  }
+}
+
+void quantize_rows_u8(const float* x, int64_t rows, int cols, uint8_t* q, float* row_scale, float* row_zero) {
+#pragma omp parallel for schedule(static) if (rows > 16)
+  for (int64_t r = 0; r < rows; ++r) {
+    quantize_row_u8(x + r * cols, cols, q + r * cols, row_scale + r, row_zero + r);
+  }
+}
+
+void int8_epilogue(const float* acc, float* y, int64_t rows, int cols, const float* row_scale,
+                   const float* row_zero, const float* colsum_scaled, const float* bias, EpilogueOp op) {
+#pragma omp parallel for schedule(static) if (rows > 16)
+  for (int64_t r = 0; r < rows; ++r) {
+    epilogue_row(acc + r * cols, y + r * cols, cols, row_scale[r], row_zero[r], colsum_scaled, bias, op);
+  }
+}
+
 void softmax_row(float* x, int n) {
   softmax_row_impl(x, n);
 }
@@ -118,7 +245,9 @@ void embed_layer_norm(const int32_t* ids, const int32_t* positions, int64_t toke
 }
 
 void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const int32_t* lengths,
-               int sequences, int heads, int head_dim, float* scratch, int64_t scratch_floats_per_thread) {
+               const int32_t* key_lengths, int sequences, int heads, int head_dim, float* scratch,
+               int64_t scratch_floats_per_thread) {
+  if (key_lengths == nullptr) key_lengths = lengths;
   const int64_t hidden = int64_t(heads) * head_dim;
   const int64_t ld_qkv = 3 * hidden;
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
@@ -131,14 +260,15 @@ void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const i
     const int s = task / heads;
     const int h = task % heads;
     const int64_t len = lengths[s];
+    const int64_t keys = key_lengths[s];
     const float* q = qkv + seq_offsets[s] * ld_qkv + int64_t(h) * head_dim;
     const float* k = q + hidden;
     const float* v = q + 2 * hidden;
     float* scores = scratch + int64_t(omp_get_thread_num()) * scratch_floats_per_thread;
-    dnnl_sgemm('N', 'T', len, len, head_dim, scale, q, ld_qkv, k, ld_qkv, 0.0f, scores, len);
-    for (int64_t i = 0; i < len; ++i) softmax_row_impl(scores + i * len, static_cast<int>(len));
+    dnnl_sgemm('N', 'T', len, keys, head_dim, scale, q, ld_qkv, k, ld_qkv, 0.0f, scores, keys);
+    for (int64_t i = 0; i < len; ++i) softmax_row_impl(scores + i * keys, static_cast<int>(keys));
     float* out = ctx + seq_offsets[s] * hidden + int64_t(h) * head_dim;
-    dnnl_sgemm('N', 'N', len, head_dim, len, 1.0f, scores, len, v, ld_qkv, 0.0f, out, hidden);
+    dnnl_sgemm('N', 'N', len, head_dim, keys, 1.0f, scores, keys, v, ld_qkv, 0.0f, out, hidden);
   }
 }
 

@@ -33,10 +33,45 @@ float exp_approx(float x);
 // holding [Q | K | V] per token; sequence s occupies rows
 // [seq_offsets[s], seq_offsets[s] + lengths[s]). Writes softmax(Q K^T /
 // sqrt(head_dim)) V per head into ctx [tokens, hidden] (head h at columns
-// h*head_dim). Only real tokens exist here, so no mask is needed.
+// h*head_dim). Sequence s attends to its first key_lengths[s] <= lengths[s]
+// positions only: with key_lengths null (all keys real) no mask is needed;
+// with padded sequences the padding is masked out as keys, as HF's attention
+// mask does, while padded queries are still computed.
 // `scratch` holds `scratch_floats_per_thread` floats per OpenMP thread, at
-// least max(lengths)^2 each.
+// least max(lengths) * max(key_lengths) each.
 void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const int32_t* lengths,
-               int sequences, int heads, int head_dim, float* scratch, int64_t scratch_floats_per_thread);
+               const int32_t* key_lengths, int sequences, int heads, int head_dim, float* scratch,
+               int64_t scratch_floats_per_thread);
+
+// erf(x) with the same kind of vectorisable approximation (Abramowitz and
+// Stegun 7.1.26 on top of exp_approx): max abs error below 1e-6 for every
+// finite x. Exposed for tests.
+float erf_approx(float x);
+// GELU as in torch (erf form): 0.5 x (1 + erf(x / sqrt(2))), on erf_approx.
+float gelu_erf_approx(float x);
+
+// bf16 round-to-nearest-even of each value, kept as fp32 (the low 16 bits of
+// the result are zero). n values; x and y may be the same buffer. Finite
+// inputs only (a NaN may become infinity).
+void round_to_bf16(const float* x, float* y, int64_t n);
+// The same rounding, stored as bf16 bit patterns.
+void convert_to_bf16(const float* x, uint16_t* y, int64_t n);
+
+// Dynamic per-row asymmetric uint8 quantization of x [rows, cols]:
+// x[r][c] ~= row_scale[r] * (q[r][c] - row_zero[r]). The range of each row is
+// widened to include 0, so row_zero is an integer in [0, 255] and a constant
+// (or all-zero) row never divides by zero; the error is at most
+// row_scale / 2 (plus fp32 rounding). Parallel over rows.
+void quantize_rows_u8(const float* x, int64_t rows, int cols, uint8_t* q, float* row_scale, float* row_zero);
+
+// What the int8 epilogue does with y' = row_scale[r] * (acc - row_zero[r] *
+// colsum_scaled[c]) + bias[c].
+enum class EpilogueOp { kStore, kGelu, kRelu, kAccumulate };
+
+// The int8 linear layer's epilogue over [rows, cols]: kStore y = y',
+// kGelu y = gelu_erf(y'), kRelu y = max(y', 0), kAccumulate y += y'. acc and y
+// may be the same buffer except for kAccumulate. Parallel over rows.
+void int8_epilogue(const float* acc, float* y, int64_t rows, int cols, const float* row_scale,
+                   const float* row_zero, const float* colsum_scaled, const float* bias, EpilogueOp op);
 
 }  // namespace infercost::backend::cpu
