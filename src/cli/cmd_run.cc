@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/pipeline/runner.h"
 
@@ -15,6 +16,7 @@ struct RunFlags {
   pipeline::RunOptions options;
   std::string metrics_path;
   std::string on_error = "fail";
+  std::string batching = "tokens";
   bool no_text = false;
   bool quiet = false;
 };
@@ -34,6 +36,13 @@ void execute(RunFlags& flags) {
   } else if (flags.on_error != "fail") {
     fail(invalid_argument("--on-error must be 'fail' or 'skip', not '" + flags.on_error + "'"));
   }
+  Result<pipeline::Batching> batching = pipeline::parse_batching(flags.batching);
+  if (!batching.ok()) fail(invalid_argument("--batching: " + batching.status().message()));
+  options.batching = *batching;
+  // Checked here too (the runner checks again) so a bad value is a usage
+  // error before the model loads.
+  Result<backend::Precision> precision = backend::resolve_precision(options.device, options.precision);
+  if (!precision.ok()) fail(invalid_argument("--precision: " + precision.status().message()));
   options.keep_text = !flags.no_text;
   options.on_model_loaded = print_synthetic_notice;
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !flags.quiet;
@@ -87,10 +96,34 @@ void register_run(CLI::App& app) {
   cmd->add_option("--compression", o.compression,
                   "Parquet output codec: snappy, zstd, gzip, brotli, lz4_raw, lz4 or none")
       ->capture_default_str();
-  cmd->add_option("--batch-size", o.batch_size, "Rows per inference batch")
+  cmd->add_option("--batching", flags->batching,
+                  "How rows become batches: 'tokens' (sort each window of rows by length and pack up to "
+                  "--max-batch-tokens; no compute spent on padding) or 'seed' (the study's method: fixed "
+                  "batches in input order, padded to each file's longest row, padding computed)")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", o.batch_size,
+                  "Most rows per batch; 0 picks the policy's default: 256 for 'tokens' (a cap; the token "
+                  "budget usually binds first), 100 x threads for 'seed'")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-batch-tokens", o.max_batch_tokens,
+                  "'tokens' batching: most tokens per batch (rows x longest row; a longer row runs alone); "
+                  "default 4096")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--window-rows", o.window_rows,
+                  "Rows read, tokenized and sorted together; bounds reordering and memory ('seed' rounds it "
+                  "up to whole batches)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", o.threads, "Threads for tokenizing and inference (0: all cores)")
+  cmd->add_option("--precision", o.precision,
+                  "Linear-layer arithmetic: auto (bf16 where the CPU has native bf16, else fp32), fp32, bf16 "
+                  "or int8")
+      ->capture_default_str();
+  cmd->add_option("--threads", o.threads, "Inference threads (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tokenizer-threads", o.tokenizer_threads,
+                  "Threads tokenizing while inference runs (0: 1 on the CPU, else --threads)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-length", o.max_length,

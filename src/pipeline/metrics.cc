@@ -13,6 +13,12 @@ int64_t peak_rss_bytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+double RunMetrics::infer_share() const {
+  auto it = stage_seconds.find("infer");
+  if (it == stage_seconds.end() || wall_seconds <= 0) return 0;
+  return it->second / wall_seconds;
+}
+
 std::string RunMetrics::to_json() const {
   nlohmann::ordered_json j;
   j["rows"] = rows;
@@ -25,18 +31,25 @@ std::string RunMetrics::to_json() const {
   j["padded_tokens"] = padded_tokens;
   j["computed_tokens"] = computed_tokens;
   j["padding_efficiency"] = padding_efficiency();
+  j["batch_fill"] = batch_fill();
   j["rows_at_max_length"] = rows_at_max_length;
   j["batches"] = batches;
   j["wall_seconds"] = wall_seconds;
   j["rows_per_second"] = rows_per_second();
   j["tokens_per_second"] = tokens_per_second();
+  j["infer_share"] = infer_share();
   j["peak_rss_bytes"] = peak_rss_bytes;
   j["stages"] = nlohmann::ordered_json::object();
   for (const auto& [name, seconds] : stage_seconds) j["stages"][name] = seconds;
   j["model"] = {{"name", model_name}, {"synthetic", model_synthetic}};
   j["device"] = device;
   j["threads"] = threads;
+  j["batching"] = batching;
+  j["precision"] = precision;
   j["batch_size"] = batch_size;
+  j["max_batch_tokens"] = max_batch_tokens;
+  j["window_rows"] = window_rows;
+  j["tokenizer_threads"] = tokenizer_threads;
   j["max_length"] = max_length;
   return j.dump(2) + "\n";
 }
@@ -50,21 +63,28 @@ std::string RunMetrics::to_summary() const {
     fmt::format_to(line, " ({} bad rows skipped; first: {})", rows_skipped, first_skip_reason);
   }
   fmt::format_to(line,
-                 "\ntokens          {} real, {} in padded batches, {} computed ({:.1f}% padding efficiency), "
-                 "{} rows at max length\n",
-                 tokens, padded_tokens, computed_tokens, 100.0 * padding_efficiency(), rows_at_max_length);
-  fmt::format_to(line, "stages (s)     ");
-  static constexpr const char* kOrder[] = {"load", "read", "tokenize", "infer", "write"};
+                 "\ntokens          {} real, {} in padded batches ({:.1f}% batch fill), {} computed "
+                 "({:.1f}% padding efficiency), {} rows at max length\n",
+                 tokens, padded_tokens, 100.0 * batch_fill(), computed_tokens, 100.0 * padding_efficiency(),
+                 rows_at_max_length);
+  fmt::format_to(line, "busy (s)       ");
+  static constexpr const char* kOrder[] = {"load", "read", "tokenize", "batch", "infer", "write"};
   for (const char* stage : kOrder) {
     auto it = stage_seconds.find(stage);
     if (it != stage_seconds.end()) fmt::format_to(line, " {} {:.3f}", stage, it->second);
   }
-  fmt::format_to(line, "\nwall            {:.3f} s (model load excluded)\n", wall_seconds);
+  fmt::format_to(
+      line, " (stages overlap)\nwall            {:.3f} s (model load excluded), inference busy {:.1f}%\n",
+      wall_seconds, 100.0 * infer_share());
   fmt::format_to(line, "throughput      {:.1f} rows/s, {:.0f} tokens/s\n", rows_per_second(),
                  tokens_per_second());
   fmt::format_to(line, "peak RSS        {:.1f} MiB\n", peak_rss_bytes / (1024.0 * 1024.0));
-  fmt::format_to(line, "config          device {}, {} threads, batch {}, max length {}, model {}{}\n", device,
-                 threads, batch_size, max_length, model_name, model_synthetic ? " (synthetic)" : "");
+  fmt::format_to(
+      line,
+      "config          device {}, precision {}, {} threads (+{} tokenizing), batching {} (batch {} "
+      "rows, {} tokens, window {}), max length {}, model {}{}\n",
+      device, precision, threads, tokenizer_threads, batching, batch_size, max_batch_tokens, window_rows,
+      max_length, model_name, model_synthetic ? " (synthetic)" : "");
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -70,7 +71,7 @@ TEST_F(CliTest, RunWritesPredictionsMetricsAndSummary) {
   ASSERT_EQ(gen.exit_code, 0) << gen.output;
   Outcome run =
       run_cli("run " + work.file("in.jsonl") + " --model " + model() + " --output " + work.file("out.csv") +
-              " --metrics " + work.file("m.json") + " --batch-size 16 --threads 2");
+              " --metrics " + work.file("m.json") + " --batch-size 16 --threads 2 --precision fp32");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("its speed is real, its sentiments are not"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("rows/s"), std::string::npos);
@@ -78,8 +79,51 @@ TEST_F(CliTest, RunWritesPredictionsMetricsAndSummary) {
   EXPECT_EQ(metrics["rows"], 300);
   EXPECT_EQ(metrics["threads"], 2);
   EXPECT_EQ(metrics["model"]["synthetic"], true);
+  EXPECT_EQ(metrics["batching"], "tokens");
+  EXPECT_EQ(metrics["batch_size"], 16);
+  EXPECT_EQ(metrics["max_batch_tokens"], 4096);
+  EXPECT_DOUBLE_EQ(metrics["padding_efficiency"].get<double>(), 1.0);
+  for (const char* key : {"precision", "window_rows", "tokenizer_threads", "batch_fill", "infer_share"}) {
+    EXPECT_TRUE(metrics.contains(key)) << key;
+  }
+  for (const char* text : {"padding efficiency", "batching tokens", "precision ", "tokens/s"}) {
+    EXPECT_NE(run.output.find(text), std::string::npos) << text << "\n" << run.output;
+  }
   std::string csv = slurp(work.file("out.csv"));
   EXPECT_EQ(csv.rfind("text,negative,positive,label\n", 0), 0u);
+}
+
+TEST_F(CliTest, RunBatchingFlags) {
+  TempDir work;
+  Outcome gen = run_cli("datagen --rows 120 --seed 5 --out " + work.file("in.jsonl"));
+  ASSERT_EQ(gen.exit_code, 0) << gen.output;
+  const std::string base = "run " + work.file("in.jsonl") + " --model " + model() + " --threads 2 ";
+  Outcome seed =
+      run_cli(base + "--batching seed --window-rows 50 --tokenizer-threads 2 --precision fp32 -o " +
+              work.file("seed.jsonl") + " --metrics " + work.file("seed.json"));
+  ASSERT_EQ(seed.exit_code, 0) << seed.output;
+  auto m = nlohmann::json::parse(slurp(work.file("seed.json")));
+  EXPECT_EQ(m["batching"], "seed");
+  EXPECT_EQ(m["batch_size"], 200);   // 100 x threads
+  EXPECT_EQ(m["window_rows"], 200);  // whole seed batches
+  EXPECT_EQ(m["tokenizer_threads"], 2);
+  EXPECT_EQ(m["precision"], "fp32");
+  EXPECT_LT(m["padding_efficiency"].get<double>(), 1.0);  // seed computes the padding
+  EXPECT_NE(seed.output.find("batching seed"), std::string::npos) << seed.output;
+  Outcome tokens = run_cli(base + "--max-batch-tokens 8 --window-rows 9 -o " + work.file("tokens.jsonl") +
+                           " --metrics " + work.file("tokens.json"));
+  ASSERT_EQ(tokens.exit_code, 0) << tokens.output;
+  m = nlohmann::json::parse(slurp(work.file("tokens.json")));
+  EXPECT_EQ(m["max_batch_tokens"], 8);  // below --max-length: fine, long rows run alone
+  EXPECT_EQ(m["rows"], 120);
+  for (const std::string bad : {"--batching sorted", "--precision fp8", "--max-batch-tokens 0",
+                                "--window-rows 0", "--batch-size -1", "--tokenizer-threads -2"}) {
+    Outcome o = run_cli(base + bad + " -o " + work.file("bad.jsonl"));
+    EXPECT_EQ(o.exit_code, 2) << bad << "\n" << o.output;
+    const std::string flag = bad.substr(0, bad.find(' '));
+    EXPECT_NE(o.output.find(flag), std::string::npos) << bad << "\n" << o.output;
+    EXPECT_FALSE(std::filesystem::exists(work.file("bad.jsonl"))) << bad;
+  }
 }
 
 TEST_F(CliTest, BadInputExitsNonZeroAndLeavesNothing) {

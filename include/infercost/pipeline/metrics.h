@@ -1,5 +1,11 @@
-// What a run measured: counts, wall time per stage, throughput, memory.
+// What a run measured: counts, busy time per stage, throughput, memory.
 // Written as JSON by --metrics and printed as the run summary.
+//
+// The run's stages overlap on their own threads, so stage seconds are busy
+// seconds (time a stage spent working, summed over its threads), not slices of
+// the wall time: they may add up to more than wall_seconds. infer_share()
+// says how well the pipeline hides reading, tokenizing and writing behind
+// inference (1.0: the backend never waited).
 #pragma once
 
 #include <chrono>
@@ -22,12 +28,18 @@ struct RunMetrics {
   int64_t rows_at_max_length = 0;  // rows whose ids reached --max-length (truncated, or exactly that long)
   int64_t batches = 0;
   double wall_seconds = 0;  // from before the first read to after the last write
-  // Seconds per stage: load (model), read, tokenize, infer, write.
+  // Busy seconds per stage: load (model, before the wall clock starts), read,
+  // tokenize (summed over the tokenizer threads), batch, infer, write.
   std::map<std::string, double> stage_seconds;
   int64_t peak_rss_bytes = 0;
   int threads = 0;
-  int batch_size = 0;
+  int batch_size = 0;        // resolved: the most rows per batch
+  int max_batch_tokens = 0;  // resolved; binds under "tokens" batching only
+  int window_rows = 0;       // resolved (seed: rounded up to whole batches)
+  int tokenizer_threads = 0;
   int max_length = 0;
+  std::string batching;   // batching_name(): "tokens" or "seed"
+  std::string precision;  // backend::precision_name() of the backend that ran
   std::string device;
   std::string model_name;
   bool model_synthetic = false;
@@ -36,6 +48,10 @@ struct RunMetrics {
   double tokens_per_second() const { return wall_seconds > 0 ? tokens / wall_seconds : 0; }
   // Real tokens / computed tokens: 1.0 when no compute goes to padding.
   double padding_efficiency() const { return computed_tokens > 0 ? double(tokens) / computed_tokens : 1.0; }
+  // Real tokens / padded tokens: how full the batches are, whatever the backend computes.
+  double batch_fill() const { return padded_tokens > 0 ? double(tokens) / padded_tokens : 1.0; }
+  // Inference busy seconds / wall seconds.
+  double infer_share() const;
 
   std::string to_json() const;
   // Human summary for stderr, several lines.

@@ -13,6 +13,17 @@
 
 namespace infercost::pipeline {
 
+// How rows become batches.
+//   kTokens: within a window of rows, sort by token length and pack batches of
+//            up to max_batch_tokens tokens (rows x longest row) and batch_size
+//            rows; the backend computes real tokens only.
+//   kSeed:   the study's method: fixed batch_size rows in input order, every row
+//            padded to the longest row of its file (at most max_length), and the
+//            padding computed (TokenBatch::compute_padding), as PyTorch did.
+enum class Batching { kTokens, kSeed };
+const char* batching_name(Batching batching);
+Result<Batching> parse_batching(const std::string& name);  // "tokens", "seed"
+
 struct RunOptions {
   // Files, folders and globs (io::expand_inputs), read in the order given.
   std::vector<std::string> inputs;
@@ -26,8 +37,22 @@ struct RunOptions {
   std::string output_format;           // empty: from the extension
   std::string compression = "snappy";  // Parquet outputs
   std::string device = "cpu";
-  int batch_size = 64;
-  int threads = 0;  // 0: all hardware threads
+  Batching batching = Batching::kTokens;
+  // Rows per batch; 0 picks the policy's default: tokens -> 256 (a cap, the
+  // token budget usually binds first), seed -> 100 x threads (the study's
+  // CPU rule, "batch 100 x vCPUs").
+  int batch_size = 0;
+  // kTokens: most tokens per batch (rows x longest row); 0 -> 4096.
+  int max_batch_tokens = 0;
+  // kTokens: rows sorted by length together; bounds reordering and memory.
+  int window_rows = 8192;
+  // "auto", "fp32", "bf16", "int8" (backend::resolve_precision).
+  std::string precision = "auto";
+  int threads = 0;  // 0: all hardware threads; the inference thread pool
+  // Threads that tokenize while inference runs; 0 -> 1 for the CPU backend
+  // (tokenizing costs about 1% of CPU inference and would steal its cores),
+  // `threads` otherwise.
+  int tokenizer_threads = 0;
   int max_length = 512;
   bool keep_text = true;
   io::OnBadRow on_bad_row = io::OnBadRow::kFail;

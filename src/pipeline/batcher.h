@@ -1,0 +1,98 @@
+// Windows of rows as they move through the run pipeline, and the batcher that
+// turns their token ids into backend batches under a Batching policy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "infercost/backend/backend.h"
+#include "infercost/core/status.h"
+#include "infercost/io/rows.h"
+#include "infercost/pipeline/runner.h"
+
+namespace infercost::pipeline {
+
+// Up to window_rows consecutive rows of one input file. The reader fills
+// rows; tokenizer workers fill ids/errors (disjoint ranges); the inference
+// thread fills probs of the rows it classified; the writer consumes it.
+struct Window {
+  int file_index = 0;
+  // kSeed first pass over a file: only the token lengths matter; never written.
+  bool scan = false;
+  bool last_in_file = false;           // the file's final window (possibly 0 rows)
+  std::string location_unit = "line";  // RowSource::location_unit(), for messages
+  io::RowBatch rows;
+  std::vector<std::vector<int32_t>> ids;  // per row; empty for null rows
+  std::vector<Status> errors;             // per row tokenizer error
+  std::vector<uint8_t> dropped;           // per row: skipped as bad (not written)
+  std::vector<float> probs;               // [rows, labels]; zero for null/dropped rows
+  // The reader's error right after these rows (in-band, so errors surface in
+  // input order); when set, this is the stream's final window.
+  Status read_status;
+  // Set on last_in_file windows of the real pass: the source's own skips.
+  int64_t source_rows_skipped = 0;
+  Status source_first_skip;
+  uint64_t bytes_done = 0;   // input bytes read by the end of this window, all files
+  uint64_t bytes_total = 0;  // sizes of the files opened so far
+  int tasks_left = 0;        // tokenize tasks not finished (guarded by the pipeline's mutex)
+};
+
+// One backend batch and where each of its rows goes back to.
+struct Batch {
+  backend::TokenBatch tokens;
+  struct Target {
+    Window* window;
+    int32_t row;
+  };
+  std::vector<Target> targets;  // one per batch row
+  // Keeps the targeted windows alive while the batch is queued.
+  std::vector<std::shared_ptr<Window>> windows;
+};
+
+// Resolved batching parameters.
+struct BatchPolicy {
+  Batching batching = Batching::kTokens;
+  int batch_size = 256;         // most rows per batch
+  int max_batch_tokens = 4096;  // kTokens: most rows x longest row per batch
+  int32_t pad_id = 0;
+};
+
+// Not thread-safe; one batcher per run, fed windows in input order.
+//   kTokens: each window's rows are stably sorted by token length and packed
+//            greedily: a batch grows while rows <= batch_size and
+//            rows x longest <= max_batch_tokens; a row longer than the
+//            budget forms its own batch. No rows are held between windows.
+//   kSeed:   rows keep input order in batches of batch_size counted from the
+//            file's first classifiable row (a batch may span windows), each
+//            padded to the file's longest row (begin_file), compute_padding set.
+class Batcher {
+ public:
+  explicit Batcher(BatchPolicy policy) : policy_(policy) {}
+
+  // kSeed: the padded length of the file's batches (its longest row).
+  void begin_file(int seq_len);
+  // Adds rows `rows` (indices into window->ids, in input order, none empty)
+  // and appends the batches that became complete to `out`.
+  void add(const std::shared_ptr<Window>& window, const std::vector<int32_t>& rows, std::vector<Batch>& out);
+  // Flushes a partial kSeed batch at the end of a file.
+  void end_file(std::vector<Batch>& out);
+  // True while rows were added but not yet emitted in a batch (kSeed only).
+  bool holds_rows() const { return !pending_.empty(); }
+  const BatchPolicy& policy() const { return policy_; }
+
+ private:
+  struct Pending {
+    std::shared_ptr<Window> window;
+    int32_t row;
+  };
+  void emit(const std::vector<Pending>& rows, size_t begin, size_t end, int seq_len, bool compute_padding,
+            std::vector<Batch>& out) const;
+
+  BatchPolicy policy_;
+  int file_seq_len_ = 0;
+  std::vector<Pending> pending_;  // kSeed rows of an unfinished batch
+};
+
+}  // namespace infercost::pipeline

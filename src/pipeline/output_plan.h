@@ -1,0 +1,25 @@
+// Where `infercost run` writes: one output, or one part per input file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/io/prediction_writer.h"
+#include "infercost/io/row_source.h"
+#include "infercost/pipeline/runner.h"
+
+namespace infercost::pipeline {
+
+struct OutputPlan {
+  bool per_file = false;
+  std::vector<std::string> paths;  // per input (per_file) or one
+  std::vector<io::OutputFormat> formats;
+};
+
+// For a folder output, creates the folder and names "<folder>/<stem><ext>"
+// per input; two inputs mapping to one part are kInvalidArgument.
+Result<OutputPlan> plan_outputs(const RunOptions& options, const std::vector<std::string>& inputs,
+                                const std::vector<io::InputFormat>& input_formats);
+
+}  // namespace infercost::pipeline

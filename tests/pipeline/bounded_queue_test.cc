@@ -1,0 +1,92 @@
+#include "pipeline/bounded_queue.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+namespace infercost::pipeline {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(BoundedQueue, ProducerBlocksWhileFull) {
+  BoundedQueue<int> q(2);
+  ASSERT_TRUE(q.push(1));
+  ASSERT_TRUE(q.push(2));
+  std::atomic<bool> pushed{false};
+  std::thread producer([&] {
+    EXPECT_TRUE(q.push(3));
+    pushed = true;
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_FALSE(pushed.load());  // full: the third push waits
+  EXPECT_EQ(q.size(), 2u);
+  EXPECT_EQ(q.pop(), 1);
+  producer.join();
+  EXPECT_TRUE(pushed.load());
+  EXPECT_EQ(q.pop(), 2);
+  EXPECT_EQ(q.pop(), 3);
+}
+
+TEST(BoundedQueue, CloseDrainsThenEnds) {
+  BoundedQueue<int> q(4);
+  ASSERT_TRUE(q.push(7));
+  ASSERT_TRUE(q.push(8));
+  q.close();
+  EXPECT_FALSE(q.push(9));
+  EXPECT_EQ(q.pop(), 7);
+  EXPECT_EQ(q.pop(), 8);
+  EXPECT_EQ(q.pop(), std::nullopt);
+}
+
+TEST(BoundedQueue, CloseWakesAWaitingConsumer) {
+  BoundedQueue<int> q(1);
+  auto consumer = std::async(std::launch::async, [&] { return q.pop(); });
+  std::this_thread::sleep_for(20ms);
+  q.close();
+  ASSERT_EQ(consumer.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(consumer.get(), std::nullopt);
+}
+
+TEST(BoundedQueue, CancelWakesProducersAndConsumers) {
+  BoundedQueue<int> full(1), empty(1);
+  ASSERT_TRUE(full.push(1));
+  auto producer = std::async(std::launch::async, [&] { return full.push(2); });
+  auto consumer = std::async(std::launch::async, [&] { return empty.pop(); });
+  std::this_thread::sleep_for(20ms);
+  full.cancel();
+  empty.cancel();
+  ASSERT_EQ(producer.wait_for(10s), std::future_status::ready);
+  ASSERT_EQ(consumer.wait_for(10s), std::future_status::ready);
+  EXPECT_FALSE(producer.get());
+  EXPECT_EQ(consumer.get(), std::nullopt);
+  EXPECT_EQ(full.pop(), std::nullopt);  // queued items are dropped
+}
+
+TEST(BoundedQueue, ManyProducersOneConsumerLoseNothing) {
+  BoundedQueue<int> q(3);
+  std::vector<std::thread> producers;
+  for (int p = 0; p < 3; ++p) {
+    producers.emplace_back([&q, p] {
+      for (int i = 0; i < 200; ++i) q.push(p * 1000 + i);
+    });
+  }
+  std::thread closer([&] {
+    for (auto& t : producers) t.join();
+    q.close();
+  });
+  int64_t sum = 0, count = 0;
+  while (std::optional<int> v = q.pop()) {
+    sum += *v;
+    ++count;
+  }
+  closer.join();
+  EXPECT_EQ(count, 600);
+  EXPECT_EQ(sum, 3 * (199 * 200 / 2) + 200 * (0 + 1000 + 2000));
+}
+
+}  // namespace
+}  // namespace infercost::pipeline
