@@ -3,7 +3,7 @@
 #
 #   bench/cpu_compare.sh [--rows N] [--threads T] [--preset P] [--model DIR] [--peers LIST]
 #                        [--work DIR] [--format parquet|csv] [--study-batch N] [--ort-batch N]
-#                        [--ours-args "ARGS"]
+#                        [--ours LIST] [--ours-args "ARGS"] [--peer-rows N]
 #
 #   --rows N        synthetic tweets (`infercost datagen --rows N`, seed 1); default 2000
 #   --threads T     threads for every run (ours --threads, torch.set_num_threads, ORT intra-op); default 2
@@ -14,11 +14,16 @@
 #   --work DIR      corpus, model, predictions and metrics; default /tmp/infercost-cpu-compare
 #   --format F      predictions format for every run; default parquet
 #   --study-batch N the study's DataLoader batch; default 100 x T (the study's 100 x vCPUs, with T vCPUs)
-#   --ort-batch N   rows per ONNX Runtime batch (length-sorted); default 64, ours' default batch size
-#   --ours-args S   extra flags for `infercost run` (e.g. "--batch-size 128")
+#   --ort-batch N   rows per ONNX Runtime batch (length-sorted); default 64
+#   --ours LIST     our configurations, comma-separated, first one fp32: fp32 (tokens batching), int8,
+#                   bf16 (CPUs with AVX512_BF16/AMX only), seed (fp32 with --batching seed: the study's
+#                   padding, computed); default fp32,int8
+#   --ours-args S   extra flags for every `infercost run` (e.g. "--max-batch-tokens 8192")
+#   --peer-rows N   run the study method on the first N rows only (it is ~25x slower than ours; its
+#                   rows/s barely depends on N once N is a few thousand); default: all rows
 #
 # Runs, one after another on the same corpus:
-#   ours      infercost run CORPUS --model M --threads T --metrics ...
+#   ours      infercost run CORPUS --model M --threads T --precision P [--batching seed] --metrics ...
 #   study     bench/peers/study_method.py (PyTorch eager, whole-file padding, DataLoader, pandas)
 #   ort-fp32  bench/peers/ort_method.py --precision fp32 (exported, transformer-optimized, sorted batches)
 #   ort-int8  bench/peers/ort_method.py --precision int8 (the same, quantize_dynamic QInt8 weights)
@@ -41,6 +46,8 @@ FORMAT=parquet
 STUDY_BATCH=""
 ORT_BATCH=64
 OURS_ARGS=""
+OURS=fp32,int8
+PEER_ROWS=""
 while (($#)); do
   case $1 in
     --rows) ROWS=$2; shift 2 ;;
@@ -53,6 +60,8 @@ while (($#)); do
     --study-batch) STUDY_BATCH=$2; shift 2 ;;
     --ort-batch) ORT_BATCH=$2; shift 2 ;;
     --ours-args) OURS_ARGS=$2; shift 2 ;;
+    --ours) OURS=$2; shift 2 ;;
+    --peer-rows) PEER_ROWS=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "cpu_compare: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -90,20 +99,48 @@ echo "== corpus $CORPUS ($ROWS rows), model $MODEL, $THREADS threads" >&2
 
 OUT=$WORK/out
 TABLE_ARGS=()
-echo "== ours: $BIN run ... --threads $THREADS $OURS_ARGS" >&2
-# shellcheck disable=SC2086  # OURS_ARGS is a flag list
-"$BIN" run "$CORPUS" --model "$MODEL" --output "$OUT/ours.$FORMAT" --metrics "$OUT/ours.json" \
-  --threads "$THREADS" --quiet $OURS_ARGS
-TABLE_ARGS+=("$OUT/ours.json" "$OUT/ours.$FORMAT")
+IFS=, read -r -a OURS_LIST <<<"$OURS"
+if [[ ${OURS_LIST[0]} != fp32 ]]; then
+  echo "cpu_compare: --ours must start with fp32 (the reference for agreement)" >&2
+  exit 2
+fi
+for variant in "${OURS_LIST[@]}"; do
+  case $variant in
+    fp32 | int8 | bf16) flags=(--precision "$variant") precision=$variant label="infercost $variant" ;;
+    seed) flags=(--precision fp32 --batching seed) precision=fp32 label="infercost fp32, --batching seed" ;;
+    *) echo "cpu_compare: unknown --ours entry '$variant' (fp32, int8, bf16, seed)" >&2; exit 2 ;;
+  esac
+  echo "== ours-$variant: $BIN run ... --threads $THREADS ${flags[*]} $OURS_ARGS" >&2
+  # shellcheck disable=SC2086  # OURS_ARGS is a flag list
+  "$BIN" run "$CORPUS" --model "$MODEL" --output "$OUT/ours-$variant.$FORMAT" \
+    --metrics "$OUT/ours-$variant.json" --threads "$THREADS" --quiet "${flags[@]}" $OURS_ARGS
+  TABLE_ARGS+=("$label:ours:$precision" "$OUT/ours-$variant.json" "$OUT/ours-$variant.$FORMAT")
+done
 
 IFS=, read -r -a PEER_LIST <<<"$PEERS"
 for peer in "${PEER_LIST[@]}"; do
   case $peer in
     study)
-      echo "== study: study_method.py --threads $THREADS --batch-size $STUDY_BATCH" >&2
-      "$PY" "$ROOT/bench/peers/study_method.py" "$CORPUS" --model "$MODEL" --output "$OUT/study.$FORMAT" \
+      study_corpus=$CORPUS
+      if [[ -n $PEER_ROWS ]]; then
+        study_corpus=$WORK/tweets_${ROWS}_first${PEER_ROWS}.jsonl
+        head -n "$PEER_ROWS" "$CORPUS" >"$study_corpus"
+        # Our fp32 reference on the same subset, for agreement and a same-rows ratio.
+        "$BIN" run "$study_corpus" --model "$MODEL" --output "$OUT/ours-subset.$FORMAT" \
+          --metrics "$OUT/ours-subset.json" --threads "$THREADS" --quiet --precision fp32
+      fi
+      echo "== study: study_method.py --threads $THREADS --batch-size $STUDY_BATCH on $study_corpus" >&2
+      "$PY" "$ROOT/bench/peers/study_method.py" "$study_corpus" --model "$MODEL" --output "$OUT/study.$FORMAT" \
         --threads "$THREADS" --batch-size "$STUDY_BATCH" --metrics "$OUT/study.json" >/dev/null
-      TABLE_ARGS+=("study method (PyTorch eager)" "$OUT/study.json" "$OUT/study.$FORMAT")
+      if [[ -n $PEER_ROWS ]]; then
+        echo "== study method on the first $PEER_ROWS rows, beside ours on the same rows:" >&2
+        "$PY" "$ROOT/bench/peers/compare_table.py" "infercost fp32, same $PEER_ROWS rows:ours:fp32" \
+          "$OUT/ours-subset.json" "$OUT/ours-subset.$FORMAT" \
+          "study method (PyTorch eager), first $PEER_ROWS rows:peer:fp32" "$OUT/study.json" "$OUT/study.$FORMAT"
+        echo
+      else
+        TABLE_ARGS+=("study method (PyTorch eager):peer:fp32" "$OUT/study.json" "$OUT/study.$FORMAT")
+      fi
       ;;
     ort-fp32 | ort-int8 | ort-int8u)
       precision=fp32 weights=qint8 label="ONNX Runtime fp32"
@@ -114,7 +151,7 @@ for peer in "${PEER_LIST[@]}"; do
       "$PY" "$ROOT/bench/peers/ort_method.py" "$CORPUS" --model "$MODEL" --output "$OUT/$peer.$FORMAT" \
         --precision "$precision" --weight-type "$weights" --threads "$THREADS" --batch-size "$ORT_BATCH" \
         --batching sorted --metrics "$OUT/$peer.json" >/dev/null
-      TABLE_ARGS+=("$label, sorted batches" "$OUT/$peer.json" "$OUT/$peer.$FORMAT")
+      TABLE_ARGS+=("$label, sorted batches:peer:$precision" "$OUT/$peer.json" "$OUT/$peer.$FORMAT")
       ;;
     *) echo "cpu_compare: unknown peer '$peer' (study, ort-fp32, ort-int8, ort-int8u)" >&2; exit 2 ;;
   esac
