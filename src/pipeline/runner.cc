@@ -284,7 +284,9 @@ class Pipeline {
         tokenized_.wait(lock, [&] { return w.tasks_left == 0 || cancelled_; });
         if (cancelled_) return false;
       }
-      BusyTimer timer(counts_.batch_s);
+      // Busy time only: the timer stops before the (blocking) pushes below.
+      std::optional<BusyTimer> timer;
+      timer.emplace(counts_.batch_s);
       const std::string& path = (*c_.inputs)[static_cast<size_t>(w.file_index)];
       const size_t n = w.rows.size();
       classify.clear();
@@ -345,6 +347,9 @@ class Pipeline {
           if (len >= options.max_length) ++counts_.rows_at_max_length;
         }
         ++counts_.batches;
+      }
+      timer.reset();
+      for (Batch& batch : batches) {
         if (!infer_.push(InferItem{std::move(batch), nullptr})) return false;
       }
       waiting.push_back(window);
