@@ -25,5 +25,6 @@ void register_datagen(CLI::App& app);
 void register_demo(CLI::App& app);
 void register_cat(CLI::App& app);
 void register_inspect(CLI::App& app);
+void register_prices(CLI::App& app);
 
 }  // namespace infercost::cli

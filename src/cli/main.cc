@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   register_demo(app);
   register_cat(app);
   register_inspect(app);
+  register_prices(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -257,6 +258,44 @@ TEST_F(CliTest, RunReadsAParquetFolderIntoAFolderOfParts) {
   Outcome two = run_cli("cat " + work.file("two.csv") + " --column label");  // texts may hold newlines
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_EQ(std::count(two.output.begin(), two.output.end(), '\n'), 8);
+}
+
+}  // namespace
+}  // namespace infercost
+
+namespace infercost {
+namespace {
+
+TEST(CliPrices, ListsTheSeedListAndUserFiles) {
+  Outcome all = run_cli("prices");
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_NE(all.output.find("seed-2021"), std::string::npos) << all.output;
+  EXPECT_NE(all.output.find("p3dn.24xlarge"), std::string::npos);
+  EXPECT_NE(all.output.find("4.2330"), std::string::npos);
+  EXPECT_NE(all.output.find("8 x V100"), std::string::npos);
+
+  testing::TempDir work;
+  {
+    std::ofstream out(work.file("mine.json"));
+    out << R"({"name": "mine", "source": "our invoice", "date": "2026-11",
+               "instances": [{"name": "box-a", "usd_per_hour": 2.5, "gpus": 2, "gpu": "L4"}]})";
+  }
+  Outcome mine = run_cli("prices --prices " + work.file("mine.json") + " --list mine");
+  ASSERT_EQ(mine.exit_code, 0) << mine.output;
+  EXPECT_NE(mine.output.find("box-a"), std::string::npos) << mine.output;
+  EXPECT_NE(mine.output.find("our invoice"), std::string::npos);
+  EXPECT_EQ(mine.output.find("seed-2021"), std::string::npos) << "--list shows one list";
+
+  {
+    std::ofstream out(work.file("bad.json"));
+    out << R"({"name": "bad", "source": "s", "date": "d", "instances": [{"name": "x", "usd_per_hour": 0}]})";
+  }
+  Outcome bad = run_cli("prices --prices " + work.file("bad.json"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("bad.json: instances[0] (x)"), std::string::npos) << bad.output;
+  Outcome unknown = run_cli("prices --list nope");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("known: seed-2021"), std::string::npos) << unknown.output;
 }
 
 }  // namespace

@@ -1,0 +1,78 @@
+// Instance price lists and cost-to-solution arithmetic.
+//
+// A price list names where its prices come from and when. Built-in lists:
+// "seed-2021", the hourly prices the 2021 study published (../shared/MISSION.md),
+// kept as published. Users add their own lists as JSON files (docs/cost.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "infercost/core/status.h"
+
+namespace infercost::cost {
+
+struct Instance {
+  std::string name;         // e.g. "p3.8xlarge"
+  double usd_per_hour = 0;  // the whole machine
+  int gpus = 0;
+  std::string gpu;     // e.g. "V100"; empty for CPU-only machines
+  int vcpus = 0;       // 0: not published in the list
+  std::string memory;  // as the source gives it, e.g. "64 GB GPU"
+};
+
+struct PriceList {
+  std::string name;    // e.g. "seed-2021"
+  std::string source;  // where the prices come from
+  std::string date;    // when they were published or read, as the source says
+  std::string notes;
+  std::vector<Instance> instances;
+
+  // The instance with this exact name, or null.
+  const Instance* find(std::string_view instance) const;
+};
+
+// The lists compiled into infercost, in display order.
+const std::vector<PriceList>& builtin_price_lists();
+
+// Parses a user price list:
+//   {"name": "...", "source": "...", "date": "...", "notes": "...",
+//    "instances": [{"name": "...", "usd_per_hour": 1.23, "gpus": 1, "gpu": "T4",
+//                   "vcpus": 4, "memory": "16 GiB"}, ...]}
+// name, source, date and each instance's name and usd_per_hour are required;
+// prices must be positive and finite; instance names unique. Errors name
+// `origin` (the file) and the offending instance.
+Result<PriceList> parse_price_list(std::string_view json, const std::string& origin);
+Result<PriceList> load_price_list(const std::string& path);
+
+// How a run's hourly price is made up: the instance's on-demand price, less a
+// spot discount (0..1), plus a platform surcharge per machine-hour (e.g.
+// Databricks DBUs converted to USD), times the number of machines.
+struct Pricing {
+  double spot_discount = 0;
+  double platform_usd_per_hour = 0;
+  int machines = 1;
+};
+
+// (usd_per_hour * (1 - spot_discount) + platform_usd_per_hour) * machines.
+double hourly_usd(const Instance& instance, const Pricing& pricing);
+
+struct CostEstimate {
+  double usd_per_hour = 0;
+  double cost_to_solution_usd = 0;    // wall_seconds / 3600 * usd_per_hour
+  double usd_per_million_rows = 0;    // 1e6 / rows_per_second * usd_per_hour / 3600
+  double usd_per_million_tokens = 0;  // the same per real token
+  double corpus_seconds = 0;          // corpus_rows at the measured rows/s
+  double corpus_usd = 0;
+};
+
+// Cost of a measured run (wall seconds for `rows` rows with `tokens` real
+// tokens) at `usd_per_hour`, and its projection to `corpus_rows` rows (0: the
+// run's own rows). A run with no rows or no time has no rate: the per-row,
+// per-token and projected figures are then 0.
+CostEstimate estimate_cost(double usd_per_hour, double wall_seconds, int64_t rows, int64_t tokens,
+                           int64_t corpus_rows = 0);
+
+}  // namespace infercost::cost
