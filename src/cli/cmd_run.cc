@@ -2,10 +2,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "cli/commands.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
+#include "infercost/cost/prices.h"
 #include "infercost/pipeline/runner.h"
 
 namespace infercost::cli {
@@ -19,7 +23,54 @@ struct RunFlags {
   std::string batching = "tokens";
   bool no_text = false;
   bool quiet = false;
+  // Cost of the run (optional): the instance it represents and how it is priced.
+  std::string instance;
+  std::string price_list;
+  std::vector<std::string> price_files;
+  cost::Pricing pricing;
+  int64_t corpus_rows = 0;
 };
+
+// The price lists to look --instance up in: built in, then --prices files.
+std::vector<cost::PriceList> price_lists(const RunFlags& flags) {
+  std::vector<cost::PriceList> lists = cost::builtin_price_lists();
+  for (const std::string& path : flags.price_files) {
+    Result<cost::PriceList> loaded = cost::load_price_list(path);
+    if (!loaded.ok()) fail(loaded.status());
+    lists.push_back(std::move(*loaded));
+  }
+  return lists;
+}
+
+nlohmann::ordered_json cost_json(const cost::PricedInstance& priced, const RunFlags& flags,
+                                 const cost::CostEstimate& c, int64_t corpus_rows) {
+  nlohmann::ordered_json j;
+  j["instance"] = priced.instance->name;
+  j["price_list"] = priced.list->name;
+  j["price_source"] = priced.list->source;
+  j["price_date"] = priced.list->date;
+  j["instance_usd_per_hour"] = priced.instance->usd_per_hour;
+  j["spot_discount"] = flags.pricing.spot_discount;
+  j["platform_usd_per_hour"] = flags.pricing.platform_usd_per_hour;
+  j["machines"] = flags.pricing.machines;
+  j["usd_per_hour"] = c.usd_per_hour;
+  j["cost_to_solution_usd"] = c.cost_to_solution_usd;
+  j["usd_per_million_rows"] = c.usd_per_million_rows;
+  j["usd_per_million_tokens"] = c.usd_per_million_tokens;
+  j["corpus_rows"] = corpus_rows;
+  j["corpus_seconds"] = c.corpus_seconds;
+  j["corpus_usd"] = c.corpus_usd;
+  return j;
+}
+
+std::string cost_summary(const cost::PricedInstance& priced, const cost::CostEstimate& c,
+                         int64_t corpus_rows) {
+  return fmt::format(
+      "cost            {} ({} prices, {}): ${:.4f}/h -> ${:.6f} for this run, ${:.4f} per million rows, "
+      "${:.5f} per million tokens; {} rows would take {:.2f} h and cost ${:.2f}\n",
+      priced.instance->name, priced.list->name, priced.list->date, c.usd_per_hour, c.cost_to_solution_usd,
+      c.usd_per_million_rows, c.usd_per_million_tokens, corpus_rows, c.corpus_seconds / 3600.0, c.corpus_usd);
+}
 
 void print_synthetic_notice(const model::ModelConfig& config) {
   if (!config.synthetic) return;
@@ -43,6 +94,20 @@ void execute(RunFlags& flags) {
   // error before the model loads.
   Result<backend::Precision> precision = backend::resolve_precision(options.device, options.precision);
   if (!precision.ok()) fail(invalid_argument("--precision: " + precision.status().message()));
+  // The price is resolved before the run, so a typo costs nothing.
+  std::optional<cost::PricedInstance> priced;
+  std::vector<cost::PriceList> lists;
+  if (!flags.instance.empty()) {
+    Status valid = cost::validate(flags.pricing);
+    if (!valid.ok())
+      fail(invalid_argument("--spot-discount/--platform-usd-per-hour/--machines: " + valid.message()));
+    lists = price_lists(flags);
+    Result<cost::PricedInstance> found = cost::find_instance(lists, flags.instance, flags.price_list);
+    if (!found.ok()) fail(invalid_argument("--instance: " + found.status().message()));
+    priced = *found;
+  } else if (!flags.price_list.empty() || !flags.price_files.empty() || flags.corpus_rows > 0) {
+    fail(invalid_argument("--price-list, --prices and --corpus-rows price a run: give --instance NAME too"));
+  }
   options.keep_text = !flags.no_text;
   options.on_model_loaded = print_synthetic_notice;
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !flags.quiet;
@@ -56,11 +121,23 @@ void execute(RunFlags& flags) {
   Result<pipeline::RunMetrics> metrics = pipeline::run_classification(options);
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (!metrics.ok()) fail(metrics.status());
-  if (!flags.quiet) std::fputs(metrics->to_summary().c_str(), stderr);
+  std::string summary = metrics->to_summary();
+  std::string json = metrics->to_json();
+  if (priced) {
+    const int64_t corpus_rows = flags.corpus_rows > 0 ? flags.corpus_rows : metrics->rows;
+    const cost::CostEstimate c =
+        cost::estimate_cost(cost::hourly_usd(*priced->instance, flags.pricing), metrics->wall_seconds,
+                            metrics->rows, metrics->tokens, corpus_rows);
+    summary += cost_summary(*priced, c, corpus_rows);
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(json);
+    j["cost"] = cost_json(*priced, flags, c, corpus_rows);
+    json = j.dump(2) + "\n";
+  }
+  if (!flags.quiet) std::fputs(summary.c_str(), stderr);
   if (!flags.metrics_path.empty()) {
     Result<AtomicOutputFile> out = AtomicOutputFile::create(flags.metrics_path);
     if (!out.ok()) fail(out.status());
-    Status s = out->write(metrics->to_json());
+    Status s = out->write(json);
     if (s.ok()) s = out->commit();
     if (!s.ok()) fail(s);
   }
@@ -131,6 +208,23 @@ void register_run(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--device", o.device, "Device to run on")->capture_default_str();
   cmd->add_option("--metrics", flags->metrics_path, "Write the run's metrics as JSON to this file");
+  cmd->add_option("--instance", flags->instance,
+                  "The instance this run represents (e.g. p3.8xlarge): adds its cost-to-solution, cost per "
+                  "million rows/tokens and the corpus projection to the summary and metrics");
+  cmd->add_option("--price-list", flags->price_list, "Look --instance up in this list only (e.g. seed-2021)");
+  cmd->add_option("--prices", flags->price_files, "A JSON price list of your own (docs/cost.md); repeatable")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--spot-discount", flags->pricing.spot_discount,
+                  "Fraction off the on-demand price, 0 to <1 (e.g. 0.7 for spot at 30% of on-demand)")
+      ->capture_default_str();
+  cmd->add_option("--platform-usd-per-hour", flags->pricing.platform_usd_per_hour,
+                  "Surcharge per machine-hour on top of the instance price (e.g. Databricks DBUs in USD)")
+      ->capture_default_str();
+  cmd->add_option("--machines", flags->pricing.machines, "Machines in the cluster the run stands for")
+      ->capture_default_str();
+  cmd->add_option("--corpus-rows", flags->corpus_rows,
+                  "Project time and cost to this many rows (default: the rows of this run)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--on-error", flags->on_error,
                   "Bad rows: 'fail' (stop, write nothing) or 'skip' (count and go on)")
       ->capture_default_str();

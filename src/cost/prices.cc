@@ -113,6 +113,38 @@ Result<PriceList> load_price_list(const std::string& path) {
   return parse_price_list(text, path);
 }
 
+Result<PricedInstance> find_instance(const std::vector<PriceList>& lists, const std::string& instance,
+                                     const std::string& list_name) {
+  std::string searched;
+  for (const PriceList& list : lists) {
+    if (!list_name.empty() && list.name != list_name) continue;
+    searched += (searched.empty() ? "" : ", ") + list.name;
+    if (const Instance* found = list.find(instance)) return PricedInstance{&list, found};
+  }
+  if (searched.empty()) {
+    std::string known;
+    for (const PriceList& list : lists) known += (known.empty() ? "" : ", ") + list.name;
+    return invalid_argument(fmt::format("no price list named '{}' (known: {})", list_name, known));
+  }
+  return invalid_argument(
+      fmt::format("instance '{}' is not in the price list{} {} (`infercost prices` lists them; --prices FILE "
+                  "adds your own)",
+                  instance, searched.find(',') == std::string::npos ? "" : "s", searched));
+}
+
+Status validate(const Pricing& pricing) {
+  if (!(pricing.spot_discount >= 0 && pricing.spot_discount < 1)) {
+    return invalid_argument(fmt::format("spot discount {} must be in [0, 1)", pricing.spot_discount));
+  }
+  if (!(pricing.platform_usd_per_hour >= 0) || !std::isfinite(pricing.platform_usd_per_hour)) {
+    return invalid_argument(
+        fmt::format("platform surcharge {} USD/hour must be >= 0", pricing.platform_usd_per_hour));
+  }
+  if (pricing.machines < 1)
+    return invalid_argument(fmt::format("machines {} must be >= 1", pricing.machines));
+  return Status();
+}
+
 double hourly_usd(const Instance& instance, const Pricing& pricing) {
   return (instance.usd_per_hour * (1.0 - pricing.spot_discount) + pricing.platform_usd_per_hour) *
          pricing.machines;

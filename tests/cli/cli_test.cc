@@ -260,6 +260,40 @@ TEST_F(CliTest, RunReadsAParquetFolderIntoAFolderOfParts) {
   EXPECT_EQ(std::count(two.output.begin(), two.output.end(), '\n'), 8);
 }
 
+TEST_F(CliTest, RunPricesTheRunForAnInstance) {
+  TempDir work;
+  ASSERT_EQ(run_cli("datagen --rows 50 --seed 3 --out " + work.file("in.jsonl")).exit_code, 0);
+  Outcome priced = run_cli("run " + work.file("in.jsonl") + " --model " + model() + " --output " +
+                           work.file("out.jsonl") + " --metrics " + work.file("m.json") +
+                           " --instance p3.8xlarge --spot-discount 0.5 --machines 2 --corpus-rows 1000000");
+  ASSERT_EQ(priced.exit_code, 0) << priced.output;
+  EXPECT_NE(priced.output.find("cost            p3.8xlarge (seed-2021 prices, 2021)"), std::string::npos)
+      << priced.output;
+  const nlohmann::json m = nlohmann::json::parse(slurp(work.file("m.json")));
+  const nlohmann::json& c = m.at("cost");
+  EXPECT_EQ(c.at("instance"), "p3.8xlarge");
+  EXPECT_EQ(c.at("price_list"), "seed-2021");
+  EXPECT_DOUBLE_EQ(c.at("usd_per_hour").get<double>(), 1.66 * 0.5 * 2);
+  const double wall = m.at("wall_seconds").get<double>();
+  const double rows = m.at("rows").get<double>();
+  EXPECT_EQ(rows, 50);
+  EXPECT_NEAR(c.at("cost_to_solution_usd").get<double>(), wall / 3600 * 1.66, 1e-12);
+  EXPECT_NEAR(c.at("usd_per_million_rows").get<double>(), 1e6 / (rows / wall) * 1.66 / 3600, 1e-9);
+  EXPECT_EQ(c.at("corpus_rows"), 1000000);
+  EXPECT_NEAR(c.at("corpus_seconds").get<double>(), 1e6 / (rows / wall), 1e-6);
+
+  Outcome unknown = run_cli("run " + work.file("in.jsonl") + " --model " + model() + " --output " +
+                            work.file("x.jsonl") + " --instance p9.huge");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("'p9.huge' is not in the price list seed-2021"), std::string::npos)
+      << unknown.output;
+  EXPECT_FALSE(std::filesystem::exists(work.file("x.jsonl")));
+  Outcome orphan = run_cli("run " + work.file("in.jsonl") + " --model " + model() + " --output " +
+                           work.file("x.jsonl") + " --corpus-rows 10");
+  EXPECT_EQ(orphan.exit_code, 2);
+  EXPECT_NE(orphan.output.find("give --instance NAME too"), std::string::npos) << orphan.output;
+}
+
 }  // namespace
 }  // namespace infercost
 

@@ -129,3 +129,43 @@ TEST(PriceFile, LoadReadsAFileAndReportsAMissingOne) {
 
 }  // namespace
 }  // namespace infercost::cost
+
+namespace infercost::cost {
+namespace {
+
+TEST(FindInstance, SearchesListsInOrderOrOneByName) {
+  auto mine = parse_price_list(R"({"name": "mine", "source": "s", "date": "d",
+    "instances": [{"name": "p3.8xlarge", "usd_per_hour": 12.24}, {"name": "box", "usd_per_hour": 1}]})",
+                               "m.json");
+  ASSERT_TRUE(mine.ok());
+  std::vector<PriceList> lists = builtin_price_lists();
+  lists.push_back(*mine);
+  auto first = find_instance(lists, "p3.8xlarge");
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->list->name, "seed-2021");
+  EXPECT_DOUBLE_EQ(first->instance->usd_per_hour, 1.66);
+  auto named = find_instance(lists, "p3.8xlarge", "mine");
+  ASSERT_TRUE(named.ok());
+  EXPECT_DOUBLE_EQ(named->instance->usd_per_hour, 12.24);
+  EXPECT_EQ(find_instance(lists, "box")->list->name, "mine");
+  auto missing = find_instance(lists, "p9.huge");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("'p9.huge' is not in the price lists seed-2021, mine"),
+            std::string::npos)
+      << missing.status().message();
+  auto no_list = find_instance(lists, "box", "nope");
+  ASSERT_FALSE(no_list.ok());
+  EXPECT_NE(no_list.status().message().find("known: seed-2021, mine"), std::string::npos);
+}
+
+TEST(Pricing, Validation) {
+  EXPECT_TRUE(validate(Pricing{}).ok());
+  EXPECT_TRUE(validate(Pricing{0.9, 2, 3}).ok());
+  EXPECT_FALSE(validate(Pricing{1.0, 0, 1}).ok());
+  EXPECT_FALSE(validate(Pricing{-0.1, 0, 1}).ok());
+  EXPECT_FALSE(validate(Pricing{0, -1, 1}).ok());
+  EXPECT_FALSE(validate(Pricing{0, 0, 0}).ok());
+}
+
+}  // namespace
+}  // namespace infercost::cost

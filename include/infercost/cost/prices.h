@@ -47,6 +47,18 @@ const std::vector<PriceList>& builtin_price_lists();
 Result<PriceList> parse_price_list(std::string_view json, const std::string& origin);
 Result<PriceList> load_price_list(const std::string& path);
 
+// An instance found in a price list.
+struct PricedInstance {
+  const PriceList* list = nullptr;
+  const Instance* instance = nullptr;
+};
+
+// Finds `instance` in `lists`, searched in order, or only in the list named
+// `list_name` when it is not empty. Errors (kInvalidArgument) name the lists
+// searched and what they hold.
+Result<PricedInstance> find_instance(const std::vector<PriceList>& lists, const std::string& instance,
+                                     const std::string& list_name = "");
+
 // How a run's hourly price is made up: the instance's on-demand price, less a
 // spot discount (0..1), plus a platform surcharge per machine-hour (e.g.
 // Databricks DBUs converted to USD), times the number of machines.
@@ -55,6 +67,10 @@ struct Pricing {
   double platform_usd_per_hour = 0;
   int machines = 1;
 };
+
+// kInvalidArgument unless 0 <= spot_discount < 1, platform >= 0 (finite) and
+// machines >= 1.
+Status validate(const Pricing& pricing);
 
 // (usd_per_hour * (1 - spot_discount) + platform_usd_per_hour) * machines.
 double hourly_usd(const Instance& instance, const Pricing& pricing);
