@@ -97,15 +97,11 @@ def export_models(model_dir, cache_dir, config, log, weight_type="qint8"):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("input")
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--output", required=True)
-    ap.add_argument("--column", default="full_text")
+    pc.add_common_args(ap)
     ap.add_argument("--precision", default="fp32", choices=["fp32", "int8"])
     ap.add_argument("--weight-type", default="qint8", choices=["qint8", "quint8"],
                     help="int8 weights: qint8 (U8S8 kernels, the usual choice) or quint8 (U8U8, which ORT "
                          "suggests where U8S8 saturates: AVX2 / AVX-512 without VNNI)")
-    ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--batching", default="sorted", choices=["sorted", "input", "file"])
     ap.add_argument("--max-length", type=int, default=512)

@@ -14,6 +14,15 @@ import sys
 import time
 
 
+def add_common_args(ap):
+    """The arguments every peer takes: input file, model directory, output file, text column, threads."""
+    ap.add_argument("input")
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--output", required=True)
+    ap.add_argument("--column", default="full_text")
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+
+
 def read_config(model_dir):
     with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
         return json.load(f)

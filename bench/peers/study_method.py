@@ -31,11 +31,7 @@ import peers_common as pc  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("input")
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--output", required=True)
-    ap.add_argument("--column", default="full_text")
-    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    pc.add_common_args(ap)
     ap.add_argument("--batch-size", type=int, default=0, help="default: 100 x vCPUs (os.cpu_count())")
     ap.add_argument("--max-length", type=int, default=512)
     ap.add_argument("--attn", default="default", choices=["default", "eager", "sdpa"])

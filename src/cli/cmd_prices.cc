@@ -29,12 +29,9 @@ void print_list(const cost::PriceList& list) {
 }
 
 void execute(const PricesFlags& flags) {
-  std::vector<cost::PriceList> lists = cost::builtin_price_lists();
-  for (const std::string& path : flags.files) {
-    Result<cost::PriceList> loaded = cost::load_price_list(path);
-    if (!loaded.ok()) fail(loaded.status());
-    lists.push_back(std::move(*loaded));
-  }
+  Result<std::vector<cost::PriceList>> loaded = cost::price_lists_with(flags.files);
+  if (!loaded.ok()) fail(loaded.status());
+  const std::vector<cost::PriceList>& lists = *loaded;
   bool printed = false;
   for (const cost::PriceList& list : lists) {
     if (!flags.list.empty() && list.name != flags.list) continue;

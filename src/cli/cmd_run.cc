@@ -31,17 +31,6 @@ struct RunFlags {
   int64_t corpus_rows = 0;
 };
 
-// The price lists to look --instance up in: built in, then --prices files.
-std::vector<cost::PriceList> price_lists(const RunFlags& flags) {
-  std::vector<cost::PriceList> lists = cost::builtin_price_lists();
-  for (const std::string& path : flags.price_files) {
-    Result<cost::PriceList> loaded = cost::load_price_list(path);
-    if (!loaded.ok()) fail(loaded.status());
-    lists.push_back(std::move(*loaded));
-  }
-  return lists;
-}
-
 nlohmann::ordered_json cost_json(const cost::PricedInstance& priced, const RunFlags& flags,
                                  const cost::CostEstimate& c, int64_t corpus_rows) {
   nlohmann::ordered_json j;
@@ -101,7 +90,9 @@ void execute(RunFlags& flags) {
     Status valid = cost::validate(flags.pricing);
     if (!valid.ok())
       fail(invalid_argument("--spot-discount/--platform-usd-per-hour/--machines: " + valid.message()));
-    lists = price_lists(flags);
+    Result<std::vector<cost::PriceList>> loaded = cost::price_lists_with(flags.price_files);
+    if (!loaded.ok()) fail(loaded.status());
+    lists = std::move(*loaded);
     Result<cost::PricedInstance> found = cost::find_instance(lists, flags.instance, flags.price_list);
     if (!found.ok()) fail(invalid_argument("--instance: " + found.status().message()));
     priced = *found;

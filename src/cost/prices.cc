@@ -145,6 +145,15 @@ Status validate(const Pricing& pricing) {
   return Status();
 }
 
+Result<std::vector<PriceList>> price_lists_with(const std::vector<std::string>& paths) {
+  std::vector<PriceList> lists = builtin_price_lists();
+  for (const std::string& path : paths) {
+    INFERCOST_ASSIGN_OR_RETURN(PriceList list, load_price_list(path));
+    lists.push_back(std::move(list));
+  }
+  return lists;
+}
+
 double hourly_usd(const Instance& instance, const Pricing& pricing) {
   return (instance.usd_per_hour * (1.0 - pricing.spot_discount) + pricing.platform_usd_per_hour) *
          pricing.machines;

@@ -169,3 +169,27 @@ TEST(Pricing, Validation) {
 
 }  // namespace
 }  // namespace infercost::cost
+
+namespace infercost::cost {
+namespace {
+
+TEST(PriceLists, BuiltInFirstThenFilesInOrderAndErrorsNameTheFile) {
+  const std::string path = (std::filesystem::temp_directory_path() / "infercost_prices_with.json").string();
+  {
+    std::ofstream out(path);
+    out << R"({"name": "extra", "source": "s", "date": "d", "instances": [{"name": "a", "usd_per_hour": 1}]})";
+  }
+  auto lists = price_lists_with({path});
+  ASSERT_TRUE(lists.ok()) << lists.status().to_string();
+  ASSERT_EQ(lists->size(), builtin_price_lists().size() + 1);
+  EXPECT_EQ(lists->front().name, "seed-2021");
+  EXPECT_EQ(lists->back().name, "extra");
+  std::filesystem::remove(path);
+  auto missing = price_lists_with({path});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find(path), std::string::npos);
+  EXPECT_EQ(price_lists_with({})->size(), builtin_price_lists().size());
+}
+
+}  // namespace
+}  // namespace infercost::cost

@@ -47,6 +47,9 @@ const std::vector<PriceList>& builtin_price_lists();
 Result<PriceList> parse_price_list(std::string_view json, const std::string& origin);
 Result<PriceList> load_price_list(const std::string& path);
 
+// The built-in lists followed by those in `paths` (user files), in order.
+Result<std::vector<PriceList>> price_lists_with(const std::vector<std::string>& paths);
+
 // An instance found in a price list.
 struct PricedInstance {
   const PriceList* list = nullptr;
