@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages infercost builds with. Idempotent and quiet
-# when everything is present; uses sudo when not root.
+# when everything is present; uses sudo when not root. ocl-icd-opencl-dev is
+# only a Recommends of libdnnl-dev, but its CMake config needs OpenCL headers.
+# chromium (headless) opens the HTML report in its test.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libdnnl-dev libutf8proc-dev libsimdjson-dev nlohmann-json3-dev
+pkgs=(build-essential cmake pkg-config libdnnl-dev ocl-icd-opencl-dev libutf8proc-dev libsimdjson-dev nlohmann-json3-dev
       libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libsnappy-dev zlib1g-dev libzstd-dev liblz4-dev libbrotli-dev python3-venv clang libclang-rt-14-dev)
+      libsnappy-dev zlib1g-dev libzstd-dev liblz4-dev libbrotli-dev python3-venv clang libclang-rt-14-dev
+      chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
