@@ -1,0 +1,223 @@
+// Benchmark records: one JSON object per benchmark point, one per line
+// (JSON lines), written by `infercost bench` and read by `infercost report`
+// and `infercost plan`. The schema is versioned ("schema": kSchema) and
+// documented field by field in docs/bench-records.md; readers refuse other
+// major versions and ignore fields they do not know.
+//
+// Data flows one way: a run's metrics -> a record -> cost and report.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "infercost/core/status.h"
+
+namespace infercost::record {
+
+inline constexpr const char* kSchema = "infercost.bench/1";
+
+// A measure over the timed repetitions of a point.
+struct Spread {
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  // (max - min) / median; 0 when median is 0.
+  double relative_spread() const { return median != 0 ? (max - min) / median : 0; }
+};
+// Median, min and max of `values` (empty -> all 0). The median of an even
+// count is the mean of the two middle values.
+Spread spread_of(std::vector<double> values);
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  int64_t memory_bytes = 0;
+  std::string compute_capability;  // e.g. "9.0"
+  std::string driver;
+};
+
+struct Hardware {
+  std::string hostname;
+  std::string cpu_model;
+  int logical_cpus = 0;  // in this process's affinity mask
+  std::string isa;       // backend::CpuInfo::isa()
+  int64_t memory_bytes = 0;
+  std::vector<GpuInfo> gpus;  // empty: none found (or not looked for)
+};
+
+struct Software {
+  std::string infercost;  // version, e.g. "0.1.0"
+  std::string git;        // revision the binary was built from; "" if unknown
+  std::string compiler;
+  std::string onednn;
+  std::string os;      // PRETTY_NAME of /etc/os-release
+  std::string kernel;  // uname -r
+};
+
+struct ModelInfo {
+  std::string name;
+  std::string architecture;  // config model_type: "distilbert", "bert"
+  bool synthetic = false;
+  int64_t parameters = 0;
+  int layers = 0, hidden = 0, heads = 0, intermediate = 0, vocab = 0;
+};
+
+struct DataInfo {
+  // "json-3", "parquet", "parquet-10" (made by infercost datagen for the
+  // sweep), or "files" (the user's inputs).
+  std::string shape;
+  std::vector<std::string> inputs;  // as given to the run
+  int64_t files = 0;
+  int64_t bytes = 0;  // of the input files
+  int64_t rows = 0;   // rows classified (null texts excluded)
+  int64_t tokens = 0;
+  // Token length (CLS/SEP included, after truncation) histogram: counts[i]
+  // rows had a length in [edges[i], edges[i+1]); the last bucket is
+  // [edges.back(), inf). Default edges: 1,9,17,33,65,129,257,513.
+  std::vector<int> length_edges;
+  std::vector<int64_t> length_counts;
+  std::string content_sha256;  // of the input files' bytes, in input order
+};
+
+struct Config {
+  std::string device;     // "cpu", "cuda:0", "cuda:all"
+  std::string precision;  // resolved: "fp32", "bf16", "fp16", "int8"
+  std::string batching;   // "tokens" or "seed"
+  int batch_size = 0;     // resolved rows per batch
+  // How batch_size was chosen: "" when given as a number; "100xvcpus",
+  // "40xgpus", "70xgpus" (the study's per-device rules).
+  std::string batch_size_rule;
+  int max_batch_tokens = 0;
+  int threads = 0;
+  int tokenizer_threads = 0;
+  int max_length = 0;
+};
+
+// The instance a point represents and how it was priced (cost::Pricing).
+struct InstanceInfo {
+  std::string name;
+  std::string price_list;
+  std::string price_source;
+  std::string price_date;
+  double on_demand_usd_per_hour = 0;  // the list's price of one machine
+  double spot_discount = 0;
+  double platform_usd_per_hour = 0;
+  int machines = 1;
+  double usd_per_hour = 0;  // cost::hourly_usd(): what the run is charged per hour
+  int gpus = 0;
+  std::string gpu;
+  int vcpus = 0;
+};
+
+struct Repetition {
+  double wall_seconds = 0;
+  double rows_per_second = 0;
+  double tokens_per_second = 0;
+  int64_t peak_rss_bytes = 0;
+  std::map<std::string, double> stage_seconds;  // busy seconds per stage
+};
+
+struct GpuUsage {
+  int index = 0;
+  int64_t memory_total_bytes = 0;
+  int64_t memory_used_peak_bytes = 0;
+  double memory_used_mean_bytes = 0;
+  double utilization_mean = 0;  // 0..1, NVML GPU utilization
+  double utilization_peak = 0;
+};
+
+// Sampled while the timed repetitions ran (the study's monitoring).
+struct Monitor {
+  double interval_seconds = 0;
+  int64_t samples = 0;
+  double cpu_busy_mean = 0;  // CPUs busy on average (2.0 = two CPUs fully)
+  double cpu_busy_peak = 0;
+  double rss_mean_bytes = 0;
+  int64_t rss_peak_bytes = 0;
+  std::vector<GpuUsage> gpus;
+};
+
+// Cost figures at InstanceInfo::usd_per_hour (cost::estimate_cost), from the
+// median wall time.
+struct CostInfo {
+  double usd_per_hour = 0;
+  double cost_to_solution_usd = 0;
+  double usd_per_million_rows = 0;
+  double usd_per_million_tokens = 0;
+  int64_t corpus_rows = 0;  // what the projection is for; = data.rows when not given
+  double corpus_seconds = 0;
+  double corpus_usd = 0;
+};
+
+struct Record {
+  std::string schema = kSchema;
+  std::string sweep_id;  // same for every point of one `infercost bench` call
+  int point = 0;         // 1-based index within the sweep
+  int points = 0;
+  std::string started_at;            // UTC, ISO 8601 (2026-12-01T03:40:00Z)
+  std::vector<std::string> command;  // the bench command line, argv
+  // The command line of each repetition (argv; `infercost run ...`).
+  std::vector<std::string> run_command;
+  std::string status = "ok";  // "ok" or "failed"
+  std::string error;          // why it failed (status "failed")
+  std::string label;          // optional user label (--label), e.g. "laptop"
+
+  Config config;
+  std::optional<InstanceInfo> instance;
+  Hardware hardware;
+  Software software;
+  ModelInfo model;
+  DataInfo data;
+
+  int warmup = 0;           // untimed runs before the timed ones
+  int min_repetitions = 0;  // asked for
+  double min_seconds = 0;   // asked for: repeat until the timed total reaches it
+  std::vector<Repetition> repetitions;
+
+  // Over the repetitions.
+  Spread wall_seconds;
+  Spread rows_per_second;
+  Spread tokens_per_second;
+  // From the runs (the same in each repetition).
+  int64_t rows = 0;
+  int64_t tokens = 0;
+  int64_t padded_tokens = 0;
+  int64_t computed_tokens = 0;
+  double padding_efficiency = 0;                // tokens / computed_tokens
+  double batch_fill = 0;                        // tokens / padded_tokens
+  std::map<std::string, double> stage_seconds;  // median busy seconds per stage
+  int64_t peak_rss_bytes = 0;                   // max over repetitions
+  Monitor monitor;
+  std::optional<CostInfo> cost;
+
+  bool ok() const { return status == "ok"; }
+  // The machine this point ran on or represents: instance name, else
+  // label, else hostname.
+  std::string machine() const;
+};
+
+// One line of JSON (no trailing newline), keys in schema order.
+std::string to_json_line(const Record& record);
+
+// Parses one line. `origin` (e.g. "results.jsonl:3") starts every error.
+// kCorruption for malformed JSON or wrong types; kUnsupported for another
+// schema major version. Missing optional fields keep their defaults.
+Result<Record> parse_record(std::string_view line, const std::string& origin);
+
+// A record and where it was read ("results.jsonl: line 3").
+struct SourcedRecord {
+  Record record;
+  std::string origin;
+};
+
+// Every record of JSON lines files, in file order; blank lines are skipped.
+// Errors name the file and line (kCorruption, kUnsupported), or the file
+// (kNotFound).
+Result<std::vector<SourcedRecord>> load_sourced_records(const std::vector<std::string>& paths);
+Result<std::vector<Record>> load_records(const std::vector<std::string>& paths);
+
+}  // namespace infercost::record

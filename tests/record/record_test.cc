@@ -1,0 +1,160 @@
+#include "infercost/record/record.h"
+
+#include <gtest/gtest.h>
+
+#include "test_utils.h"
+
+namespace infercost::record {
+namespace {
+
+Record sample() {
+  Record r;
+  r.sweep_id = "s1";
+  r.point = 2;
+  r.points = 4;
+  r.started_at = "2026-12-01T03:40:00Z";
+  r.label = "laptop";
+  r.command = {"infercost", "bench", "a.jsonl"};
+  r.run_command = {"infercost", "run", "a.jsonl", "--batch-size", "32"};
+  r.config = {"cpu", "fp32", "seed", 32, "100xvcpus", 4096, 2, 1, 512};
+  InstanceInfo i;
+  i.name = "c5.12xlarge";
+  i.price_list = "seed-2021";
+  i.on_demand_usd_per_hour = 0.728;
+  i.usd_per_hour = 0.728;
+  i.vcpus = 48;
+  r.instance = i;
+  r.hardware.hostname = "h";
+  r.hardware.cpu_model = "AMD EPYC";
+  r.hardware.logical_cpus = 2;
+  r.hardware.gpus.push_back({0, "NVIDIA H200", 143771566080, "9.0", "580.1"});
+  r.model.name = "synthetic";
+  r.model.synthetic = true;
+  r.model.parameters = 66955010;
+  r.data.shape = "json-3";
+  r.data.inputs = {"a.jsonl"};
+  r.data.rows = 1000;
+  r.data.tokens = 28000;
+  r.data.length_edges = {1, 9, 17};
+  r.data.length_counts = {0, 10, 990};
+  r.data.content_sha256 = "ab";
+  r.warmup = 1;
+  r.min_repetitions = 3;
+  r.min_seconds = 1.5;
+  r.repetitions.push_back({10.0, 100.0, 2800.0, 1 << 20, {{"infer", 9.5}, {"read", 0.1}}});
+  r.wall_seconds = {10.0, 9.5, 10.5};
+  r.rows = 1000;
+  r.tokens = 28000;
+  r.padded_tokens = 30000;
+  r.computed_tokens = 28000;
+  r.padding_efficiency = 1.0;
+  r.batch_fill = 28000.0 / 30000;
+  r.stage_seconds = {{"infer", 9.5}};
+  r.peak_rss_bytes = 123456789012;
+  r.monitor.samples = 100;
+  r.monitor.gpus.push_back({0, 143771566080, 1000, 500.5, 0.25, 0.9});
+  CostInfo c;
+  c.usd_per_hour = 0.728;
+  c.cost_to_solution_usd = 0.002;
+  c.corpus_rows = 1000;
+  r.cost = c;
+  return r;
+}
+
+TEST(Record, RoundTripsThroughJson) {
+  const Record r = sample();
+  const std::string line = to_json_line(r);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  auto parsed = parse_record(line, "t:1");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+  EXPECT_EQ(to_json_line(*parsed), line);
+  EXPECT_EQ(parsed->config.batch_size_rule, "100xvcpus");
+  EXPECT_EQ(parsed->peak_rss_bytes, 123456789012);
+  ASSERT_TRUE(parsed->instance.has_value());
+  EXPECT_EQ(parsed->machine(), "c5.12xlarge");
+  EXPECT_EQ(parsed->hardware.gpus.at(0).name, "NVIDIA H200");
+  EXPECT_DOUBLE_EQ(parsed->monitor.gpus.at(0).utilization_peak, 0.9);
+  EXPECT_DOUBLE_EQ(parsed->repetitions.at(0).stage_seconds.at("infer"), 9.5);
+}
+
+TEST(Record, FailedPointKeepsItsReasonAndMachineFallsBack) {
+  Record r = sample();
+  r.status = "failed";
+  r.error = "out of memory";
+  r.instance.reset();
+  r.cost.reset();
+  auto parsed = parse_record(to_json_line(r), "t:1");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_FALSE(parsed->ok());
+  EXPECT_EQ(parsed->error, "out of memory");
+  EXPECT_FALSE(parsed->instance.has_value());
+  EXPECT_FALSE(parsed->cost.has_value());
+  EXPECT_EQ(parsed->machine(), "laptop");
+  parsed->label.clear();
+  EXPECT_EQ(parsed->machine(), "h");
+}
+
+TEST(Record, MissingFieldsKeepDefaultsUnknownOnesAreIgnored) {
+  auto parsed = parse_record(R"({"schema":"infercost.bench/1.3","rows":5,"future":{"x":1}})", "t:1");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+  EXPECT_EQ(parsed->rows, 5);
+  EXPECT_EQ(parsed->status, "ok");
+  EXPECT_EQ(parsed->schema, "infercost.bench/1.3");
+}
+
+TEST(Record, RefusesBadInputNamingTheField) {
+  auto bad = [](const std::string& line) {
+    auto r = parse_record(line, "res.jsonl: line 7");
+    EXPECT_FALSE(r.ok()) << line;
+    return r.ok() ? std::string() : r.status().to_string();
+  };
+  EXPECT_NE(bad("{nope").find("res.jsonl: line 7: not valid JSON"), std::string::npos);
+  EXPECT_NE(bad("[1]").find("JSON object"), std::string::npos);
+  EXPECT_NE(bad(R"({"rows":1})").find("no \"schema\""), std::string::npos);
+  EXPECT_NE(bad(R"({"schema":"other/1"})").find("not an infercost benchmark record"), std::string::npos);
+  auto v2 = parse_record(R"({"schema":"infercost.bench/2"})", "x");
+  ASSERT_FALSE(v2.ok());
+  EXPECT_EQ(v2.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(bad(R"({"schema":"infercost.bench/1","config":{"batch_size":"8"}})")
+                .find("\"config.batch_size\" must be an integer"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"schema":"infercost.bench/1","status":"maybe"})").find("\"status\""), std::string::npos);
+  EXPECT_NE(bad(R"({"schema":"infercost.bench/1","repetitions":[{"stages":{"infer":"x"}}]})")
+                .find("repetitions[0].stages.infer"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"schema":"infercost.bench/1","data":{"length_edges":[1,2],"length_counts":[3]}})")
+                .find("data.length_counts"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"schema":"infercost.bench/1","instance":{"usd_per_hour":1}})").find("instance.name"),
+            std::string::npos);
+}
+
+TEST(Record, LoadsJsonLinesAndNamesTheBadLine) {
+  infercost::testing::TempDir dir;
+  const std::string good = to_json_line(sample());
+  const std::string a = dir.write("a.jsonl", good + "\n\n" + good + "\n");
+  const std::string b = dir.write("b.jsonl", good + "\n{\"schema\":\"infercost.bench/1\",\"rows\":\"x\"}\n");
+  auto loaded = load_records({a});
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->size(), 2u);
+  auto failed = load_records({a, b});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("b.jsonl: line 2"), std::string::npos)
+      << failed.status().to_string();
+  auto missing = load_records({dir.file("none.jsonl")});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+TEST(Record, SpreadOfRepetitions) {
+  Spread s = spread_of({3, 1, 2});
+  EXPECT_DOUBLE_EQ(s.median, 2);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 3);
+  EXPECT_DOUBLE_EQ(s.relative_spread(), 1.0);
+  EXPECT_DOUBLE_EQ(spread_of({4, 1, 2, 3}).median, 2.5);
+  EXPECT_DOUBLE_EQ(spread_of({}).median, 0);
+}
+
+}  // namespace
+}  // namespace infercost::record
