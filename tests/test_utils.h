@@ -1,8 +1,10 @@
 // Helpers shared by the test suites.
 #pragma once
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -65,5 +67,31 @@ inline int count_entries(const std::string& dir) {
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
   return n;
 }
+
+// What a shell command printed (stdout and stderr together) and its exit
+// status (-1 when it was killed by a signal or could not start).
+struct CommandOutcome {
+  int exit_code = -1;
+  std::string output;
+};
+
+inline CommandOutcome run_shell(const std::string& command) {
+  CommandOutcome o;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return o;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) o.output.append(buf, n);
+  const int status = ::pclose(pipe);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+#ifdef INFERCOST_BINARY_DIR
+// Runs the built `infercost` binary with `args` (a shell-quoted string).
+inline CommandOutcome run_infercost(const std::string& args) {
+  return run_shell(std::string(INFERCOST_BINARY_DIR) + "/infercost " + args);
+}
+#endif
 
 }  // namespace infercost::testing

@@ -1,0 +1,37 @@
+// SHA-256 (FIPS 180-4): incremental hashing of byte streams, e.g. the content
+// hash of a benchmark's input files.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace infercost {
+
+class Sha256 {
+ public:
+  Sha256();
+  void update(const void* data, size_t size);
+  void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
+  // The digest of everything updated so far. The object is then spent:
+  // call reset() before hashing anything else.
+  std::array<uint8_t, 32> finish();
+  // finish() as 64 lowercase hex digits.
+  std::string hex_digest();
+  void reset();
+
+ private:
+  void compress(const uint8_t* block);
+
+  std::array<uint32_t, 8> state_{};
+  std::array<uint8_t, 64> buffer_{};
+  size_t buffered_ = 0;
+  uint64_t total_bytes_ = 0;
+};
+
+// Lowercase hex SHA-256 of `bytes`.
+std::string sha256_hex(std::string_view bytes);
+
+}  // namespace infercost
