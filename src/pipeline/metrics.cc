@@ -13,6 +13,29 @@ int64_t peak_rss_bytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+const std::vector<int>& length_histogram_edges() {
+  static const std::vector<int> edges = {1, 9, 17, 33, 65, 129, 257, 513};
+  return edges;
+}
+
+std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length,
+                                 const std::vector<int>& edges) {
+  std::vector<int64_t> bins(edges.size(), 0);
+  for (size_t length = 0; length < counts_by_length.size(); ++length) {
+    if (counts_by_length[length] == 0) continue;
+    // The last edge <= length.
+    size_t bucket = edges.size();
+    for (size_t i = edges.size(); i-- > 0;) {
+      if (static_cast<int64_t>(length) >= edges[i]) {
+        bucket = i;
+        break;
+      }
+    }
+    if (bucket < edges.size()) bins[bucket] += counts_by_length[length];
+  }
+  return bins;
+}
+
 double RunMetrics::infer_share() const {
   auto it = stage_seconds.find("infer");
   if (it == stage_seconds.end() || wall_seconds <= 0) return 0;
@@ -34,6 +57,8 @@ std::string RunMetrics::to_json() const {
   j["batch_fill"] = batch_fill();
   j["rows_at_max_length"] = rows_at_max_length;
   j["batches"] = batches;
+  j["length_histogram"] = {{"edges", length_histogram_edges()},
+                           {"counts", bin_lengths(length_counts, length_histogram_edges())}};
   j["wall_seconds"] = wall_seconds;
   j["rows_per_second"] = rows_per_second();
   j["tokens_per_second"] = tokens_per_second();

@@ -49,9 +49,6 @@ void softmax_rows(float* logits, int rows, int labels) {
 
 namespace {
 
-constexpr int kDefaultTokensBatchSize = 256;
-constexpr int kDefaultMaxBatchTokens = 4096;
-constexpr int kSeedRowsPerThread = 100;
 // Rows one tokenizer task covers: small enough that several workers share a
 // window, large enough that queueing costs nothing next to tokenizing.
 constexpr size_t kTokenizeTaskRows = 512;
@@ -113,6 +110,7 @@ struct StageCounts {
   std::vector<double> tokenize_s;
   int64_t rows = 0, rows_null = 0, rows_skipped = 0, tokens = 0, padded_tokens = 0, computed_tokens = 0;
   int64_t rows_at_max_length = 0, batches = 0, output_files = 0;
+  std::vector<int64_t> length_counts;  // rows per exact token length
   std::string first_skip_reason;
   std::vector<std::string> committed;  // parts the writer closed
 };
@@ -345,6 +343,9 @@ class Pipeline {
         counts_.computed_tokens += (skips_padding && !t.compute_padding) ? real : t.padded_tokens();
         for (int32_t len : t.lengths) {
           if (len >= options.max_length) ++counts_.rows_at_max_length;
+          const size_t at = static_cast<size_t>(std::max(len, 0));
+          if (at >= counts_.length_counts.size()) counts_.length_counts.resize(at + 1, 0);
+          ++counts_.length_counts[at];
         }
         ++counts_.batches;
       }
@@ -476,16 +477,22 @@ class Pipeline {
 
 }  // namespace
 
-Result<RunMetrics> run_classification(const RunOptions& options) {
-  if (options.inputs.empty()) return invalid_argument("no input files given");
-  if (options.batch_size < 0) {
+Status check_batching_options(int batch_size, int max_batch_tokens, int window_rows) {
+  if (batch_size < 0) {
     return invalid_argument("--batch-size must be at least 1 (or 0 for the batching policy's default)");
   }
-  if (options.max_batch_tokens < 0) {
+  if (max_batch_tokens < 0) {
     return invalid_argument("--max-batch-tokens must be at least 1 (or 0 for the default " +
                             std::to_string(kDefaultMaxBatchTokens) + ")");
   }
-  if (options.window_rows < 1) return invalid_argument("--window-rows must be at least 1");
+  if (window_rows < 1) return invalid_argument("--window-rows must be at least 1");
+  return Status();
+}
+
+Result<RunMetrics> run_classification(const RunOptions& options) {
+  if (options.inputs.empty()) return invalid_argument("no input files given");
+  INFERCOST_RETURN_IF_ERROR(
+      check_batching_options(options.batch_size, options.max_batch_tokens, options.window_rows));
   if (options.tokenizer_threads < 0) {
     return invalid_argument("--tokenizer-threads must be at least 1 (or 0 for the device's default)");
   }
@@ -596,6 +603,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   metrics.computed_tokens = counts.computed_tokens;
   metrics.rows_at_max_length = counts.rows_at_max_length;
   metrics.batches = counts.batches;
+  metrics.length_counts = counts.length_counts;
   metrics.output_files = plan.per_file ? static_cast<int64_t>(counts.committed.size()) : 1;
   metrics.stage_seconds["read"] += counts.read_s;
   double tokenize_s = 0;

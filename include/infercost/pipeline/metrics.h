@@ -12,8 +12,17 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace infercost::pipeline {
+
+// Bucket edges of the token-length histogram in the metrics JSON: bucket i
+// holds lengths in [edges[i], edges[i+1]), the last one is open-ended.
+const std::vector<int>& length_histogram_edges();
+
+// Bins counts per exact length (counts_by_length[L] = rows of L tokens) into
+// the buckets of `edges` (ascending). Lengths below edges[0] are dropped.
+std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length, const std::vector<int>& edges);
 
 struct RunMetrics {
   int64_t rows = 0;       // rows classified and written
@@ -27,6 +36,9 @@ struct RunMetrics {
   int64_t computed_tokens = 0;     // tokens the backend computed: real ones if it skips padding
   int64_t rows_at_max_length = 0;  // rows whose ids reached --max-length (truncated, or exactly that long)
   int64_t batches = 0;
+  // Rows per exact token length ([CLS]/[SEP] included, after truncation):
+  // length_counts[L] rows had L tokens. Emitted binned as "length_histogram".
+  std::vector<int64_t> length_counts;
   double wall_seconds = 0;  // from before the first read to after the last write
   // Busy seconds per stage: load (model, before the wall clock starts), read,
   // tokenize (summed over the tokenizer threads), batch, infer, write.

@@ -24,6 +24,13 @@ enum class Batching { kTokens, kSeed };
 const char* batching_name(Batching batching);
 Result<Batching> parse_batching(const std::string& name);  // "tokens", "seed"
 
+// Defaults run_classification resolves a 0 to (docs/cpu.md); `infercost plan`
+// simulates the same rules.
+inline constexpr int kDefaultTokensBatchSize = 256;  // rows, a cap under kTokens
+inline constexpr int kDefaultMaxBatchTokens = 4096;
+inline constexpr int kSeedRowsPerThread = 100;  // kSeed: the study's 100 x vCPUs
+inline constexpr int kDefaultWindowRows = 8192;
+
 struct RunOptions {
   // Files, folders and globs (io::expand_inputs), read in the order given.
   std::vector<std::string> inputs;
@@ -45,7 +52,7 @@ struct RunOptions {
   // kTokens: most tokens per batch (rows x longest row); 0 -> 4096.
   int max_batch_tokens = 0;
   // kTokens: rows sorted by length together; bounds reordering and memory.
-  int window_rows = 8192;
+  int window_rows = kDefaultWindowRows;
   // "auto", "fp32", "bf16", "int8" (backend::resolve_precision).
   std::string precision = "auto";
   int threads = 0;  // 0: all hardware threads; the inference thread pool
@@ -61,6 +68,10 @@ struct RunOptions {
   // Called once the model is loaded, before any row is read.
   std::function<void(const model::ModelConfig&)> on_model_loaded;
 };
+
+// kInvalidArgument naming the flag when a batching option is out of range
+// (negative batch size or token budget, window below 1).
+Status check_batching_options(int batch_size, int max_batch_tokens, int window_rows);
 
 // On error nothing is left at options.output (the temporary is removed; for a
 // folder output, the parts this run completed are removed too). Rows whose
