@@ -36,8 +36,8 @@ nlohmann::ordered_json cost_json(const cost::PricedInstance& priced, const RunFl
   nlohmann::ordered_json j;
   j["instance"] = priced.instance->name;
   j["price_list"] = priced.list->name;
-  j["price_source"] = priced.list->source;
-  j["price_date"] = priced.list->date;
+  j["price_source"] = priced.source();
+  j["price_date"] = priced.date();
   j["instance_usd_per_hour"] = priced.instance->usd_per_hour;
   j["spot_discount"] = flags.pricing.spot_discount;
   j["platform_usd_per_hour"] = flags.pricing.platform_usd_per_hour;
@@ -57,7 +57,7 @@ std::string cost_summary(const cost::PricedInstance& priced, const cost::CostEst
   return fmt::format(
       "cost            {} ({} prices, {}): ${:.4f}/h -> ${:.6f} for this run, ${:.4f} per million rows, "
       "${:.5f} per million tokens; {} rows would take {:.2f} h and cost ${:.2f}\n",
-      priced.instance->name, priced.list->name, priced.list->date, c.usd_per_hour, c.cost_to_solution_usd,
+      priced.instance->name, priced.list->name, priced.date(), c.usd_per_hour, c.cost_to_solution_usd,
       c.usd_per_million_rows, c.usd_per_million_tokens, corpus_rows, c.corpus_seconds / 3600.0, c.corpus_usd);
 }
 
@@ -204,7 +204,8 @@ void register_run(CLI::App& app) {
                   "million rows/tokens and the corpus projection to the summary and metrics");
   cmd->add_option("--price-list", flags->price_list, "Look --instance up in this list only (e.g. seed-2021)");
   cmd->add_option("--prices", flags->price_files, "A JSON price list of your own (docs/cost.md); repeatable")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)
+      ->allow_extra_args(false);  // one file per flag: later words stay inputs
   cmd->add_option("--spot-discount", flags->pricing.spot_discount,
                   "Fraction off the on-demand price, 0 to <1 (e.g. 0.7 for spot at 30% of on-demand)")
       ->capture_default_str();

@@ -18,22 +18,9 @@ using testing::count_entries;
 using testing::slurp;
 using testing::TempDir;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
+using Outcome = infercost::testing::CommandOutcome;
 Outcome run_cli(const std::string& args) {
-  std::string cmd = std::string(INFERCOST_BINARY_DIR) + "/infercost " + args + " 2>&1";
-  Outcome o;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) o.output.append(buf, n);
-  int status = ::pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
+  return infercost::testing::run_infercost(args);
 }
 
 class CliTest : public ::testing::Test {
@@ -267,25 +254,26 @@ TEST_F(CliTest, RunPricesTheRunForAnInstance) {
                            work.file("out.jsonl") + " --metrics " + work.file("m.json") +
                            " --instance p3.8xlarge --spot-discount 0.5 --machines 2 --corpus-rows 1000000");
   ASSERT_EQ(priced.exit_code, 0) << priced.output;
-  EXPECT_NE(priced.output.find("cost            p3.8xlarge (seed-2021 prices, 2021)"), std::string::npos)
+  EXPECT_NE(priced.output.find("cost            p3.8xlarge (aws-2026 prices, 2026-01-21)"), std::string::npos)
       << priced.output;
   const nlohmann::json m = nlohmann::json::parse(slurp(work.file("m.json")));
   const nlohmann::json& c = m.at("cost");
   EXPECT_EQ(c.at("instance"), "p3.8xlarge");
-  EXPECT_EQ(c.at("price_list"), "seed-2021");
-  EXPECT_DOUBLE_EQ(c.at("usd_per_hour").get<double>(), 1.66 * 0.5 * 2);
+  EXPECT_EQ(c.at("price_list"), "aws-2026");  // a bare name gets the current list
+  EXPECT_DOUBLE_EQ(c.at("usd_per_hour").get<double>(), 12.24 * 0.5 * 2);
   const double wall = m.at("wall_seconds").get<double>();
   const double rows = m.at("rows").get<double>();
   EXPECT_EQ(rows, 50);
-  EXPECT_NEAR(c.at("cost_to_solution_usd").get<double>(), wall / 3600 * 1.66, 1e-12);
-  EXPECT_NEAR(c.at("usd_per_million_rows").get<double>(), 1e6 / (rows / wall) * 1.66 / 3600, 1e-9);
+  EXPECT_NEAR(c.at("cost_to_solution_usd").get<double>(), wall / 3600 * 12.24, 1e-12);
+  EXPECT_NEAR(c.at("usd_per_million_rows").get<double>(), 1e6 / (rows / wall) * 12.24 / 3600, 1e-9);
   EXPECT_EQ(c.at("corpus_rows"), 1000000);
   EXPECT_NEAR(c.at("corpus_seconds").get<double>(), 1e6 / (rows / wall), 1e-6);
 
   Outcome unknown = run_cli("run " + work.file("in.jsonl") + " --model " + model() + " --output " +
                             work.file("x.jsonl") + " --instance p9.huge");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.output.find("'p9.huge' is not in the price list seed-2021"), std::string::npos)
+  EXPECT_NE(unknown.output.find("'p9.huge' is not in the price lists aws-2026, gcp-2026, seed-2021"),
+            std::string::npos)
       << unknown.output;
   EXPECT_FALSE(std::filesystem::exists(work.file("x.jsonl")));
   Outcome orphan = run_cli("run " + work.file("in.jsonl") + " --model " + model() + " --output " +

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
 
 namespace infercost::cost {
 namespace {
@@ -140,22 +142,28 @@ TEST(FindInstance, SearchesListsInOrderOrOneByName) {
   ASSERT_TRUE(mine.ok());
   std::vector<PriceList> lists = builtin_price_lists();
   lists.push_back(*mine);
+  // The user's list comes first, then the current built-in lists, then the seed.
   auto first = find_instance(lists, "p3.8xlarge");
   ASSERT_TRUE(first.ok());
-  EXPECT_EQ(first->list->name, "seed-2021");
-  EXPECT_DOUBLE_EQ(first->instance->usd_per_hour, 1.66);
+  EXPECT_EQ(first->list->name, "mine");
+  EXPECT_DOUBLE_EQ(first->instance->usd_per_hour, 12.24);
+  lists.pop_back();
+  EXPECT_EQ(find_instance(lists, "p3.8xlarge")->list->name, "aws-2026");
+  EXPECT_EQ(find_instance(lists, "p2.xlarge")->list->name, "seed-2021");  // only the seed has it
+  lists.push_back(*mine);
   auto named = find_instance(lists, "p3.8xlarge", "mine");
   ASSERT_TRUE(named.ok());
   EXPECT_DOUBLE_EQ(named->instance->usd_per_hour, 12.24);
   EXPECT_EQ(find_instance(lists, "box")->list->name, "mine");
   auto missing = find_instance(lists, "p9.huge");
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("'p9.huge' is not in the price lists seed-2021, mine"),
+  EXPECT_NE(missing.status().message().find(
+                "'p9.huge' is not in the price lists mine, aws-2026, gcp-2026, seed-2021"),
             std::string::npos)
       << missing.status().message();
   auto no_list = find_instance(lists, "box", "nope");
   ASSERT_FALSE(no_list.ok());
-  EXPECT_NE(no_list.status().message().find("known: seed-2021, mine"), std::string::npos);
+  EXPECT_NE(no_list.status().message().find("known: seed-2021, aws-2026, gcp-2026, mine"), std::string::npos);
 }
 
 TEST(Pricing, Validation) {
@@ -189,6 +197,174 @@ TEST(PriceLists, BuiltInFirstThenFilesInOrderAndErrorsNameTheFile) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find(path), std::string::npos);
   EXPECT_EQ(price_lists_with({})->size(), builtin_price_lists().size());
+}
+
+}  // namespace
+}  // namespace infercost::cost
+
+namespace infercost::cost {
+namespace {
+
+const PriceList& builtin(const std::string& name) {
+  for (const PriceList& list : builtin_price_lists()) {
+    if (list.name == name) return list;
+  }
+  ADD_FAILURE() << "no built-in list " << name;
+  static const PriceList kEmpty;
+  return kEmpty;
+}
+
+TEST(BuiltinPrices, SeedFirstThenTheCurrentLists) {
+  const auto& lists = builtin_price_lists();
+  ASSERT_EQ(lists.size(), 3u);
+  EXPECT_EQ(lists[0].name, "seed-2021");
+  EXPECT_EQ(lists[1].name, "aws-2026");
+  EXPECT_EQ(lists[2].name, "gcp-2026");
+}
+
+TEST(BuiltinPrices, EveryPriceIsPositiveFiniteAndEveryNameUnique) {
+  std::set<std::string> list_names;
+  for (const PriceList& list : builtin_price_lists()) {
+    EXPECT_TRUE(list_names.insert(list.name).second) << "list listed twice: " << list.name;
+    EXPECT_FALSE(list.source.empty()) << list.name;
+    EXPECT_FALSE(list.date.empty()) << list.name;
+    EXPECT_FALSE(list.instances.empty()) << list.name;
+    std::set<std::string> names;
+    for (const Instance& i : list.instances) {
+      EXPECT_TRUE(names.insert(i.name).second) << list.name << ": " << i.name << " listed twice";
+      EXPECT_TRUE(std::isfinite(i.usd_per_hour) && i.usd_per_hour > 0) << list.name << ": " << i.name;
+      EXPECT_GE(i.gpus, 0) << i.name;
+      EXPECT_EQ(i.gpus > 0, !i.gpu.empty()) << list.name << ": " << i.name << " GPU count and model disagree";
+      EXPECT_GT(i.vcpus, 0) << list.name << ": " << i.name;
+      EXPECT_FALSE(i.memory.empty()) << list.name << ": " << i.name;
+    }
+  }
+}
+
+TEST(BuiltinPrices, EveryCurrentPriceNamesItsSourceDateAndRegion) {
+  for (const char* name : {"aws-2026", "gcp-2026"}) {
+    const PriceList& list = builtin(name);
+    EXPECT_FALSE(list.notes.empty()) << name << ": the notes say prices change and how to override them";
+    EXPECT_NE(list.notes.find("--prices"), std::string::npos) << name;
+    for (const Instance& i : list.instances) {
+      EXPECT_FALSE(i.source.empty()) << name << ": " << i.name;
+      EXPECT_FALSE(i.date.empty()) << name << ": " << i.name;
+      EXPECT_FALSE(i.region.empty()) << name << ": " << i.name;
+      // A source a reader can find: a repository file pinned to a commit.
+      EXPECT_NE(i.source.find("at commit "), std::string::npos) << name << ": " << i.name;
+      EXPECT_EQ(i.date.substr(0, 4), "2026") << name << ": " << i.name;
+    }
+  }
+  for (const Instance& i : builtin("aws-2026").instances) EXPECT_EQ(i.region, "us-east-1") << i.name;
+  for (const Instance& i : builtin("gcp-2026").instances) EXPECT_EQ(i.region, "us-central1") << i.name;
+}
+
+TEST(BuiltinPrices, AwsCoversTheIssuesInstanceFamilies) {
+  const PriceList& aws = builtin("aws-2026");
+  for (const char* name :
+       {"g4dn.xlarge",  "g4dn.12xlarge", "g4dn.16xlarge", "g5.xlarge",   "g5.12xlarge",  "g5.48xlarge",
+        "g6.xlarge",    "g6.12xlarge",   "g6.48xlarge",   "p3.2xlarge",  "p3.8xlarge",   "p3dn.24xlarge",
+        "p4d.24xlarge", "p5.48xlarge",   "c5.12xlarge",   "c5.24xlarge", "c6i.12xlarge", "c6i.24xlarge",
+        "c7i.12xlarge", "c7i.24xlarge",  "m7i.12xlarge",  "m7i.24xlarge"}) {
+    EXPECT_NE(aws.find(name), nullptr) << name;
+  }
+}
+
+// Spot checks against the cited rows (docs/cost.md lists every price and where it was read).
+TEST(BuiltinPrices, ValuesMatchTheCitedRows) {
+  struct Want {
+    const char* list;
+    const char* name;
+    double usd_per_hour;
+    int gpus;
+    const char* gpu;
+    int vcpus;
+  };
+  const Want want[] = {
+      // tsaol/aws-gpu data/all_gpu_instances.js @7412fd2, pricing["us-east-1"].onDemand
+      {"aws-2026", "g4dn.xlarge", 0.526, 1, "T4", 4},
+      {"aws-2026", "g4dn.12xlarge", 3.912, 4, "T4", 48},
+      {"aws-2026", "g5.xlarge", 1.006, 1, "A10G", 4},
+      {"aws-2026", "g5.48xlarge", 16.288, 8, "A10G", 192},
+      {"aws-2026", "g6.xlarge", 0.8048, 1, "L4", 4},
+      {"aws-2026", "g6.12xlarge", 4.6016, 4, "L4", 48},
+      {"aws-2026", "p3.8xlarge", 12.24, 4, "V100", 32},
+      {"aws-2026", "p3dn.24xlarge", 31.212, 8, "V100", 96},
+      // the same in both catalogs (after the June 2025 cut)
+      {"aws-2026", "p4d.24xlarge", 21.957642, 8, "A100", 96},
+      {"aws-2026", "p5.4xlarge", 6.88, 1, "H100", 16},
+      {"aws-2026", "p5.48xlarge", 55.04, 8, "H100", 192},
+      // skypilot-catalog catalogs/v8/aws/vms.csv @e385a0d, us-east-1 rows
+      {"aws-2026", "c5.12xlarge", 2.04, 0, "", 48},
+      {"aws-2026", "c6i.24xlarge", 4.08, 0, "", 96},
+      {"aws-2026", "c7i.12xlarge", 2.142, 0, "", 48},
+      {"aws-2026", "c7i.24xlarge", 4.284, 0, "", 96},
+      {"aws-2026", "m7i.12xlarge", 2.4192, 0, "", 48},
+      {"aws-2026", "m7i.24xlarge", 4.8384, 0, "", 96},
+      // skypilot-catalog catalogs/v8/gcp/vms.csv @8427bbf, us-central1: VM row + GPU row
+      {"gcp-2026", "g2-standard-4", 0.14679 + 0.56004, 1, "L4", 4},
+      {"gcp-2026", "a2-highgpu-1g", 0.73948 + 2.93391, 1, "A100", 12},
+      {"gcp-2026", "n4-standard-48", 2.1768, 0, "", 48},
+  };
+  for (const Want& w : want) {
+    const Instance* i = builtin(w.list).find(w.name);
+    ASSERT_NE(i, nullptr) << w.list << ": " << w.name;
+    EXPECT_NEAR(i->usd_per_hour, w.usd_per_hour, 1e-9) << w.name;
+    EXPECT_EQ(i->gpus, w.gpus) << w.name;
+    EXPECT_EQ(i->gpu, w.gpu) << w.name;
+    EXPECT_EQ(i->vcpus, w.vcpus) << w.name;
+  }
+  // The sums as stored.
+  EXPECT_DOUBLE_EQ(builtin("gcp-2026").find("g2-standard-4")->usd_per_hour, 0.70683);
+  EXPECT_DOUBLE_EQ(builtin("gcp-2026").find("a2-highgpu-1g")->usd_per_hour, 3.67339);
+}
+
+TEST(BuiltinPrices, SeedListCarriesNoPerInstanceSources) {
+  // The study's table is one source; its rows stay as they were.
+  for (const Instance& i : builtin("seed-2021").instances) {
+    EXPECT_TRUE(i.source.empty() && i.date.empty() && i.region.empty()) << i.name;
+  }
+}
+
+TEST(FindInstance, CurrentInstancesResolveToTheirListAndSource) {
+  const auto& lists = builtin_price_lists();
+  auto g5 = find_instance(lists, "g5.xlarge");
+  ASSERT_TRUE(g5.ok()) << g5.status().to_string();
+  EXPECT_EQ(g5->list->name, "aws-2026");
+  EXPECT_NE(g5->source().find("tsaol/aws-gpu"), std::string::npos) << g5->source();
+  EXPECT_EQ(g5->date(), "2026-01-21");
+  // A name in both the seed and the current list: the current list wins, the
+  // study's price is one --price-list away.
+  EXPECT_EQ(find_instance(lists, "p3.8xlarge")->list->name, "aws-2026");
+  auto current = find_instance(lists, "p3.8xlarge", "aws-2026");
+  ASSERT_TRUE(current.ok());
+  EXPECT_DOUBLE_EQ(current->instance->usd_per_hour, 12.24);
+  // The seed's rows fall back to the list's source and date.
+  auto seed = find_instance(lists, "p3.8xlarge", "seed-2021");
+  ASSERT_TRUE(seed.ok());
+  EXPECT_EQ(seed->source(), seed->list->source);
+  EXPECT_EQ(seed->date(), "2021");
+  EXPECT_EQ(PricedInstance{}.source(), "");
+}
+
+TEST(PriceFile, PerInstanceSourceDateAndRegionAreOptionalStrings) {
+  auto list = parse_price_list(R"({"name": "mine", "source": "invoices", "date": "2026",
+    "instances": [
+      {"name": "a", "usd_per_hour": 1, "region": "eu-west-1", "source": "invoice 12", "date": "2026-10-01"},
+      {"name": "b", "usd_per_hour": 2}]})",
+                               "mine.json");
+  ASSERT_TRUE(list.ok()) << list.status().to_string();
+  EXPECT_EQ(list->find("a")->region, "eu-west-1");
+  EXPECT_EQ(list->find("a")->source, "invoice 12");
+  EXPECT_EQ(list->find("a")->date, "2026-10-01");
+  EXPECT_TRUE(list->find("b")->source.empty());
+  auto bad = parse_price_list(
+      R"({"name": "n", "source": "s", "date": "d", "instances": [{"name": "a", "usd_per_hour": 1, "region": 5}]})",
+      "p.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("p.json: instances[0] (a): \"region\" must be a string"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 }  // namespace

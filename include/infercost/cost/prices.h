@@ -1,8 +1,11 @@
 // Instance price lists and cost-to-solution arithmetic.
 //
-// A price list names where its prices come from and when. Built-in lists:
-// "seed-2021", the hourly prices the 2021 study published (../shared/MISSION.md),
-// kept as published. Users add their own lists as JSON files (docs/cost.md).
+// A price list names where its prices come from and when. Built-in lists, in
+// this order: "seed-2021", the hourly prices the 2021 study published
+// (../shared/MISSION.md), kept as published; "aws-2026" and "gcp-2026", current
+// on-demand prices with a source, date and region for every instance
+// (docs/cost.md says how they were compiled). Users add their own lists as JSON
+// files.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,12 @@ struct Instance {
   std::string gpu;     // e.g. "V100"; empty for CPU-only machines
   int vcpus = 0;       // 0: not published in the list
   std::string memory;  // as the source gives it, e.g. "64 GB GPU"
+  // Where this price comes from when it is not the list's own source (empty:
+  // the list's), the date of that source, and the region it was read for
+  // (empty: not stated).
+  std::string source;
+  std::string date;
+  std::string region;
 };
 
 struct PriceList {
@@ -40,7 +49,8 @@ const std::vector<PriceList>& builtin_price_lists();
 // Parses a user price list:
 //   {"name": "...", "source": "...", "date": "...", "notes": "...",
 //    "instances": [{"name": "...", "usd_per_hour": 1.23, "gpus": 1, "gpu": "T4",
-//                   "vcpus": 4, "memory": "16 GiB"}, ...]}
+//                   "vcpus": 4, "memory": "16 GiB", "region": "us-east-1",
+//                   "source": "...", "date": "..."}, ...]}
 // name, source, date and each instance's name and usd_per_hour are required;
 // prices must be positive and finite; instance names unique. Errors name
 // `origin` (the file) and the offending instance.
@@ -54,11 +64,17 @@ Result<std::vector<PriceList>> price_lists_with(const std::vector<std::string>& 
 struct PricedInstance {
   const PriceList* list = nullptr;
   const Instance* instance = nullptr;
+
+  // The instance's own source and date where it has them, else the list's.
+  const std::string& source() const;
+  const std::string& date() const;
 };
 
-// Finds `instance` in `lists`, searched in order, or only in the list named
-// `list_name` when it is not empty. Errors (kInvalidArgument) name the lists
-// searched and what they hold.
+// Finds `instance` in the list named `list_name`, or, when it is empty, in
+// the user's lists (those not built in), then the current built-in lists,
+// then seed-2021 (historical prices: used for a bare name only when no other
+// list has it), each group in the order given. Errors (kInvalidArgument)
+// name the lists searched.
 Result<PricedInstance> find_instance(const std::vector<PriceList>& lists, const std::string& instance,
                                      const std::string& list_name = "");
 
