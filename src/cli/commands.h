@@ -26,5 +26,8 @@ void register_demo(CLI::App& app);
 void register_cat(CLI::App& app);
 void register_inspect(CLI::App& app);
 void register_prices(CLI::App& app);
+void register_bench(CLI::App& app);
+void register_report(CLI::App& app);
+void register_plan(CLI::App& app);
 
 }  // namespace infercost::cli

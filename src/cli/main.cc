@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "infercost/core/file.h"
+#include "infercost/core/version.h"
 
 namespace infercost::cli {
 
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
   CLI::App app{"infercost: batch inference and cost-to-solution benchmarks for transformer text classifiers"};
   infercost::install_temporary_cleanup_on_signals();
   app.require_subcommand(1);
-  app.set_version_flag("--version", "infercost 0.1.0");
+  app.set_version_flag("--version", std::string("infercost ") + infercost::kVersion);
   register_run(app);
   register_tokenize(app);
   register_model(app);
@@ -39,6 +40,9 @@ int main(int argc, char** argv) {
   register_cat(app);
   register_inspect(app);
   register_prices(app);
+  register_bench(app);
+  register_report(app);
+  register_plan(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

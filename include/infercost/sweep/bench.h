@@ -1,0 +1,104 @@
+// `infercost bench`: runs every point of a sweep (spec.h) as repeated child
+// processes (`infercost run ... --metrics`), and writes one benchmark record
+// per point (record.h) as each point finishes. A point whose run fails is
+// recorded as failed, with the reason, and the sweep goes on.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/cost/prices.h"
+#include "infercost/record/record.h"
+#include "infercost/sweep/spec.h"
+
+namespace infercost::sweep {
+
+// The fields of an `infercost run --metrics` file that a record uses.
+struct RunReport {
+  int64_t rows = 0;
+  int64_t tokens = 0;
+  int64_t padded_tokens = 0;
+  int64_t computed_tokens = 0;
+  int64_t input_files = 0;
+  double padding_efficiency = 0;
+  double batch_fill = 0;
+  double wall_seconds = 0;
+  double rows_per_second = 0;
+  double tokens_per_second = 0;
+  int64_t peak_rss_bytes = 0;
+  std::map<std::string, double> stage_seconds;
+  std::string device, precision, batching;
+  int threads = 0, batch_size = 0, max_batch_tokens = 0, tokenizer_threads = 0, max_length = 0;
+  std::vector<int> length_edges;
+  std::vector<int64_t> length_counts;
+};
+
+// Parses a run's metrics JSON; `origin` (the file) starts every error
+// (kCorruption naming the field).
+Result<RunReport> parse_run_report(std::string_view json, const std::string& origin);
+
+// Fills a record's measurements from its timed runs (at least one): the
+// repetitions, spreads of wall time and throughput, median stage seconds,
+// counts, the resolved config (batch_size_rule kept), data rows, tokens and
+// length histogram. `peak_rss_bytes[i]` is run i's peak RSS as its parent
+// saw it (0: take the run's own figure).
+void fill_measurements(record::Record& r, const std::vector<RunReport>& runs,
+                       const std::vector<int64_t>& peak_rss_bytes);
+
+// The record's instance block for a priced instance.
+record::InstanceInfo instance_info(const cost::PricedInstance& priced, const cost::Pricing& pricing);
+// Cost of a measured point at `instance.usd_per_hour` (from the median wall
+// time); corpus_rows 0 projects the point's own rows.
+record::CostInfo cost_info(const record::InstanceInfo& instance, double wall_seconds, int64_t rows,
+                           int64_t tokens, int64_t corpus_rows);
+
+// Where generated data of `shape` lives for this spec:
+// <data_dir>/<shape>-<rows>rows-seed<seed>[.jsonl|.parquet]; a folder for
+// json-3 and parquet-10. Complete when "<path>.complete" exists.
+std::string dataset_path(const SweepSpec& spec, const std::string& shape);
+
+// The `infercost run` arguments of a point (after argv[0]): inputs, model,
+// output folder and metrics file, then the point's and the sweep's settings.
+// batch_size 0 leaves the run's default.
+std::vector<std::string> run_arguments(const SweepSpec& spec, const Point& point,
+                                       const std::vector<std::string>& inputs, int batch_size,
+                                       const std::string& output_dir, const std::string& metrics_path);
+
+struct BenchOptions {
+  SweepSpec spec;  // fill_defaults() and validate() done
+  // The infercost executable each run starts; /proc/self/exe by default.
+  std::string executable = "/proc/self/exe";
+  std::vector<std::string> command;  // the bench command line, for the records
+  std::FILE* log = stderr;           // progress and summaries
+  bool terminal = false;             // one updating progress line instead of plain lines
+  std::string nvml_library = "libnvidia-ml.so.1";
+};
+
+struct BenchSummary {
+  int points = 0;
+  int failed = 0;
+};
+
+// Checks what can be checked before any run (the instance in the price
+// lists, the model's config.json), then makes or reuses the data, runs every
+// point and appends its record to spec.out as it finishes (flushed, so an
+// interrupted sweep keeps its finished points). Points that fail are counted
+// in the summary, not returned as errors.
+Result<BenchSummary> run_bench(const BenchOptions& options);
+
+// The instance a spec prices, looked up in the built-in lists and spec.prices;
+// nullopt when spec.instance is empty. kInvalidArgument for an unknown one.
+// `lists` keeps the loaded lists alive (the result points into them).
+Result<std::optional<cost::PricedInstance>> find_spec_instance(const SweepSpec& spec,
+                                                               std::vector<cost::PriceList>& lists);
+
+// The --dry-run listing: one line per point with its run arguments.
+std::string describe_points(const SweepSpec& spec, const std::vector<Point>& points);
+
+}  // namespace infercost::sweep

@@ -1,0 +1,73 @@
+// Samples a running process (a benchmark repetition) the way the study
+// watched its machines: CPUs busy and resident memory from /proc, GPU memory
+// and utilization from NVML where present, summarized into record::Monitor.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/record/record.h"
+#include "infercost/sweep/nvml.h"
+
+namespace infercost::sweep {
+
+// utime + stime (fields 14 and 15, in clock ticks) of a /proc/<pid>/stat
+// line. The command name in parentheses may hold spaces and ')'.
+// kCorruption when the line is not of that form.
+Result<int64_t> parse_proc_stat_cpu_ticks(std::string_view stat_line);
+
+// VmRSS of /proc/<pid>/status text, in bytes. kNotFound when the line is
+// absent (a process that has exited and not been reaped has none).
+Result<int64_t> parse_vm_rss_bytes(std::string_view status_text);
+
+// Sums samples into record::Monitor; feed it from one thread.
+class MonitorAccumulator {
+ public:
+  explicit MonitorAccumulator(double interval_seconds) : interval_(interval_seconds) {}
+  // CPUs busy over the last interval (2.0: two CPUs fully).
+  void add_cpu(double cpus_busy);
+  void add_rss(int64_t bytes);
+  void add_gpus(const std::vector<GpuSample>& gpus);
+  record::Monitor summary() const;
+
+ private:
+  struct GpuTotals {
+    int64_t memory_total = 0, memory_peak = 0;
+    double memory_sum = 0, utilization_sum = 0, utilization_peak = 0;
+    int64_t samples = 0;
+  };
+  double interval_;
+  int64_t samples_ = 0;
+  int64_t cpu_samples_ = 0, rss_samples_ = 0;
+  double cpu_sum_ = 0, cpu_peak_ = 0;
+  double rss_sum_ = 0;
+  int64_t rss_peak_ = 0;
+  std::map<int, GpuTotals> gpus_;
+  friend class ProcessSampler;
+};
+
+// Samples one process into an accumulator: call sample() every interval
+// while it runs. CPU busy is the growth of its utime + stime between two
+// samples over the time between them (the first sample measures from start).
+class ProcessSampler {
+ public:
+  ProcessSampler(pid_t pid, const Nvml* nvml, MonitorAccumulator* out);
+  // False when /proc/<pid> could not be read (the process is gone).
+  bool sample();
+
+ private:
+  pid_t pid_;
+  const Nvml* nvml_;
+  MonitorAccumulator* out_;
+  int64_t last_ticks_ = 0;
+  std::chrono::steady_clock::time_point last_time_;
+  double ticks_per_second_;
+};
+
+}  // namespace infercost::sweep

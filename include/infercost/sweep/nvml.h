@@ -1,0 +1,53 @@
+// GPU facts and samples from NVML, the NVIDIA driver's management library.
+// libnvidia-ml.so.1 is opened at run time with dlopen, never linked: one
+// build of infercost runs on machines with and without an NVIDIA driver.
+// Where it is absent, load() says "NVML not available: <why>".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/record/record.h"
+
+namespace infercost::sweep {
+
+// One GPU at one instant. Memory is device-wide (every process), as
+// nvidia-smi shows it.
+struct GpuSample {
+  int index = 0;
+  int64_t memory_total_bytes = 0;
+  int64_t memory_used_bytes = 0;
+  double utilization = 0;  // 0..1: the share of the last sample period a kernel ran
+};
+
+class Nvml {
+ public:
+  // Opens `library` and initializes NVML. kUnsupported "NVML not available:
+  // <why>" when the library is missing, lacks a symbol, or the driver refuses
+  // to initialize.
+  static Result<std::unique_ptr<Nvml>> load(const std::string& library = "libnvidia-ml.so.1");
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  int device_count() const { return count_; }
+  const std::string& driver() const { return driver_; }
+  // Name, total memory, compute capability and driver of each GPU, by index.
+  const std::vector<record::GpuInfo>& devices() const { return devices_; }
+  // Memory used and utilization of every GPU now. Thread-compatible.
+  Result<std::vector<GpuSample>> sample() const;
+
+ private:
+  struct Api;
+  Nvml() = default;
+  void* handle_ = nullptr;
+  std::unique_ptr<Api> api_;
+  int count_ = 0;
+  std::string driver_;
+  std::vector<record::GpuInfo> devices_;
+};
+
+}  // namespace infercost::sweep

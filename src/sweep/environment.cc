@@ -1,0 +1,157 @@
+#include "infercost/sweep/environment.h"
+
+#include <fmt/format.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "infercost/backend/cpu_info.h"
+#include "infercost/core/file.h"
+#include "infercost/core/sha256.h"
+#include "infercost/core/version.h"
+#include "infercost/io/row_source.h"
+#include "infercost/model/config.h"
+#include "infercost/model/safetensors.h"
+
+#ifndef INFERCOST_GIT_REVISION
+#define INFERCOST_GIT_REVISION ""
+#endif
+
+namespace infercost::sweep {
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+int64_t parse_mem_total_bytes(const std::string& meminfo) {
+  std::istringstream in(meminfo);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("MemTotal:", 0) != 0) continue;
+    std::istringstream fields(line.substr(9));
+    long long kib = 0;
+    std::string unit;
+    if (fields >> kib >> unit && unit == "kB" && kib > 0) return static_cast<int64_t>(kib) * 1024;
+    return 0;
+  }
+  return 0;
+}
+
+std::string parse_os_pretty_name(const std::string& os_release) {
+  std::istringstream in(os_release);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("PRETTY_NAME=", 0) != 0) continue;
+    std::string v = line.substr(12);
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
+      v = v.substr(1, v.size() - 2);
+    }
+    return v;
+  }
+  return {};
+}
+
+record::Hardware collect_hardware(const Nvml* nvml) {
+  record::Hardware h;
+  char host[256] = {0};
+  if (::gethostname(host, sizeof host - 1) == 0) h.hostname = host;
+  const backend::CpuInfo& cpu = backend::cpu_info();
+  h.cpu_model = cpu.model;
+  h.logical_cpus = cpu.logical_cpus;
+  h.isa = cpu.isa();
+  h.memory_bytes = parse_mem_total_bytes(slurp("/proc/meminfo"));
+  if (nvml != nullptr) h.gpus = nvml->devices();
+  return h;
+}
+
+record::Software collect_software() {
+  record::Software s;
+  s.infercost = kVersion;
+  s.git = INFERCOST_GIT_REVISION;
+#if defined(__clang__)
+  s.compiler = fmt::format("clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+  s.compiler = "gcc " __VERSION__;
+#else
+  s.compiler = __VERSION__;
+#endif
+  if (const dnnl_version_t* v = dnnl_version())
+    s.onednn = fmt::format("{}.{}.{}", v->major, v->minor, v->patch);
+  s.os = parse_os_pretty_name(slurp("/etc/os-release"));
+  struct utsname u {};
+  if (::uname(&u) == 0) s.kernel = u.release;
+  return s;
+}
+
+Result<record::ModelInfo> read_model_info(const std::string& dir) {
+  INFERCOST_ASSIGN_OR_RETURN(model::ModelConfig config, model::load_config(dir + "/config.json"));
+  record::ModelInfo m;
+  m.name = config.name;
+  if (m.name.empty()) m.name = std::filesystem::path(dir).lexically_normal().filename().string();
+  if (m.name.empty())
+    m.name = std::filesystem::path(dir).lexically_normal().parent_path().filename().string();
+  m.architecture = config.model_type;
+  m.synthetic = config.synthetic;
+  m.layers = config.num_layers;
+  m.hidden = config.hidden_size;
+  m.heads = config.num_heads;
+  m.intermediate = config.intermediate_size;
+  m.vocab = config.vocab_size;
+  const std::string weights = dir + "/model.safetensors";
+  if (path_exists(weights)) {
+    INFERCOST_ASSIGN_OR_RETURN(model::SafeTensorsFile file, model::SafeTensorsFile::open(weights));
+    for (const auto& [name, info] : file.tensors()) m.parameters += info.numel();
+  }
+  return m;
+}
+
+Result<InputFiles> describe_inputs(const std::vector<std::string>& inputs) {
+  InputFiles out;
+  INFERCOST_ASSIGN_OR_RETURN(out.files, io::expand_inputs(inputs));
+  Sha256 hash;
+  std::vector<char> buffer(1 << 20);
+  for (const std::string& path : out.files) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return io_error(fmt::format("{}: cannot open to hash it", path));
+    size_t n;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+      hash.update(buffer.data(), n);
+      out.bytes += static_cast<int64_t>(n);
+    }
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) return io_error(fmt::format("{}: read error while hashing it", path));
+  }
+  out.content_sha256 = hash.hex_digest();
+  return out;
+}
+
+std::string default_data_dir() {
+  std::string cache;
+  if (const char* dir = std::getenv("INFERCOST_CACHE"); dir && *dir) {
+    cache = dir;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    cache = std::string(xdg) + "/infercost";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    cache = std::string(home) + "/.cache/infercost";
+  } else {
+    cache = ".infercost-cache";
+  }
+  return cache + "/bench-data";
+}
+
+}  // namespace infercost::sweep

@@ -1,0 +1,152 @@
+#include "infercost/sweep/nvml.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+namespace infercost::sweep {
+
+// The few NVML entry points used, declared from NVML's public C API
+// (nvml.h): every call returns an nvmlReturn_t, 0 on success.
+namespace {
+using NvmlReturn = int;
+using NvmlDevice = void*;
+constexpr NvmlReturn kNvmlSuccess = 0;
+struct NvmlMemory {
+  unsigned long long total, free, used;
+};
+struct NvmlUtilization {
+  unsigned int gpu, memory;
+};
+}  // namespace
+
+struct Nvml::Api {
+  NvmlReturn (*init)() = nullptr;
+  NvmlReturn (*shutdown)() = nullptr;
+  const char* (*error_string)(NvmlReturn) = nullptr;
+  NvmlReturn (*device_count)(unsigned int*) = nullptr;
+  NvmlReturn (*device_by_index)(unsigned int, NvmlDevice*) = nullptr;
+  NvmlReturn (*device_name)(NvmlDevice, char*, unsigned int) = nullptr;
+  NvmlReturn (*memory_info)(NvmlDevice, NvmlMemory*) = nullptr;
+  NvmlReturn (*utilization)(NvmlDevice, NvmlUtilization*) = nullptr;
+  NvmlReturn (*driver_version)(char*, unsigned int) = nullptr;
+  NvmlReturn (*compute_capability)(NvmlDevice, int*, int*) = nullptr;
+  std::vector<NvmlDevice> devices;
+
+  std::string describe(NvmlReturn code) const {
+    const char* text = error_string ? error_string(code) : nullptr;
+    return text ? fmt::format("{} (NVML error {})", text, code) : fmt::format("NVML error {}", code);
+  }
+};
+
+namespace {
+
+Status not_available(const std::string& why) {
+  return unsupported("NVML not available: " + why);
+}
+
+template <typename F>
+bool bind(void* handle, const char* name, F& out) {
+  out = reinterpret_cast<F>(::dlsym(handle, name));
+  return out != nullptr;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Nvml>> Nvml::load(const std::string& library) {
+  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = ::dlerror();
+    return not_available(why ? why : library + ": cannot be opened");
+  }
+  std::unique_ptr<Nvml> nvml(new Nvml());
+  nvml->handle_ = handle;
+  nvml->api_ = std::make_unique<Api>();
+  Api& a = *nvml->api_;
+  struct Symbol {
+    const char* name;
+    bool ok;
+  };
+  const Symbol symbols[] = {
+      {"nvmlInit_v2", bind(handle, "nvmlInit_v2", a.init)},
+      {"nvmlShutdown", bind(handle, "nvmlShutdown", a.shutdown)},
+      {"nvmlErrorString", bind(handle, "nvmlErrorString", a.error_string)},
+      {"nvmlDeviceGetCount_v2", bind(handle, "nvmlDeviceGetCount_v2", a.device_count)},
+      {"nvmlDeviceGetHandleByIndex_v2", bind(handle, "nvmlDeviceGetHandleByIndex_v2", a.device_by_index)},
+      {"nvmlDeviceGetName", bind(handle, "nvmlDeviceGetName", a.device_name)},
+      {"nvmlDeviceGetMemoryInfo", bind(handle, "nvmlDeviceGetMemoryInfo", a.memory_info)},
+      {"nvmlDeviceGetUtilizationRates", bind(handle, "nvmlDeviceGetUtilizationRates", a.utilization)},
+      {"nvmlSystemGetDriverVersion", bind(handle, "nvmlSystemGetDriverVersion", a.driver_version)},
+      {"nvmlDeviceGetCudaComputeCapability",
+       bind(handle, "nvmlDeviceGetCudaComputeCapability", a.compute_capability)},
+  };
+  for (const Symbol& s : symbols) {
+    if (!s.ok) {
+      // The destructor must not call nvmlShutdown on a library never initialized.
+      a.shutdown = nullptr;
+      return not_available(fmt::format("{} has no {}", library, s.name));
+    }
+  }
+  if (NvmlReturn r = a.init(); r != kNvmlSuccess) {
+    a.shutdown = nullptr;
+    return not_available("nvmlInit failed: " + a.describe(r));
+  }
+  unsigned int count = 0;
+  if (NvmlReturn r = a.device_count(&count); r != kNvmlSuccess) {
+    return not_available("nvmlDeviceGetCount failed: " + a.describe(r));
+  }
+  char text[96] = {0};
+  if (a.driver_version(text, sizeof text) == kNvmlSuccess) nvml->driver_ = text;
+  for (unsigned int i = 0; i < count; ++i) {
+    NvmlDevice device = nullptr;
+    if (NvmlReturn r = a.device_by_index(i, &device); r != kNvmlSuccess) {
+      return not_available(fmt::format("nvmlDeviceGetHandleByIndex({}) failed: {}", i, a.describe(r)));
+    }
+    a.devices.push_back(device);
+    record::GpuInfo info;
+    info.index = static_cast<int>(i);
+    char name[96] = {0};
+    if (a.device_name(device, name, sizeof name) == kNvmlSuccess) info.name = name;
+    NvmlMemory memory{};
+    if (a.memory_info(device, &memory) == kNvmlSuccess)
+      info.memory_bytes = static_cast<int64_t>(memory.total);
+    int major = 0, minor = 0;
+    if (a.compute_capability(device, &major, &minor) == kNvmlSuccess) {
+      info.compute_capability = fmt::format("{}.{}", major, minor);
+    }
+    info.driver = nvml->driver_;
+    nvml->devices_.push_back(std::move(info));
+  }
+  nvml->count_ = static_cast<int>(count);
+  return nvml;
+}
+
+Nvml::~Nvml() {
+  if (api_ && api_->shutdown) api_->shutdown();
+  if (handle_) ::dlclose(handle_);
+}
+
+Result<std::vector<GpuSample>> Nvml::sample() const {
+  std::vector<GpuSample> out;
+  std::string first_error;
+  for (size_t i = 0; i < api_->devices.size(); ++i) {
+    GpuSample s;
+    s.index = static_cast<int>(i);
+    NvmlMemory memory{};
+    NvmlReturn r = api_->memory_info(api_->devices[i], &memory);
+    if (r != kNvmlSuccess) {
+      if (first_error.empty()) first_error = fmt::format("GPU {}: memory: {}", i, api_->describe(r));
+      continue;
+    }
+    s.memory_total_bytes = static_cast<int64_t>(memory.total);
+    s.memory_used_bytes = static_cast<int64_t>(memory.used);
+    // Utilization is not reported for some devices (e.g. MIG instances): 0 then.
+    NvmlUtilization utilization{};
+    if (api_->utilization(api_->devices[i], &utilization) == kNvmlSuccess)
+      s.utilization = utilization.gpu / 100.0;
+    out.push_back(s);
+  }
+  if (out.empty() && !first_error.empty()) return io_error("NVML sample failed: " + first_error);
+  return out;
+}
+
+}  // namespace infercost::sweep

@@ -1,0 +1,202 @@
+// The parent's view of a run: /proc parsing, sampling, NVML's absence and
+// child processes (their failures, timeouts and signals).
+#include "infercost/sweep/monitor.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "infercost/sweep/child.h"
+#include "infercost/sweep/environment.h"
+#include "infercost/sweep/nvml.h"
+#include "test_utils.h"
+
+namespace infercost::sweep {
+namespace {
+
+using testing::TempDir;
+
+TEST(ProcStat, SumsUserAndSystemTicks) {
+  // Fields 14 (utime) and 15 (stime) are 1234 and 56.
+  const std::string line =
+      "4242 (infercost) R 1 4242 4242 0 -1 4194304 1000 0 0 0 1234 56 0 0 20 0 9 0 100 123456789 2048 "
+      "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+  Result<int64_t> ticks = parse_proc_stat_cpu_ticks(line);
+  ASSERT_TRUE(ticks.ok()) << ticks.status().to_string();
+  EXPECT_EQ(*ticks, 1234 + 56);
+  // A command name with spaces and parentheses: only the last ')' ends it.
+  const std::string odd = "77 (my (odd) name) S 1 77 77 0 -1 0 0 0 0 0 10 20 0 0 20 0 1 0 5 0 0";
+  ASSERT_TRUE(parse_proc_stat_cpu_ticks(odd).ok());
+  EXPECT_EQ(*parse_proc_stat_cpu_ticks(odd), 30);
+}
+
+TEST(ProcStat, RefusesMalformedLines) {
+  EXPECT_FALSE(parse_proc_stat_cpu_ticks("").ok());
+  EXPECT_FALSE(parse_proc_stat_cpu_ticks("12 infercost R 1 2 3").ok());
+  EXPECT_FALSE(parse_proc_stat_cpu_ticks("12 (x) R 1 2 3 4 5 6 7 8 9").ok());  // too short
+  Result<int64_t> bad = parse_proc_stat_cpu_ticks("12 (x) R 1 2 3 4 5 6 7 8 9 10 abc 5 0");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("field 14"), std::string::npos) << bad.status().message();
+}
+
+TEST(ProcStatus, ReadsVmRss) {
+  const std::string status = "Name:\tinfercost\nVmPeak:\t  900000 kB\nVmRSS:\t  123456 kB\nThreads:\t9\n";
+  Result<int64_t> rss = parse_vm_rss_bytes(status);
+  ASSERT_TRUE(rss.ok()) << rss.status().to_string();
+  EXPECT_EQ(*rss, int64_t{123456} * 1024);
+  // A zombie's status has no VmRSS.
+  EXPECT_EQ(parse_vm_rss_bytes("Name:\tx\nState:\tZ (zombie)\n").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(parse_vm_rss_bytes("VmRSS:\t12 MB\n").status().code(), StatusCode::kCorruption);
+}
+
+TEST(Monitor, SummarizesSamples) {
+  MonitorAccumulator m(0.1);
+  m.add_cpu(1.0);
+  m.add_cpu(2.0);
+  m.add_rss(100);
+  m.add_rss(300);
+  m.add_gpus({{0, 1000, 200, 0.5}, {1, 1000, 0, 0.0}});
+  m.add_gpus({{0, 1000, 400, 1.0}, {1, 1000, 100, 0.2}});
+  record::Monitor s = m.summary();
+  EXPECT_DOUBLE_EQ(s.interval_seconds, 0.1);
+  EXPECT_DOUBLE_EQ(s.cpu_busy_mean, 1.5);
+  EXPECT_DOUBLE_EQ(s.cpu_busy_peak, 2.0);
+  EXPECT_DOUBLE_EQ(s.rss_mean_bytes, 200);
+  EXPECT_EQ(s.rss_peak_bytes, 300);
+  ASSERT_EQ(s.gpus.size(), 2u);
+  EXPECT_EQ(s.gpus[0].memory_total_bytes, 1000);
+  EXPECT_EQ(s.gpus[0].memory_used_peak_bytes, 400);
+  EXPECT_DOUBLE_EQ(s.gpus[0].memory_used_mean_bytes, 300);
+  EXPECT_DOUBLE_EQ(s.gpus[0].utilization_mean, 0.75);
+  EXPECT_DOUBLE_EQ(s.gpus[1].utilization_peak, 0.2);
+}
+
+TEST(Monitor, SamplesALiveProcess) {
+  MonitorAccumulator m(0.05);
+  ProcessSampler sampler(::getpid(), nullptr, &m);
+  volatile double sink = 0;
+  for (int i = 0; i < 20000000; ++i) sink = sink + i * 0.5;
+  ASSERT_TRUE(sampler.sample());
+  record::Monitor s = m.summary();
+  EXPECT_EQ(s.samples, 1);
+  EXPECT_GT(s.rss_peak_bytes, 0);
+  EXPECT_GE(s.cpu_busy_peak, 0.0);
+  // A process that does not exist cannot be sampled.
+  MonitorAccumulator none(0.1);
+  ProcessSampler gone(999999999, nullptr, &none);
+  EXPECT_FALSE(gone.sample());
+  EXPECT_EQ(none.summary().samples, 0);
+}
+
+// Only NVML's absence can be tested on a machine without an NVIDIA driver;
+// the sampling path needs a GPU (checked by hand where one is present).
+TEST(Nvml, SaysWhyItIsNotAvailable) {
+  Result<std::unique_ptr<Nvml>> missing = Nvml::load("libnvidia-ml-not-here.so.1");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(missing.status().message().rfind("NVML not available: ", 0), 0u) << missing.status().message();
+  EXPECT_NE(missing.status().message().find("libnvidia-ml-not-here.so.1"), std::string::npos);
+  // A library that is not NVML.
+  Result<std::unique_ptr<Nvml>> wrong = Nvml::load("libc.so.6");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("NVML not available: libc.so.6 has no nvmlInit_v2"),
+            std::string::npos)
+      << wrong.status().message();
+  Result<std::unique_ptr<Nvml>> real = Nvml::load();
+  if (real.ok()) {
+    EXPECT_EQ(static_cast<int>((*real)->devices().size()), (*real)->device_count());
+  } else {
+    EXPECT_EQ(real.status().message().rfind("NVML not available: ", 0), 0u) << real.status().message();
+  }
+}
+
+ChildOutcome run_sh(const std::string& script, double timeout = 0, MonitorAccumulator* monitor = nullptr) {
+  TempDir dir;
+  ChildRun run;
+  run.executable = "/bin/sh";
+  run.argv = {"sh", "-c", script};
+  run.stderr_path = dir.file("err.txt");
+  run.timeout_seconds = timeout;
+  run.monitor_interval = 0.02;
+  run.monitor = monitor;
+  Result<ChildOutcome> out = run_child(run);
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  return out.ok() ? *out : ChildOutcome{};
+}
+
+TEST(Child, ReportsSuccessAndPeakRss) {
+  MonitorAccumulator monitor(0.02);
+  ChildOutcome ok = run_sh("i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo done", 0, &monitor);
+  EXPECT_TRUE(ok.ok()) << ok.error;
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_GT(ok.peak_rss_bytes, 0);
+  EXPECT_GT(ok.seconds, 0);
+}
+
+TEST(Child, TakesTheReasonFromTheErrorLine) {
+  ChildOutcome failed =
+      run_sh("echo 'progress' >&2; echo 'infercost: error: Unsupported: no CUDA here' >&2; exit 4");
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(failed.exit_code, 4);
+  EXPECT_EQ(failed.error, "Unsupported: no CUDA here");
+  ChildOutcome plain = run_sh("echo 'something broke' >&2; exit 9");
+  EXPECT_EQ(plain.error, "exited with status 9: something broke");
+}
+
+TEST(Child, KillsRunsThatTimeOutAndNamesSignals) {
+  ChildOutcome slow = run_sh("sleep 5", 0.2);
+  EXPECT_TRUE(slow.timed_out);
+  EXPECT_LT(slow.seconds, 4.0);
+  EXPECT_NE(slow.error.find("timed out after 0.2 s"), std::string::npos) << slow.error;
+  ChildOutcome killed = run_sh("kill -9 $$");
+  EXPECT_EQ(killed.signal, 9);
+  EXPECT_NE(killed.error.find("killed by signal 9"), std::string::npos) << killed.error;
+  EXPECT_NE(killed.error.find("out of memory?"), std::string::npos) << killed.error;
+}
+
+TEST(Child, ReportsAnExecutableThatCannotRun) {
+  TempDir dir;
+  ChildRun run;
+  run.executable = "/no/such/infercost";
+  run.argv = {"infercost", "run"};
+  run.stderr_path = dir.file("err.txt");
+  Result<ChildOutcome> out = run_child(run);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->exit_code, 127);
+  EXPECT_NE(out->error.find("cannot run /no/such/infercost"), std::string::npos) << out->error;
+}
+
+TEST(FailureReason, PrefersTheLastErrorLine) {
+  EXPECT_EQ(failure_reason("infercost: error: a\ninfercost: error: b\n", 1, 0, false, 0), "b");
+  EXPECT_EQ(failure_reason("\r10 rows\rinfercost: error: c\n", 3, 0, false, 0), "c");
+  EXPECT_EQ(failure_reason("", 2, 0, false, 0), "exited with status 2");
+  EXPECT_NE(failure_reason("", -1, 0, true, 30).find("timed out after 30 s"), std::string::npos);
+}
+
+TEST(Environment, ParsesMeminfoAndOsRelease) {
+  EXPECT_EQ(parse_mem_total_bytes("MemTotal:       24576000 kB\nMemFree: 1 kB\n"), int64_t{24576000} * 1024);
+  EXPECT_EQ(parse_mem_total_bytes("MemFree: 1 kB\n"), 0);
+  EXPECT_EQ(
+      parse_os_pretty_name("NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"),
+      "Debian GNU/Linux 12 (bookworm)");
+  EXPECT_EQ(parse_os_pretty_name("PRETTY_NAME=Plain\n"), "Plain");
+  EXPECT_EQ(parse_os_pretty_name("NAME=x\n"), "");
+}
+
+TEST(Environment, DescribesThisMachineAndBuild) {
+  record::Hardware h = collect_hardware(nullptr);
+  EXPECT_FALSE(h.hostname.empty());
+  EXPECT_GE(h.logical_cpus, 1);
+  EXPECT_FALSE(h.isa.empty());
+  EXPECT_GT(h.memory_bytes, 0);
+  EXPECT_TRUE(h.gpus.empty());
+  record::Software s = collect_software();
+  EXPECT_EQ(s.infercost, "0.1.0");
+  EXPECT_FALSE(s.compiler.empty());
+  EXPECT_FALSE(s.onednn.empty());
+  EXPECT_FALSE(s.kernel.empty());
+}
+
+}  // namespace
+}  // namespace infercost::sweep
