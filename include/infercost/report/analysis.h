@@ -1,0 +1,205 @@
+// The report's analysis: benchmark records -> plain data (ReportModel) that
+// the Markdown, HTML and SVG printers turn into text. Nothing here formats
+// output or touches the file system except load().
+//
+// Terms used throughout:
+// - A configuration is what a benchmark point ran on and how: machine()
+//   (instance, else label, else hostname), device, precision, batching
+//   policy, data (shape and content), threads and the user's label. Batch
+//   size is not part of it: it is the x axis of the charts.
+// - A point is one configuration at one batch size. Records of the same
+//   point (the same sweep run twice) are merged: the median of their medians,
+//   the least minimum and the greatest maximum.
+// - The corpus is the number of rows every time and cost is projected to, so
+//   that points measured on different data can be compared: --corpus-rows,
+//   else the largest data.rows among the records.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/cost/prices.h"
+#include "infercost/record/record.h"
+
+namespace infercost::report {
+
+// Parses a duration: one or more <number><unit> parts, units h, m and s in
+// that order, each at most once: "2h", "90m", "3600s", "1h30m", "1.5h",
+// "1h 30m". The result is in seconds and must be positive. Errors
+// (kInvalidArgument) quote the text and say what is accepted.
+Result<double> parse_duration(std::string_view text);
+
+// A record with the file it came from.
+struct LoadedRecord {
+  record::Record record;
+  std::string source;  // the path as given
+};
+
+// Reads every record of every file (record::load_records: errors name the
+// file and line), in order.
+Result<std::vector<LoadedRecord>> load(const std::vector<std::string>& paths);
+
+// Re-prices every record that names an instance: its hourly price becomes
+// the instance's price in `lists` with the record's own spot discount,
+// platform surcharge and machine count (cost::hourly_usd). With `list_name`
+// only that list is searched; otherwise the lists are searched in order.
+// Records without an instance stay unpriced. An instance missing from the
+// lists is kInvalidArgument naming the instance, a file holding it and the
+// lists searched.
+Status reprice(std::vector<LoadedRecord>& records, const std::vector<cost::PriceList>& lists,
+               const std::string& list_name);
+
+struct Options {
+  std::string title = "infercost benchmark report";
+  std::optional<double> deadline_seconds;  // --deadline; none: not asked
+  std::string deadline_text;               // as the user wrote it, e.g. "2h"
+  int64_t corpus_rows = 0;                 // 0: the largest data.rows among the records
+  std::string pricing_note;                // e.g. how the records were re-priced; "" if not
+};
+
+// A distinct input data set among the records: same content hash and rows.
+struct DataSet {
+  int index = 0;  // 1-based, in order of shape, rows and content hash
+  std::string shape;
+  std::string content_sha256;
+  int64_t rows = 0;
+  int64_t tokens = 0;
+  std::vector<std::string> machines;  // that ran it, sorted
+};
+
+struct Configuration {
+  std::string machine;
+  std::string device;
+  std::string precision;
+  std::string batching;
+  std::string shape;
+  int data_set = 0;  // DataSet::index
+  int threads = 0;
+  std::string label;
+  std::string model;  // model name
+  bool synthetic = false;
+  int gpus = 0;  // of the instance, else of the hardware
+  // Hourly price of the machine(s) the records were priced at; 0: unpriced.
+  double usd_per_hour = 0;
+  std::string price_list;
+  // Short display name: the machine, then only the fields that differ
+  // between the report's configurations ("p3.8xlarge cuda:all fp16 tokens").
+  std::string name;
+  // Every field, for tables: "cuda:all fp16 tokens json-3 8 threads".
+  std::string description;
+};
+
+struct Point {
+  size_t config = 0;  // index into ReportModel::configs
+  int batch_size = 0;
+  std::string batch_size_rule;  // "40xgpus", ... or ""
+  int records = 0;              // merged into this point
+  std::vector<std::string> sources;
+  record::Spread wall_seconds;
+  record::Spread rows_per_second;
+  record::Spread tokens_per_second;
+  int64_t rows = 0;
+  int64_t tokens = 0;
+  int64_t padded_tokens = 0;
+  int64_t computed_tokens = 0;
+  double padding_efficiency = 0;  // tokens / computed_tokens
+  double batch_fill = 0;          // tokens / padded_tokens
+  int64_t peak_rss_bytes = 0;
+  double rss_mean_bytes = 0;
+  // GPU memory from monitor.gpus, as fractions of each GPU's total memory.
+  int gpus_monitored = 0;              // 0: no GPU monitoring in the records
+  int64_t gpu_memory_total_bytes = 0;  // of one GPU (the largest)
+  double gpu_memory_peak = 0;          // peak used / total, mean over the GPUs
+  double gpu_memory_peak_max = 0;      // the busiest GPU's peak used / total
+  double gpu_memory_mean = 0;          // mean used / total, mean over the GPUs
+  double gpu_utilization_mean = 0;     // 0..1, mean over the GPUs
+  // Cost at Configuration::usd_per_hour; all 0 when unpriced.
+  bool priced = false;
+  record::Spread run_usd;               // this run's own data
+  record::Spread usd_per_million_rows;  // from the wall time spread
+  double usd_per_million_tokens = 0;
+  // The corpus at the measured rate (rows / wall seconds), min..max from the
+  // wall time spread. Seconds are set for unpriced points too.
+  record::Spread corpus_seconds;
+  record::Spread corpus_usd;
+};
+
+// A record that is not charted: status "failed", or "ok" without a usable
+// timing (no rows or no time).
+struct FailedPoint {
+  std::string machine;
+  std::string description;  // configuration fields
+  int batch_size = 0;
+  std::string reason;
+  std::string source;
+};
+
+struct ReportModel {
+  std::string title;
+  std::vector<std::string> sources;  // the record files, as given
+  size_t records = 0;                // read
+  // Earliest and latest started_at among the records ("" if none has one).
+  std::string first_started_at, last_started_at;
+  int64_t corpus_rows = 0;
+  bool corpus_rows_given = false;  // --corpus-rows; else the largest data.rows
+  std::optional<double> deadline_seconds;
+  std::string deadline_text;
+  std::string pricing_note;
+  std::vector<std::string> price_sources;  // "seed-2021 (source; date)" for each list used
+  std::vector<DataSet> data_sets;
+  std::vector<Configuration> configs;  // sorted by their fields
+  std::vector<Point> points;           // by configuration, then batch size
+  std::vector<FailedPoint> failed;     // in record order
+  std::vector<size_t> pareto;          // priced points on the time/cost front, fastest first
+  bool any_gpu_monitor = false;
+  // The plain-language answers, one paragraph each (plain text).
+  std::vector<std::string> answer;
+};
+
+// Builds the model. kInvalidArgument when there are no records at all.
+Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const Options& options);
+
+// ---- The pieces of the analysis, exposed for tests. ----
+
+// Seconds to classify `corpus_rows` rows at `rows` rows per `wall_seconds`;
+// 0 when there is no rate (no rows or no time).
+double project_seconds(int64_t rows, double wall_seconds, int64_t corpus_rows);
+
+struct TimeCost {
+  double seconds = 0;
+  double usd = 0;
+};
+
+// Indices of the points no other point dominates (at most as slow and at
+// most as costly, and better in one), fastest first; equal points are all
+// kept, in index order.
+std::vector<size_t> pareto_front(const std::vector<TimeCost>& points);
+
+// Index of the cheapest point (ties: the faster, then the lower index), and
+// of the fastest (ties: the cheaper, then the lower index). Empty input: none.
+std::optional<size_t> cheapest(const std::vector<TimeCost>& points);
+std::optional<size_t> fastest(const std::vector<TimeCost>& points);
+
+// For a deadline: the cheapest point that finishes within it, or, when none
+// does, the one that comes closest (the fastest).
+struct DeadlineChoice {
+  std::optional<size_t> meets;
+  std::optional<size_t> closest;  // set only when nothing meets it
+};
+DeadlineChoice choose_for_deadline(const std::vector<TimeCost>& points, double deadline_seconds);
+
+// "3.1x faster", "2.0x slower" or "about as fast" (within 5%): how
+// `seconds` compares with `other_seconds`.
+std::string speed_phrase(double seconds, double other_seconds);
+// "costs 1.8x more", "costs 45% less" or "costs about the same" (within 5%).
+std::string cost_phrase(double usd, double other_usd);
+// "Compared with B, A is 3.1x faster and costs 1.8x more."
+std::string comparison_sentence(const std::string& a, const TimeCost& a_tc, const std::string& b,
+                                const TimeCost& b_tc);
+
+}  // namespace infercost::report

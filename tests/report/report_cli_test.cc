@@ -1,0 +1,226 @@
+// `infercost report` run as a user runs it, and its HTML opened in headless
+// Chromium (skipped when chromium is not installed).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "check_helpers.h"
+#include "test_utils.h"
+
+namespace infercost {
+namespace {
+
+using testing::count_entries;
+using testing::slurp;
+using testing::TempDir;
+
+const std::string kDir = std::string(INFERCOST_TEST_DATA_DIR) + "/report";
+const char* kCharts[] = {"runtime.svg",         "cost-per-million-rows.svg", "cost-run.svg",
+                         "throughput-rows.svg", "throughput-tokens.svg",     "padding.svg",
+                         "gpu-memory.svg",      "runtime-vs-cost.svg"};
+
+using Outcome = testing::CommandOutcome;
+Outcome shell(const std::string& cmd) {
+  return testing::run_shell(cmd);
+}
+
+Outcome report(const std::string& args) {
+  return shell(std::string(INFERCOST_BINARY_DIR) + "/infercost report " + args);
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST(ReportCli, Help) {
+  Outcome help = report("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* flag : {"--out", "--deadline", "--corpus-rows", "--title", "--prices", "--price-list"}) {
+    EXPECT_TRUE(contains(help.output, flag)) << flag << "\n" << help.output;
+  }
+  EXPECT_TRUE(contains(shell(std::string(INFERCOST_BINARY_DIR) + "/infercost --help").output, "report"));
+}
+
+TEST(ReportCli, WritesTheReportTheGoldenHolds) {
+  TempDir work;
+  const std::string out = work.file("out");
+  // From the data folder, so the report names the file as the golden does.
+  Outcome o = shell("cd " + kDir + " && " + INFERCOST_BINARY_DIR + "/infercost report records.jsonl --out " +
+                    out + " --deadline 1m");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "Cheapest: ")) << o.output;
+  EXPECT_TRUE(contains(o.output, "wrote " + out + "/report.html")) << o.output;
+  EXPECT_EQ(slurp(out + "/report.md"), slurp(kDir + "/report.md"))
+      << "the CLI's report.md differs from the golden (see Golden.MarkdownReportOfTheFixture)";
+  std::set<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(out)) files.insert(e.path().filename().string());
+  std::set<std::string> expected = {"report.html", "report.md"};
+  for (const char* c : kCharts) expected.insert(c);
+  EXPECT_EQ(files, expected) << "no temporaries, nothing else";
+  for (const char* c : kCharts) {
+    EXPECT_EQ(testing::xml_problem(slurp(out + "/" + c)), "") << c;
+  }
+  // Python's XML parser agrees, where there is one.
+  if (shell("command -v python3").exit_code == 0) {
+    std::string cmd =
+        "python3 -c \"import sys, xml.etree.ElementTree as E; [E.parse(f) for f in sys.argv[1:]]\"";
+    for (const char* c : kCharts) cmd += " " + out + "/" + c;
+    Outcome py = shell(cmd);
+    EXPECT_EQ(py.exit_code, 0) << py.output;
+  }
+  // A second run replaces the files in place.
+  Outcome again = report(kDir + "/records.jsonl --out " + out + " --title 'Second <run>'");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_TRUE(contains(slurp(out + "/report.html"), "<title>Second &lt;run&gt;</title>"));
+  EXPECT_TRUE(contains(slurp(out + "/report.md"), "# Second \\<run\\>"));
+}
+
+TEST(ReportCli, MissingFileIsAUsageErrorAndWritesNothing) {
+  TempDir work;
+  Outcome o = report(work.file("nope.jsonl") + " --out " + work.file("out"));
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_TRUE(contains(o.output, "nope.jsonl")) << o.output;
+  EXPECT_FALSE(std::filesystem::exists(work.file("out")));
+}
+
+TEST(ReportCli, BadLineIsNamedAndNothingIsLeftInDir) {
+  TempDir work;
+  const std::string good = slurp(kDir + "/records.jsonl");
+  const std::string first_line = good.substr(0, good.find('\n') + 1);
+  work.write("bad.jsonl",
+             first_line + "\n{\"schema\": \"infercost.bench/1\", \"config\": {\"batch_size\": \"x\"}}\n");
+  std::filesystem::create_directories(work.file("out"));
+  Outcome o = report(work.file("bad.jsonl") + " --out " + work.file("out"));
+  EXPECT_EQ(o.exit_code, 3) << o.output;
+  EXPECT_TRUE(contains(o.output, "bad.jsonl: line 3")) << o.output;
+  EXPECT_TRUE(contains(o.output, "config.batch_size")) << o.output;
+  EXPECT_EQ(count_entries(work.file("out")), 0);
+
+  work.write("broken.jsonl", "{not json\n");
+  Outcome broken = report(work.file("broken.jsonl") + " --out " + work.file("out2"));
+  EXPECT_EQ(broken.exit_code, 3) << broken.output;
+  EXPECT_TRUE(contains(broken.output, "broken.jsonl: line 1: not valid JSON")) << broken.output;
+  EXPECT_FALSE(std::filesystem::exists(work.file("out2")));
+
+  work.write("empty.jsonl", "\n\n");
+  Outcome empty = report(work.file("empty.jsonl") + " --out " + work.file("out3"));
+  EXPECT_EQ(empty.exit_code, 2) << empty.output;
+  EXPECT_TRUE(contains(empty.output, "no benchmark records")) << empty.output;
+  EXPECT_FALSE(std::filesystem::exists(work.file("out3")));
+}
+
+TEST(ReportCli, BadFlagsExitTwo) {
+  TempDir work;
+  const std::string records = kDir + "/records.jsonl";
+  for (const char* deadline : {"2x", "soon", "0s", "30m1h", "90"}) {
+    Outcome o = report(records + " --out " + work.file("out") + " --deadline " + deadline);
+    EXPECT_EQ(o.exit_code, 2) << deadline << ": " << o.output;
+    EXPECT_TRUE(contains(o.output, "--deadline")) << o.output;
+    EXPECT_TRUE(contains(o.output, std::string("'") + deadline + "'")) << o.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(work.file("out")));
+  EXPECT_EQ(report(records + " --out " + work.file("out") + " --corpus-rows 0").exit_code, 2);
+  EXPECT_EQ(report(records).exit_code, 2);  // --out is required
+  EXPECT_EQ(report("--out " + work.file("out")).exit_code, 2);
+  work.write("file", "x");
+  Outcome not_dir = report(records + " --out " + work.file("file"));
+  EXPECT_EQ(not_dir.exit_code, 2) << not_dir.output;
+  EXPECT_TRUE(contains(not_dir.output, "not a folder")) << not_dir.output;
+  EXPECT_FALSE(std::filesystem::exists(work.file("out")));
+}
+
+TEST(ReportCli, RepricesFromAPriceList) {
+  TempDir work;
+  const std::string records = kDir + "/records.jsonl";
+  work.write("mine.json",
+             R"({"name": "mine", "source": "test invoice", "date": "2026-12", "instances": [
+                 {"name": "p3.8xlarge", "usd_per_hour": 12.5}, {"name": "p3dn.24xlarge", "usd_per_hour": 31.25},
+                 {"name": "c5.12xlarge", "usd_per_hour": 2.5}]})");
+  Outcome o = report(records + " --out " + work.file("out") + " --prices " + work.file("mine.json") +
+                     " --corpus-rows 1000000");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const std::string md = slurp(work.file("out/report.md"));
+  EXPECT_TRUE(contains(md, "Prices: mine (test invoice; 2026-12)")) << md.substr(0, 800);
+  EXPECT_TRUE(contains(md, "re-priced by instance name from")) << md.substr(0, 800);
+  EXPECT_TRUE(contains(md, "| 12.5 |")) << "p3.8xlarge at its new hourly price";
+  EXPECT_TRUE(contains(md, "corpus of 1,000,000 rows (--corpus-rows)"));
+
+  Outcome seed = report(records + " --out " + work.file("out-seed") + " --price-list seed-2021");
+  ASSERT_EQ(seed.exit_code, 0) << seed.output;
+  EXPECT_TRUE(contains(slurp(work.file("out-seed/report.md")), "| 1.66 |"));
+
+  work.write("partial.json", R"({"name": "partial", "source": "s", "date": "d", "instances": [
+                 {"name": "p3.8xlarge", "usd_per_hour": 1.0}]})");
+  Outcome missing = report(records + " --out " + work.file("out2") + " --prices " +
+                           work.file("partial.json") + " --price-list partial");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_TRUE(contains(missing.output, "p3dn.24xlarge")) << missing.output;
+  EXPECT_TRUE(contains(missing.output, "records.jsonl")) << missing.output;
+  EXPECT_FALSE(std::filesystem::exists(work.file("out2")));
+}
+
+// ---- The page in a real browser ----
+
+std::string chromium() {
+  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+    if (::access(path, X_OK) == 0) return path;
+  }
+  return "";
+}
+
+TEST(ReportBrowser, OpensWithoutConsoleErrorsAndRendersCharts) {
+  const std::string browser = chromium();
+  if (browser.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+  TempDir work;
+  const std::string out = work.file("out");
+  Outcome o = report(kDir + "/records.jsonl --out " + out + " --deadline 1m");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const std::string png = work.file("shot.png");
+  const std::string log = work.file("chromium.log");
+  // A private profile folder keeps parallel runs apart.
+  const std::string cmd = "timeout 90 " + browser +
+                          " --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0"
+                          " --hide-scrollbars --user-data-dir=" +
+                          work.file("profile") + " --window-size=1280,2400 --screenshot=" + png + " file://" +
+                          out + "/report.html > " + log + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  const std::string messages = slurp(log);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "chromium failed:\n" << messages;
+  EXPECT_FALSE(contains(messages, ":INFO:CONSOLE")) << messages;
+  EXPECT_FALSE(contains(messages, "Uncaught")) << messages;
+
+  testing::Image image;
+  ASSERT_EQ(testing::decode_png(slurp(png), image), "") << png;
+  EXPECT_EQ(image.width, 1280);
+  EXPECT_EQ(image.height, 2400);
+  // The two most common colours are the page backgrounds; everything else is
+  // text, lines, bars and markers.
+  std::map<uint32_t, size_t> histogram;
+  for (uint32_t px : image.rgb) ++histogram[px];
+  std::vector<std::pair<size_t, uint32_t>> by_count;
+  for (const auto& [color, n] : histogram) by_count.emplace_back(n, color);
+  std::sort(by_count.rbegin(), by_count.rend());
+  size_t background = 0;
+  for (size_t i = 0; i < std::min<size_t>(2, by_count.size()); ++i) background += by_count[i].first;
+  const double ink = 1.0 - double(background) / double(image.rgb.size());
+  EXPECT_GT(ink, 0.04) << "the page looks blank";
+  EXPECT_GE(histogram.size(), 50u) << "too few distinct colours for text and charts";
+  // Solid fills of the palette (bars, legend boxes) show the charts were drawn.
+  int palette_seen = 0;
+  for (uint32_t c : {0x0072b2u, 0xe69f00u, 0x009e73u, 0xcc79a7u}) palette_seen += histogram.count(c) > 0;
+  EXPECT_GE(palette_seen, 3);
+  // Keep the screenshot for people to look at when asked to.
+  if (const char* keep = std::getenv("INFERCOST_KEEP_SCREENSHOT")) {
+    std::filesystem::copy_file(png, keep, std::filesystem::copy_options::overwrite_existing);
+  }
+}
+
+}  // namespace
+}  // namespace infercost
