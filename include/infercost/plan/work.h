@@ -1,0 +1,73 @@
+// The model of work the dry run predicts with: floating-point operations of
+// the encoder per row, and a benchmark record's measured rate in FLOP/s.
+//
+// One row of L tokens through an encoder of `layers` layers, hidden size h
+// and feed-forward size f costs
+//     layers x (2 L (4 h^2 + 2 h f) + 4 L^2 h)
+// multiply-adds counted as 2 FLOPs: the Q, K, V and output projections
+// (4 h^2 per token), the two feed-forward matmuls (2 h f per token), and the
+// attention scores and their weighted sum (2 L h each per token). Embeddings,
+// LayerNorm, softmax, GELU and the classifier head are left out: together
+// they are well under 1% of the total at DistilBERT-base sizes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/model/config.h"
+#include "infercost/record/record.h"
+
+namespace infercost::plan {
+
+inline constexpr const char* kWorkFormula = "layers x (2 L (4 h^2 + 2 h f) + 4 L^2 h)";
+
+struct ModelShape {
+  int layers = 0, hidden = 0, intermediate = 0;
+  bool known() const { return layers > 0 && hidden > 0 && intermediate > 0; }
+  bool operator==(const ModelShape& o) const {
+    return layers == o.layers && hidden == o.hidden && intermediate == o.intermediate;
+  }
+  bool operator!=(const ModelShape& o) const { return !(*this == o); }
+  // "6 layers, hidden 768, FFN 3072"
+  std::string describe() const;
+};
+
+ModelShape shape_of(const model::ModelConfig& config);
+ModelShape shape_of(const record::ModelInfo& model);
+
+// FLOPs of one row of `length` tokens (the formula above).
+double row_flops(const ModelShape& shape, double length);
+// FLOPs of the linear layers per token: layers x 2 (4 h^2 + 2 h f).
+double linear_flops_per_token(const ModelShape& shape);
+// FLOPs of the attention per squared row length: layers x 4 h.
+double attention_flops_per_length2(const ModelShape& shape);
+// Sum over L of rows_at_length[L] x row_flops(L).
+double flops_of_lengths(const ModelShape& shape, const std::vector<int64_t>& rows_at_length);
+
+// Whether the device a record ran on computes the padding of "tokens"
+// batches. From the record itself when it ran "tokens" batching (computed ==
+// real tokens: padding skipped); otherwise by device: the CPU backend skips
+// padding, other devices are assumed to compute it. `why` says which.
+bool record_skips_padding(const record::Record& r, std::string* why = nullptr);
+
+// A record's measured rate: the FLOPs of its own run over its median wall time.
+struct RecordRate {
+  ModelShape shape;
+  double flops = 0;    // work of the record's run
+  double seconds = 0;  // median wall seconds
+  double flops_per_second = 0;
+  std::string method;  // how `flops` was computed, for humans
+};
+
+// The record's FLOPs: the linear terms exactly from its computed_tokens (real
+// tokens when it has none); the attention term (L^2) from its binned length
+// histogram at bucket midpoints when it computed real tokens only and the
+// histogram accounts for every row, else from its mean computed length
+// (every row at computed_tokens / rows). kInvalidArgument, saying why, when
+// the record cannot give a rate: failed, no model shape, no rows or tokens,
+// no wall time.
+Result<RecordRate> record_rate(const record::Record& r);
+
+}  // namespace infercost::plan

@@ -1,0 +1,187 @@
+// `infercost plan`: the dry run. Scans and tokenizes the inputs (no
+// inference), computes each batching policy's padding exactly, and predicts
+// from benchmark records the time and cost per instance (docs/plan.md).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "infercost/core/file.h"
+#include "infercost/cost/prices.h"
+#include "infercost/model/model_dir.h"
+#include "infercost/plan/plan.h"
+
+namespace infercost::cli {
+namespace {
+
+struct PlanFlags {
+  plan::ScanOptions scan;
+  std::string model_dir;
+  std::vector<std::string> records;
+  std::vector<std::string> price_files;
+  std::string price_list;
+  int64_t corpus_rows = 0;
+  std::string json_path;
+  std::string on_error = "fail";
+  bool quiet = false;
+};
+
+// Progress on a terminal: nothing for the first half second (small inputs
+// finish silently), then a line refreshed at most four times a second.
+class Progress {
+ public:
+  void update(int64_t rows, uint64_t done, uint64_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < std::chrono::milliseconds(500) || now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    shown_ = true;
+    std::fprintf(stderr, "\rscanning: %lld rows, %.1f%% of input bytes   ", static_cast<long long>(rows),
+                 total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0);
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_;
+  bool shown_ = false;
+};
+
+void execute(PlanFlags& flags) {
+  if (flags.on_error == "skip") {
+    flags.scan.on_bad_row = io::OnBadRow::kSkip;
+  } else if (flags.on_error != "fail") {
+    fail(invalid_argument("--on-error must be 'fail' or 'skip', not '" + flags.on_error + "'"));
+  }
+  if (flags.scan.max_length < 2) fail(invalid_argument("--max-length must be at least 2 ([CLS] and [SEP])"));
+  // Everything that can be refused is checked before the (possibly long) scan.
+  Result<std::vector<cost::PriceList>> lists = cost::price_lists_with(flags.price_files);
+  if (!lists.ok()) fail(lists.status());
+  Result<std::vector<plan::SourcedRecord>> records = record::load_sourced_records(flags.records);
+  if (!records.ok()) fail(records.status());
+
+  model::LoadOptions load;
+  load.load_weights = false;
+  load.max_length = flags.scan.max_length;
+  Result<model::LoadedModel> model = model::load_model_dir(flags.model_dir, load);
+  if (!model.ok()) fail(model.status());
+  if (flags.scan.max_length > model->config.max_position_embeddings) {
+    fail(invalid_argument(fmt::format("--max-length {} exceeds the model's {} positions",
+                                      flags.scan.max_length, model->config.max_position_embeddings)));
+  }
+
+  plan::PlanOptions options;
+  options.price_lists = std::move(*lists);
+  options.price_list = flags.price_list;
+  options.corpus_rows = flags.corpus_rows;
+  options.model = plan::shape_of(model->config);
+  options.model_name = model->config.name;
+  options.model_synthetic = model->config.synthetic;
+  options.inputs = flags.scan.inputs;
+  options.model_dir = flags.model_dir;
+  Status list_ok = plan::check_price_list(options.price_lists, options.price_list);
+  if (!list_ok.ok()) fail(list_ok);
+
+  const bool tty = ::isatty(STDERR_FILENO) == 1 && !flags.quiet;
+  auto progress = std::make_shared<Progress>();
+  if (tty) {
+    flags.scan.progress = [progress](int64_t rows, uint64_t done, uint64_t total) {
+      progress->update(rows, done, total);
+    };
+  }
+  Result<plan::ScanResult> scan = plan::scan_inputs(flags.scan, *model->tokenizer);
+  progress->clear();
+  if (!scan.ok()) fail(scan.status());
+  if (plan::needs_content_hash(*scan, *records)) {
+    Status hashed = plan::hash_inputs(*scan);
+    if (!hashed.ok()) fail(hashed);
+  }
+
+  Result<plan::PlanResult> result = plan::make_plan(std::move(*scan), *records, options);
+  if (!result.ok()) fail(result.status());
+  if (!flags.json_path.empty()) {
+    Result<AtomicOutputFile> out = AtomicOutputFile::create(flags.json_path);
+    if (!out.ok()) fail(out.status());
+    Status s = out->write(plan::plan_json(*result));
+    if (s.ok()) s = out->commit();
+    if (!s.ok()) fail(s);
+  }
+  const std::string text = plan::plan_text(*result);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void register_plan(CLI::App& app) {
+  auto flags = std::make_shared<PlanFlags>();
+  plan::ScanOptions& s = flags->scan;
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "Dry run: scan and tokenize the inputs (no inference), compute each batching policy's padding, and "
+      "predict from benchmark records the time and cost on every instance of the price lists");
+  cmd->footer(
+      "\nExample:\n"
+      "  infercost plan tweets/ --model distilbert-sst2 --records c5.jsonl --records p3.jsonl --json "
+      "plan.json\n"
+      "\nPredicted seconds = FLOPs of these inputs as a policy computes them / the record's measured FLOP/s "
+      "(FLOPs per row of L tokens = layers x (2 L (4 h^2 + 2 h f) + 4 L^2 h)); cost = seconds x the hourly "
+      "price. See docs/plan.md.");
+  cmd->add_option("inputs", s.inputs,
+                  "Input files, folders or globs (JSON lines, JSON arrays, CSV, Parquet), as `infercost run` "
+                  "reads them")
+      ->required();
+  cmd->add_option("--model", flags->model_dir,
+                  "Model directory (config.json and vocab.txt or tokenizer.json; the weights are not read)")
+      ->required();
+  cmd->add_option("--column", s.column, "Name of the text field")->capture_default_str();
+  cmd->add_option("--input-format", s.input_format,
+                  "jsonl, json, csv or parquet for every input (default: from each file's extension)");
+  cmd->add_option("--max-length", s.max_length,
+                  "Truncate each text to this many tokens, [CLS] and [SEP] included")
+      ->capture_default_str();
+  cmd->add_option("--records", flags->records,
+                  "Benchmark records (JSON lines from `infercost bench`) to predict from; repeatable")
+      ->check(CLI::ExistingFile)
+      ->allow_extra_args(false);  // one file per flag: later words stay inputs
+  cmd->add_option("--prices", flags->price_files, "A JSON price list of your own (docs/cost.md); repeatable")
+      ->check(CLI::ExistingFile)
+      ->allow_extra_args(false);  // one file per flag: later words stay inputs
+  cmd->add_option("--price-list", flags->price_list,
+                  "Predict for the instances of this list only (e.g. seed-2021)");
+  cmd->add_option("--batch-size", s.batch_size,
+                  "Most rows per batch, as `infercost run`; 0 picks each policy's default: 256 for 'tokens', "
+                  "100 x --threads for 'seed'")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-batch-tokens", s.max_batch_tokens,
+                  "'tokens' batching: most tokens per batch (rows x longest row); default 4096")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--window-rows", s.window_rows, "'tokens' batching: rows sorted by length together")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option(
+         "--threads", s.threads,
+         "The run's threads (seed's default batch is 100 x threads) and the scan's tokenizer threads "
+         "(0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--corpus-rows", flags->corpus_rows,
+                  "Predict for this many rows, at the scanned mean work per row (default: the rows scanned)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--on-error", flags->on_error,
+                  "Bad rows: 'fail' (stop, naming the file and line) or 'skip' (count and go on)")
+      ->capture_default_str();
+  cmd->add_option("--json", flags->json_path, "Also write the plan as JSON to this file");
+  cmd->add_flag("-q,--quiet", flags->quiet, "No progress on stderr");
+  cmd->callback([flags]() { execute(*flags); });
+}
+
+}  // namespace infercost::cli

@@ -1,0 +1,365 @@
+#include "infercost/plan/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace infercost::plan {
+
+namespace {
+
+// Quotes a word for a POSIX shell when it needs it.
+std::string shell_word(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                        "@%+=:,./_-") == std::string::npos) {
+    return s;
+  }
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct Usable {
+  const SourcedRecord* source;
+  RecordRate rate;
+};
+
+// Where a prediction's price comes from.
+struct Target {
+  std::string name;  // instance, or machine for unpriced
+  const cost::PriceList* list = nullptr;
+  const cost::Instance* instance = nullptr;
+  bool record_priced = false;  // instance not in the lists: priced as the record was
+  bool priced = true;
+  std::vector<const Usable*> candidates;
+};
+
+bool same_counts(const record::Record& r, const ScanResult& scan) {
+  return r.data.rows == scan.rows && r.data.tokens == scan.tokens &&
+         static_cast<uint64_t>(r.data.bytes) == scan.bytes &&
+         r.data.files == static_cast<int64_t>(scan.files.size()) && r.config.max_length == scan.max_length;
+}
+
+bool same_data(const record::Record& r, const ScanResult& scan) {
+  if (!same_counts(r, scan)) return false;
+  return r.data.content_sha256.empty() || scan.content_sha256.empty() ||
+         r.data.content_sha256 == scan.content_sha256;
+}
+
+std::string pricing_terms(const record::InstanceInfo& i) {
+  std::string s;
+  if (i.spot_discount > 0) s += fmt::format(", spot discount {:g}", i.spot_discount);
+  if (i.platform_usd_per_hour > 0) s += fmt::format(", platform ${:g}/h", i.platform_usd_per_hour);
+  if (i.machines > 1) s += fmt::format(", {} machines", i.machines);
+  return s;
+}
+
+}  // namespace
+
+bool needs_content_hash(const ScanResult& scan, const std::vector<SourcedRecord>& records) {
+  for (const SourcedRecord& sr : records) {
+    if (!sr.record.data.content_sha256.empty() && same_counts(sr.record, scan)) return true;
+  }
+  return false;
+}
+
+Status check_price_list(const std::vector<cost::PriceList>& lists, const std::string& name) {
+  if (name.empty()) return Status();
+  std::string names;
+  for (const cost::PriceList& list : lists) {
+    if (list.name == name) return Status();
+    names += (names.empty() ? "" : ", ") + list.name;
+  }
+  return invalid_argument(fmt::format("--price-list: no price list named '{}' (known: {})", name, names));
+}
+
+Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& records,
+                             const PlanOptions& options) {
+  INFERCOST_RETURN_IF_ERROR(check_price_list(options.price_lists, options.price_list));
+  if (options.corpus_rows < 0) return invalid_argument("--corpus-rows must not be negative");
+  if (!options.model.known()) return invalid_argument("the model's shape (layers, hidden, FFN) is unknown");
+
+  PlanResult plan;
+  plan.model = options.model;
+  plan.model_name = options.model_name;
+  plan.model_synthetic = options.model_synthetic;
+  plan.price_list = options.price_list;
+  plan.records_read = static_cast<int64_t>(records.size());
+  plan.corpus_rows = options.corpus_rows > 0 ? options.corpus_rows : scan.rows;
+  plan.scale = scan.rows > 0 ? static_cast<double>(plan.corpus_rows) / static_cast<double>(scan.rows) : 0.0;
+  plan.seed_flops = flops_of_lengths(plan.model, scan.seed_padding.padded_rows_at_length);
+  plan.tokens_flops = flops_of_lengths(plan.model, scan.length_counts);
+  plan.tokens_padded_flops = flops_of_lengths(plan.model, scan.tokens_padding.padded_rows_at_length);
+  plan.scan = std::move(scan);
+  const ScanResult& s = plan.scan;
+
+  // Records that can give a rate.
+  std::vector<Usable> usable;
+  usable.reserve(records.size());
+  int64_t failed = 0;
+  for (const SourcedRecord& sr : records) {
+    if (!sr.record.ok()) {
+      ++failed;
+      continue;
+    }
+    Result<RecordRate> rate = record_rate(sr.record);
+    if (!rate.ok()) {
+      plan.notes.push_back(fmt::format("{}: left out: {}", sr.origin, rate.status().message()));
+      continue;
+    }
+    usable.push_back({&sr, *rate});
+  }
+  if (failed > 0) plan.notes.push_back(fmt::format("{} failed benchmark point(s) left out", failed));
+
+  // Price targets: every instance of the lists shown, then instances records
+  // name that no list holds (priced as the record was), then unpriced machines.
+  std::vector<Target> targets;
+  std::set<std::string> listed;
+  for (const cost::PriceList& list : options.price_lists) {
+    if (!options.price_list.empty() && list.name != options.price_list) continue;
+    for (const cost::Instance& instance : list.instances) {
+      Target t;
+      t.name = instance.name;
+      t.list = &list;
+      t.instance = &instance;
+      listed.insert(instance.name);
+      targets.push_back(std::move(t));
+    }
+  }
+  std::map<std::string, size_t> extra;  // record-priced or unpriced targets by key
+  int64_t other_list = 0;
+  for (const Usable& u : usable) {
+    const record::Record& r = u.source->record;
+    if (r.instance) {
+      if (listed.count(r.instance->name)) {
+        for (Target& t : targets) {
+          if (t.name == r.instance->name) t.candidates.push_back(&u);
+        }
+        continue;
+      }
+      if (!options.price_list.empty() && r.instance->price_list != options.price_list) {
+        ++other_list;
+        continue;
+      }
+      const bool priced = r.instance->usd_per_hour > 0;
+      const std::string key = (priced ? "$" : "?") + r.instance->price_list + "/" + r.instance->name;
+      auto [it, added] = extra.emplace(key, targets.size());
+      if (added) {
+        Target t;
+        t.name = priced ? r.instance->name : r.instance->name + " (unpriced)";
+        t.record_priced = priced;
+        t.priced = priced;
+        targets.push_back(std::move(t));
+      }
+      targets[it->second].candidates.push_back(&u);
+      continue;
+    }
+    const std::string key = "machine/" + r.machine();
+    auto [it, added] = extra.emplace(key, targets.size());
+    if (added) {
+      Target t;
+      t.name = (r.machine().empty() ? std::string("this machine") : r.machine()) + " (unpriced)";
+      t.priced = false;
+      targets.push_back(std::move(t));
+    }
+    targets[it->second].candidates.push_back(&u);
+  }
+  if (other_list > 0) {
+    plan.notes.push_back(
+        fmt::format("{} record(s) priced from lists other than {} and on instances it does not "
+                    "hold: left out",
+                    other_list, options.price_list));
+  }
+
+  std::map<const SourcedRecord*, size_t> used;
+  auto use = [&](const Usable& u) -> size_t {
+    auto [it, added] = used.emplace(u.source, plan.records.size());
+    if (added) {
+      const record::Record& r = u.source->record;
+      RecordUse ru;
+      ru.origin = u.source->origin;
+      ru.machine = r.machine();
+      ru.sweep_id = r.sweep_id;
+      ru.point = r.point;
+      ru.points = r.points;
+      ru.started_at = r.started_at;
+      ru.device = r.config.device;
+      ru.precision = r.config.precision;
+      ru.batching = r.config.batching;
+      ru.batch_size = r.config.batch_size;
+      ru.max_batch_tokens = r.config.max_batch_tokens;
+      ru.threads = r.config.threads;
+      ru.model_name = r.model.name;
+      ru.shape = u.rate.shape;
+      ru.rows = r.rows > 0 ? r.rows : r.data.rows;
+      ru.tokens = r.tokens > 0 ? r.tokens : r.data.tokens;
+      ru.computed_tokens = r.computed_tokens;
+      ru.rate = u.rate;
+      ru.skips_padding = record_skips_padding(r, &ru.skips_padding_why);
+      plan.records.push_back(std::move(ru));
+    }
+    return it->second;
+  };
+
+  if (s.rows == 0) plan.notes.push_back("the inputs hold no rows to classify: nothing to predict");
+  for (const Target& t : targets) {
+    if (t.candidates.empty() || s.rows == 0) continue;
+    std::set<std::string> precisions;
+    for (const Usable* u : t.candidates) precisions.insert(u->source->record.config.precision);
+    for (const std::string& precision : precisions) {
+      for (const char* policy : {"seed", "tokens"}) {
+        // Same model shape if any, then the same batching policy if any, then the fastest rate.
+        std::vector<const Usable*> pool;
+        for (const Usable* u : t.candidates) {
+          if (u->source->record.config.precision == precision) pool.push_back(u);
+        }
+        auto keep_if_any = [&pool](auto pred) {
+          std::vector<const Usable*> kept;
+          for (const Usable* u : pool) {
+            if (pred(*u)) kept.push_back(u);
+          }
+          if (!kept.empty()) pool = std::move(kept);
+        };
+        keep_if_any([&](const Usable& u) { return u.rate.shape == plan.model; });
+        keep_if_any([&](const Usable& u) { return u.source->record.config.batching == policy; });
+        const Usable& best =
+            **std::max_element(pool.begin(), pool.end(), [](const Usable* a, const Usable* b) {
+              return a->rate.flops_per_second < b->rate.flops_per_second;
+            });
+        const record::Record& r = best.source->record;
+
+        Prediction p;
+        p.record = use(best);
+        const RecordUse& ru = plan.records[p.record];
+        p.target = t.name;
+        p.batching = policy;
+        p.precision = precision;
+        p.rows = plan.corpus_rows;
+        p.model_differs = best.rate.shape != plan.model;
+        p.batching_differs = r.config.batching != policy;
+        double flops = 0;
+        if (p.batching == "seed") {
+          flops = plan.seed_flops;
+          p.flops_how = "every row padded to its file's longest row, the padding computed";
+        } else if (ru.skips_padding) {
+          flops = plan.tokens_flops;
+          p.flops_how = "real lengths (" + ru.skips_padding_why + ")";
+        } else {
+          flops = plan.tokens_padded_flops;
+          p.flops_how = "rows padded to their batch's longest row (" + ru.skips_padding_why + ")";
+        }
+        p.flops = flops * plan.scale;
+        p.measured = !p.model_differs && !p.batching_differs && same_data(r, s) && plan.corpus_rows == s.rows;
+        if (p.measured) {
+          p.seconds = r.wall_seconds.median;
+          p.how = fmt::format("measured: the record's median wall time over {} repetition(s) of these inputs",
+                              r.repetitions.empty() ? 1 : r.repetitions.size());
+        } else {
+          p.seconds = best.rate.flops_per_second > 0 ? p.flops / best.rate.flops_per_second : 0;
+          p.how = fmt::format("projected: {:.4g} FLOPs / {:.4g} FLOP/s", p.flops, best.rate.flops_per_second);
+          if (p.model_differs) p.how += "; the record's model differs (" + best.rate.shape.describe() + ")";
+          if (p.batching_differs) p.how += "; rate measured with " + r.config.batching + " batching";
+        }
+        if (t.priced) {
+          p.priced = true;
+          if (t.record_priced) {
+            p.instance = r.instance->name;
+            p.price_list = r.instance->price_list;
+            p.usd_per_hour = r.instance->usd_per_hour;
+            p.price_how = fmt::format("the record's price (list {} not loaded{})", r.instance->price_list,
+                                      pricing_terms(*r.instance));
+          } else {
+            p.instance = t.instance->name;
+            p.price_list = t.list->name;
+            if (r.instance && r.instance->price_list == t.list->name && r.instance->usd_per_hour > 0) {
+              p.usd_per_hour = r.instance->usd_per_hour;
+              p.price_how =
+                  fmt::format("as the record was priced ({}{})", t.list->name, pricing_terms(*r.instance));
+            } else {
+              cost::Pricing pricing;
+              if (r.instance) {
+                pricing.spot_discount = r.instance->spot_discount;
+                pricing.platform_usd_per_hour = r.instance->platform_usd_per_hour;
+                pricing.machines = std::max(1, r.instance->machines);
+              }
+              if (!cost::validate(pricing).ok()) pricing = cost::Pricing();
+              p.usd_per_hour = cost::hourly_usd(*t.instance, pricing);
+              p.price_how = fmt::format("{} on-demand ${:.4f}/h", t.list->name, t.instance->usd_per_hour);
+              if (r.instance) p.price_how += pricing_terms(*r.instance);
+            }
+          }
+          p.usd = p.seconds / 3600.0 * p.usd_per_hour;
+          p.usd_per_million_rows = p.rows > 0 ? p.usd / static_cast<double>(p.rows) * 1e6 : 0;
+        }
+        plan.predictions.push_back(std::move(p));
+      }
+    }
+  }
+  std::stable_sort(plan.predictions.begin(), plan.predictions.end(),
+                   [](const Prediction& a, const Prediction& b) {
+                     if (a.priced != b.priced) return a.priced;
+                     if (a.priced && a.usd != b.usd) return a.usd < b.usd;
+                     return a.seconds < b.seconds;
+                   });
+
+  // The cheapest priced prediction is what an unmeasured instance must beat.
+  const Prediction* cheapest = nullptr;
+  for (const Prediction& p : plan.predictions) {
+    if (p.priced && p.usd > 0 && (!cheapest || p.usd < cheapest->usd)) cheapest = &p;
+  }
+  // The bench command: these inputs and model, one instance.
+  auto bench_command = [&options](const std::string& instance, bool gpu) {
+    std::string cmd = "infercost bench";
+    for (const std::string& input : options.inputs) cmd += " " + shell_word(input);
+    cmd += " --model " + shell_word(options.model_dir.empty() ? "MODEL_DIR" : options.model_dir);
+    cmd += " --batching seed,tokens";
+    if (gpu) cmd += " --device cuda";
+    cmd += " --instance " + (instance.empty() ? std::string("NAME") : shell_word(instance));
+    cmd += " --out " + (instance.empty() ? std::string("NAME.jsonl") : shell_word(instance + ".jsonl"));
+    return cmd;
+  };
+  plan.bench_template = bench_command("", false);
+  for (const Target& t : targets) {
+    if (!t.instance || !t.candidates.empty()) continue;
+    Unmeasured u;
+    u.instance = t.name;
+    u.price_list = t.list->name;
+    u.usd_per_hour = t.instance->usd_per_hour;
+    u.gpus = t.instance->gpus;
+    u.gpu = t.instance->gpu;
+    u.vcpus = t.instance->vcpus;
+    u.memory = t.instance->memory;
+    if (cheapest && u.usd_per_hour > 0 && plan.corpus_rows > 0) {
+      u.has_break_even = true;
+      u.deadline_seconds = cheapest->usd / u.usd_per_hour * 3600.0;
+      u.break_even_rows_per_second = static_cast<double>(plan.corpus_rows) / u.deadline_seconds;
+    }
+    u.bench_command = bench_command(u.instance, u.gpus > 0);
+    plan.unmeasured.push_back(std::move(u));
+  }
+
+  if (records.empty()) {
+    plan.notes.push_back(
+        "no --records given: nothing is predicted. Benchmark an instance with `infercost bench` (see \"Not "
+        "measured\" above) and pass its results with --records.");
+  } else if (plan.predictions.empty()) {
+    plan.notes.push_back("none of the records could be used for a prediction");
+  }
+  if (s.rows > 0 && plan.corpus_rows != s.rows) {
+    plan.notes.push_back(fmt::format(
+        "times and costs are for --corpus-rows {} rows: the scanned rows' work scaled by {:.6g} (the scanned "
+        "mean per row)",
+        plan.corpus_rows, plan.scale));
+  }
+  if (!plan.predictions.empty()) {
+    plan.notes.push_back(
+        "times start after the model is loaded (as the records' wall times do); start-up, data transfer and "
+        "the model load are not included");
+  }
+  return plan;
+}
+
+}  // namespace infercost::plan

@@ -1,0 +1,242 @@
+#include "infercost/plan/scan.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include "infercost/backend/cpu_info.h"
+#include "infercost/core/sha256.h"
+#include "infercost/io/row_source.h"
+#include "pipeline/batcher.h"
+
+namespace infercost::plan {
+
+int ScanResult::longest() const {
+  for (size_t L = length_counts.size(); L > 0; --L) {
+    if (length_counts[L - 1] > 0) return static_cast<int>(L - 1);
+  }
+  return 0;
+}
+
+double ScanResult::mean_length() const {
+  return rows > 0 ? static_cast<double>(tokens) / static_cast<double>(rows) : 0.0;
+}
+
+int ScanResult::length_percentile(double q) const {
+  if (rows <= 0) return 0;
+  const double want = q * static_cast<double>(rows);
+  int64_t seen = 0;
+  for (size_t L = 0; L < length_counts.size(); ++L) {
+    seen += length_counts[L];
+    if (seen > 0 && static_cast<double>(seen) >= want) return static_cast<int>(L);
+  }
+  return longest();
+}
+
+std::vector<int64_t> ScanResult::binned_lengths(const std::vector<int>& edges) const {
+  std::vector<int64_t> bins(edges.size(), 0);
+  if (edges.empty()) return bins;
+  for (size_t L = 0; L < length_counts.size(); ++L) {
+    if (length_counts[L] == 0) continue;
+    // The last edge <= L; rows shorter than edges[0] count in bucket 0.
+    const auto it = std::upper_bound(edges.begin(), edges.end(), static_cast<int>(L));
+    const size_t b = it == edges.begin() ? 0 : static_cast<size_t>(it - edges.begin()) - 1;
+    bins[b] += length_counts[L];
+  }
+  return bins;
+}
+
+namespace {
+
+void add_at(std::vector<int64_t>& counts, size_t index, int64_t n) {
+  if (counts.size() <= index) counts.resize(index + 1, 0);
+  counts[index] += n;
+}
+
+// Tokenizes the window's non-null rows into window.ids / window.errors,
+// spread over `threads` threads.
+void tokenize_window(pipeline::Window& w, const text::WordPieceTokenizer& tokenizer, int threads) {
+  const size_t n = w.rows.size();
+  w.ids.assign(n, {});
+  w.errors.assign(n, Status());
+  auto work = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      if (w.rows.is_null[i]) continue;
+      Result<size_t> r = tokenizer.encode_append(w.rows.texts[i], w.ids[i]);
+      if (!r.ok()) w.errors[i] = r.status();
+    }
+  };
+  // Below a few hundred rows per thread, starting threads costs more than it saves.
+  constexpr size_t kMinRowsPerThread = 256;
+  const size_t parts =
+      std::min<size_t>(static_cast<size_t>(std::max(1, threads)), std::max<size_t>(1, n / kMinRowsPerThread));
+  if (parts <= 1) {
+    work(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const size_t step = (n + parts - 1) / parts;
+  for (size_t p = 1; p < parts; ++p) {
+    const size_t begin = std::min(n, p * step), end = std::min(n, begin + step);
+    pool.emplace_back(work, begin, end);
+  }
+  work(0, std::min(n, step));
+  for (std::thread& t : pool) t.join();
+}
+
+}  // namespace
+
+Result<ScanResult> scan_inputs(const ScanOptions& options, const text::WordPieceTokenizer& tokenizer) {
+  if (options.inputs.empty()) return invalid_argument("no input files given");
+  INFERCOST_RETURN_IF_ERROR(
+      pipeline::check_batching_options(options.batch_size, options.max_batch_tokens, options.window_rows));
+  if (options.threads < 0) return invalid_argument("--threads must be at least 1 (or 0 for all cores)");
+  if (options.tokenizer_threads < 0) return invalid_argument("tokenizer threads must be at least 0");
+  if (options.max_length < 2) return invalid_argument("--max-length must be at least 2 ([CLS] and [SEP])");
+  const auto start = std::chrono::steady_clock::now();
+
+  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> paths, io::expand_inputs(options.inputs));
+  std::vector<io::InputFormat> formats;
+  uint64_t bytes_all = 0;
+  for (const std::string& path : paths) {
+    INFERCOST_ASSIGN_OR_RETURN(io::InputFormat format, io::input_format_for(path, options.input_format));
+    formats.push_back(format);
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec) bytes_all += size;
+  }
+
+  ScanResult scan;
+  scan.max_length = options.max_length;
+  scan.threads = options.threads > 0 ? options.threads : backend::cpu_info().logical_cpus;
+  scan.tokenizer_threads = options.tokenizer_threads > 0 ? options.tokenizer_threads : scan.threads;
+
+  PolicyPadding& seed = scan.seed_padding;
+  seed.batching = "seed";
+  seed.batch_size = options.batch_size > 0 ? options.batch_size : kSeedRowsPerThread * scan.threads;
+  seed.computes_padding = true;
+  PolicyPadding& tok = scan.tokens_padding;
+  tok.batching = "tokens";
+  tok.batch_size = options.batch_size > 0 ? options.batch_size : kDefaultTokensBatchSize;
+  tok.max_batch_tokens = options.max_batch_tokens > 0 ? options.max_batch_tokens : kDefaultMaxBatchTokens;
+  tok.window_rows = options.window_rows;
+
+  // The tokens policy is the run's own Batcher over the run's own windows.
+  pipeline::BatchPolicy policy;
+  policy.batching = pipeline::Batching::kTokens;
+  policy.batch_size = tok.batch_size;
+  policy.max_batch_tokens = tok.max_batch_tokens;
+  policy.pad_id = tokenizer.pad_id();
+  pipeline::Batcher batcher(policy);
+
+  io::SourceOptions source_options;
+  source_options.column = options.column;
+  source_options.on_bad_row = options.on_bad_row;
+  uint64_t bytes_before = 0;
+  std::vector<int32_t> classify;
+  std::vector<pipeline::Batch> batches;
+  for (size_t f = 0; f < paths.size(); ++f) {
+    const std::string& path = paths[f];
+    INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<io::RowSource> source,
+                               io::open_row_source(path, formats[f], source_options));
+    FileScan file;
+    file.path = path;
+    file.format = io::input_format_name(formats[f]);
+    file.bytes = source->bytes_total();
+    batcher.begin_file(0);
+    for (;;) {
+      auto window = std::make_shared<pipeline::Window>();
+      window->file_index = static_cast<int>(f);
+      INFERCOST_ASSIGN_OR_RETURN(size_t got,
+                                 source->next(static_cast<size_t>(options.window_rows), window->rows));
+      if (got == 0) break;
+      pipeline::Window& w = *window;
+      w.rows.is_null.resize(w.rows.size(), 0);
+      tokenize_window(w, tokenizer, scan.tokenizer_threads);
+      classify.clear();
+      for (size_t i = 0; i < w.rows.size(); ++i) {
+        if (w.rows.is_null[i]) {
+          ++file.rows_null;
+          continue;
+        }
+        if (!w.errors[i].ok()) {
+          Status located = w.errors[i].with_context(path + ": " + source->location_unit() + " " +
+                                                    std::to_string(w.rows.lines[i]));
+          if (options.on_bad_row == io::OnBadRow::kFail) return located;
+          if (scan.first_skip_reason.empty()) scan.first_skip_reason = located.to_string();
+          ++file.rows_skipped;
+          continue;
+        }
+        const size_t len = w.ids[i].size();
+        classify.push_back(static_cast<int32_t>(i));
+        add_at(scan.length_counts, len, 1);
+        ++file.rows;
+        file.tokens += static_cast<int64_t>(len);
+        file.longest = std::max(file.longest, static_cast<int>(len));
+        if (static_cast<int>(len) >= options.max_length) ++scan.rows_at_max_length;
+      }
+      batches.clear();
+      batcher.add(window, classify, batches);
+      for (const pipeline::Batch& batch : batches) {
+        const backend::TokenBatch& t = batch.tokens;
+        ++tok.batches;
+        tok.rows += t.batch;
+        tok.tokens += t.real_tokens();
+        tok.padded_tokens += t.padded_tokens();
+        add_at(tok.padded_rows_at_length, static_cast<size_t>(t.seq_len), t.batch);
+      }
+      if (options.progress) {
+        options.progress(scan.rows + file.rows, bytes_before + source->bytes_read(), bytes_all);
+      }
+    }
+    batches.clear();
+    batcher.end_file(batches);  // no-op for tokens; kept so the batcher's contract is honoured
+    if (source->rows_skipped() > 0) {
+      file.rows_skipped += source->rows_skipped();
+      if (scan.first_skip_reason.empty()) scan.first_skip_reason = source->first_skip_reason().to_string();
+    }
+    // Seed: batch_size rows in input order counted from the file's first row,
+    // every one padded to the file's longest row, the padding computed.
+    if (file.rows > 0) {
+      seed.batches += (file.rows + seed.batch_size - 1) / seed.batch_size;
+      seed.rows += file.rows;
+      seed.tokens += file.tokens;
+      seed.padded_tokens += file.rows * file.longest;
+      add_at(seed.padded_rows_at_length, static_cast<size_t>(file.longest), file.rows);
+    }
+    scan.rows += file.rows;
+    scan.rows_null += file.rows_null;
+    scan.rows_skipped += file.rows_skipped;
+    scan.tokens += file.tokens;
+    scan.bytes += file.bytes;
+    bytes_before += file.bytes;
+    scan.files.push_back(std::move(file));
+  }
+  seed.computed_tokens = seed.padded_tokens;
+  tok.computed_tokens = tok.tokens;  // the CPU backend computes real tokens only
+  scan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return scan;
+}
+
+Status hash_inputs(ScanResult& scan) {
+  Sha256 sha;
+  std::vector<char> buffer(1 << 20);
+  for (const FileScan& f : scan.files) {
+    std::FILE* in = std::fopen(f.path.c_str(), "rb");
+    if (!in) return io_error(f.path + ": " + std::strerror(errno));
+    size_t n;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), in)) > 0) sha.update(buffer.data(), n);
+    const bool failed = std::ferror(in) != 0;
+    std::fclose(in);
+    if (failed) return io_error(f.path + ": read failed");
+  }
+  scan.content_sha256 = sha.hex_digest();
+  return Status();
+}
+
+}  // namespace infercost::plan

@@ -1,0 +1,102 @@
+#include "infercost/plan/work.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace infercost::plan {
+
+std::string ModelShape::describe() const {
+  return fmt::format("{} layers, hidden {}, FFN {}", layers, hidden, intermediate);
+}
+
+ModelShape shape_of(const model::ModelConfig& config) {
+  return {config.num_layers, config.hidden_size, config.intermediate_size};
+}
+
+ModelShape shape_of(const record::ModelInfo& model) {
+  return {model.layers, model.hidden, model.intermediate};
+}
+
+double linear_flops_per_token(const ModelShape& s) {
+  const double h = s.hidden, f = s.intermediate;
+  return s.layers * 2.0 * (4.0 * h * h + 2.0 * h * f);
+}
+
+double attention_flops_per_length2(const ModelShape& s) {
+  return s.layers * 4.0 * s.hidden;
+}
+
+double row_flops(const ModelShape& s, double length) {
+  return linear_flops_per_token(s) * length + attention_flops_per_length2(s) * length * length;
+}
+
+double flops_of_lengths(const ModelShape& s, const std::vector<int64_t>& rows_at_length) {
+  double total = 0;
+  for (size_t L = 0; L < rows_at_length.size(); ++L) {
+    if (rows_at_length[L] != 0) total += static_cast<double>(rows_at_length[L]) * row_flops(s, double(L));
+  }
+  return total;
+}
+
+bool record_skips_padding(const record::Record& r, std::string* why) {
+  if (r.config.batching == "tokens" && r.tokens > 0 && r.padded_tokens > r.tokens && r.computed_tokens > 0) {
+    const bool skips = r.computed_tokens == r.tokens;
+    if (why) {
+      *why = skips ? "its tokens run computed real tokens only" : "its tokens run computed the padding";
+    }
+    return skips;
+  }
+  const bool cpu = r.config.device.empty() || r.config.device == "cpu";
+  if (why) {
+    *why = cpu ? "the CPU backend computes real tokens only"
+               : "device " + r.config.device + " assumed to compute the padding of tokens batches";
+  }
+  return cpu;
+}
+
+Result<RecordRate> record_rate(const record::Record& r) {
+  if (!r.ok()) return invalid_argument("a failed point (" + r.error + ")");
+  RecordRate rate;
+  rate.shape = shape_of(r.model);
+  if (!rate.shape.known()) return invalid_argument("no model shape (model.layers/hidden/intermediate)");
+  const int64_t rows = r.rows > 0 ? r.rows : r.data.rows;
+  const int64_t real = r.tokens > 0 ? r.tokens : r.data.tokens;
+  if (rows <= 0) return invalid_argument("no rows");
+  if (real <= 0 && r.computed_tokens <= 0) return invalid_argument("no token counts");
+  if (!(r.wall_seconds.median > 0)) return invalid_argument("no median wall time");
+  const bool have_computed = r.computed_tokens > 0;
+  const int64_t computed = have_computed ? r.computed_tokens : real;
+  rate.seconds = r.wall_seconds.median;
+  const double linear = linear_flops_per_token(rate.shape) * static_cast<double>(computed);
+  // Sum of squared lengths the attention ran over.
+  double sum_sq = 0;
+  std::string attention_how;
+  int64_t histogram_rows = 0;
+  for (int64_t c : r.data.length_counts) histogram_rows += c;
+  const std::vector<int>& edges = r.data.length_edges;
+  if (computed == real && !edges.empty() && histogram_rows == rows) {
+    for (size_t i = 0; i < edges.size(); ++i) {
+      // Integer lengths in [edges[i], edges[i+1] - 1]; the open last bucket
+      // ends at the run's max length when that is longer.
+      const double lo = edges[i];
+      double hi = i + 1 < edges.size() ? edges[i + 1] - 1.0 : std::max<double>(lo, r.config.max_length);
+      if (hi < lo) hi = lo;
+      const double mid = 0.5 * (lo + hi);
+      sum_sq += static_cast<double>(r.data.length_counts[i]) * mid * mid;
+    }
+    attention_how = "attention from its length histogram at bucket midpoints";
+  } else {
+    const double mean = static_cast<double>(computed) / static_cast<double>(rows);
+    sum_sq = static_cast<double>(rows) * mean * mean;
+    attention_how = fmt::format("attention at its mean computed length {:.1f}", mean);
+  }
+  rate.flops = linear + attention_flops_per_length2(rate.shape) * sum_sq;
+  rate.flops_per_second = rate.flops / rate.seconds;
+  rate.method =
+      fmt::format("{} {} tokens{} ({}), {}", computed, have_computed ? "computed" : "real",
+                  have_computed ? "" : " (no computed_tokens)", rate.shape.describe(), attention_how);
+  return rate;
+}
+
+}  // namespace infercost::plan
