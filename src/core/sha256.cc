@@ -1,6 +1,8 @@
 #include "infercost/core/sha256.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace infercost {
@@ -134,6 +136,26 @@ std::string sha256_hex(std::string_view bytes) {
   Sha256 h;
   h.update(bytes);
   return h.hex_digest();
+}
+
+Result<FilesDigest> sha256_of_files(const std::vector<std::string>& paths) {
+  FilesDigest out;
+  Sha256 hash;
+  std::vector<char> buffer(1 << 20);
+  for (const std::string& path : paths) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return io_error(path + ": cannot open to hash it: " + std::strerror(errno));
+    size_t n;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+      hash.update(buffer.data(), n);
+      out.bytes += static_cast<int64_t>(n);
+    }
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) return io_error(path + ": read error while hashing it");
+  }
+  out.sha256_hex = hash.hex_digest();
+  return out;
 }
 
 }  // namespace infercost

@@ -224,18 +224,10 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::WordPiece
 }
 
 Status hash_inputs(ScanResult& scan) {
-  Sha256 sha;
-  std::vector<char> buffer(1 << 20);
-  for (const FileScan& f : scan.files) {
-    std::FILE* in = std::fopen(f.path.c_str(), "rb");
-    if (!in) return io_error(f.path + ": " + std::strerror(errno));
-    size_t n;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), in)) > 0) sha.update(buffer.data(), n);
-    const bool failed = std::ferror(in) != 0;
-    std::fclose(in);
-    if (failed) return io_error(f.path + ": read failed");
-  }
-  scan.content_sha256 = sha.hex_digest();
+  std::vector<std::string> paths;
+  for (const FileScan& f : scan.files) paths.push_back(f.path);
+  INFERCOST_ASSIGN_OR_RETURN(FilesDigest digest, sha256_of_files(paths));
+  scan.content_sha256 = digest.sha256_hex;
   return Status();
 }
 

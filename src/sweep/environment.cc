@@ -122,21 +122,9 @@ Result<record::ModelInfo> read_model_info(const std::string& dir) {
 Result<InputFiles> describe_inputs(const std::vector<std::string>& inputs) {
   InputFiles out;
   INFERCOST_ASSIGN_OR_RETURN(out.files, io::expand_inputs(inputs));
-  Sha256 hash;
-  std::vector<char> buffer(1 << 20);
-  for (const std::string& path : out.files) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return io_error(fmt::format("{}: cannot open to hash it", path));
-    size_t n;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
-      hash.update(buffer.data(), n);
-      out.bytes += static_cast<int64_t>(n);
-    }
-    const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) return io_error(fmt::format("{}: read error while hashing it", path));
-  }
-  out.content_sha256 = hash.hex_digest();
+  INFERCOST_ASSIGN_OR_RETURN(FilesDigest digest, sha256_of_files(out.files));
+  out.bytes = digest.bytes;
+  out.content_sha256 = digest.sha256_hex;
   return out;
 }
 

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "test_utils.h"
+
 namespace infercost {
 namespace {
 
@@ -45,6 +47,21 @@ TEST(Sha256, IncrementalUpdatesMatchOneShot) {
   h.reset();
   h.update("abc");
   EXPECT_EQ(h.hex_digest(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Sha256, FilesHashAsTheirBytesConcatenatedInOrder) {
+  testing::TempDir dir;
+  const std::string a = dir.write("a.txt", "ab");
+  const std::string b = dir.write("b.txt", "c");
+  auto digest = sha256_of_files({a, b});
+  ASSERT_TRUE(digest.ok()) << digest.status().to_string();
+  EXPECT_EQ(digest->sha256_hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");  // "abc"
+  EXPECT_EQ(digest->bytes, 3);
+  EXPECT_NE(sha256_of_files({b, a})->sha256_hex, digest->sha256_hex);
+  EXPECT_EQ(sha256_of_files({})->sha256_hex, sha256_hex(""));
+  auto missing = sha256_of_files({a, dir.file("none.txt")});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("none.txt: cannot open"), std::string::npos);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "infercost/core/status.h"
 
 namespace infercost {
 
@@ -33,5 +36,14 @@ class Sha256 {
 
 // Lowercase hex SHA-256 of `bytes`.
 std::string sha256_hex(std::string_view bytes);
+
+// The content hash of a list of files: one SHA-256 over their bytes,
+// concatenated in the order given (what benchmark records and `infercost
+// plan` compare), and their total size. Errors name the file.
+struct FilesDigest {
+  std::string sha256_hex;
+  int64_t bytes = 0;
+};
+Result<FilesDigest> sha256_of_files(const std::vector<std::string>& paths);
 
 }  // namespace infercost
