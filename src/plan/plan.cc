@@ -211,7 +211,7 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
     for (const Usable* u : t.candidates) precisions.insert(u->source->record.config.precision);
     for (const std::string& precision : precisions) {
       for (const char* policy : {"seed", "tokens"}) {
-        // Same model shape if any, then the same batching policy if any, then the fastest rate.
+        // Same model shape if any, then the same batching policy, then these inputs, then the fastest rate.
         std::vector<const Usable*> pool;
         for (const Usable* u : t.candidates) {
           if (u->source->record.config.precision == precision) pool.push_back(u);
@@ -225,6 +225,8 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
         };
         keep_if_any([&](const Usable& u) { return u.rate.shape == plan.model; });
         keep_if_any([&](const Usable& u) { return u.source->record.config.batching == policy; });
+        // A record that ran these very inputs beats a faster one on other data.
+        keep_if_any([&](const Usable& u) { return same_data(u.source->record, s); });
         const Usable& best =
             **std::max_element(pool.begin(), pool.end(), [](const Usable* a, const Usable* b) {
               return a->rate.flops_per_second < b->rate.flops_per_second;

@@ -311,6 +311,29 @@ TEST(Plan, MeasuredWhenARecordRanTheseInputs) {
   EXPECT_NEAR(g_seed->seconds, kPaddedFlops / (1416.0 / 0.01), 1e-12);
 }
 
+TEST(Plan, ARecordOfTheseInputsBeatsAFasterOneOnOtherData) {
+  std::vector<SourcedRecord> records = fixture_records();
+  const record::Record* g = nullptr;
+  for (const SourcedRecord& sr : records) {
+    const record::Record& r = sr.record;
+    if (r.instance && r.instance->name == "cpu.small" && r.config.batching == "tokens") g = &r;
+  }
+  ASSERT_NE(g, nullptr);
+  record::Record faster = *g;  // ten times the rate, on other data
+  faster.rows = faster.data.rows = g->data.rows * 10;
+  faster.tokens = faster.data.tokens = g->data.tokens * 10;
+  faster.computed_tokens = g->computed_tokens * 10;
+  faster.data.content_sha256 = "other";
+  records.push_back({faster, "r.jsonl: line 10"});
+  Result<PlanResult> plan = make_plan(four_rows(), records, options(0));
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  const Prediction* p = find(*plan, "cpu.small", "tokens", "fp32");
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(p->measured);
+  EXPECT_DOUBLE_EQ(p->seconds, 0.01);
+  EXPECT_NE(plan->records[p->record].origin, "r.jsonl: line 10");
+}
+
 TEST(Plan, ContentHashesMustAgreeWhenBothAreKnown) {
   std::vector<SourcedRecord> records = fixture_records();
   records.back().record.data.content_sha256 = "aa";  // G
