@@ -570,7 +570,7 @@ Section pareto_section(Document& doc, const ReportModel& m) {
                       duration(p.corpus_seconds.min) + " \u2013 " + duration(p.corpus_seconds.max),
                       sig(p.corpus_usd.median), range(p.corpus_usd), front.count(i) ? "yes" : ""});
   }
-  s.blocks.push_back(table(std::move(t)));
+  if (!t.rows.empty()) s.blocks.push_back(table(std::move(t)));
   if (!m.pareto.empty()) {
     std::vector<std::string> items;
     for (size_t i : m.pareto) {
