@@ -23,11 +23,29 @@ Record sample() {
   i.on_demand_usd_per_hour = 0.728;
   i.usd_per_hour = 0.728;
   i.vcpus = 48;
+  i.price_source = "the study";
+  i.price_date = "2021";
+  i.spot_discount = 0.5;
+  i.platform_usd_per_hour = 0.1;
+  i.machines = 2;
+  i.gpus = 0;
+  i.gpu = "";
   r.instance = i;
   r.hardware.hostname = "h";
   r.hardware.cpu_model = "AMD EPYC";
   r.hardware.logical_cpus = 2;
+  r.hardware.isa = "avx512_bf16";
+  r.hardware.memory_bytes = 25276502016;
   r.hardware.gpus.push_back({0, "NVIDIA H200", 143771566080, "9.0", "580.1"});
+  r.software = {"0.1.0", "abc1234", "gcc 12.2.0", "2.6.3", "Debian GNU/Linux 12 (bookworm)", "6.1.0"};
+  r.model.architecture = "distilbert";
+  r.model.layers = 6;
+  r.model.hidden = 768;
+  r.model.heads = 12;
+  r.model.intermediate = 3072;
+  r.model.vocab = 30522;
+  r.data.files = 3;
+  r.data.bytes = 123456;
   r.model.name = "synthetic";
   r.model.synthetic = true;
   r.model.parameters = 66955010;
@@ -43,6 +61,8 @@ Record sample() {
   r.min_seconds = 1.5;
   r.repetitions.push_back({10.0, 100.0, 2800.0, 1 << 20, {{"infer", 9.5}, {"read", 0.1}}});
   r.wall_seconds = {10.0, 9.5, 10.5};
+  r.rows_per_second = {100.0, 95.2, 105.3};
+  r.tokens_per_second = {2800.0, 2666.7, 2947.4};
   r.rows = 1000;
   r.tokens = 28000;
   r.padded_tokens = 30000;
@@ -52,11 +72,20 @@ Record sample() {
   r.stage_seconds = {{"infer", 9.5}};
   r.peak_rss_bytes = 123456789012;
   r.monitor.samples = 100;
+  r.monitor.interval_seconds = 0.1;
+  r.monitor.cpu_busy_mean = 1.75;
+  r.monitor.cpu_busy_peak = 2.0;
+  r.monitor.rss_mean_bytes = 5e8;
+  r.monitor.rss_peak_bytes = 600000000;
   r.monitor.gpus.push_back({0, 143771566080, 1000, 500.5, 0.25, 0.9});
   CostInfo c;
   c.usd_per_hour = 0.728;
   c.cost_to_solution_usd = 0.002;
-  c.corpus_rows = 1000;
+  c.usd_per_million_rows = 2.02;
+  c.usd_per_million_tokens = 0.072;
+  c.corpus_rows = 1000000;
+  c.corpus_seconds = 10000;
+  c.corpus_usd = 2.02;
   r.cost = c;
   return r;
 }
@@ -75,6 +104,28 @@ TEST(Record, RoundTripsThroughJson) {
   EXPECT_EQ(parsed->hardware.gpus.at(0).name, "NVIDIA H200");
   EXPECT_DOUBLE_EQ(parsed->monitor.gpus.at(0).utilization_peak, 0.9);
   EXPECT_DOUBLE_EQ(parsed->repetitions.at(0).stage_seconds.at("infer"), 9.5);
+  // Field by field, so a parser that drops a field fails even if the writer also drops it.
+  EXPECT_EQ(parsed->software.git, "abc1234");
+  EXPECT_EQ(parsed->software.os, "Debian GNU/Linux 12 (bookworm)");
+  EXPECT_EQ(parsed->hardware.memory_bytes, 25276502016);
+  EXPECT_EQ(parsed->model.vocab, 30522);
+  EXPECT_EQ(parsed->data.files, 3);
+  EXPECT_EQ(parsed->data.bytes, 123456);
+  EXPECT_EQ(parsed->data.length_counts, (std::vector<int64_t>{0, 10, 990}));
+  EXPECT_DOUBLE_EQ(parsed->monitor.cpu_busy_mean, 1.75);
+  EXPECT_EQ(parsed->monitor.rss_peak_bytes, 600000000);
+  EXPECT_DOUBLE_EQ(parsed->monitor.interval_seconds, 0.1);
+  EXPECT_DOUBLE_EQ(parsed->rows_per_second.max, 105.3);
+  EXPECT_EQ(parsed->instance->machines, 2);
+  EXPECT_DOUBLE_EQ(parsed->instance->platform_usd_per_hour, 0.1);
+  EXPECT_EQ(parsed->instance->price_date, "2021");
+  ASSERT_TRUE(parsed->cost.has_value());
+  EXPECT_DOUBLE_EQ(parsed->cost->usd_per_million_tokens, 0.072);
+  EXPECT_EQ(parsed->cost->corpus_rows, 1000000);
+  EXPECT_DOUBLE_EQ(parsed->cost->corpus_usd, 2.02);
+  EXPECT_EQ(parsed->min_repetitions, 3);
+  EXPECT_DOUBLE_EQ(parsed->min_seconds, 1.5);
+  EXPECT_EQ(parsed->config.tokenizer_threads, 1);
 }
 
 TEST(Record, FailedPointKeepsItsReasonAndMachineFallsBack) {
