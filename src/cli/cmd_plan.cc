@@ -86,6 +86,9 @@ void execute(PlanFlags& flags) {
   options.model_synthetic = model->config.synthetic;
   options.inputs = flags.scan.inputs;
   options.model_dir = flags.model_dir;
+  // This build has no CUDA backend (backend::create_backend refuses "cuda"):
+  // the bench commands suggested for GPU instances say so.
+  options.cuda_backend = false;
   Status list_ok = plan::check_price_list(options.price_lists, options.price_list);
   if (!list_ok.ok()) fail(list_ok);
 
@@ -133,7 +136,9 @@ void register_plan(CLI::App& app) {
       "plan.json\n"
       "\nPredicted seconds = FLOPs of these inputs as a policy computes them / the record's measured FLOP/s "
       "(FLOPs per row of L tokens = layers x (2 L (4 h^2 + 2 h f) + 4 L^2 h)); cost = seconds x the hourly "
-      "price. See docs/plan.md.");
+      "price: the list's on-demand price of one machine, or, for the very instance and list a record was "
+      "priced for, with its spot discount, surcharge and machines. GPU instances need --device cuda, which "
+      "needs a CUDA backend: this build has none yet. See docs/plan.md.");
   cmd->add_option("inputs", s.inputs,
                   "Input files, folders or globs (JSON lines, JSON arrays, CSV, Parquet), as `infercost run` "
                   "reads them")

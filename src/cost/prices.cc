@@ -270,8 +270,18 @@ Status validate(const Pricing& pricing) {
 
 Result<std::vector<PriceList>> price_lists_with(const std::vector<std::string>& paths) {
   std::vector<PriceList> lists = builtin_price_lists();
+  // Where each list came from: a name is searched for by name
+  // (find_instance, --price-list), so two lists may not share one.
+  std::vector<std::string> taken_by(lists.size(), "a built-in list");
   for (const std::string& path : paths) {
     INFERCOST_ASSIGN_OR_RETURN(PriceList list, load_price_list(path));
+    for (size_t k = 0; k < lists.size(); ++k) {
+      if (lists[k].name != list.name) continue;
+      return invalid_argument(
+          fmt::format("{}: price list name '{}' is already taken by {}; give the list another \"name\"", path,
+                      list.name, taken_by[k]));
+    }
+    taken_by.push_back("the list in " + path);
     lists.push_back(std::move(list));
   }
   return lists;

@@ -22,6 +22,10 @@ std::string shell_word(const std::string& s) {
   return q + "'";
 }
 
+constexpr const char* kNoCudaNote =
+    "--device cuda needs the CUDA backend, which this build does not have yet: the command fails until it "
+    "does (without --device cuda it measures this instance's CPUs only)";
+
 struct Usable {
   const SourcedRecord* source;
   RecordRate rate;
@@ -49,15 +53,28 @@ bool same_data(const record::Record& r, const ScanResult& scan) {
          r.data.content_sha256 == scan.content_sha256;
 }
 
-std::string pricing_terms(const record::InstanceInfo& i) {
-  std::string s;
-  if (i.spot_discount > 0) s += fmt::format(", spot discount {:g}", i.spot_discount);
-  if (i.platform_usd_per_hour > 0) s += fmt::format(", platform ${:g}/h", i.platform_usd_per_hour);
-  if (i.machines > 1) s += fmt::format(", {} machines", i.machines);
-  return s;
+// The terms a record was priced with.
+cost::Pricing record_pricing(const record::InstanceInfo& i) {
+  cost::Pricing p;
+  p.spot_discount = i.spot_discount;
+  p.platform_usd_per_hour = i.platform_usd_per_hour;
+  p.machines = i.machines;
+  return p;
+}
+
+bool on_demand(const cost::Pricing& p) {
+  return p.spot_discount == 0 && p.platform_usd_per_hour == 0 && p.machines == 1;
 }
 
 }  // namespace
+
+std::string terms_text(const cost::Pricing& p) {
+  std::string s = p.spot_discount > 0 ? fmt::format("spot discount {:g}", p.spot_discount) : "on demand";
+  if (p.platform_usd_per_hour > 0)
+    s += fmt::format(", platform ${:g}/h per machine", p.platform_usd_per_hour);
+  s += p.machines == 1 ? std::string(", one machine") : fmt::format(", {} machines", p.machines);
+  return s;
+}
 
 bool needs_content_hash(const ScanResult& scan, const std::vector<SourcedRecord>& records) {
   for (const SourcedRecord& sr : records) {
@@ -194,8 +211,8 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
       ru.threads = r.config.threads;
       ru.model_name = r.model.name;
       ru.shape = u.rate.shape;
-      ru.rows = r.rows > 0 ? r.rows : r.data.rows;
-      ru.tokens = r.tokens > 0 ? r.tokens : r.data.tokens;
+      ru.rows = r.classified_rows();
+      ru.tokens = r.classified_tokens();
       ru.computed_tokens = r.computed_tokens;
       ru.rate = u.rate;
       ru.skips_padding = record_skips_padding(r, &ru.skips_padding_why);
@@ -268,29 +285,54 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
         if (t.priced) {
           p.priced = true;
           if (t.record_priced) {
-            p.instance = r.instance->name;
-            p.price_list = r.instance->price_list;
-            p.usd_per_hour = r.instance->usd_per_hour;
-            p.price_how = fmt::format("the record's price (list {} not loaded{})", r.instance->price_list,
-                                      pricing_terms(*r.instance));
+            // No loaded list holds the instance: the record's own price and terms.
+            const record::InstanceInfo& i = *r.instance;
+            p.instance = i.name;
+            p.price_list = i.price_list;
+            p.on_demand_usd_per_hour = i.on_demand_usd_per_hour;
+            if (cost::validate(record_pricing(i)).ok() && i.on_demand_usd_per_hour > 0) {
+              p.record_terms = true;
+              p.terms = record_pricing(i);
+              cost::Instance priced_as;
+              priced_as.usd_per_hour = i.on_demand_usd_per_hour;
+              p.usd_per_hour = cost::hourly_usd(priced_as, p.terms);
+              p.price_how = fmt::format(
+                  "the record's price (list {} not loaded): on-demand ${:.4f}/h per machine; terms: {} (the "
+                  "record's)",
+                  i.price_list, i.on_demand_usd_per_hour, terms_text(p.terms));
+            } else {
+              // A record without usable terms: its hourly price as written, taken as one machine on demand.
+              p.on_demand_usd_per_hour = p.usd_per_hour = i.usd_per_hour;
+              p.price_how = fmt::format("the record's price as written (list {} not loaded): ${:.4f}/h",
+                                        i.price_list, i.usd_per_hour);
+            }
           } else {
             p.instance = t.instance->name;
             p.price_list = t.list->name;
-            if (r.instance && r.instance->price_list == t.list->name && r.instance->usd_per_hour > 0) {
-              p.usd_per_hour = r.instance->usd_per_hour;
-              p.price_how =
-                  fmt::format("as the record was priced ({}{})", t.list->name, pricing_terms(*r.instance));
-            } else {
-              cost::Pricing pricing;
-              if (r.instance) {
-                pricing.spot_discount = r.instance->spot_discount;
-                pricing.platform_usd_per_hour = r.instance->platform_usd_per_hour;
-                pricing.machines = std::max(1, r.instance->machines);
+            p.on_demand_usd_per_hour = t.instance->usd_per_hour;
+            // The record's terms hold for the instance and list it was priced
+            // for only; any other instance or list is on demand, one machine.
+            const bool own = r.instance && r.instance->name == t.instance->name &&
+                             r.instance->price_list == t.list->name && r.instance->usd_per_hour > 0 &&
+                             cost::validate(record_pricing(*r.instance)).ok();
+            if (own) {
+              p.record_terms = true;
+              p.terms = record_pricing(*r.instance);
+            }
+            p.usd_per_hour = cost::hourly_usd(*t.instance, p.terms);
+            p.price_how = fmt::format("{}: on-demand ${:.4f}/h per machine; terms: {}", t.list->name,
+                                      t.instance->usd_per_hour, terms_text(p.terms));
+            if (own) {
+              p.price_how += " (the record's, as it was priced for this instance from this list)";
+              if (r.instance->on_demand_usd_per_hour > 0 &&
+                  r.instance->on_demand_usd_per_hour != t.instance->usd_per_hour) {
+                p.price_how +=
+                    fmt::format(" (its on-demand price then: ${:.4f}/h)", r.instance->on_demand_usd_per_hour);
               }
-              if (!cost::validate(pricing).ok()) pricing = cost::Pricing();
-              p.usd_per_hour = cost::hourly_usd(*t.instance, pricing);
-              p.price_how = fmt::format("{} on-demand ${:.4f}/h", t.list->name, t.instance->usd_per_hour);
-              if (r.instance) p.price_how += pricing_terms(*r.instance);
+            } else if (r.instance && !on_demand(record_pricing(*r.instance))) {
+              p.price_how += fmt::format(" (the record's terms, {}, apply to {} from {} only)",
+                                         terms_text(record_pricing(*r.instance)), r.instance->name,
+                                         r.instance->price_list);
             }
           }
           p.usd = p.seconds / 3600.0 * p.usd_per_hour;
@@ -309,8 +351,13 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
 
   // The cheapest priced prediction is what an unmeasured instance must beat.
   const Prediction* cheapest = nullptr;
-  for (const Prediction& p : plan.predictions) {
-    if (p.priced && p.usd > 0 && (!cheapest || p.usd < cheapest->usd)) cheapest = &p;
+  for (size_t i = 0; i < plan.predictions.size(); ++i) {
+    const Prediction& p = plan.predictions[i];
+    if (p.priced && p.usd > 0 && (!cheapest || p.usd < cheapest->usd)) {
+      cheapest = &p;
+      plan.has_cheapest = true;
+      plan.cheapest = i;
+    }
   }
   // The bench command: these inputs and model, one instance.
   auto bench_command = [&options](const std::string& instance, bool gpu) {
@@ -335,11 +382,16 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
     u.vcpus = t.instance->vcpus;
     u.memory = t.instance->memory;
     if (cheapest && u.usd_per_hour > 0 && plan.corpus_rows > 0) {
-      u.has_break_even = true;
-      u.deadline_seconds = cheapest->usd / u.usd_per_hour * 3600.0;
-      u.break_even_rows_per_second = static_cast<double>(plan.corpus_rows) / u.deadline_seconds;
+      // Both sides at the same terms: the cheapest prediction's.
+      u.break_even_usd_per_hour = cost::hourly_usd(*t.instance, cheapest->terms);
+      u.has_break_even = u.break_even_usd_per_hour > 0;
+      if (u.has_break_even) {
+        u.deadline_seconds = cheapest->usd / u.break_even_usd_per_hour * 3600.0;
+        u.break_even_rows_per_second = static_cast<double>(plan.corpus_rows) / u.deadline_seconds;
+      }
     }
     u.bench_command = bench_command(u.instance, u.gpus > 0);
+    if (u.gpus > 0 && !options.cuda_backend) u.bench_note = kNoCudaNote;
     plan.unmeasured.push_back(std::move(u));
   }
 

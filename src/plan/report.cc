@@ -44,6 +44,15 @@ std::string money(double usd) {
   return fmt::format("${:.{}f}", usd, decimals);
 }
 
+bool on_demand(const cost::Pricing& p) {
+  return p.spot_discount == 0 && p.platform_usd_per_hour == 0 && p.machines == 1;
+}
+
+// A priced prediction whose hourly price is not the plain on-demand one.
+bool special_terms(const Prediction& p) {
+  return p.priced && p.record_terms && !on_demand(p.terms);
+}
+
 std::string percent(double fraction) {
   return fmt::format("{:.1f}%", 100.0 * fraction);
 }
@@ -155,6 +164,17 @@ std::string plan_text(const PlanResult& plan) {
   if (!plan.predictions.empty()) {
     line(fmt::format("Predictions for {} rows ({}), cheapest first", grouped(plan.corpus_rows),
                      these ? "these inputs" : "--corpus-rows, at the scanned mean"));
+    bool any_special = false;
+    for (const Prediction& p : plan.predictions) any_special = any_special || special_terms(p);
+    line(
+        "  USD/hour: the list's on-demand price of one machine (the record's, for an instance no loaded list "
+        "holds)");
+    if (any_special) {
+      line(
+          "  *: under a record's own spot discount, surcharge or machines, kept for the instance and list it "
+          "was "
+          "priced for (see \"How\")");
+    }
     size_t target_width = 8;
     for (const Prediction& p : plan.predictions) target_width = std::max(target_width, p.target.size());
     line(fmt::format("  {:>3}  {:<{}}  {:<12} {:>9}  {:<8} {:<9} {:>10} {:>11} {:>11}  {:<9}  {}", "#",
@@ -164,8 +184,8 @@ std::string plan_text(const PlanResult& plan) {
       const Prediction& p = plan.predictions[i];
       line(fmt::format("  {:>3}  {:<{}}  {:<12} {:>9}  {:<8} {:<9} {:>10} {:>11} {:>11}  {:<9}  [{}]", i + 1,
                        p.target, target_width, p.priced ? p.price_list : "-",
-                       p.priced ? fmt::format("{:.4f}", p.usd_per_hour) : "-", p.batching, p.precision,
-                       duration(p.seconds), p.priced ? money(p.usd) : "-",
+                       p.priced ? fmt::format("{:.4f}{}", p.usd_per_hour, special_terms(p) ? "*" : "") : "-",
+                       p.batching, p.precision, duration(p.seconds), p.priced ? money(p.usd) : "-",
                        p.priced ? money(p.usd_per_million_rows) : "-", p.measured ? "measured" : "projected",
                        p.record + 1));
     }
@@ -188,13 +208,24 @@ std::string plan_text(const PlanResult& plan) {
   }
 
   if (!plan.unmeasured.empty()) {
-    const bool compare = !plan.predictions.empty();
-    line(fmt::format("Not measured: no records on these instances{}",
-                     compare ? " (what each must do to beat the cheapest prediction)" : ""));
+    bool compare = false;
+    for (const Unmeasured& u : plan.unmeasured) compare = compare || u.has_break_even;
+    const Prediction* cheapest = plan.has_cheapest ? &plan.predictions[plan.cheapest] : nullptr;
+    const bool special = cheapest && compare && !on_demand(cheapest->terms);
+    if (compare && cheapest) {
+      line(
+          fmt::format("Not measured: no records on these instances (what each must do to beat the cheapest "
+                      "prediction, #{} "
+                      "at {}; both priced {})",
+                      plan.cheapest + 1, money(cheapest->usd), terms_text(cheapest->terms)));
+    } else {
+      line("Not measured: no records on these instances");
+    }
     size_t width = 8;
     for (const Unmeasured& u : plan.unmeasured) width = std::max(width, u.instance.size());
     std::string header = fmt::format("  {:<{}}  {:<12} {:>9}  {:<14} {:>6}", "instance", width, "list",
                                      "USD/hour", "GPUs", "vCPUs");
+    if (special) header += fmt::format("  {:>14}", "on those terms");
     if (compare) header += fmt::format("  {:>18} {:>18}", "must finish within", "break-even rows/s");
     line(header);
     for (const Unmeasured& u : plan.unmeasured) {
@@ -202,17 +233,30 @@ std::string plan_text(const PlanResult& plan) {
           fmt::format("  {:<{}}  {:<12} {:>9.4f}  {:<14} {:>6}", u.instance, width, u.price_list,
                       u.usd_per_hour, u.gpus > 0 ? fmt::format("{} x {}", u.gpus, u.gpu) : "-",
                       u.vcpus > 0 ? std::to_string(u.vcpus) : "?");
+      if (special) {
+        row += fmt::format("  {:>14}",
+                           u.has_break_even ? fmt::format("{:.4f}", u.break_even_usd_per_hour) : "-");
+      }
       if (compare) {
         row += fmt::format("  {:>18} {:>18}", u.has_break_even ? duration(u.deadline_seconds) : "-",
                            u.has_break_even ? fmt::format("{:.1f}", u.break_even_rows_per_second) : "-");
       }
       line(row);
     }
-    line(
-        "  To measure one, run on it (add --device cuda on a GPU instance; the JSON output has each "
-        "command):");
+    line("  To measure one, run on it (the JSON output has each instance's command):");
     line("    " + plan.bench_template);
     line("  and pass its results to this command with --records NAME.jsonl.");
+    bool gpu = false;
+    std::string gpu_note;
+    for (const Unmeasured& u : plan.unmeasured) {
+      if (u.gpus <= 0) continue;
+      gpu = true;
+      if (gpu_note.empty()) gpu_note = u.bench_note;
+    }
+    if (gpu) {
+      line("  On a GPU instance add --device cuda." +
+           (gpu_note.empty() ? std::string() : " Note: " + gpu_note + "."));
+    }
     line("");
   }
 
@@ -300,8 +344,10 @@ std::string plan_json(const PlanResult& plan) {
   j["corpus_rows"] = plan.corpus_rows;
   j["scale"] = plan.scale;
   Json records = Json::array();
-  for (const RecordUse& r : plan.records) {
-    records.push_back({{"origin", r.origin},
+  for (size_t k = 0; k < plan.records.size(); ++k) {
+    const RecordUse& r = plan.records[k];
+    records.push_back({{"number", k + 1},
+                       {"origin", r.origin},
                        {"machine", r.machine},
                        {"sweep_id", r.sweep_id},
                        {"point", r.point},
@@ -330,8 +376,10 @@ std::string plan_json(const PlanResult& plan) {
   }
   j["records"] = records;
   Json predictions = Json::array();
-  for (const Prediction& p : plan.predictions) {
-    Json e = {{"target", p.target},
+  for (size_t k = 0; k < plan.predictions.size(); ++k) {
+    const Prediction& p = plan.predictions[k];
+    Json e = {{"number", k + 1},
+              {"target", p.target},
               {"instance", p.instance},
               {"price_list", p.price_list},
               {"priced", p.priced},
@@ -345,20 +393,37 @@ std::string plan_json(const PlanResult& plan) {
               {"how", p.how},
               {"model_differs", p.model_differs},
               {"batching_differs", p.batching_differs},
-              {"record", p.record}};
+              {"record", p.record + 1}};
     if (p.priced) {
       e["usd_per_hour"] = p.usd_per_hour;
+      e["pricing"] = {{"terms", p.record_terms ? "record" : "on-demand"},
+                      {"on_demand_usd_per_hour", p.on_demand_usd_per_hour},
+                      {"spot_discount", p.terms.spot_discount},
+                      {"platform_usd_per_hour", p.terms.platform_usd_per_hour},
+                      {"machines", p.terms.machines},
+                      {"text", terms_text(p.terms)}};
       e["price_how"] = p.price_how;
       e["usd"] = p.usd;
       e["usd_per_million_rows"] = p.usd_per_million_rows;
     } else {
       e["usd_per_hour"] = nullptr;
+      e["pricing"] = nullptr;
       e["usd"] = nullptr;
       e["usd_per_million_rows"] = nullptr;
     }
     predictions.push_back(e);
   }
   j["predictions"] = predictions;
+  // The prediction the unmeasured instances' break-even figures are against.
+  if (plan.has_cheapest) {
+    const Prediction& c = plan.predictions[plan.cheapest];
+    j["break_even"] = {
+        {"prediction", plan.cheapest + 1},        {"usd", c.usd},
+        {"spot_discount", c.terms.spot_discount}, {"platform_usd_per_hour", c.terms.platform_usd_per_hour},
+        {"machines", c.terms.machines},           {"terms", terms_text(c.terms)}};
+  } else {
+    j["break_even"] = nullptr;
+  }
   Json unmeasured = Json::array();
   for (const Unmeasured& u : plan.unmeasured) {
     Json e = {{"instance", u.instance},
@@ -369,13 +434,16 @@ std::string plan_json(const PlanResult& plan) {
               {"vcpus", u.vcpus},
               {"memory", u.memory}};
     if (u.has_break_even) {
+      e["break_even_usd_per_hour"] = u.break_even_usd_per_hour;
       e["deadline_seconds"] = u.deadline_seconds;
       e["break_even_rows_per_second"] = u.break_even_rows_per_second;
     } else {
+      e["break_even_usd_per_hour"] = nullptr;
       e["deadline_seconds"] = nullptr;
       e["break_even_rows_per_second"] = nullptr;
     }
     e["bench_command"] = u.bench_command;
+    e["bench_note"] = u.bench_note;
     unmeasured.push_back(e);
   }
   j["unmeasured"] = unmeasured;

@@ -60,8 +60,8 @@ Result<RecordRate> record_rate(const record::Record& r) {
   RecordRate rate;
   rate.shape = shape_of(r.model);
   if (!rate.shape.known()) return invalid_argument("no model shape (model.layers/hidden/intermediate)");
-  const int64_t rows = r.rows > 0 ? r.rows : r.data.rows;
-  const int64_t real = r.tokens > 0 ? r.tokens : r.data.tokens;
+  const int64_t rows = r.classified_rows();
+  const int64_t real = r.classified_tokens();
   if (rows <= 0) return invalid_argument("no rows");
   if (real <= 0 && r.computed_tokens <= 0) return invalid_argument("no token counts");
   if (!(r.wall_seconds.median > 0)) return invalid_argument("no median wall time");

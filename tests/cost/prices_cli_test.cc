@@ -87,5 +87,16 @@ TEST(PricesCli, UserListShowsItsOwnPerInstanceSources) {
   EXPECT_TRUE(has(mine.output, "source: our invoices")) << mine.output;
 }
 
+TEST(PricesCli, AListNamedLikeABuiltInOneIsAUsageError) {
+  testing::TempDir work;
+  const std::string file = work.write(
+      "aws.json",
+      R"({"name": "aws-2026", "source": "s", "date": "d", "instances": [{"name": "p3.8xlarge", "usd_per_hour": 1}]})");
+  Outcome clash = run_cli("prices --prices " + file);
+  EXPECT_EQ(clash.exit_code, 2) << clash.output;
+  EXPECT_TRUE(has(clash.output, file + ": price list name 'aws-2026' is already taken by a built-in list"))
+      << clash.output;
+}
+
 }  // namespace
 }  // namespace infercost

@@ -199,6 +199,44 @@ TEST(PriceLists, BuiltInFirstThenFilesInOrderAndErrorsNameTheFile) {
   EXPECT_EQ(price_lists_with({})->size(), builtin_price_lists().size());
 }
 
+// Lists are looked up by name, so a user list named like a built-in one (or
+// like another file's) would be shadowed without a word: it is refused.
+TEST(PriceLists, RefuseAListNamedLikeAnother) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  auto write = [&dir](const std::string& file, const std::string& name) {
+    const std::string path = (dir / file).string();
+    std::ofstream out(path);
+    out << R"({"name": ")" << name
+        << R"(", "source": "s", "date": "d", "instances": [{"name": "p3.8xlarge", "usd_per_hour": 1}]})";
+    return path;
+  };
+  for (const char* builtin : {"aws-2026", "seed-2021", "gcp-2026"}) {
+    const std::string path = write("infercost_prices_clash.json", builtin);
+    auto lists = price_lists_with({path});
+    std::filesystem::remove(path);
+    ASSERT_FALSE(lists.ok()) << builtin;
+    EXPECT_EQ(lists.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(lists.status().message().find(path + ": price list name '" + builtin +
+                                            "' is already taken by a built-in list"),
+              std::string::npos)
+        << lists.status().message();
+  }
+  const std::string first = write("infercost_prices_mine_1.json", "mine");
+  const std::string second = write("infercost_prices_mine_2.json", "mine");
+  auto both = price_lists_with({first, second});
+  auto one = price_lists_with({first});
+  std::filesystem::remove(first);
+  std::filesystem::remove(second);
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(both.status().message().find(second +
+                                         ": price list name 'mine' is already taken by the list in " + first),
+            std::string::npos)
+      << both.status().message();
+  ASSERT_TRUE(one.ok()) << one.status().to_string();
+  EXPECT_EQ(one->back().name, "mine");
+}
+
 }  // namespace
 }  // namespace infercost::cost
 

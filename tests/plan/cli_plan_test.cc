@@ -169,11 +169,30 @@ TEST(PlanCli, PredictsFromARecordAndListsTheUnmeasured) {
   EXPECT_EQ(best["basis"], "projected");
   EXPECT_EQ(p["records"][0]["origin"], records + ": line 1");
   EXPECT_EQ(p["unmeasured"].size(), 9u);  // the rest of seed-2021
+  // The text's [1] is the JSON's record 1, records[0].
+  EXPECT_EQ(best["record"], 1);
+  EXPECT_EQ(p["records"][0]["number"], 1);
+  int gpu = 0;
   for (const auto& u : p["unmeasured"]) {
     EXPECT_GT(u["break_even_rows_per_second"].get<double>(), 0) << u;
-    EXPECT_NE(u["bench_command"].get<std::string>().find("--instance " + u["instance"].get<std::string>()),
-              std::string::npos);
+    const std::string command = u["bench_command"].get<std::string>();
+    EXPECT_NE(command.find("--instance " + u["instance"].get<std::string>()), std::string::npos);
+    // GPU instances get --device cuda and a note that this build cannot run it yet; CPU ones neither.
+    const bool is_gpu = u["gpus"].get<int>() > 0;
+    gpu += is_gpu;
+    EXPECT_EQ(command.find("--device cuda") != std::string::npos, is_gpu) << command;
+    EXPECT_EQ(
+        u["bench_note"].get<std::string>().find("needs the CUDA backend, which this build does not have "
+                                                "yet") != std::string::npos,
+        is_gpu)
+        << u;
   }
+  EXPECT_EQ(gpu, 8);  // seed-2021 less c5.12xlarge: 8 GPU instances and c5.24xlarge
+  EXPECT_NE(plan.output.find(
+                "On a GPU instance add --device cuda. Note: --device cuda needs the CUDA backend, which "
+                "this build does not have yet"),
+            std::string::npos)
+      << plan.output;
 }
 
 TEST(PlanCli, MeasuredWhenARecordRanTheseVeryInputs) {

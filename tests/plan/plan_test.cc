@@ -1,7 +1,9 @@
 #include "infercost/plan/plan.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "test_utils.h"
@@ -195,7 +197,31 @@ TEST(Plan, WorkOfThePolicies) {
       plan->unmeasured[2].bench_command,
       "infercost bench in.jsonl --model 'model dir' --batching seed,tokens --device cuda --instance gpu.one "
       "--out gpu.one.jsonl");
-  EXPECT_NE(plan_text(*plan).find("no --records given"), std::string::npos);
+  // This build has no CUDA backend: the GPU instance's command says so, the CPU ones carry no note.
+  EXPECT_NE(plan->unmeasured[2].bench_note.find("needs the CUDA backend, which this build does not have yet"),
+            std::string::npos)
+      << plan->unmeasured[2].bench_note;
+  EXPECT_EQ(plan->unmeasured[0].bench_note, "");
+  EXPECT_EQ(plan->unmeasured[0].bench_command,
+            "infercost bench in.jsonl --model 'model dir' --batching seed,tokens --instance cpu.big --out "
+            "cpu.big.jsonl");
+  const std::string text = plan_text(*plan);
+  EXPECT_NE(text.find("no --records given"), std::string::npos);
+  EXPECT_NE(
+      text.find("On a GPU instance add --device cuda. Note: --device cuda needs the CUDA backend, which this "
+                "build does not have yet"),
+      std::string::npos)
+      << text;
+  auto j = nlohmann::json::parse(plan_json(*plan));
+  EXPECT_EQ(j["unmeasured"][2]["bench_note"], plan->unmeasured[2].bench_note);
+  // A build with the backend drops the note.
+  PlanOptions with_cuda = options(0);
+  with_cuda.cuda_backend = true;
+  Result<PlanResult> cuda = make_plan(four_rows(), none, with_cuda);
+  ASSERT_TRUE(cuda.ok());
+  EXPECT_EQ(cuda->unmeasured[2].bench_note, "");
+  EXPECT_EQ(cuda->unmeasured[2].bench_command, plan->unmeasured[2].bench_command);
+  EXPECT_EQ(plan_text(*cuda).find("does not have yet"), std::string::npos);
 }
 
 TEST(Plan, PredictionsFromFixtureRecordsByHand) {
@@ -216,7 +242,10 @@ TEST(Plan, PredictionsFromFixtureRecordsByHand) {
   EXPECT_FALSE(a->model_differs);
   EXPECT_FALSE(a->batching_differs);
   EXPECT_NE(a->how.find("projected"), std::string::npos);
-  EXPECT_NE(a->price_how.find("as the record was priced"), std::string::npos) << a->price_how;
+  EXPECT_TRUE(a->record_terms);
+  EXPECT_NE(a->price_how.find("the record's, as it was priced for this instance from this list"),
+            std::string::npos)
+      << a->price_how;
   EXPECT_EQ(plan->records[a->record].origin, "r.jsonl: line 1");
   EXPECT_DOUBLE_EQ(plan->records[a->record].rate.flops_per_second, 378000.0);
 
@@ -239,12 +268,18 @@ TEST(Plan, PredictionsFromFixtureRecordsByHand) {
   EXPECT_FALSE(b_seed->batching_differs);
   EXPECT_NE(b_seed->how.find("model differs (2 layers, hidden 2, FFN 4)"), std::string::npos) << b_seed->how;
 
-  // E: priced under a list this plan does not use: re-priced from test-list with its 2 machines.
+  // E: priced under a list this plan does not use: re-priced at test-list's on-demand price of one
+  // machine; its 2 machines belong to old-list's pricing, not to this list's.
   const Prediction* e = find(*plan, "cpu.big", "tokens", "bf16");
   ASSERT_NE(e, nullptr);
-  EXPECT_DOUBLE_EQ(e->usd_per_hour, 4.0);
-  EXPECT_NEAR(e->usd, kRealFlops * 1e6 / 756000.0 / 3600 * 4.0, 1e-9);
-  EXPECT_NE(e->price_how.find("test-list on-demand $2.0000/h, 2 machines"), std::string::npos)
+  EXPECT_DOUBLE_EQ(e->usd_per_hour, 2.0);
+  EXPECT_FALSE(e->record_terms);
+  EXPECT_EQ(e->terms.machines, 1);
+  EXPECT_NEAR(e->usd, kRealFlops * 1e6 / 756000.0 / 3600 * 2.0, 1e-9);
+  EXPECT_NE(
+      e->price_how.find("test-list: on-demand $2.0000/h per machine; terms: on demand, one machine (the "
+                        "record's terms, on demand, 2 machines, apply to cpu.big from old-list only)"),
+      std::string::npos)
       << e->price_how;
 
   // F: no list holds rare.box: priced as its record was.
@@ -431,7 +466,216 @@ TEST(Plan, TextAndJsonSayTheSame) {
   EXPECT_EQ(j["unmeasured"][0]["instance"], "gpu.one");
   EXPECT_EQ(j["scan"]["length_histogram"]["lengths"], nlohmann::json::parse("[2, 4]"));
   EXPECT_EQ(j["scan"]["length_histogram"]["counts"], nlohmann::json::parse("[2, 2]"));
-  EXPECT_EQ(j["records"][j["predictions"][0]["record"].get<size_t>()]["origin"], "r.jsonl: line 2");
+  // Record numbers are 1-based in both: the text's [n] is the JSON's "record" n, records[n - 1].
+  const size_t n = j["predictions"][0]["record"].get<size_t>();
+  ASSERT_GE(n, 1u);
+  EXPECT_EQ(n, plan->predictions[0].record + 1);
+  EXPECT_EQ(j["records"][n - 1]["origin"], "r.jsonl: line 2");
+  EXPECT_EQ(j["records"][n - 1]["number"], n);
+}
+
+// A record priced for cpu.big from test-list at spot discount 0.25, a $0.5/h platform surcharge and 2
+// machines: (2 x 0.75 + 0.5) x 2 = $4/h. A second list prices cpu.big at $5/h on demand.
+std::vector<SourcedRecord> spot_record() {
+  record::Record r = base_record();
+  record::InstanceInfo i = priced("cpu.big", "test-list", 2.0, 2);
+  i.spot_discount = 0.25;
+  i.platform_usd_per_hour = 0.5;
+  i.usd_per_hour = 4.0;
+  r.instance = i;
+  return {{r, "spot.jsonl: line 1"}};
+}
+
+PlanOptions two_lists(int64_t corpus_rows) {
+  PlanOptions o = options(corpus_rows);
+  cost::PriceList other;
+  other.name = "other-list";
+  other.source = "tests";
+  other.date = "2026";
+  cost::Instance big;
+  big.name = "cpu.big";
+  big.usd_per_hour = 5.0;
+  other.instances = {big};
+  o.price_lists.push_back(other);
+  return o;
+}
+
+// The projected time of base_record()'s rate (378000 FLOP/s) on four_rows() scaled to 4e6 rows.
+constexpr double kTokensSeconds = kRealFlops * 1e6 / 378000.0;  // 2878.3068783 s
+
+TEST(Plan, ARecordsTermsStayWithItsOwnInstanceAndList) {
+  Result<PlanResult> plan = make_plan(four_rows(), spot_record(), two_lists(4'000'000));
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  ASSERT_NEAR(kTokensSeconds, 2878.3068783, 1e-6);
+  const Prediction* own = nullptr;
+  const Prediction* other = nullptr;
+  for (const Prediction& p : plan->predictions) {
+    if (p.batching != "tokens") continue;
+    if (p.price_list == "test-list") own = &p;
+    if (p.price_list == "other-list") other = &p;
+  }
+  ASSERT_NE(own, nullptr);
+  ASSERT_NE(other, nullptr);
+  // The instance and list the record was priced for: its terms, on the list's price.
+  EXPECT_TRUE(own->record_terms);
+  EXPECT_DOUBLE_EQ(own->on_demand_usd_per_hour, 2.0);
+  EXPECT_DOUBLE_EQ(own->usd_per_hour, 4.0);
+  EXPECT_EQ(own->terms.machines, 2);
+  EXPECT_NEAR(own->seconds, kTokensSeconds, 1e-6);
+  EXPECT_NEAR(own->usd, 2878.3068783 / 3600 * 4.0, 1e-8);  // $3.198
+  EXPECT_NE(own->price_how.find("test-list: on-demand $2.0000/h per machine; terms: spot discount 0.25, "
+                                "platform $0.5/h per machine, 2 machines (the record's"),
+            std::string::npos)
+      << own->price_how;
+  // The same instance name in another list: that list's on-demand price of one machine, $5/h, not
+  // (5 x 0.75 + 0.5) x 2 = $8.50/h.
+  EXPECT_FALSE(other->record_terms);
+  EXPECT_DOUBLE_EQ(other->usd_per_hour, 5.0);
+  EXPECT_EQ(other->terms.machines, 1);
+  EXPECT_DOUBLE_EQ(other->terms.spot_discount, 0.0);
+  EXPECT_NEAR(other->usd, 2878.3068783 / 3600 * 5.0, 1e-8);  // $3.998
+  EXPECT_NE(
+      other->price_how.find("other-list: on-demand $5.0000/h per machine; terms: on demand, one machine"),
+      std::string::npos)
+      << other->price_how;
+
+  // Text and JSON say which terms apply.
+  const std::string text = plan_text(*plan);
+  EXPECT_NE(text.find("USD/hour: the list's on-demand price of one machine"), std::string::npos) << text;
+  EXPECT_NE(text.find("4.0000*"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 5.0000 "), std::string::npos) << text;
+  auto j = nlohmann::json::parse(plan_json(*plan));
+  bool seen_own = false, seen_other = false;
+  for (const auto& p : j["predictions"]) {
+    if (p["batching"] != "tokens") continue;
+    if (p["price_list"] == "test-list") {
+      seen_own = true;
+      EXPECT_EQ(p["pricing"]["terms"], "record");
+      EXPECT_EQ(p["pricing"]["machines"], 2);
+      EXPECT_DOUBLE_EQ(p["pricing"]["spot_discount"].get<double>(), 0.25);
+      EXPECT_DOUBLE_EQ(p["pricing"]["on_demand_usd_per_hour"].get<double>(), 2.0);
+    } else {
+      seen_other = true;
+      EXPECT_EQ(p["pricing"]["terms"], "on-demand");
+      EXPECT_EQ(p["pricing"]["machines"], 1);
+      EXPECT_DOUBLE_EQ(p["usd_per_hour"].get<double>(), 5.0);
+    }
+  }
+  EXPECT_TRUE(seen_own && seen_other);
+}
+
+TEST(Plan, BreakEvenPricesBothSidesWithTheSameTerms) {
+  Result<PlanResult> plan = make_plan(four_rows(), spot_record(), two_lists(4'000'000));
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  // The cheapest: cpu.big tokens from test-list at $4/h under the record's terms.
+  ASSERT_TRUE(plan->has_cheapest);
+  const Prediction& cheapest = plan->predictions[plan->cheapest];
+  EXPECT_EQ(plan->cheapest, 0u);
+  EXPECT_EQ(cheapest.price_list, "test-list");
+  EXPECT_EQ(cheapest.batching, "tokens");
+  const double cheapest_usd = 2878.3068783 / 3600 * 4.0;
+  EXPECT_NEAR(cheapest.usd, cheapest_usd, 1e-8);
+  ASSERT_EQ(plan->unmeasured.size(), 2u);  // cpu.small and gpu.one
+  for (const Unmeasured& u : plan->unmeasured) {
+    ASSERT_TRUE(u.has_break_even) << u.instance;
+    // Under the same terms: gpu.one (3.6 x 0.75 + 0.5) x 2 = $6.40/h, cpu.small (0.36 x 0.75 + 0.5) x 2 =
+    // $1.54/h; the table's price stays the on-demand one.
+    const double at_terms = u.instance == "gpu.one" ? 6.4 : 1.54;
+    EXPECT_DOUBLE_EQ(u.usd_per_hour, u.instance == "gpu.one" ? 3.6 : 0.36);
+    EXPECT_NEAR(u.break_even_usd_per_hour, at_terms, 1e-12) << u.instance;
+    EXPECT_NEAR(u.deadline_seconds, cheapest_usd / at_terms * 3600, 1e-6) << u.instance;
+    EXPECT_NEAR(u.break_even_rows_per_second, 4e6 / (cheapest_usd / at_terms * 3600), 1e-6) << u.instance;
+  }
+  // gpu.one: $3.198 / $6.40/h = 1798.94 s (at its bare $3.60/h it would be 3198.1 s).
+  EXPECT_NEAR(plan->unmeasured[1].deadline_seconds, 1798.9418, 1e-3);
+  EXPECT_NEAR(plan->unmeasured[1].break_even_rows_per_second, 2223.53, 0.01);
+
+  const std::string text = plan_text(*plan);
+  EXPECT_NE(text.find("beat the cheapest prediction, #1 at $3.20; both priced spot discount 0.25, platform "
+                      "$0.5/h per machine, 2 machines"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("on those terms"), std::string::npos) << text;
+  EXPECT_NE(text.find("6.4000"), std::string::npos) << text;
+  auto j = nlohmann::json::parse(plan_json(*plan));
+  EXPECT_EQ(j["break_even"]["prediction"], 1);
+  EXPECT_EQ(j["break_even"]["machines"], 2);
+  EXPECT_NEAR(j["break_even"]["usd"].get<double>(), cheapest_usd, 1e-8);
+  EXPECT_NEAR(j["unmeasured"][1]["break_even_usd_per_hour"].get<double>(), 6.4, 1e-12);
+  EXPECT_DOUBLE_EQ(j["unmeasured"][1]["usd_per_hour"].get<double>(), 3.6);
+
+  // On-demand terms both sides when the cheapest is on demand: the fixture's cheapest is B's $2/h.
+  Result<PlanResult> fixture = make_plan(four_rows(), fixture_records(), options(4'000'000));
+  ASSERT_TRUE(fixture.ok());
+  ASSERT_EQ(fixture->unmeasured.size(), 1u);
+  EXPECT_DOUBLE_EQ(fixture->unmeasured[0].break_even_usd_per_hour, 3.6);
+  EXPECT_EQ(plan_text(*fixture).find("on those terms"), std::string::npos);
+}
+
+// Cuts the text's line that starts with `prefix` (empty if none).
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (text.compare(at, prefix.size(), prefix) == 0) return text.substr(at, end - at);
+    at = end + 1;
+  }
+  return "";
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Every number the text shows for a prediction or an unmeasured instance is the JSON's, as formatted.
+TEST(Plan, TextAndJsonAgreeOnEveryNumber) {
+  for (bool spot : {false, true}) {
+    Result<PlanResult> plan = spot ? make_plan(four_rows(), spot_record(), two_lists(4'000'000))
+                                   : make_plan(four_rows(), fixture_records(), options(4'000'000));
+    ASSERT_TRUE(plan.ok());
+    const std::string text = plan_text(*plan);
+    auto j = nlohmann::json::parse(plan_json(*plan));
+    ASSERT_EQ(j["predictions"].size(), plan->predictions.size());
+    for (size_t k = 0; k < plan->predictions.size(); ++k) {
+      const auto& p = j["predictions"][k];
+      EXPECT_EQ(p["number"], k + 1);
+      const std::string row =
+          line_starting(text, fmt::format("  {:>3}  {} ", k + 1, p["target"].get<std::string>()));
+      ASSERT_FALSE(row.empty()) << k << "\n" << text;
+      EXPECT_TRUE(ends_with(row, fmt::format("[{}]", p["record"].get<size_t>()))) << row;
+      EXPECT_NE(row.find(" " + p["basis"].get<std::string>() + " "), std::string::npos) << row;
+      EXPECT_NE(row.find(" " + p["batching"].get<std::string>() + " "), std::string::npos) << row;
+      if (p["priced"].get<bool>()) {
+        EXPECT_NE(row.find(fmt::format(" {:.4f}", p["usd_per_hour"].get<double>())), std::string::npos)
+            << row;
+        const double usd = p["usd"].get<double>();
+        const std::string cost = usd >= 100 ? fmt::format("${:.0f}", usd)
+                                 : usd >= 1
+                                     ? fmt::format("${:.2f}", usd)
+                                     : fmt::format("${:.{}f}", usd, 2 - int(std::floor(std::log10(usd))));
+        EXPECT_NE(row.find(" " + cost + " "), std::string::npos) << cost << " in " << row;
+        EXPECT_EQ(p["pricing"]["terms"] == "record" && p["pricing"]["machines"] != 1,
+                  row.find(fmt::format("{:.4f}*", p["usd_per_hour"].get<double>())) != std::string::npos)
+            << row;
+      }
+      // The record it names is the one listed under that number.
+      const size_t n = p["record"].get<size_t>();
+      const std::string used = line_starting(text, fmt::format("  [{}] ", n));
+      EXPECT_NE(used.find(j["records"][n - 1]["origin"].get<std::string>()), std::string::npos) << used;
+    }
+    for (const auto& u : j["unmeasured"]) {
+      const std::string row = line_starting(text, "  " + u["instance"].get<std::string>() + " ");
+      ASSERT_FALSE(row.empty()) << u;
+      EXPECT_NE(row.find(fmt::format("{:.4f}", u["usd_per_hour"].get<double>())), std::string::npos) << row;
+      ASSERT_FALSE(u["break_even_rows_per_second"].is_null());
+      EXPECT_NE(row.find(fmt::format(" {:.1f}", u["break_even_rows_per_second"].get<double>())),
+                std::string::npos)
+          << row;
+    }
+    const size_t cheapest = j["break_even"]["prediction"].get<size_t>();
+    EXPECT_EQ(cheapest, plan->cheapest + 1);
+    EXPECT_NE(text.find(fmt::format("beat the cheapest prediction, #{} at ", cheapest)), std::string::npos);
+  }
 }
 
 TEST(Plan, LoadRecordFilesNamesFileAndLine) {

@@ -79,6 +79,27 @@ TEST(Work, RecordRateFromMeanComputedLengthWhenPaddingWasComputed) {
   EXPECT_DOUBLE_EQ(rate->flops, 15360.0 + 32.0 * 3 * 100.0);
 }
 
+// A record without the run's own counts (rows, tokens 0) is read from its data's, through
+// Record::classified_rows() and classified_tokens(); the run's counts win when both are there.
+TEST(Work, RecordRateFallsBackToTheDatasCounts) {
+  record::Record r = small_record();
+  r.rows = 0;
+  r.tokens = 0;
+  r.computed_tokens = 0;
+  EXPECT_EQ(r.classified_rows(), 3);
+  EXPECT_EQ(r.classified_tokens(), 30);
+  Result<RecordRate> rate = record_rate(r);
+  ASSERT_TRUE(rate.ok()) << rate.status().to_string();
+  // As from the run's counts: 512 x 30 real tokens + the histogram's 24856.
+  EXPECT_DOUBLE_EQ(rate->flops, 15360.0 + 24856.0);
+  EXPECT_NE(rate->method.find("30 real tokens"), std::string::npos) << rate->method;
+  r = small_record();
+  r.data.rows = 7;
+  r.data.tokens = 70;
+  EXPECT_EQ(r.classified_rows(), 3);
+  EXPECT_EQ(r.classified_tokens(), 30);
+}
+
 TEST(Work, RecordsThatCannotGiveARate) {
   record::Record r = small_record();
   r.status = "failed";

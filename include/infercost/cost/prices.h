@@ -58,6 +58,9 @@ Result<PriceList> parse_price_list(std::string_view json, const std::string& ori
 Result<PriceList> load_price_list(const std::string& path);
 
 // The built-in lists followed by those in `paths` (user files), in order.
+// List names must be unique: a file whose list is named like a built-in list
+// or like an earlier file's is refused (kInvalidArgument naming the file and
+// the name), since lists are looked up by name.
 Result<std::vector<PriceList>> price_lists_with(const std::vector<std::string>& paths);
 
 // An instance found in a price list.

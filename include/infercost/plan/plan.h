@@ -11,6 +11,13 @@
 // batching policy and max length, and no --corpus-rows projection; when both
 // the record and the scan carry a content hash, the hashes must match too.
 // Its time is then the record's median wall time.
+//
+// Price: an instance of a price list is priced at that list's on-demand price
+// for one machine. Only a record priced for that very instance from that very
+// list keeps its own terms (spot discount, platform surcharge, machines) on
+// the list's price; an instance no loaded list holds is priced as its record
+// was. Break-even figures price the unmeasured instance with the same terms as
+// the cheapest prediction (cost::hourly_usd on both sides).
 #pragma once
 
 #include <cstdint>
@@ -40,6 +47,9 @@ struct PlanOptions {
   // For the `infercost bench` command suggested for unmeasured instances.
   std::vector<std::string> inputs;
   std::string model_dir;
+  // Whether this build can run `--device cuda`. Without it, the bench
+  // command suggested for a GPU instance carries a note saying so.
+  bool cuda_backend = false;
 };
 
 // A record a prediction used.
@@ -65,7 +75,11 @@ struct Prediction {
   std::string instance;    // "" when unpriced
   std::string price_list;  // "" when unpriced
   bool priced = false;
+  // usd_per_hour = cost::hourly_usd(one machine at on_demand_usd_per_hour, terms).
   double usd_per_hour = 0;
+  double on_demand_usd_per_hour = 0;  // one machine, as the list (or the record) gives it
+  cost::Pricing terms;                // on demand, one machine unless record_terms
+  bool record_terms = false;          // the record's own spot discount, surcharge and machines
   std::string price_how;
   std::string batching;   // the plan's policy: "seed" or "tokens"
   std::string precision;  // as measured
@@ -79,20 +93,23 @@ struct Prediction {
   std::string how;                  // how `seconds` was obtained
   bool model_differs = false;       // the record's model has another shape
   bool batching_differs = false;    // the record ran the other policy
-  size_t record = 0;                // index into PlanResult::records
+  size_t record = 0;                // index into PlanResult::records (0-based; [record + 1] in the text)
 };
 
 struct Unmeasured {
   std::string instance, price_list;
-  double usd_per_hour = 0;
+  double usd_per_hour = 0;  // the list's on-demand price of one machine
   int gpus = 0;
   std::string gpu;
   int vcpus = 0;
   std::string memory;
   bool has_break_even = false;  // false when no priced prediction exists
+  // This instance's hourly price under the cheapest prediction's terms.
+  double break_even_usd_per_hour = 0;
   double deadline_seconds = 0;  // finishing later than this costs more than the cheapest prediction
   double break_even_rows_per_second = 0;
   std::string bench_command;
+  std::string bench_note;  // e.g. a GPU instance's command needs a CUDA backend this build lacks
 };
 
 struct PlanResult {
@@ -110,6 +127,10 @@ struct PlanResult {
   std::vector<RecordUse> records;       // records the predictions used
   std::vector<Prediction> predictions;  // priced by cost, then unpriced by time
   std::vector<Unmeasured> unmeasured;
+  // The prediction the unmeasured instances must beat (index into
+  // predictions), when one is priced.
+  bool has_cheapest = false;
+  size_t cheapest = 0;
   // `infercost bench` for these inputs and model, with NAME for the instance.
   std::string bench_template;
   int64_t records_read = 0;
@@ -128,6 +149,10 @@ Status check_price_list(const std::vector<cost::PriceList>& lists, const std::st
 // kInvalidArgument for an unknown --price-list.
 Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& records,
                              const PlanOptions& options);
+
+// "on demand, one machine"; "spot discount 0.3, platform $0.5/h per machine,
+// 2 machines".
+std::string terms_text(const cost::Pricing& terms);
 
 // The human report (stdout) and the same content as JSON (schema kPlanSchema).
 std::string plan_text(const PlanResult& plan);

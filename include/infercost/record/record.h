@@ -195,6 +195,10 @@ struct Record {
   std::optional<CostInfo> cost;
 
   bool ok() const { return status == "ok"; }
+  // Rows and real tokens the point classified: the run's counts, else (a
+  // record without them) its data's.
+  int64_t classified_rows() const { return rows > 0 ? rows : data.rows; }
+  int64_t classified_tokens() const { return tokens > 0 ? tokens : data.tokens; }
   // The machine this point ran on or represents: instance name, else
   // label, else hostname.
   std::string machine() const;
