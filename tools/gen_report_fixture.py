@@ -7,11 +7,14 @@ The records follow the schema of include/infercost/record/record.h
 (infercost.bench/1, keys in the order record::to_json_line writes them). They
 are made up but shaped like the 2021 study: three machines of the seed-2021
 price list (p3.8xlarge, p3dn.24xlarge, c5.12xlarge) at the study's batch
-sizes (40 and 70 rows per GPU, 100 per vCPU) and a few more, two precisions
-and both batching policies, two data sets (json-3 and parquet), GPU memory
-monitoring on the GPU machines (33% vs 17% at 40 rows per GPU, as the study
-saw), one failed point (out of memory), one point run with the synthetic
-model and an unpriced "laptop". Deterministic: no clock, no randomness.
+sizes (40 and 70 rows per GPU, 100 per vCPU) and a few more, the precisions
+the backends produce (fp32, bf16 and int8) and both batching policies, two
+data sets (json-3 and parquet), GPU memory monitoring of the GPU points (33%
+vs 17% at 40 rows per GPU, as the study saw; monitor.gpus only on cuda
+points, as infercost bench writes it), one failed point (out of memory), one
+point run with the synthetic model and an unpriced "laptop". Model loading is
+stage "load", outside the wall time as in real records. Deterministic: no
+clock, no randomness.
 """
 import hashlib
 import json
@@ -53,12 +56,12 @@ SYNTHETIC_MODEL = dict(name="synthetic-distilbert-base", synthetic=True)
 POINTS = [
     ("p3.8xlarge", "cuda:all", "fp32", "seed", "json-3", 160, "40xgpus", 0, [41.8, 42.3, 43.1], 0.33, 0.25, 0.62, 5.1, REAL_MODEL),
     ("p3.8xlarge", "cuda:all", "fp32", "seed", "json-3", 280, "70xgpus", 0, [37.2, 37.9, 38.4], 0.57, 0.44, 0.81, 5.4, REAL_MODEL),
-    ("p3.8xlarge", "cuda:all", "fp16", "tokens", "json-3", 160, "40xgpus", 0, [13.9, 14.2, 14.6], 0.14, 0.10, 0.55, 4.2, REAL_MODEL),
-    ("p3.8xlarge", "cuda:all", "fp16", "tokens", "json-3", 280, "70xgpus", 0, [12.1, 12.4, 12.9], 0.22, 0.16, 0.68, 4.4, REAL_MODEL),
+    ("p3.8xlarge", "cuda:all", "bf16", "tokens", "json-3", 160, "40xgpus", 0, [13.9, 14.2, 14.6], 0.14, 0.10, 0.55, 4.2, REAL_MODEL),
+    ("p3.8xlarge", "cuda:all", "bf16", "tokens", "json-3", 280, "70xgpus", 0, [12.1, 12.4, 12.9], 0.22, 0.16, 0.68, 4.4, REAL_MODEL),
     ("p3.8xlarge", "cuda:all", "fp32", "seed", "parquet", 280, "70xgpus", 0, [148.0, 150.2, 151.9], 0.57, 0.45, 0.82, 9.8, REAL_MODEL),
     ("p3dn.24xlarge", "cuda:all", "fp32", "seed", "json-3", 320, "40xgpus", 0, [46.5, 47.2, 48.9], 0.17, 0.12, 0.34, 6.0, REAL_MODEL),
     ("p3dn.24xlarge", "cuda:all", "fp32", "seed", "json-3", 560, "70xgpus", 0, [29.4, 30.1, 30.8], 0.30, 0.23, 0.71, 6.3, REAL_MODEL),
-    ("p3dn.24xlarge", "cuda:all", "fp16", "tokens", "json-3", 560, "70xgpus", 0, [7.9, 8.1, 8.4], 0.16, 0.11, 0.52, 5.0, REAL_MODEL),
+    ("p3dn.24xlarge", "cuda:all", "bf16", "tokens", "json-3", 560, "70xgpus", 0, [7.9, 8.1, 8.4], 0.16, 0.11, 0.52, 5.0, REAL_MODEL),
     ("p3dn.24xlarge", "cuda:all", "fp32", "seed", "json-3", 2240, "", 0, None, 0, 0, 0, 0, REAL_MODEL),
     ("p3dn.24xlarge", "cuda:all", "fp32", "seed", "parquet", 560, "70xgpus", 0, [116.3, 118.0, 119.4], 0.30, 0.24, 0.73, 11.2, REAL_MODEL),
     ("c5.12xlarge", "cpu", "fp32", "seed", "json-3", 4800, "100xvcpus", 48, [252.0, 255.5, 261.0], 0, 0, 0, 14.2, REAL_MODEL),
@@ -144,8 +147,8 @@ def record(index, point):
         for k, w in enumerate(walls):
             reps.append({"wall_seconds": w, "rows_per_second": r(rows / w), "tokens_per_second": r(tokens / w),
                          "peak_rss_bytes": int((rss_gib - 0.05 * (2 - k)) * GIB),
-                         "stages": {"infer": r(w * 0.93), "read": r(w * 0.01), "tokenize": r(w * 0.04),
-                                    "write": r(w * 0.01)}})
+                         "stages": {"infer": r(w * 0.93), "load": 0.8, "read": r(w * 0.01),
+                                    "tokenize": r(w * 0.04), "write": r(w * 0.01)}})
     j["repetitions"] = reps
     walls = walls or [0.0]
     j["wall_seconds"] = spread(walls) if not failed else {"median": 0.0, "min": 0.0, "max": 0.0}
@@ -159,12 +162,12 @@ def record(index, point):
     j["padding_efficiency"] = 0.0 if failed else r(tokens / computed)
     j["batch_fill"] = 0.0 if failed else r(tokens / padded)
     med = spread(walls)["median"]
-    j["stages"] = {} if failed else {"infer": r(med * 0.93), "read": r(med * 0.01), "tokenize": r(med * 0.04),
-                                     "write": r(med * 0.01)}
+    j["stages"] = {} if failed else {"infer": r(med * 0.93), "load": 0.8, "read": r(med * 0.01),
+                                     "tokenize": r(med * 0.04), "write": r(med * 0.01)}
     j["peak_rss_bytes"] = int(rss_gib * GIB)
     gpu_usage = []
     if not failed:
-        for g in range(hw["gpus"]):
+        for g in range(hw["gpus"] if device.startswith("cuda") else 0):
             total = hw["gpu_gib"] * GIB
             wobble = (g % 3 - 1) * 0.01  # GPUs differ a little
             gpu_usage.append({"index": g, "memory_total_bytes": total,

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "infercost/cost/prices.h"
+#include "infercost/record/record.h"
 #include "infercost/report/analysis.h"
 #include "infercost/report/report.h"
 
@@ -33,26 +34,24 @@ void execute(const ReportFlags& flags) {
     options.deadline_seconds = *deadline;
     options.deadline_text = flags.deadline;
   }
-  Result<std::vector<report::LoadedRecord>> records = report::load(flags.results);
+  Result<std::vector<record::SourcedRecord>> records = record::load_sourced_records(flags.results);
   if (!records.ok()) fail(records.status());
 
   if (!flags.price_files.empty() || !flags.price_list.empty()) {
     Result<std::vector<cost::PriceList>> loaded = cost::price_lists_with(flags.price_files);
     if (!loaded.ok()) fail(loaded.status());
-    // The user's lists first: without --price-list they win over the built-in ones.
-    const size_t builtin = cost::builtin_price_lists().size();
-    std::vector<cost::PriceList> lists(loaded->begin() + builtin, loaded->end());
-    lists.insert(lists.end(), loaded->begin(), loaded->begin() + builtin);
-    Status st = report::reprice(*records, lists, flags.price_list);
+    // Without --price-list, cost::find_instance searches the user's lists
+    // first, then the current built-in ones, then seed-2021.
+    Status st = report::reprice(*records, *loaded, flags.price_list);
     if (!st.ok()) fail(st.with_context("re-pricing the records"));
     std::string from = flags.price_list.empty() ? "" : "price list " + flags.price_list;
     if (flags.price_list.empty()) {
       for (const std::string& f : flags.price_files) from += (from.empty() ? "" : ", ") + f;
+      from += " (then the current built-in lists, then seed-2021, for instances not in it)";
     }
     options.pricing_note = fmt::format(
-        "The records were re-priced by instance name from {} (each record's spot discount, platform "
-        "surcharge "
-        "and machine count kept).",
+        "The records were re-priced by instance name from {}; each record's spot discount, platform "
+        "surcharge and machine count kept.",
         from);
   }
 
@@ -99,7 +98,7 @@ void register_report(CLI::App& app) {
   cmd->add_option(
          "--prices", flags->price_files,
          "Re-price the records by instance name from this JSON price list (docs/cost.md); repeatable; "
-         "searched before the built-in lists")
+         "searched before the built-in lists (the current ones, then seed-2021)")
       ->check(CLI::ExistingFile)
       ->allow_extra_args(false)
       ->type_name("FILE");

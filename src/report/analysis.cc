@@ -73,33 +73,24 @@ Result<double> parse_duration(std::string_view text) {
 
 // ---- Loading and pricing ----
 
-Result<std::vector<LoadedRecord>> load(const std::vector<std::string>& paths) {
-  std::vector<LoadedRecord> out;
-  for (const std::string& path : paths) {
-    INFERCOST_ASSIGN_OR_RETURN(std::vector<record::Record> records, record::load_records({path}));
-    for (record::Record& r : records) out.push_back({std::move(r), path});
-  }
-  return out;
-}
-
-Status reprice(std::vector<LoadedRecord>& records, const std::vector<cost::PriceList>& lists,
+Status reprice(std::vector<record::SourcedRecord>& records, const std::vector<cost::PriceList>& lists,
                const std::string& list_name) {
-  for (LoadedRecord& loaded : records) {
-    record::Record& r = loaded.record;
+  for (record::SourcedRecord& sourced : records) {
+    record::Record& r = sourced.record;
     if (!r.instance) continue;
     record::InstanceInfo& info = *r.instance;
     Result<cost::PricedInstance> found = cost::find_instance(lists, info.name, list_name);
-    if (!found.ok()) return found.status().with_context(loaded.source);
+    if (!found.ok()) return found.status().with_context(sourced.origin);
     cost::Pricing pricing;
     pricing.spot_discount = info.spot_discount;
     pricing.platform_usd_per_hour = info.platform_usd_per_hour;
     pricing.machines = std::max(1, info.machines);
     INFERCOST_RETURN_IF_ERROR(
-        cost::validate(pricing).with_context(fmt::format("{}: instance '{}'", loaded.source, info.name)));
+        cost::validate(pricing).with_context(fmt::format("{}: instance '{}'", sourced.origin, info.name)));
     const cost::Instance& instance = *found->instance;
     info.price_list = found->list->name;
-    info.price_source = instance.source.empty() ? found->list->source : instance.source;
-    info.price_date = instance.date.empty() ? found->list->date : instance.date;
+    info.price_source = found->source();
+    info.price_date = found->date();
     info.on_demand_usd_per_hour = instance.usd_per_hour;
     info.usd_per_hour = cost::hourly_usd(instance, pricing);
     if (instance.gpus > 0) info.gpus = instance.gpus;
@@ -114,9 +105,16 @@ Status reprice(std::vector<LoadedRecord>& records, const std::vector<cost::Price
 
 // ---- Small pieces ----
 
-double project_seconds(int64_t rows, double wall_seconds, int64_t corpus_rows) {
-  if (rows <= 0 || !(wall_seconds > 0)) return 0;
-  return double(corpus_rows) * wall_seconds / double(rows);
+int precision_rank(const std::string& precision) {
+  static const char* kOrder[] = {"fp32", "bf16", "fp16", "int8"};
+  for (int i = 0; i < 4; ++i) {
+    if (precision == kOrder[i]) return i;
+  }
+  return 4;
+}
+
+bool is_gpu_device(const std::string& device) {
+  return device.rfind("cuda", 0) == 0;
 }
 
 namespace {
@@ -202,25 +200,21 @@ std::string comparison_sentence(const std::string& a, const TimeCost& a_tc, cons
 
 namespace {
 
-int precision_rank(const std::string& p) {
-  static const char* kOrder[] = {"fp32", "bf16", "fp16", "int8"};
-  for (int i = 0; i < 4; ++i) {
-    if (p == kOrder[i]) return i;
-  }
-  return 4;
-}
-
 struct ConfigKey {
-  std::string machine, device, precision, batching, shape;
+  std::string machine, device, precision, batching;
+  int max_batch_tokens = 0;  // 0 for seed batching, which has no token budget
+  int max_length = 0;
+  std::string shape;
   int data_set = 0;
   int threads = 0;
+  int tokenizer_threads = 0;
   std::string label, model;
   bool synthetic = false;
   double usd_per_hour = 0;
 
   auto tied() const {
-    return std::tie(machine, device, precision, batching, shape, data_set, threads, label, model, synthetic,
-                    usd_per_hour);
+    return std::tie(machine, device, precision, batching, max_batch_tokens, max_length, shape, data_set,
+                    threads, tokenizer_threads, label, model, synthetic, usd_per_hour);
   }
   bool operator<(const ConfigKey& o) const {
     const int pa = precision_rank(precision), pb = precision_rank(o.precision);
@@ -236,15 +230,31 @@ double hourly_price(const record::Record& r) {
   if (r.cost && r.cost->usd_per_hour > 0) return r.cost->usd_per_hour;
   if (r.instance && r.instance->on_demand_usd_per_hour > 0) {
     const record::InstanceInfo& i = *r.instance;
-    return (i.on_demand_usd_per_hour * (1 - i.spot_discount) + i.platform_usd_per_hour) *
-           std::max(1, i.machines);
+    cost::Instance instance;
+    instance.usd_per_hour = i.on_demand_usd_per_hour;
+    cost::Pricing pricing;
+    pricing.spot_discount = i.spot_discount;
+    pricing.platform_usd_per_hour = i.platform_usd_per_hour;
+    pricing.machines = std::max(1, i.machines);
+    return cost::hourly_usd(instance, pricing);
   }
   return 0;
 }
 
-int64_t record_rows(const record::Record& r) {
-  return r.rows > 0 ? r.rows : r.data.rows;
+// The token budget that matters: seed batching fills batches by rows only.
+int token_budget(const record::Config& c) {
+  return c.batching == "seed" ? 0 : c.max_batch_tokens;
 }
+
+// The file of an origin "results.jsonl: line 3" (record::SourcedRecord).
+std::string origin_file(const std::string& origin) {
+  const size_t at = origin.rfind(": line ");
+  if (at == std::string::npos) return origin;
+  const std::string number = origin.substr(at + 7);
+  if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) return origin;
+  return origin.substr(0, at);
+}
+
 int64_t record_data_rows(const record::Record& r) {
   return r.data.rows > 0 ? r.data.rows : r.rows;
 }
@@ -253,14 +263,33 @@ std::string threads_text(int threads) {
   return threads > 0 ? fmt::format("{} threads", threads) : "threads auto";
 }
 
-std::string describe(const record::Record& r) {
-  std::string d = fmt::format("{} {} {} {}", r.config.device.empty() ? "?" : r.config.device,
-                              r.config.precision.empty() ? "?" : r.config.precision,
-                              r.config.batching.empty() ? "?" : r.config.batching,
-                              r.data.shape.empty() ? "?" : r.data.shape);
-  d += ", " + threads_text(r.config.threads);
-  if (!r.label.empty() && r.label != r.machine()) d += ", label " + r.label;
+std::string tokenizer_threads_text(int threads) {
+  return threads > 0 ? fmt::format("{} tokenizer {}", threads, threads == 1 ? "thread" : "threads")
+                     : "tokenizer threads auto";
+}
+
+std::string max_length_text(int max_length) {
+  return max_length > 0 ? fmt::format("max length {}", max_length) : "max length auto";
+}
+
+// Every field of a configuration but the machine, for tables and the list
+// of failed points.
+std::string describe(const std::string& device, const std::string& precision, const std::string& batching,
+                     int max_batch_tokens, int max_length, const std::string& data_text, int threads,
+                     int tokenizer_threads, const std::string& label) {
+  std::string d = fmt::format("{} {} {} {}, {}, {}, {}", device.empty() ? "?" : device,
+                              precision.empty() ? "?" : precision, batching.empty() ? "?" : batching,
+                              data_text.empty() ? "?" : data_text, threads_text(threads),
+                              tokenizer_threads_text(tokenizer_threads), max_length_text(max_length));
+  if (max_batch_tokens > 0) d += fmt::format(", at most {} tokens per batch", count(max_batch_tokens));
+  if (!label.empty()) d += ", label " + label;
   return d;
+}
+
+std::string describe(const record::Record& r) {
+  return describe(r.config.device, r.config.precision, r.config.batching, token_budget(r.config),
+                  r.config.max_length, r.data.shape, r.config.threads, r.config.tokenizer_threads,
+                  r.label == r.machine() ? "" : r.label);
 }
 
 double median_of(std::vector<double> v) {
@@ -273,8 +302,11 @@ struct GpuFigures {
   double peak = 0, peak_max = 0, mean = 0, utilization = 0;
 };
 
+// Only a GPU point's GPUs count: a CPU point's monitor.gpus (idle GPUs of
+// the machine, in records of older benches) says nothing about its run.
 GpuFigures gpu_figures(const record::Record& r) {
   GpuFigures g;
+  if (!is_gpu_device(r.config.device)) return g;
   for (const record::GpuUsage& u : r.monitor.gpus) {
     if (u.memory_total_bytes <= 0) continue;
     const double total = double(u.memory_total_bytes);
@@ -294,10 +326,6 @@ GpuFigures gpu_figures(const record::Record& r) {
   return g;
 }
 
-record::Spread scaled(const record::Spread& s, double factor) {
-  return {s.median * factor, s.min * factor, s.max * factor};
-}
-
 std::string point_name(const ReportModel& m, const Point& p) {
   return fmt::format("{}, batch size {}", m.configs[p.config].name, p.batch_size);
 }
@@ -313,6 +341,39 @@ std::string join(const std::vector<std::string>& items, const std::string& sep, 
 
 std::string short_sha(const std::string& sha) {
   return sha.empty() ? "no content hash" : "sha256 " + sha.substr(0, 12);
+}
+
+// A warning when the priced points were priced from more than one price
+// list, or one instance from more than one list or date; "" otherwise.
+std::string price_mix_warning(const ReportModel& m) {
+  std::set<std::string> lists;
+  std::map<std::string, int> uses_of_instance;
+  for (const ReportModel::PriceUse& u : m.price_uses) {
+    lists.insert(u.list);
+    for (const std::string& i : u.instances) ++uses_of_instance[i];
+  }
+  bool mixed = lists.size() > 1;
+  for (const auto& [instance, n] : uses_of_instance) mixed |= n > 1;
+  if (!mixed) return "";
+  std::vector<std::string> parts;
+  std::vector<std::string> named;
+  for (const ReportModel::PriceUse& u : m.price_uses) {
+    const std::string list = u.list.empty() ? "an unnamed price list" : u.list;
+    if (!u.list.empty()) named.push_back(u.list);
+    parts.push_back(fmt::format("{} ({}) for {}", list, u.date.empty() ? "no date" : u.date,
+                                join(u.instances, ", ", " and ")));
+  }
+  // Suggest a current list over the historical seed-2021.
+  std::string example = "NAME";
+  for (const std::string& n : named) {
+    if (example == "NAME" || (example == "seed-2021" && n != "seed-2021")) example = n;
+  }
+  return fmt::format(
+      "Warning: the costs below mix prices from different price lists or dates: {}. Such prices are not "
+      "like for like, so the cost comparisons partly compare the price lists rather than the machines. To "
+      "compare on one list, re-price every record: infercost report --price-list {} (with --prices FILE "
+      "for a list of your own).",
+      join(parts, "; ", "; "), example);
 }
 
 void write_answer(ReportModel& m) {
@@ -350,6 +411,8 @@ void write_answer(ReportModel& m) {
                        duration(p.corpus_seconds.median), usd(p.corpus_usd.median), hourly(c.usd_per_hour),
                        usd(p.usd_per_million_rows.median));
   };
+
+  if (const std::string warning = price_mix_warning(m); !warning.empty()) a.push_back(warning);
 
   if (!m.points.empty()) {
     const size_t fast_all = *fastest(all_tc);
@@ -466,7 +529,7 @@ void write_answer(ReportModel& m) {
 
 }  // namespace
 
-Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const Options& options) {
+Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& records, const Options& options) {
   if (records.empty()) return invalid_argument("no benchmark records to report on (the files hold none)");
   ReportModel m;
   m.title = options.title;
@@ -474,9 +537,9 @@ Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const 
   m.deadline_seconds = options.deadline_seconds;
   m.deadline_text = options.deadline_text;
   m.pricing_note = options.pricing_note;
-  for (const LoadedRecord& r : records) {
-    if (std::find(m.sources.begin(), m.sources.end(), r.source) == m.sources.end())
-      m.sources.push_back(r.source);
+  for (const record::SourcedRecord& r : records) {
+    const std::string file = origin_file(r.origin);
+    if (std::find(m.sources.begin(), m.sources.end(), file) == m.sources.end()) m.sources.push_back(file);
     const std::string& t = r.record.started_at;
     if (t.empty()) continue;
     if (m.first_started_at.empty() || t < m.first_started_at) m.first_started_at = t;
@@ -484,19 +547,19 @@ Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const 
   }
 
   // Usable records; the others are failures with a reason.
-  std::vector<const LoadedRecord*> usable;
-  for (const LoadedRecord& loaded : records) {
+  std::vector<const record::SourcedRecord*> usable;
+  for (const record::SourcedRecord& loaded : records) {
     const record::Record& r = loaded.record;
     std::string reason;
     if (!r.ok()) {
       reason = r.error.empty() ? "failed (no reason recorded)" : r.error;
-    } else if (!(r.wall_seconds.median > 0) || record_rows(r) <= 0) {
+    } else if (!(r.wall_seconds.median > 0) || r.classified_rows() <= 0) {
       reason = "no usable timing (wall_seconds.median or rows is 0)";
     }
     if (reason.empty()) {
       usable.push_back(&loaded);
     } else {
-      m.failed.push_back({r.machine(), describe(r), r.config.batch_size, reason, loaded.source});
+      m.failed.push_back({r.machine(), describe(r), r.config.batch_size, reason, loaded.origin});
     }
   }
 
@@ -541,14 +604,39 @@ Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const 
   std::map<ConfigKey, std::map<int, std::vector<size_t>>> grouped;  // key -> batch size -> usable index
   for (size_t k = 0; k < usable.size(); ++k) {
     const record::Record& r = usable[k]->record;
-    ConfigKey key{r.machine(),  r.config.device,   r.config.precision, r.config.batching,
-                  r.data.shape, record_data[k],    r.config.threads,   r.label == r.machine() ? "" : r.label,
-                  r.model.name, r.model.synthetic, hourly_price(r)};
+    ConfigKey key;
+    key.machine = r.machine();
+    key.device = r.config.device;
+    key.precision = r.config.precision;
+    key.batching = r.config.batching;
+    key.max_batch_tokens = token_budget(r.config);
+    key.max_length = r.config.max_length;
+    key.shape = r.data.shape;
+    key.data_set = record_data[k];
+    key.threads = r.config.threads;
+    key.tokenizer_threads = r.config.tokenizer_threads;
+    key.label = r.label == r.machine() ? "" : r.label;
+    key.model = r.model.name;
+    key.synthetic = r.model.synthetic;
+    key.usd_per_hour = hourly_price(r);
     grouped[key][r.config.batch_size].push_back(k);
   }
 
   // Which fields tell configurations apart, for short names.
-  enum Field { kDevice, kPrecision, kBatching, kShape, kThreads, kLabel, kModel, kPrice, kFields };
+  enum Field {
+    kDevice,
+    kPrecision,
+    kBatching,
+    kShape,
+    kThreads,
+    kLabel,
+    kModel,
+    kPrice,
+    kMaxBatchTokens,
+    kMaxLength,
+    kTokenizerThreads,
+    kFields
+  };
   std::map<std::string, std::set<std::string>> values[kFields];
   std::map<std::string, std::set<int>> data_by_shape;
   for (const auto& [key, _] : grouped) {
@@ -560,12 +648,19 @@ Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const 
     values[kLabel][key.machine].insert(key.label);
     values[kModel][key.machine].insert(fmt::format("{}\n{}", key.model, key.synthetic));
     values[kPrice][key.machine].insert(fmt::format("{}", key.usd_per_hour));
+    // Seed batching has no token budget: only "tokens" configurations can
+    // differ in it.
+    if (key.max_batch_tokens > 0)
+      values[kMaxBatchTokens][key.machine].insert(std::to_string(key.max_batch_tokens));
+    values[kMaxLength][key.machine].insert(std::to_string(key.max_length));
+    values[kTokenizerThreads][key.machine].insert(std::to_string(key.tokenizer_threads));
     data_by_shape[key.shape].insert(key.data_set);
   }
   // Precision, batching and data are what the report compares across
   // machines: named whenever they differ anywhere. The others (device,
-  // threads, label, model, price) mostly follow from the machine: named only
-  // when they differ within one.
+  // threads, label, model, price, token budget, max length, tokenizer
+  // threads) mostly follow from the machine: named only when they differ
+  // within one.
   bool varies[kFields] = {};
   for (int f = 0; f < kFields; ++f) {
     std::set<std::string> all;
@@ -582,20 +677,28 @@ Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const 
     c.device = key.device;
     c.precision = key.precision;
     c.batching = key.batching;
+    c.max_batch_tokens = key.max_batch_tokens;
+    c.max_length = key.max_length;
     c.shape = key.shape;
     c.data_set = key.data_set;
     c.threads = key.threads;
+    c.tokenizer_threads = key.tokenizer_threads;
     c.label = key.label;
     c.model = key.model;
     c.synthetic = key.synthetic;
     c.usd_per_hour = key.usd_per_hour;
     const record::Record& first = usable[by_batch.begin()->second.front()]->record;
-    if (first.instance) {
-      c.price_list = first.instance->price_list;
-      c.gpus = first.instance->gpus;
-    }
-    if (c.gpus == 0 && c.device.rfind("cuda", 0) == 0) {
-      c.gpus = c.device == "cuda:all" ? int(first.hardware.gpus.size()) : 1;
+    if (first.instance) c.price_list = first.instance->price_list;
+    if (is_gpu_device(c.device)) {
+      // cuda:N runs on one GPU; cuda and cuda:all on every GPU of the machine.
+      const bool one = c.device.size() > 5 && c.device != "cuda:all";
+      if (one) {
+        c.gpus = 1;
+      } else if (first.instance && first.instance->gpus > 0) {
+        c.gpus = first.instance->gpus;
+      } else {
+        c.gpus = int(first.hardware.gpus.size());
+      }
     }
     const bool shape_ambiguous = data_by_shape[key.shape].size() > 1;
     const std::string data_text = (c.shape.empty() ? "?" : c.shape) +
@@ -606,15 +709,17 @@ Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const 
     if (varies[kBatching]) c.name += " " + c.batching;
     if (varies[kShape]) c.name += " " + data_text;
     if (varies[kThreads]) c.name += " " + threads_text(c.threads);
+    if (varies[kTokenizerThreads]) c.name += " " + tokenizer_threads_text(c.tokenizer_threads);
+    if (varies[kMaxLength]) c.name += " " + max_length_text(c.max_length);
+    if (varies[kMaxBatchTokens] && c.max_batch_tokens > 0)
+      c.name += fmt::format(" {} tokens/batch", c.max_batch_tokens);
     if (varies[kLabel] && !c.label.empty()) c.name += " " + c.label;
     if (varies[kModel]) c.name += c.synthetic ? " synthetic" : "";
     if (varies[kPrice]) {
       c.name += c.usd_per_hour > 0 ? " at " + hourly(c.usd_per_hour) : " unpriced";
     }
-    c.description = fmt::format("{} {} {} {}, {}", c.device.empty() ? "?" : c.device,
-                                c.precision.empty() ? "?" : c.precision,
-                                c.batching.empty() ? "?" : c.batching, data_text, threads_text(c.threads));
-    if (!c.label.empty()) c.description += ", label " + c.label;
+    c.description = describe(c.device, c.precision, c.batching, c.max_batch_tokens, c.max_length, data_text,
+                             c.threads, c.tokenizer_threads, c.label);
     const size_t config_index = m.configs.size();
     m.configs.push_back(c);
 
@@ -627,16 +732,15 @@ Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const 
       std::vector<double> gpu_mean, gpu_util;
       const record::Record& r0 = usable[members.front()]->record;
       p.batch_size_rule = r0.config.batch_size_rule;
-      p.rows = record_rows(r0);
+      p.rows = r0.classified_rows();
       p.tokens = r0.tokens;
       p.padded_tokens = r0.padded_tokens;
       p.computed_tokens = r0.computed_tokens;
       std::vector<double> padding, fill, rss_mean;
       for (size_t k : members) {
         const record::Record& r = usable[k]->record;
-        if (std::find(p.sources.begin(), p.sources.end(), usable[k]->source) == p.sources.end()) {
-          p.sources.push_back(usable[k]->source);
-        }
+        const std::string file = origin_file(usable[k]->origin);
+        if (std::find(p.sources.begin(), p.sources.end(), file) == p.sources.end()) p.sources.push_back(file);
         wall.push_back(r.wall_seconds.median);
         wall_min.push_back(r.wall_seconds.min > 0 ? r.wall_seconds.min : r.wall_seconds.median);
         wall_max.push_back(std::max(r.wall_seconds.max, r.wall_seconds.median));
@@ -683,6 +787,7 @@ Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const 
         p.gpu_utilization_mean = median_of(gpu_util);
         m.any_gpu_monitor = true;
       }
+      p.gpus = p.gpus_monitored > 0 ? p.gpus_monitored : c.gpus;
       m.points.push_back(p);
     }
   }
@@ -703,21 +808,40 @@ Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const 
   }
   for (Point& p : m.points) {
     const Configuration& c = m.configs[p.config];
-    p.corpus_seconds = scaled(p.wall_seconds, double(m.corpus_rows) / double(p.rows));
+    // At the median, least and greatest wall time; an unpriced point (price
+    // 0) still gets its corpus time.
+    auto at = [&](double wall_seconds) {
+      return cost::estimate_cost(std::max(0.0, c.usd_per_hour), wall_seconds, p.rows, p.tokens,
+                                 m.corpus_rows);
+    };
+    const cost::CostEstimate mid = at(p.wall_seconds.median), lo = at(p.wall_seconds.min),
+                             hi = at(p.wall_seconds.max);
+    p.corpus_seconds = {mid.corpus_seconds, lo.corpus_seconds, hi.corpus_seconds};
     if (c.usd_per_hour > 0) {
       p.priced = true;
-      const double usd_per_second = c.usd_per_hour / 3600;
-      p.run_usd = scaled(p.wall_seconds, usd_per_second);
-      p.usd_per_million_rows = scaled(p.wall_seconds, usd_per_second * 1e6 / double(p.rows));
-      if (p.tokens > 0)
-        p.usd_per_million_tokens = p.wall_seconds.median * usd_per_second * 1e6 / double(p.tokens);
-      p.corpus_usd = scaled(p.corpus_seconds, usd_per_second);
+      p.run_usd = {mid.cost_to_solution_usd, lo.cost_to_solution_usd, hi.cost_to_solution_usd};
+      p.usd_per_million_rows = {mid.usd_per_million_rows, lo.usd_per_million_rows, hi.usd_per_million_rows};
+      p.usd_per_million_tokens = mid.usd_per_million_tokens;
+      p.corpus_usd = {mid.corpus_usd, lo.corpus_usd, hi.corpus_usd};
     }
   }
 
-  // Price sources.
+  // Price sources, and which list and date priced which instances.
   std::set<std::string> price_sources;
-  for (const LoadedRecord* loaded : usable) {
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> uses;
+  for (const record::SourcedRecord* loaded : usable) {
+    const record::Record& r = loaded->record;
+    if (hourly_price(r) <= 0) continue;
+    if (r.instance) {
+      uses[{r.instance->price_list, r.instance->price_date}].insert(r.instance->name);
+    } else {
+      uses[{"", ""}].insert(r.machine());
+    }
+  }
+  for (const auto& [list_date, instances] : uses) {
+    m.price_uses.push_back({list_date.first, list_date.second, {instances.begin(), instances.end()}});
+  }
+  for (const record::SourcedRecord* loaded : usable) {
     const record::Record& r = loaded->record;
     if (!r.instance || hourly_price(r) <= 0) continue;
     const record::InstanceInfo& i = *r.instance;

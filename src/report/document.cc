@@ -102,20 +102,21 @@ std::string dollars_per_hour(const Configuration& c) {
 Section configurations_section(const ReportModel& m) {
   Section s{"configurations", "Configurations", {}};
   s.blocks.push_back(paragraph(
-      "A configuration is the machine, device, precision, batching policy, data, threads and label of a "
-      "benchmark point; batch size varies within it. Charts name configurations by the machine and the "
-      "fields "
-      "that differ between them."));
-  Table t{{"Configuration", "Machine", "Device", "Precision", "Batching", "Data", "Threads", "Model",
-           "USD/hour", "Price list"},
-          {false, false, false, false, false, false, true, false, true, false},
+      "A configuration is the machine, device, precision, batching policy and its token budget, maximum "
+      "length, data, threads, tokenizer threads, label, model and hourly price of a benchmark point; batch "
+      "size varies within it. Charts name configurations by the machine and the fields that differ between "
+      "them."));
+  Table t{{"Configuration", "Machine", "Device", "Precision", "Batching", "Tokens per batch", "Max length",
+           "Data", "Threads", "Tokenizer threads", "Model", "USD/hour", "Price list"},
+          {false, false, false, false, false, true, true, false, true, true, false, true, false},
           {}};
+  auto or_auto = [](int n) { return n > 0 ? std::to_string(n) : std::string("auto"); };
   for (const Configuration& c : m.configs) {
     t.rows.push_back({c.name, c.machine, c.device, c.precision, c.batching,
-                      fmt::format("{} (data set {})", c.shape, c.data_set),
-                      c.threads > 0 ? std::to_string(c.threads) : "auto",
-                      c.model + (c.synthetic ? " (synthetic)" : ""), dollars_per_hour(c),
-                      c.price_list.empty() ? "-" : c.price_list});
+                      c.max_batch_tokens > 0 ? count(c.max_batch_tokens) : "-", or_auto(c.max_length),
+                      fmt::format("{} (data set {})", c.shape, c.data_set), or_auto(c.threads),
+                      or_auto(c.tokenizer_threads), c.model + (c.synthetic ? " (synthetic)" : ""),
+                      dollars_per_hour(c), c.price_list.empty() ? "-" : c.price_list});
   }
   s.blocks.push_back(table(std::move(t)));
   Table d{{"Data set", "Shape", "Rows", "Tokens", "Content sha256", "Machines"},
@@ -137,8 +138,9 @@ Section runtime_section(Document& doc, const ReportModel& m) {
   Section s{"runtime", "1. Runtime vs batch size", {}};
   s.blocks.push_back(paragraph(
       "Wall time of each run (median over its timed repetitions; error bars from the fastest to the slowest "
-      "repetition) by batch size, one line per configuration. Runs on different data sets have different row "
-      "counts: compare them in sections 2 and 6."));
+      "repetition) by batch size, one line per configuration. The wall time runs from reading the first row "
+      "to writing the last: it leaves out loading the model, which the records hold as stage \"load\". "
+      "Runs on different data sets have different row counts: compare them in sections 2 and 6."));
   svg::XYChart c;
   c.title = "Runtime vs batch size";
   c.x = batch_axis();
@@ -184,11 +186,11 @@ Section runtime_section(Document& doc, const ReportModel& m) {
 Section cost_section(Document& doc, const ReportModel& m) {
   Section s{"cost", "2. Cost to solution", {}};
   s.blocks.push_back(
-      paragraph(fmt::format("Cost to solution = wall time x hourly price of the machine(s). Per million rows "
-                            "= 1e6 / (rows/s) x price / "
+      paragraph(fmt::format("Cost to solution = wall time x hourly price of the machine(s). Like the wall "
+                            "time, it leaves out loading the model (stage \"load\" in the records), which a "
+                            "real job pays for once per machine. Per million rows = 1e6 / (rows/s) x price / "
                             "3600, comparable across data sets. The corpus columns project every point to {} "
-                            "rows. Points without an "
-                            "instance price are listed as unpriced.",
+                            "rows. Points without an instance price are listed as unpriced.",
                             count(m.corpus_rows))));
   const std::vector<std::string> machines = machines_of(m);
   std::vector<size_t> priced, unpriced;
@@ -255,33 +257,29 @@ Section cost_section(Document& doc, const ReportModel& m) {
 
 Section throughput_section(Document& doc, const ReportModel& m) {
   Section s{"throughput", "3. Throughput by precision and batching policy", {}};
-  s.blocks.push_back(
-      paragraph("Rows and real (unpadded) tokens classified per second, for each machine and device, at the "
-                "fastest batch "
-                "size of each precision and batching policy (median; error bars min to max)."));
-  // Group: machine, device (and data set when there are several); key: precision and batching.
+  s.blocks.push_back(paragraph(
+      "Rows and real (unpadded) tokens classified per second, for each machine, device and model, at the "
+      "fastest of its configurations (threads, label, token budget) and batch sizes for each precision and "
+      "batching policy (median; error bars min to max). The table names the configuration and batch size "
+      "each bar comes from."));
+  // Group: machine, device, model (and data set when there are several);
+  // key: precision and batching.
   const bool several_data = m.data_sets.size() > 1;
   struct Group {
-    std::string machine, device;
+    std::string machine, device, model;
+    bool synthetic;
     int data_set;
     bool operator<(const Group& o) const {
-      return std::tie(machine, device, data_set) < std::tie(o.machine, o.device, o.data_set);
+      return std::tie(machine, device, model, synthetic, data_set) <
+             std::tie(o.machine, o.device, o.model, o.synthetic, o.data_set);
     }
   };
   struct Key {
-    int precision_rank;
+    int rank;
     std::string precision, batching;
     bool operator<(const Key& o) const {
-      return std::tie(precision_rank, precision, batching) <
-             std::tie(o.precision_rank, o.precision, o.batching);
+      return std::tie(rank, precision, batching) < std::tie(o.rank, o.precision, o.batching);
     }
-  };
-  auto rank = [](const std::string& p) {
-    const char* order[] = {"fp32", "bf16", "fp16", "int8"};
-    for (int i = 0; i < 4; ++i) {
-      if (p == order[i]) return i;
-    }
-    return 4;
   };
   // A data set by its shape, and its number where a shape has several.
   auto data_name = [&](int index) {
@@ -291,12 +289,23 @@ Section throughput_section(Document& doc, const ReportModel& m) {
     return same_shape > 1 ? fmt::format("{} (data set {})", d.shape, d.index) : d.shape;
   };
   std::map<Group, std::map<Key, size_t>> best;
+  // A model in a chart label: "synthetic" marks a synthetic model (as in the
+  // configuration names); a model is named only where another model of the
+  // same kind ran on the same machine, device and data.
+  auto model_tag = [&](const Group& g) {
+    bool named = false;
+    for (const auto& [other, _] : best) {
+      named |= other.machine == g.machine && other.device == g.device && other.data_set == g.data_set &&
+               other.synthetic == g.synthetic && other.model != g.model;
+    }
+    return std::string(g.synthetic ? " synthetic" : "") + (named ? " " + g.model : "");
+  };
   std::set<Key> keys;
   for (size_t i = 0; i < m.points.size(); ++i) {
     const Point& p = m.points[i];
     const Configuration& c = m.configs[p.config];
-    const Group g{c.machine, c.device, several_data ? c.data_set : 0};
-    const Key k{rank(c.precision), c.precision, c.batching};
+    const Group g{c.machine, c.device, c.model, c.synthetic, several_data ? c.data_set : 0};
+    const Key k{precision_rank(c.precision), c.precision, c.batching};
     keys.insert(k);
     auto [it, inserted] = best[g].emplace(k, i);
     if (!inserted && p.rows_per_second.median > m.points[it->second].rows_per_second.median) it->second = i;
@@ -308,7 +317,8 @@ Section throughput_section(Document& doc, const ReportModel& m) {
     c.value_title = axis;
     for (const Key& k : key_list) c.keys.push_back(k.precision + " " + k.batching);
     for (const auto& [g, by_key] : best) {
-      c.groups.push_back(g.machine + " " + g.device + (several_data ? " " + data_name(g.data_set) : ""));
+      c.groups.push_back(g.machine + " " + g.device + (several_data ? " " + data_name(g.data_set) : "") +
+                         model_tag(g));
       std::vector<std::optional<svg::Bar>> row(key_list.size());
       for (size_t k = 0; k < key_list.size(); ++k) {
         auto it = by_key.find(key_list[k]);
@@ -332,18 +342,18 @@ Section throughput_section(Document& doc, const ReportModel& m) {
       chart(doc, "throughput-rows.svg", grouped("Throughput: rows per second", "rows/s", false)));
   s.blocks.push_back(
       chart(doc, "throughput-tokens.svg", grouped("Throughput: real tokens per second", "tokens/s", true)));
-  Table t{{"Machine", "Device", "Data", "Precision", "Batching", "Fastest batch size", "Rows/s (median)",
-           "Spread", "Tokens/s (median)", "Spread"},
-          {false, false, false, false, false, true, true, true, true, true},
+  Table t{{"Machine", "Device", "Model", "Data", "Precision", "Batching", "Fastest configuration",
+           "Batch size", "Rows/s (median)", "Spread", "Tokens/s (median)", "Spread"},
+          {false, false, false, false, false, false, false, true, true, true, true, true},
           {}};
   for (const auto& [g, by_key] : best) {
     for (const auto& [k, i] : by_key) {
       const Point& p = m.points[i];
       const Configuration& c = m.configs[p.config];
-      t.rows.push_back({c.machine, c.device, fmt::format("{} (data set {})", c.shape, c.data_set),
-                        c.precision, c.batching, batch_text(p), sig(p.rows_per_second.median),
-                        plus_minus(p.rows_per_second), sig(p.tokens_per_second.median),
-                        plus_minus(p.tokens_per_second)});
+      t.rows.push_back({c.machine, c.device, c.model + (c.synthetic ? " (synthetic)" : ""),
+                        fmt::format("{} (data set {})", c.shape, c.data_set), c.precision, c.batching, c.name,
+                        batch_text(p), sig(p.rows_per_second.median), plus_minus(p.rows_per_second),
+                        sig(p.tokens_per_second.median), plus_minus(p.tokens_per_second)});
     }
   }
   s.blocks.push_back(table(std::move(t)));
@@ -394,14 +404,24 @@ Section padding_section(Document& doc, const ReportModel& m) {
 Section memory_section(Document& doc, const ReportModel& m) {
   Section s{"memory", "5. Memory: GPU memory utilization vs batch size", {}};
   const auto by_config = points_by_config(m);
+  // GPU points (config.device cuda...) count for GPU memory; every other
+  // point, and a GPU point its records did not monitor, for host memory.
+  bool any_gpu_point = false, any_host_point = false;
+  for (const Point& p : m.points) {
+    any_gpu_point |= is_gpu_device(m.configs[p.config].device);
+    any_host_point |= p.gpus_monitored == 0;
+  }
+  auto rows_per_gpu = [](const Point& p) {
+    return p.gpus > 0 ? sig(double(p.batch_size) / p.gpus) : std::string("-");
+  };
   if (m.any_gpu_monitor) {
     s.blocks.push_back(paragraph(
         "The study explained why p3.8xlarge (4 V100) beat p3dn.24xlarge (8 V100) at 40 rows per GPU with GPU "
         "memory: 33% vs 17% of each GPU's memory was in use, so the 8 GPUs were starved; at 70 rows per GPU "
-        "the "
-        "8-GPU machine won. The same measure for these records: memory used as a share of each GPU's memory "
-        "(peak and mean while the timed repetitions ran, averaged over the machine's GPUs), by rows per GPU "
-        "(batch size / GPUs), the study's axis."));
+        "the 8-GPU machine won. The same measure for these records: memory used as a share of each GPU's "
+        "memory (peak and mean while the timed repetitions ran, averaged over the GPUs the point ran on), by "
+        "rows per GPU (batch size / the point's GPUs), the study's axis. Only GPU points (device cuda, "
+        "cuda:N or cuda:all) count; CPU points are in the host memory chart below."));
     svg::XYChart c;
     c.title = "GPU memory used / total vs batch size per GPU (solid: peak, dashed: mean)";
     c.x = batch_axis();
@@ -416,9 +436,9 @@ Section memory_section(Document& doc, const ReportModel& m) {
       mean.in_legend = false;
       for (size_t i : by_config[k]) {
         const Point& p = m.points[i];
-        if (p.gpus_monitored == 0) continue;
+        if (p.gpus_monitored == 0 || p.gpus == 0) continue;
         svg::XYPoint xy;
-        xy.x = double(p.batch_size) / p.gpus_monitored;
+        xy.x = double(p.batch_size) / p.gpus;
         xy.y = p.gpu_memory_peak * 100;
         xy.tooltip = fmt::format("{}: peak {} of {} per GPU", point_label(m, p), percent(p.gpu_memory_peak),
                                  gib(double(p.gpu_memory_total_bytes)));
@@ -438,20 +458,37 @@ Section memory_section(Document& doc, const ReportModel& m) {
             {false, true, true, true, true, true, true, true, true},
             {}};
     for (const Point& p : m.points) {
-      if (p.gpus_monitored == 0) continue;
-      t.rows.push_back({m.configs[p.config].name, batch_text(p), sig(double(p.batch_size) / p.gpus_monitored),
-                        std::to_string(p.gpus_monitored), gib(double(p.gpu_memory_total_bytes)),
-                        percent(p.gpu_memory_peak), percent(p.gpu_memory_peak_max),
-                        percent(p.gpu_memory_mean), percent(p.gpu_utilization_mean)});
+      if (!is_gpu_device(m.configs[p.config].device)) continue;
+      if (p.gpus_monitored == 0) {
+        t.rows.push_back({m.configs[p.config].name, batch_text(p), rows_per_gpu(p),
+                          p.gpus > 0 ? std::to_string(p.gpus) : "-", "not monitored", "-", "-", "-", "-"});
+        continue;
+      }
+      t.rows.push_back({m.configs[p.config].name, batch_text(p), rows_per_gpu(p), std::to_string(p.gpus),
+                        gib(double(p.gpu_memory_total_bytes)), percent(p.gpu_memory_peak),
+                        percent(p.gpu_memory_peak_max), percent(p.gpu_memory_mean),
+                        percent(p.gpu_utilization_mean)});
     }
     s.blocks.push_back(table(std::move(t)));
-  } else {
-    s.blocks.push_back(paragraph(
-        "No record has GPU monitoring (monitor.gpus is empty in every record), so GPU memory utilization "
-        "cannot "
-        "be shown. Shown instead: the host's peak resident memory (RSS) of the run vs batch size."));
+  }
+  if (any_host_point) {
+    if (!any_gpu_point) {
+      s.blocks.push_back(paragraph(
+          "No point ran on a GPU (no config.device is cuda), so there is no GPU memory to show. Shown "
+          "instead: the host's peak resident memory (RSS) of the run vs batch size."));
+    } else if (!m.any_gpu_monitor) {
+      s.blocks.push_back(paragraph(
+          "No GPU point has GPU monitoring (monitor.gpus is empty in the records of every cuda point), so "
+          "GPU memory utilization cannot be shown. Shown instead: the host's peak resident memory (RSS) of "
+          "the run vs batch size."));
+    } else {
+      s.blocks.push_back(paragraph(
+          "Points without GPU memory figures (CPU points, and GPU points their records did not monitor): "
+          "the host's peak resident memory (RSS) of the run vs batch size."));
+    }
     svg::XYChart c;
-    c.title = "Host peak RSS vs batch size (no GPU records)";
+    c.title = m.any_gpu_monitor ? "Host peak RSS vs batch size (points without GPU monitoring)"
+                                : "Host peak RSS vs batch size (no GPU monitoring)";
     c.x = batch_axis();
     c.y.title = "host peak RSS (GiB)";
     c.y.from_zero = true;
@@ -459,7 +496,7 @@ Section memory_section(Document& doc, const ReportModel& m) {
       svg::Series series{m.configs[k].name, {}, int(k)};
       for (size_t i : by_config[k]) {
         const Point& p = m.points[i];
-        if (p.peak_rss_bytes <= 0) continue;
+        if (p.gpus_monitored > 0 || p.peak_rss_bytes <= 0) continue;
         svg::XYPoint xy;
         xy.x = p.batch_size;
         xy.y = double(p.peak_rss_bytes) / (1024.0 * 1024.0 * 1024.0);
@@ -600,8 +637,9 @@ Section failed_section(const ReportModel& m) {
     return s;
   }
   s.blocks.push_back(paragraph("These records are left out of the charts and tables above."));
-  Table t{
-      {"Machine", "Configuration", "Batch size", "Reason", "File"}, {false, false, true, false, false}, {}};
+  Table t{{"Machine", "Configuration", "Batch size", "Reason", "File and line"},
+          {false, false, true, false, false},
+          {}};
   for (const FailedPoint& f : m.failed) {
     t.rows.push_back({f.machine, f.description, std::to_string(f.batch_size), f.reason, f.source});
   }

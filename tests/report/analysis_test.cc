@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
+#include "infercost/cost/prices.h"
 #include "infercost/report/format.h"
 #include "infercost/report/report.h"
 
@@ -10,12 +14,54 @@ namespace {
 
 const std::string kFixture = std::string(INFERCOST_TEST_DATA_DIR) + "/report/records.jsonl";
 
-std::vector<LoadedRecord> fixture() {
-  auto loaded = load({kFixture});
+using record::SourcedRecord;
+
+// The fixture's records, their origins as if read from the data folder
+// ("records.jsonl: line 3").
+std::vector<SourcedRecord> fixture() {
+  auto loaded = record::load_sourced_records({kFixture});
   EXPECT_TRUE(loaded.ok()) << loaded.status().to_string();
-  std::vector<LoadedRecord> out = loaded.ok() ? *loaded : std::vector<LoadedRecord>{};
-  for (LoadedRecord& r : out) r.source = "records.jsonl";
+  std::vector<SourcedRecord> out = loaded.ok() ? *loaded : std::vector<SourcedRecord>{};
+  for (SourcedRecord& r : out) r.origin = "records.jsonl" + r.origin.substr(kFixture.size());
   return out;
+}
+
+const Point* find_point(const ReportModel& m, const std::string& machine, const std::string& device,
+                        int batch) {
+  for (const Point& p : m.points) {
+    const Configuration& c = m.configs[p.config];
+    if (c.machine == machine && c.device == device && p.batch_size == batch) return &p;
+  }
+  return nullptr;
+}
+
+// The rows of the table under `header` (its first column) in the document.
+std::vector<std::vector<std::string>> table_rows(const Document& doc, const std::string& section,
+                                                 const std::string& first_column) {
+  for (const Section& s : doc.sections) {
+    if (s.id != section) continue;
+    for (const Block& b : s.blocks) {
+      if (b.kind == Block::Kind::kTable && !b.table.header.empty() && b.table.header[0] == first_column)
+        return b.table.rows;
+    }
+  }
+  return {};
+}
+
+size_t column(const Document& doc, const std::string& section, const std::string& first_column,
+              const std::string& name) {
+  for (const Section& s : doc.sections) {
+    if (s.id != section) continue;
+    for (const Block& b : s.blocks) {
+      if (b.kind != Block::Kind::kTable || b.table.header.empty() || b.table.header[0] != first_column)
+        continue;
+      for (size_t i = 0; i < b.table.header.size(); ++i) {
+        if (b.table.header[i] == name) return i;
+      }
+    }
+  }
+  ADD_FAILURE() << "no column " << name << " in section " << section;
+  return 0;
 }
 
 const Point* find_point(const ReportModel& m, const std::string& machine, const std::string& precision,
@@ -122,11 +168,17 @@ TEST(Analysis, RatioWording) {
             "Compared with B, A is 3.1x faster and costs 1.8x more.");
 }
 
-TEST(Analysis, ProjectsToTheCorpusAtTheMeasuredRate) {
-  EXPECT_DOUBLE_EQ(project_seconds(30000, 42.3, 120000), 169.2);
-  EXPECT_DOUBLE_EQ(project_seconds(30000, 42.3, 30000), 42.3);
-  EXPECT_EQ(project_seconds(0, 42.3, 120000), 0);
-  EXPECT_EQ(project_seconds(30000, 0, 120000), 0);
+TEST(Analysis, PrecisionOrder) {
+  EXPECT_LT(precision_rank("fp32"), precision_rank("bf16"));
+  EXPECT_LT(precision_rank("bf16"), precision_rank("fp16"));
+  EXPECT_LT(precision_rank("fp16"), precision_rank("int8"));
+  EXPECT_LT(precision_rank("int8"), precision_rank("fp8"));
+  EXPECT_EQ(precision_rank("fp8"), precision_rank(""));
+  EXPECT_TRUE(is_gpu_device("cuda"));
+  EXPECT_TRUE(is_gpu_device("cuda:3"));
+  EXPECT_TRUE(is_gpu_device("cuda:all"));
+  EXPECT_FALSE(is_gpu_device("cpu"));
+  EXPECT_FALSE(is_gpu_device(""));
 }
 
 // ---- Formatting ----
@@ -179,6 +231,8 @@ TEST(Model, FromTheFixture) {
   EXPECT_EQ(m.failed[0].machine, "p3dn.24xlarge");
   EXPECT_EQ(m.failed[0].batch_size, 2240);
   EXPECT_NE(m.failed[0].reason.find("out of memory"), std::string::npos);
+  EXPECT_EQ(m.failed[0].source, "records.jsonl: line 9");
+  EXPECT_EQ(m.sources, std::vector<std::string>{"records.jsonl"});
   EXPECT_TRUE(m.any_gpu_monitor);
 
   const Point* p38 = find_point(m, "p3.8xlarge", "fp32", "json-3", 160);
@@ -190,6 +244,10 @@ TEST(Model, FromTheFixture) {
   EXPECT_NEAR(p38->gpu_memory_peak_max, 0.34, 0.005);
   EXPECT_EQ(p38->gpus_monitored, 4);
   EXPECT_EQ(p3dn->gpus_monitored, 8);
+  EXPECT_EQ(p38->gpus, 4);
+  EXPECT_EQ(m.configs[p38->config].gpus, 4);
+  EXPECT_EQ(m.configs[p38->config].description,
+            "cuda:all fp32 seed json-3, threads auto, 2 tokenizer threads, max length 512");
   // Medians and projection: 42.3 s for 30,000 rows -> 169.2 s for 120,000 rows at $1.66/h.
   EXPECT_DOUBLE_EQ(p38->wall_seconds.median, 42.3);
   EXPECT_DOUBLE_EQ(p38->wall_seconds.min, 41.8);
@@ -206,7 +264,7 @@ TEST(Model, FromTheFixture) {
   // Short names carry only the fields that differ within a machine.
   EXPECT_EQ(m.configs[p38->config].name, "p3.8xlarge fp32 seed json-3");
 
-  // Pareto front: p3dn fp16 (fastest), p3.8 fp16 batch 280, c5 int8 (cheapest).
+  // Pareto front: p3dn bf16 (fastest), p3.8 bf16 batch 280, c5 int8 (cheapest).
   ASSERT_EQ(m.pareto.size(), 3u);
   EXPECT_EQ(m.configs[m.points[m.pareto[0]].config].machine, "p3dn.24xlarge");
   EXPECT_EQ(m.configs[m.points[m.pareto[1]].config].machine, "p3.8xlarge");
@@ -214,15 +272,16 @@ TEST(Model, FromTheFixture) {
   EXPECT_EQ(m.configs[m.points[m.pareto[2]].config].machine, "c5.12xlarge");
 
   EXPECT_TRUE(contains(m.answer, "Cheapest: c5.12xlarge int8 tokens json-3 synthetic, batch size 480"));
-  EXPECT_TRUE(contains(m.answer, "Fastest: p3dn.24xlarge fp16 tokens json-3, batch size 560"));
+  EXPECT_TRUE(contains(m.answer, "Fastest: p3dn.24xlarge bf16 tokens json-3, batch size 560"));
   EXPECT_TRUE(contains(m.answer, "is 2.5x faster and costs 2.3x more."));
   EXPECT_TRUE(contains(m.answer,
                        "Deadline 1m (1.00 min): the cheapest configuration that finishes the corpus within "
-                       "it is p3.8xlarge fp16 tokens json-3, batch size 280"));
+                       "it is p3.8xlarge bf16 tokens json-3, batch size 280"));
   EXPECT_TRUE(contains(m.answer, "Synthetic model: c5.12xlarge int8 tokens json-3 synthetic ran"));
   EXPECT_TRUE(contains(m.answer, "2 different data sets"));
   EXPECT_TRUE(contains(m.answer, "1 point failed"));
   EXPECT_TRUE(contains(m.answer, "Unpriced (no instance with an hourly price in the records): laptop"));
+  EXPECT_FALSE(contains(m.answer, "Warning")) << "one price list: nothing to warn about";
 }
 
 TEST(Model, DeadlineNoneMeetsNamesTheClosest) {
@@ -233,7 +292,7 @@ TEST(Model, DeadlineNoneMeetsNamesTheClosest) {
   ASSERT_TRUE(m.ok());
   EXPECT_TRUE(contains(m->answer,
                        "Deadline 10s (10.0 s): no priced configuration finishes the corpus within it. "
-                       "The closest is p3dn.24xlarge fp16 tokens json-3, batch size 560, which takes "
+                       "The closest is p3dn.24xlarge bf16 tokens json-3, batch size 560, which takes "
                        "32.4 s (3.2x the deadline)"));
 }
 
@@ -251,8 +310,8 @@ TEST(Model, CorpusRowsOverride) {
 }
 
 TEST(Model, WithoutGpuRecordsShowsHostMemoryInstead) {
-  std::vector<LoadedRecord> cpu_only;
-  for (LoadedRecord& r : fixture()) {
+  std::vector<SourcedRecord> cpu_only;
+  for (SourcedRecord& r : fixture()) {
     if (r.record.config.device == "cpu") cpu_only.push_back(r);
   }
   Result<ReportModel> m = build_model(cpu_only, Options{});
@@ -264,17 +323,17 @@ TEST(Model, WithoutGpuRecordsShowsHostMemoryInstead) {
   EXPECT_TRUE(contains(m->answer, "No point failed."));
   EXPECT_TRUE(contains(m->answer, "No --deadline was given"));
   const std::string md = render_markdown(build_document(*m));
-  EXPECT_NE(md.find("No record has GPU monitoring"), std::string::npos);
+  EXPECT_NE(md.find("No point ran on a GPU"), std::string::npos);
   EXPECT_NE(md.find("(host-memory.svg)"), std::string::npos);
   EXPECT_EQ(md.find("gpu-memory.svg"), std::string::npos);
 }
 
 TEST(Model, MergesRecordsOfTheSamePointAndKeepsOrderStable) {
-  std::vector<LoadedRecord> records = fixture();
-  LoadedRecord again = records[0];  // p3.8xlarge fp32 json-3 batch 160, 42.3 s median
+  std::vector<SourcedRecord> records = fixture();
+  SourcedRecord again = records[0];  // p3.8xlarge fp32 json-3 batch 160, 42.3 s median
   again.record.wall_seconds = {44.3, 40.0, 50.0};
   again.record.rows_per_second = {30000 / 44.3, 30000 / 50.0, 30000 / 40.0};
-  again.source = "more.jsonl";
+  again.origin = "more.jsonl: line 1";
   records.push_back(again);
   Result<ReportModel> m = build_model(records, Options{});
   ASSERT_TRUE(m.ok());
@@ -287,7 +346,7 @@ TEST(Model, MergesRecordsOfTheSamePointAndKeepsOrderStable) {
   EXPECT_DOUBLE_EQ(p->wall_seconds.max, 50.0);
   EXPECT_EQ(p->sources, (std::vector<std::string>{"records.jsonl", "more.jsonl"}));
   // Input order does not change the output.
-  std::vector<LoadedRecord> reversed(records.rbegin(), records.rend());
+  std::vector<SourcedRecord> reversed(records.rbegin(), records.rend());
   Result<ReportModel> r = build_model(reversed, Options{});
   ASSERT_TRUE(r.ok());
   const std::string a = render_markdown(build_document(*r)), b = render_markdown(build_document(*m));
@@ -301,8 +360,8 @@ TEST(Model, NoRecordsIsAnError) {
 }
 
 TEST(Model, OnlyFailuresStillReport) {
-  std::vector<LoadedRecord> failed;
-  for (LoadedRecord& r : fixture()) {
+  std::vector<SourcedRecord> failed;
+  for (SourcedRecord& r : fixture()) {
     if (!r.record.ok()) failed.push_back(r);
   }
   Result<ReportModel> m = build_model(failed, Options{});
@@ -314,7 +373,7 @@ TEST(Model, OnlyFailuresStillReport) {
 }
 
 TEST(Reprice, UsesTheListPriceAndKeepsTheRecordsModifiers) {
-  std::vector<LoadedRecord> records = fixture();
+  std::vector<SourcedRecord> records = fixture();
   records[0].record.instance->spot_discount = 0.5;
   cost::PriceList list;
   list.name = "mine";
@@ -336,13 +395,295 @@ TEST(Reprice, UsesTheListPriceAndKeepsTheRecordsModifiers) {
   EXPECT_FALSE(records.back().record.instance.has_value());  // the laptop stays unpriced
 
   list.instances.pop_back();  // no c5.12xlarge
-  std::vector<LoadedRecord> again = fixture();
+  std::vector<SourcedRecord> again = fixture();
   Status st = reprice(again, {list}, "");
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("records.jsonl"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("records.jsonl: line 11"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("c5.12xlarge"), std::string::npos) << st.message();
   Status no_list = reprice(again, {list}, "nope");
   EXPECT_NE(no_list.message().find("no price list named 'nope'"), std::string::npos) << no_list.message();
+}
+
+// The user's lists come first even when they follow the built-in ones (as
+// cost::price_lists_with returns them); an instance they lack is priced from
+// the current built-in list, not seed-2021, with that instance's own source
+// and date.
+TEST(Reprice, SearchesTheUsersListsThenTheCurrentThenSeed2021) {
+  Result<std::vector<cost::PriceList>> lists = cost::price_lists_with({});
+  ASSERT_TRUE(lists.ok());
+  cost::PriceList mine;
+  mine.name = "mine";
+  mine.source = "test";
+  mine.date = "2026-12";
+  cost::Instance p3;
+  p3.name = "p3.8xlarge";
+  p3.usd_per_hour = 2.0;
+  mine.instances = {p3};
+  lists->push_back(mine);
+  std::vector<SourcedRecord> records = fixture();
+  ASSERT_TRUE(reprice(records, *lists, "").ok());
+  const record::InstanceInfo& p38 = *records[0].record.instance;
+  EXPECT_EQ(p38.price_list, "mine");
+  EXPECT_DOUBLE_EQ(p38.usd_per_hour, 2.0);
+  EXPECT_EQ(p38.price_source, "test");
+  EXPECT_EQ(p38.price_date, "2026-12");
+  const record::InstanceInfo& p3dn = *records[5].record.instance;
+  ASSERT_EQ(p3dn.name, "p3dn.24xlarge");
+  EXPECT_EQ(p3dn.price_list, "aws-2026");
+  Result<cost::PricedInstance> aws = cost::find_instance(*lists, "p3dn.24xlarge", "aws-2026");
+  ASSERT_TRUE(aws.ok());
+  EXPECT_DOUBLE_EQ(p3dn.usd_per_hour, aws->instance->usd_per_hour);
+  EXPECT_EQ(p3dn.price_source, aws->source());
+  EXPECT_EQ(p3dn.price_date, aws->date());
+  EXPECT_NE(p3dn.price_date, "2026-12");
+}
+
+// ---- Review findings ----
+
+// A CPU point's monitor.gpus (the idle GPUs of its machine) is not GPU
+// memory; a GPU point's rows per GPU divide by its own GPUs.
+TEST(Model, GpuMemoryCountsOnlyGpuPointsAndTheirOwnGpus) {
+  std::vector<SourcedRecord> all = fixture();
+  SourcedRecord cpu = all[11];  // c5.12xlarge cpu fp32 seed, batch 480
+  ASSERT_EQ(cpu.record.config.device, "cpu");
+  for (int g = 0; g < 8; ++g) {
+    record::GpuUsage u;
+    u.index = g;
+    u.memory_total_bytes = int64_t(16) << 30;
+    u.memory_used_peak_bytes = int64_t(15) << 30;
+    u.memory_used_mean_bytes = double(int64_t(15) << 30);
+    u.utilization_mean = 0.9;
+    cpu.record.monitor.gpus.push_back(u);
+  }
+  SourcedRecord gpu = all[0];          // p3.8xlarge cuda:all, batch 160, 4 GPUs monitored
+  SourcedRecord unmonitored = all[3];  // p3.8xlarge cuda:all bf16, batch 280
+  unmonitored.record.monitor.gpus.clear();
+  SourcedRecord one_gpu = all[0];
+  one_gpu.record.config.device = "cuda:0";
+  one_gpu.record.config.batch_size = 40;
+  one_gpu.record.config.batch_size_rule = "";
+  one_gpu.record.monitor.gpus.clear();
+
+  Result<ReportModel> cpu_only = build_model({cpu}, Options{});
+  ASSERT_TRUE(cpu_only.ok());
+  EXPECT_FALSE(cpu_only->any_gpu_monitor) << "a CPU point with stray monitor.gpus is not a GPU record";
+  EXPECT_EQ(cpu_only->points[0].gpus_monitored, 0);
+  EXPECT_EQ(cpu_only->points[0].gpus, 0);
+  const std::string cpu_md = render_markdown(build_document(*cpu_only));
+  EXPECT_EQ(cpu_md.find("gpu-memory.svg"), std::string::npos);
+  EXPECT_NE(cpu_md.find("(host-memory.svg)"), std::string::npos);
+
+  Result<ReportModel> m = build_model({cpu, gpu, unmonitored, one_gpu}, Options{});
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->any_gpu_monitor);
+  const Point* c5 = find_point(*m, "c5.12xlarge", "cpu", 480);
+  const Point* p38 = find_point(*m, "p3.8xlarge", "cuda:all", 160);
+  const Point* p38_unmonitored = find_point(*m, "p3.8xlarge", "cuda:all", 280);
+  const Point* p38_one = find_point(*m, "p3.8xlarge", "cuda:0", 40);
+  ASSERT_TRUE(c5 && p38 && p38_unmonitored && p38_one);
+  EXPECT_EQ(c5->gpus_monitored, 0);
+  EXPECT_EQ(c5->gpu_memory_peak, 0);
+  EXPECT_EQ(p38->gpus_monitored, 4);
+  EXPECT_EQ(p38->gpus, 4);
+  EXPECT_NEAR(p38->gpu_memory_peak, 0.33, 0.005);
+  EXPECT_EQ(p38_unmonitored->gpus_monitored, 0);
+  EXPECT_EQ(p38_unmonitored->gpus, 4);  // the instance's GPUs
+  EXPECT_EQ(p38_one->gpus, 1);          // cuda:0
+
+  const Document doc = build_document(*m);
+  const auto rows = table_rows(doc, "memory", "Configuration");
+  ASSERT_FALSE(rows.empty());
+  const size_t per_gpu = column(doc, "memory", "Configuration", "Rows per GPU");
+  const size_t gpus = column(doc, "memory", "Configuration", "GPUs");
+  const size_t memory = column(doc, "memory", "Configuration", "Memory per GPU");
+  std::map<std::string, std::vector<std::string>> by_point;  // "name batch" -> row
+  for (const auto& row : rows) by_point[row[0] + " " + row[1]] = row;
+  EXPECT_EQ(by_point.size(), 3u) << "GPU points only";
+  for (const auto& [key, row] : by_point) EXPECT_EQ(key.find("c5.12xlarge"), std::string::npos) << key;
+  const std::string p38_name = m->configs[p38->config].name;
+  ASSERT_TRUE(by_point.count(p38_name + " 160 (40xgpus)")) << p38_name;
+  EXPECT_EQ(by_point[p38_name + " 160 (40xgpus)"][per_gpu], "40.0");
+  EXPECT_EQ(by_point[p38_name + " 160 (40xgpus)"][gpus], "4");
+  const std::string unmonitored_key = m->configs[p38_unmonitored->config].name + " 280 (70xgpus)";
+  ASSERT_TRUE(by_point.count(unmonitored_key)) << unmonitored_key;
+  EXPECT_EQ(by_point[unmonitored_key][per_gpu], "70.0");
+  EXPECT_EQ(by_point[unmonitored_key][memory], "not monitored");
+  const std::string one_key = m->configs[p38_one->config].name + " 40";
+  ASSERT_TRUE(by_point.count(one_key)) << one_key;
+  EXPECT_EQ(by_point[one_key][per_gpu], "40.0");
+  // The CPU point keeps the host memory view.
+  bool host_chart = false;
+  for (const Chart& c : doc.charts) {
+    if (c.file != "host-memory.svg") continue;
+    host_chart = true;
+    EXPECT_NE(c.standalone.find("c5.12xlarge"), std::string::npos);
+  }
+  EXPECT_TRUE(host_chart);
+}
+
+// bench --max-batch-tokens 2048,4096 (and --max-length, --tokenizer-threads)
+// resolve to the same batch size: they are different configurations.
+TEST(Model, TokenBudgetMaxLengthAndTokenizerThreadsKeepPointsApart) {
+  std::vector<SourcedRecord> records = fixture();
+  const size_t points = 14;
+  SourcedRecord budget = records[2];  // p3.8xlarge bf16 tokens, batch 160, 16384 tokens per batch
+  ASSERT_EQ(budget.record.config.max_batch_tokens, 16384);
+  budget.record.config.max_batch_tokens = 2048;
+  budget.record.wall_seconds = {20.0, 19.0, 21.0};
+  SourcedRecord length = records[2];
+  length.record.config.max_length = 128;
+  SourcedRecord tokenizer = records[2];
+  tokenizer.record.config.tokenizer_threads = 4;
+  // Seed batching has no token budget: a different max_batch_tokens is the
+  // same point run again.
+  SourcedRecord seed = records[0];
+  seed.record.config.max_batch_tokens = 4096;
+  records.push_back(budget);
+  records.push_back(length);
+  records.push_back(tokenizer);
+  records.push_back(seed);
+  Result<ReportModel> m = build_model(records, Options{});
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->points.size(), points + 3);
+  std::set<std::string> names;
+  for (const Configuration& c : m->configs) {
+    EXPECT_TRUE(names.insert(c.name).second) << "two configurations named " << c.name;
+    if (c.machine != "p3.8xlarge" || c.precision != "bf16") continue;
+    if (c.max_batch_tokens == 2048) {
+      EXPECT_NE(c.name.find("2048 tokens/batch"), std::string::npos) << c.name;
+      EXPECT_NE(c.description.find("at most 2,048 tokens per batch"), std::string::npos) << c.description;
+    }
+    if (c.max_length == 128) {
+      EXPECT_NE(c.name.find("max length 128"), std::string::npos) << c.name;
+      EXPECT_NE(c.description.find("max length 128"), std::string::npos) << c.description;
+    }
+    if (c.tokenizer_threads == 4) {
+      EXPECT_NE(c.name.find("4 tokenizer threads"), std::string::npos) << c.name;
+      EXPECT_NE(c.description.find("4 tokenizer threads"), std::string::npos) << c.description;
+    }
+  }
+  const Point* seed_point = find_point(*m, "p3.8xlarge", "fp32", "json-3", 160);
+  ASSERT_TRUE(seed_point);
+  EXPECT_EQ(seed_point->records, 2);
+  EXPECT_EQ(m->configs[seed_point->config].max_batch_tokens, 0);
+  // The configurations table shows the new fields.
+  const Document doc = build_document(*m);
+  const size_t budget_column = column(doc, "configurations", "Configuration", "Tokens per batch");
+  std::set<std::string> budgets;
+  for (const auto& row : table_rows(doc, "configurations", "Configuration"))
+    budgets.insert(row[budget_column]);
+  EXPECT_EQ(budgets, (std::set<std::string>{"-", "2,048", "16,384"}));
+}
+
+// Prices from different lists (or dates) for the report's points: the
+// answer says so and how to re-price on one list.
+TEST(Model, MixedPriceListsAreWarned) {
+  std::vector<SourcedRecord> records = fixture();
+  record::InstanceInfo& i = *records[0].record.instance;  // p3.8xlarge, seed-2021 in the fixture
+  i.price_list = "aws-2026";
+  i.price_date = "2026-01-21";
+  i.price_source = "a catalog";
+  i.on_demand_usd_per_hour = i.usd_per_hour = 12.24;
+  Result<ReportModel> m = build_model(records, Options{});
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(contains(m->answer,
+                       "Warning: the costs below mix prices from different price lists or dates: aws-2026 "
+                       "(2026-01-21) for p3.8xlarge; seed-2021 (2021) for c5.12xlarge, p3.8xlarge and "
+                       "p3dn.24xlarge."));
+  EXPECT_TRUE(contains(m->answer, "infercost report --price-list aws-2026"));
+  // It comes before the answers it qualifies.
+  size_t warning = 0, cheapest = 0;
+  for (size_t k = 0; k < m->answer.size(); ++k) {
+    if (m->answer[k].rfind("Warning", 0) == 0) warning = k;
+    if (m->answer[k].rfind("Cheapest", 0) == 0) cheapest = k;
+  }
+  EXPECT_LT(warning, cheapest);
+
+  // One list, but one instance at two dates: also warned.
+  std::vector<SourcedRecord> dated = fixture();
+  dated[0].record.instance->price_date = "2020";
+  Result<ReportModel> d = build_model(dated, Options{});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(contains(d->answer, "seed-2021 (2020) for p3.8xlarge; seed-2021 (2021) for"));
+
+  // Re-priced on one list: no warning.
+  Result<std::vector<cost::PriceList>> lists = cost::price_lists_with({});
+  ASSERT_TRUE(lists.ok());
+  ASSERT_TRUE(reprice(records, *lists, "aws-2026").ok());
+  Result<ReportModel> one = build_model(records, Options{});
+  ASSERT_TRUE(one.ok());
+  EXPECT_FALSE(contains(one->answer, "Warning")) << one->answer[1];
+}
+
+// The hourly price and every cost figure come from the cost module.
+TEST(Model, CostFiguresAreTheCostModules) {
+  std::vector<SourcedRecord> records = fixture();
+  record::Record& r = records[0].record;  // p3.8xlarge fp32 seed json-3, batch 160
+  r.instance->usd_per_hour = 0;           // only the on-demand price and the modifiers
+  r.instance->spot_discount = 0.5;
+  r.instance->platform_usd_per_hour = 0.1;
+  r.instance->machines = 2;
+  r.cost.reset();
+  Result<ReportModel> m = build_model(records, Options{});
+  ASSERT_TRUE(m.ok());
+  const Point* p = find_point(*m, "p3.8xlarge", "fp32", "json-3", 160);
+  ASSERT_TRUE(p);
+  cost::Instance instance;
+  instance.usd_per_hour = 1.66;
+  const double hourly = cost::hourly_usd(instance, {0.5, 0.1, 2});
+  EXPECT_DOUBLE_EQ(m->configs[p->config].usd_per_hour, hourly);
+  const cost::CostEstimate median = cost::estimate_cost(hourly, 42.3, 30000, 840000, 120000);
+  const cost::CostEstimate fastest = cost::estimate_cost(hourly, 41.8, 30000, 840000, 120000);
+  EXPECT_DOUBLE_EQ(p->run_usd.median, median.cost_to_solution_usd);
+  EXPECT_DOUBLE_EQ(p->run_usd.min, fastest.cost_to_solution_usd);
+  EXPECT_DOUBLE_EQ(p->usd_per_million_rows.median, median.usd_per_million_rows);
+  EXPECT_DOUBLE_EQ(p->usd_per_million_tokens, median.usd_per_million_tokens);
+  EXPECT_DOUBLE_EQ(p->corpus_seconds.median, median.corpus_seconds);
+  EXPECT_DOUBLE_EQ(p->corpus_usd.median, median.corpus_usd);
+  EXPECT_DOUBLE_EQ(p->corpus_usd.min, fastest.corpus_usd);
+}
+
+// Throughput keeps models apart and names the configuration of each bar.
+TEST(Document, ThroughputGroupsByModelAndNamesTheConfiguration) {
+  std::vector<SourcedRecord> records = fixture();
+  SourcedRecord real = records[12];  // c5.12xlarge int8 tokens, synthetic model, 20.1 s
+  ASSERT_TRUE(real.record.model.synthetic);
+  real.record.model.name = "distilbert-base-uncased-finetuned-sst-2-english";
+  real.record.model.synthetic = false;
+  real.record.wall_seconds = {40.0, 39.0, 41.0};
+  real.record.rows_per_second = {750.0, 731.7, 769.2};
+  records.push_back(real);
+  Result<ReportModel> m = build_model(records, Options{});
+  ASSERT_TRUE(m.ok());
+  const Document doc = build_document(*m);
+  const size_t model = column(doc, "throughput", "Machine", "Model");
+  const size_t config = column(doc, "throughput", "Machine", "Fastest configuration");
+  const size_t precision = column(doc, "throughput", "Machine", "Precision");
+  std::set<std::string> int8_models, int8_configs;
+  for (const auto& row : table_rows(doc, "throughput", "Machine")) {
+    if (row[0] != "c5.12xlarge" || row[precision] != "int8") continue;
+    int8_models.insert(row[model]);
+    int8_configs.insert(row[config]);
+  }
+  EXPECT_EQ(int8_models, (std::set<std::string>{"distilbert-base-uncased-finetuned-sst-2-english",
+                                                "synthetic-distilbert-base (synthetic)"}));
+  std::set<std::string> expected;
+  for (const Configuration& c : m->configs) {
+    if (c.machine == "c5.12xlarge" && c.precision == "int8") expected.insert(c.name);
+  }
+  EXPECT_EQ(int8_configs, expected);
+  EXPECT_EQ(expected.size(), 2u);
+}
+
+// Each failed point names the file and line of its record.
+TEST(Document, FailedPointsNameTheFileAndLine) {
+  Result<ReportModel> m = build_model(fixture(), Options{});
+  ASSERT_TRUE(m.ok());
+  const Document doc = build_document(*m);
+  const auto rows = table_rows(doc, "failed", "Machine");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].back(), "records.jsonl: line 9");
+  EXPECT_EQ(column(doc, "failed", "Machine", "File and line"), rows[0].size() - 1);
 }
 
 }  // namespace

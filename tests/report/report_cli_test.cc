@@ -24,7 +24,7 @@ using testing::TempDir;
 const std::string kDir = std::string(INFERCOST_TEST_DATA_DIR) + "/report";
 const char* kCharts[] = {"runtime.svg",         "cost-per-million-rows.svg", "cost-run.svg",
                          "throughput-rows.svg", "throughput-tokens.svg",     "padding.svg",
-                         "gpu-memory.svg",      "runtime-vs-cost.svg"};
+                         "gpu-memory.svg",      "host-memory.svg",           "runtime-vs-cost.svg"};
 
 using Outcome = testing::CommandOutcome;
 Outcome shell(const std::string& cmd) {
@@ -156,8 +156,25 @@ TEST(ReportCli, RepricesFromAPriceList) {
   ASSERT_EQ(seed.exit_code, 0) << seed.output;
   EXPECT_TRUE(contains(slurp(work.file("out-seed/report.md")), "| 1.66 |"));
 
+  EXPECT_FALSE(contains(md, "Warning: the costs")) << "every instance from one list";
+
   work.write("partial.json", R"({"name": "partial", "source": "s", "date": "d", "instances": [
                  {"name": "p3.8xlarge", "usd_per_hour": 1.0}]})");
+  // Without --price-list: the user's list first, then the current built-in
+  // list (not seed-2021) for the instances it lacks; the answer warns that
+  // the costs mix two lists.
+  Outcome mixed =
+      report(records + " --out " + work.file("out-mixed") + " --prices " + work.file("partial.json"));
+  ASSERT_EQ(mixed.exit_code, 0) << mixed.output;
+  const std::string mixed_md = slurp(work.file("out-mixed/report.md"));
+  EXPECT_TRUE(contains(mixed_md, "| p3.8xlarge | cuda:all |")) << mixed_md.substr(0, 2000);
+  EXPECT_TRUE(contains(mixed_md, "| 1 | partial |")) << "p3.8xlarge from the user's list";
+  EXPECT_TRUE(contains(mixed_md, "| 31.21 | aws-2026 |")) << "p3dn.24xlarge from aws-2026, not seed-2021";
+  EXPECT_TRUE(contains(mixed.output,
+                       "Warning: the costs below mix prices from different price lists or dates: aws-2026"))
+      << mixed.output;
+  EXPECT_TRUE(contains(mixed.output, "partial (d) for p3.8xlarge")) << mixed.output;
+  EXPECT_TRUE(contains(mixed.output, "--price-list aws-2026")) << mixed.output;
   Outcome missing = report(records + " --out " + work.file("out2") + " --prices " +
                            work.file("partial.json") + " --price-list partial");
   EXPECT_EQ(missing.exit_code, 2) << missing.output;

@@ -5,8 +5,10 @@
 // Terms used throughout:
 // - A configuration is what a benchmark point ran on and how: machine()
 //   (instance, else label, else hostname), device, precision, batching
-//   policy, data (shape and content), threads and the user's label. Batch
-//   size is not part of it: it is the x axis of the charts.
+//   policy and its token budget (max_batch_tokens; "tokens" batching only),
+//   max length, data (shape and content), threads, tokenizer threads, the
+//   user's label, the model and the hourly price. Batch size is not part of
+//   it: it is the x axis of the charts.
 // - A point is one configuration at one batch size. Records of the same
 //   point (the same sweep run twice) are merged: the median of their medians,
 //   the least minimum and the greatest maximum.
@@ -34,25 +36,28 @@ namespace infercost::report {
 // (kInvalidArgument) quote the text and say what is accepted.
 Result<double> parse_duration(std::string_view text);
 
-// A record with the file it came from.
-struct LoadedRecord {
-  record::Record record;
-  std::string source;  // the path as given
-};
-
-// Reads every record of every file (record::load_records: errors name the
-// file and line), in order.
-Result<std::vector<LoadedRecord>> load(const std::vector<std::string>& paths);
+// The records are read with record::load_sourced_records (errors name the
+// file and line); each keeps its origin ("results.jsonl: line 3"), which the
+// report shows for failed points and reduces to the file elsewhere.
 
 // Re-prices every record that names an instance: its hourly price becomes
-// the instance's price in `lists` with the record's own spot discount,
-// platform surcharge and machine count (cost::hourly_usd). With `list_name`
-// only that list is searched; otherwise the lists are searched in order.
-// Records without an instance stay unpriced. An instance missing from the
-// lists is kInvalidArgument naming the instance, a file holding it and the
-// lists searched.
-Status reprice(std::vector<LoadedRecord>& records, const std::vector<cost::PriceList>& lists,
+// the instance's price (cost::find_instance in `lists`: with `list_name`
+// only that list, else the user's lists, then the current built-in ones,
+// then seed-2021) with the record's own spot discount, platform surcharge
+// and machine count (cost::hourly_usd). Records without an instance stay
+// unpriced. An instance missing from the lists is kInvalidArgument naming
+// the instance, the file and line of a record holding it, and the lists
+// searched.
+Status reprice(std::vector<record::SourcedRecord>& records, const std::vector<cost::PriceList>& lists,
                const std::string& list_name);
+
+// The order precisions are listed in: fp32, bf16, fp16, int8, then any
+// other (all of those equal).
+int precision_rank(const std::string& precision);
+
+// A GPU point: config.device is "cuda", "cuda:N" or "cuda:all". Only GPU
+// points count for GPU memory, whatever their monitor.gpus holds.
+bool is_gpu_device(const std::string& device);
 
 struct Options {
   std::string title = "infercost benchmark report";
@@ -77,20 +82,26 @@ struct Configuration {
   std::string device;
   std::string precision;
   std::string batching;
+  int max_batch_tokens = 0;  // the token budget of "tokens" batching; 0 for "seed" (it has none)
+  int max_length = 0;
   std::string shape;
   int data_set = 0;  // DataSet::index
   int threads = 0;
+  int tokenizer_threads = 0;
   std::string label;
   std::string model;  // model name
   bool synthetic = false;
-  int gpus = 0;  // of the instance, else of the hardware
+  // GPUs the configuration ran on: 1 for cuda:N; for cuda and cuda:all the
+  // instance's GPUs, else those of the hardware; 0 on the CPU.
+  int gpus = 0;
   // Hourly price of the machine(s) the records were priced at; 0: unpriced.
   double usd_per_hour = 0;
   std::string price_list;
   // Short display name: the machine, then only the fields that differ
-  // between the report's configurations ("p3.8xlarge cuda:all fp16 tokens").
+  // between the report's configurations ("p3.8xlarge cuda:all bf16 tokens").
   std::string name;
-  // Every field, for tables: "cuda:all fp16 tokens json-3 8 threads".
+  // Every field, for tables: "cuda:all bf16 tokens json-3, threads auto,
+  // 2 tokenizer threads, max length 512, at most 16,384 tokens per batch".
   std::string description;
 };
 
@@ -111,14 +122,20 @@ struct Point {
   double batch_fill = 0;          // tokens / padded_tokens
   int64_t peak_rss_bytes = 0;
   double rss_mean_bytes = 0;
-  // GPU memory from monitor.gpus, as fractions of each GPU's total memory.
-  int gpus_monitored = 0;              // 0: no GPU monitoring in the records
+  // GPUs the point ran on, for rows per GPU: gpus_monitored, else
+  // Configuration::gpus; 0 for CPU points.
+  int gpus = 0;
+  // GPU memory from monitor.gpus of GPU points (is_gpu_device), as fractions
+  // of each GPU's total memory; a CPU point's monitor.gpus is ignored.
+  int gpus_monitored = 0;              // 0: no GPU monitoring (or not a GPU point)
   int64_t gpu_memory_total_bytes = 0;  // of one GPU (the largest)
   double gpu_memory_peak = 0;          // peak used / total, mean over the GPUs
   double gpu_memory_peak_max = 0;      // the busiest GPU's peak used / total
   double gpu_memory_mean = 0;          // mean used / total, mean over the GPUs
   double gpu_utilization_mean = 0;     // 0..1, mean over the GPUs
-  // Cost at Configuration::usd_per_hour; all 0 when unpriced.
+  // Cost at Configuration::usd_per_hour (cost::estimate_cost at the median,
+  // least and greatest wall time); all 0 when unpriced. Like the wall time,
+  // they leave out loading the model (the record's stage "load").
   bool priced = false;
   record::Spread run_usd;               // this run's own data
   record::Spread usd_per_million_rows;  // from the wall time spread
@@ -136,12 +153,12 @@ struct FailedPoint {
   std::string description;  // configuration fields
   int batch_size = 0;
   std::string reason;
-  std::string source;
+  std::string source;  // file and line: "results.jsonl: line 9"
 };
 
 struct ReportModel {
   std::string title;
-  std::vector<std::string> sources;  // the record files, as given
+  std::vector<std::string> sources;  // the record files, as given, in order
   size_t records = 0;                // read
   // Earliest and latest started_at among the records ("" if none has one).
   std::string first_started_at, last_started_at;
@@ -151,24 +168,30 @@ struct ReportModel {
   std::string deadline_text;
   std::string pricing_note;
   std::vector<std::string> price_sources;  // "seed-2021 (source; date)" for each list used
+  // Which price list and date priced which instances (machine() for a record
+  // priced without an instance), by list and date. When the priced points
+  // span more than one list, or one instance is priced from more than one
+  // list or date, the answer warns that their costs are not like for like.
+  struct PriceUse {
+    std::string list;  // "" when the records do not name it
+    std::string date;
+    std::vector<std::string> instances;  // sorted
+  };
+  std::vector<PriceUse> price_uses;
   std::vector<DataSet> data_sets;
   std::vector<Configuration> configs;  // sorted by their fields
   std::vector<Point> points;           // by configuration, then batch size
   std::vector<FailedPoint> failed;     // in record order
   std::vector<size_t> pareto;          // priced points on the time/cost front, fastest first
-  bool any_gpu_monitor = false;
+  bool any_gpu_monitor = false;        // a GPU point has GPU monitoring
   // The plain-language answers, one paragraph each (plain text).
   std::vector<std::string> answer;
 };
 
 // Builds the model. kInvalidArgument when there are no records at all.
-Result<ReportModel> build_model(const std::vector<LoadedRecord>& records, const Options& options);
+Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& records, const Options& options);
 
 // ---- The pieces of the analysis, exposed for tests. ----
-
-// Seconds to classify `corpus_rows` rows at `rows` rows per `wall_seconds`;
-// 0 when there is no rate (no rows or no time).
-double project_seconds(int64_t rows, double wall_seconds, int64_t corpus_rows);
 
 struct TimeCost {
   double seconds = 0;
