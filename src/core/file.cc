@@ -1,14 +1,21 @@
 #include "infercost/core/file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <utility>
 
 namespace infercost {
@@ -34,10 +41,13 @@ Result<std::string> read_file(const std::string& path) {
     ::close(fd);
     return invalid_argument(path + ": is a directory, expected a file");
   }
+  // st_size is only a hint: files of /proc report 0 and are read to the end.
   std::string out;
-  out.resize(static_cast<size_t>(st.st_size));
+  out.resize(static_cast<size_t>(st.st_size) + 1);
+  if (out.size() < 4096) out.resize(4096);
   size_t done = 0;
-  while (done < out.size()) {
+  while (true) {
+    if (done == out.size()) out.resize(out.size() * 2);
     ssize_t n = ::read(fd, out.data() + done, out.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -98,38 +108,213 @@ MappedFile::~MappedFile() {
 
 namespace {
 
-// Temporaries of live AtomicOutputFiles, for the signal handler. Lock-free
-// slots: the handler may run at any point of track()/untrack().
+// Temporaries of live AtomicOutputFiles and TempDirs, and the children to stop
+// first, for the signal handler. Lock-free slots: the handler may run at any
+// point of track()/untrack().
 constexpr int kMaxTracked = 64;
+constexpr int kMaxTrackedDirs = 16;
+constexpr int kMaxTrackedChildren = 16;
 std::atomic<const char*> g_tracked[kMaxTracked];
+std::atomic<const char*> g_tracked_dirs[kMaxTrackedDirs];
+std::atomic<pid_t> g_children[kMaxTrackedChildren];
+
+template <typename T, size_t N>
+void track_in(std::atomic<T> (&slots)[N], T value, T empty) {
+  for (auto& slot : slots) {
+    T expected = empty;
+    if (slot.compare_exchange_strong(expected, value)) return;
+  }
+  // More than N at once: this one is only cleaned up on unwinding.
+}
+
+template <typename T, size_t N>
+void untrack_in(std::atomic<T> (&slots)[N], T value, T empty) {
+  for (auto& slot : slots) {
+    T expected = value;
+    if (slot.compare_exchange_strong(expected, empty)) return;
+  }
+}
 
 void track(const char* path) {
-  for (auto& slot : g_tracked) {
-    const char* expected = nullptr;
-    if (slot.compare_exchange_strong(expected, path)) return;
-  }
-  // More than kMaxTracked open outputs: this one is only removed on unwinding.
+  track_in(g_tracked, path, static_cast<const char*>(nullptr));
 }
 
 void untrack(const char* path) {
-  for (auto& slot : g_tracked) {
-    const char* expected = path;
-    if (slot.compare_exchange_strong(expected, nullptr)) return;
+  untrack_in(g_tracked, path, static_cast<const char*>(nullptr));
+}
+
+// Removes everything in the folder `dir_fd` with system calls only (the
+// signal handler cannot use opendir or std::filesystem: they allocate).
+// Entries removed while getdents64 reads may be skipped, so it reads again
+// until a pass removes nothing.
+void remove_contents_at(int dir_fd, int depth) {
+  constexpr int kMaxDepth = 16;
+  alignas(8) char buf[2048];
+  for (int pass = 0; pass < 64; ++pass) {
+    if (::lseek(dir_fd, 0, SEEK_SET) < 0) return;
+    bool removed = false;
+    long n;
+    while ((n = ::syscall(SYS_getdents64, dir_fd, buf, sizeof buf)) > 0) {
+      for (long at = 0; at < n;) {
+        // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name.
+        uint16_t reclen = 0;
+        std::memcpy(&reclen, buf + at + 16, sizeof reclen);
+        const unsigned char type = static_cast<unsigned char>(buf[at + 18]);
+        const char* name = buf + at + 19;
+        at += reclen;
+        if (reclen == 0) return;
+        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+        if (type != DT_DIR && ::unlinkat(dir_fd, name, 0) == 0) {
+          removed = true;
+          continue;
+        }
+        if (depth < kMaxDepth) {
+          const int sub = ::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (sub >= 0) {
+            remove_contents_at(sub, depth + 1);
+            ::close(sub);
+          }
+        }
+        if (::unlinkat(dir_fd, name, AT_REMOVEDIR) == 0) removed = true;
+      }
+    }
+    if (!removed) return;
+  }
+}
+
+void remove_tree(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  remove_contents_at(fd, 0);
+  ::close(fd);
+  ::rmdir(path);
+}
+
+// SIGTERM to every tracked child, SIGKILL to those still there after 2 s;
+// each reaped. Async-signal-safe.
+void stop_children() {
+  bool any = false;
+  for (auto& slot : g_children) {
+    if (const pid_t pid = slot.load(); pid > 0) {
+      ::kill(pid, SIGTERM);
+      any = true;
+    }
+  }
+  if (!any) return;
+  const struct timespec tick { 0, 10 * 1000 * 1000 };
+  for (int i = 0; i < 200; ++i) {
+    bool running = false;
+    for (auto& slot : g_children) {
+      const pid_t pid = slot.load();
+      if (pid <= 0) continue;
+      const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+      if (r == pid || (r < 0 && errno == ECHILD)) {
+        slot.store(0);
+      } else {
+        running = true;
+      }
+    }
+    if (!running) return;
+    ::nanosleep(&tick, nullptr);
+  }
+  for (auto& slot : g_children) {
+    if (const pid_t pid = slot.load(); pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      slot.store(0);
+    }
   }
 }
 
 extern "C" void remove_temporaries_and_die(int sig) {
+  stop_children();
   for (auto& slot : g_tracked) {
     if (const char* p = slot.load()) ::unlink(p);  // async-signal-safe
+  }
+  for (auto& slot : g_tracked_dirs) {
+    if (const char* p = slot.load()) remove_tree(p);
   }
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
 
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
 }  // namespace
 
 void install_temporary_cleanup_on_signals() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_temporaries_and_die);
+  struct sigaction action {};
+  action.sa_handler = remove_temporaries_and_die;
+  // The handler runs once: the other cleanup signals wait until it has re-raised.
+  sigemptyset(&action.sa_mask);
+  for (int sig : kCleanupSignals) sigaddset(&action.sa_mask, sig);
+  action.sa_flags = SA_RESTART;
+  for (int sig : kCleanupSignals) ::sigaction(sig, &action, nullptr);
+}
+
+void track_child_process(pid_t pid) {
+  if (pid > 0) track_in(g_children, pid, pid_t{0});
+}
+
+void untrack_child_process(pid_t pid) {
+  if (pid > 0) untrack_in(g_children, pid, pid_t{0});
+}
+
+pid_t wait_child_process(pid_t pid, int* status, int options) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  for (int sig : kCleanupSignals) sigaddset(&block, sig);
+  ::pthread_sigmask(SIG_BLOCK, &block, &old);
+  const pid_t r = ::waitpid(pid, status, options);
+  const int saved = errno;
+  if (r == pid || (r < 0 && errno == ECHILD)) untrack_child_process(pid);
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = saved;
+  return r;
+}
+
+Result<TempDir> TempDir::create(const std::string& prefix) {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/" + prefix + "XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    return io_error(os_error("cannot create a temporary folder", tmpl));
+  }
+  TempDir d;
+  d.path_ = tmpl;
+  d.tracked_ = std::make_unique<char[]>(tmpl.size() + 1);
+  std::memcpy(d.tracked_.get(), tmpl.c_str(), tmpl.size() + 1);
+  track_in(g_tracked_dirs, static_cast<const char*>(d.tracked_.get()), static_cast<const char*>(nullptr));
+  return d;
+}
+
+TempDir::TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)), tracked_(std::move(o.tracked_)) {
+  o.path_.clear();
+}
+
+TempDir& TempDir::operator=(TempDir&& o) noexcept {
+  if (this != &o) {
+    remove();
+    path_ = std::move(o.path_);
+    tracked_ = std::move(o.tracked_);
+    o.path_.clear();
+  }
+  return *this;
+}
+
+TempDir::~TempDir() {
+  remove();
+}
+
+void TempDir::remove() {
+  if (!path_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    path_.clear();
+  }
+  if (tracked_) {
+    untrack_in(g_tracked_dirs, static_cast<const char*>(tracked_.get()), static_cast<const char*>(nullptr));
+    tracked_.reset();
+  }
 }
 
 Result<AtomicOutputFile> AtomicOutputFile::create(const std::string& path) {

@@ -3,11 +3,24 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+
+#include "infercost/core/file.h"
 
 namespace infercost::pipeline {
 
 int64_t peak_rss_bytes() {
+  // VmHWM: the peak of this program's own memory. getrusage's ru_maxrss also
+  // keeps the peak of the parent's forked copy that ran before the exec (a
+  // large parent, e.g. `infercost bench` or a notebook, would inflate it).
+  if (Result<std::string> status = read_file("/proc/self/status"); status.ok()) {
+    const size_t at = status->find("\nVmHWM:");
+    if (at != std::string::npos) {
+      const long long kib = std::strtoll(status->c_str() + at + 7, nullptr, 10);
+      if (kib > 0) return static_cast<int64_t>(kib) * 1024;
+    }
+  }
   struct rusage usage {};
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB

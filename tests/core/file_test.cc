@@ -4,7 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "test_utils.h"
 
@@ -67,6 +71,111 @@ TEST(File, SignalRemovesTemporaries) {
   ASSERT_TRUE(WIFSIGNALED(status)) << "child exit status " << WEXITSTATUS(status);
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
   EXPECT_EQ(count_entries(dir.path()), 0);
+}
+
+TEST(File, ReadsProcFilesWhole) {
+  // /proc files report size 0: they are read to their end all the same.
+  Result<std::string> status = read_file("/proc/self/status");
+  ASSERT_TRUE(status.ok()) << status.status().to_string();
+  EXPECT_NE(status->find("\nVmRSS:"), std::string::npos) << *status;
+  EXPECT_NE(status->find("\nThreads:"), std::string::npos) << *status;
+  Result<std::string> stat = read_file("/proc/self/stat");
+  ASSERT_TRUE(stat.ok());
+  EXPECT_EQ(stat->rfind(std::to_string(::getpid()) + " (", 0), 0u) << *stat;
+  // A regular file larger than the first read buffer.
+  TempDir dir;
+  const std::string big(100000, 'x');
+  EXPECT_EQ(*read_file(dir.write("big.txt", big)), big);
+}
+
+// A folder tree under `root` wide enough that getdents64 needs several calls
+// and deep enough for recursion; returns the number of files made.
+int fill_tree(const std::string& root) {
+  int files = 0;
+  std::string dir = root;
+  for (int depth = 0; depth < 3; ++depth) {
+    for (int i = 0; i < 150; ++i) {
+      std::ofstream(dir + "/file-with-a-longish-name-" + std::to_string(i) + ".txt") << "partial";
+      ++files;
+    }
+    dir += "/sub";
+    std::filesystem::create_directory(dir);
+  }
+  return files;
+}
+
+TEST(File, TempDirIsRemovedWhenItGoesOutOfScope) {
+  TempDir base;
+  ::setenv("TMPDIR", base.path().c_str(), 1);
+  std::string path;
+  {
+    Result<infercost::TempDir> made = infercost::TempDir::create("infercost-test-tmp-");
+    ::unsetenv("TMPDIR");
+    ASSERT_TRUE(made.ok()) << made.status().to_string();
+    path = made->path();
+    EXPECT_EQ(path.rfind(base.path() + "/infercost-test-tmp-", 0), 0u) << path;
+    EXPECT_GT(fill_tree(path), 0);
+    infercost::TempDir moved = std::move(*made);  // the moved-to folder owns it
+    EXPECT_TRUE(made->path().empty());
+    EXPECT_TRUE(path_exists(path));
+  }
+  EXPECT_FALSE(path_exists(path));
+  EXPECT_EQ(count_entries(base.path()), 0);
+  ::setenv("TMPDIR", (base.path() + "/missing").c_str(), 1);
+  Result<infercost::TempDir> failed = infercost::TempDir::create("x-");
+  ::unsetenv("TMPDIR");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find(base.path() + "/missing/x-"), std::string::npos)
+      << failed.status().message();
+}
+
+TEST(File, SignalRemovesTempDirsAndStopsTrackedChildren) {
+  TempDir base;
+  const std::string pid_file = base.file("grandchild.pid");
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    install_temporary_cleanup_on_signals();
+    ::setenv("TMPDIR", base.path().c_str(), 1);
+    Result<infercost::TempDir> tmp = infercost::TempDir::create("infercost-test-tmp-");
+    if (!tmp.ok() || fill_tree(tmp->path()) == 0) ::_exit(10);
+    infercost::TempDir moved = std::move(*tmp);
+    // A process of its own that would outlive this one without the cleanup.
+    const pid_t grandchild = ::fork();
+    if (grandchild < 0) ::_exit(12);
+    if (grandchild == 0) {
+      ::execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+      ::_exit(13);
+    }
+    track_child_process(grandchild);
+    std::ofstream(pid_file) << grandchild;
+    std::raise(SIGTERM);
+    ::_exit(11);  // not reached: the handler re-raises with the default action
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exit status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  const pid_t grandchild = std::atoi(slurp(pid_file).c_str());
+  ASSERT_GT(grandchild, 0);
+  // Reaped by the handler: no such process any more.
+  EXPECT_EQ(::kill(grandchild, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
+  ::unlink(pid_file.c_str());
+  EXPECT_EQ(count_entries(base.path()), 0);
+}
+
+TEST(File, WaitChildProcessUntracksWhatItReaps) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(7);
+  track_child_process(child);
+  int status = 0;
+  ASSERT_EQ(wait_child_process(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+  EXPECT_EQ(wait_child_process(child, &status, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
-// Files: whole-file reads, read-only memory maps, and output files that appear
+// Files: whole-file reads, read-only memory maps, output files that appear
 // only when complete (written to a temporary beside the target, renamed on
-// commit, removed if never committed).
+// commit, removed if never committed), and temporary folders. Temporaries of
+// both kinds are also removed when SIGINT, SIGTERM or SIGHUP ends the program
+// (install_temporary_cleanup_on_signals()).
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdio>
@@ -13,7 +17,9 @@
 
 namespace infercost {
 
-// Reads a whole file. Errors name the path and the OS reason.
+// Reads a whole file, up to its end: files whose size stat() does not know
+// (those of /proc report 0) are read whole too. Errors name the path and the
+// OS reason.
 Result<std::string> read_file(const std::string& path);
 
 // A read-only mapping of a whole file. Move-only; unmaps on destruction.
@@ -67,10 +73,48 @@ class AtomicOutputFile {
   std::unique_ptr<char[]> tmp_path_;
 };
 
-// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporaries
-// of all live AtomicOutputFiles (at most 64 at once), then die of the signal
-// as before. Call once from main().
+// A fresh folder "<$TMPDIR, else /tmp>/<prefix>XXXXXX" (mkdtemp), removed with
+// everything in it on destruction, by remove(), and, after
+// install_temporary_cleanup_on_signals(), on SIGINT, SIGTERM or SIGHUP.
+// Move-only. Not thread-safe.
+class TempDir {
+ public:
+  // kIOError naming the folder when it cannot be made.
+  static Result<TempDir> create(const std::string& prefix);
+  TempDir() = default;
+  TempDir(TempDir&& other) noexcept;
+  TempDir& operator=(TempDir&& other) noexcept;
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir();
+
+  // Removes the folder and its contents now; safe to call twice.
+  void remove();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  // Heap-owned so its address survives moves: the signal handler reads it.
+  std::unique_ptr<char[]> tracked_;
+};
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that first stop the
+// tracked child processes (below), then remove the temporaries of all live
+// AtomicOutputFiles (at most 64 at once) and TempDirs (at most 16), then die
+// of the signal as before. Call once from main().
 void install_temporary_cleanup_on_signals();
+
+// Child processes (at most 16 at once) that the signal cleanup stops before
+// it removes temporaries, so that none goes on writing into a folder being
+// removed: each gets SIGTERM, then SIGKILL if it has not ended within 2 s,
+// and is reaped. Reap a tracked child with wait_child_process().
+void track_child_process(pid_t pid);
+void untrack_child_process(pid_t pid);
+// waitpid(pid, status, options) with SIGINT, SIGTERM and SIGHUP blocked, and
+// `pid` untracked when it is reaped: the signal cleanup never signals a pid
+// that may have been reused. Returns what waitpid returns (errno set on -1).
+// Signals wait while it blocks: use WNOHANG unless the child has been killed.
+pid_t wait_child_process(pid_t pid, int* status, int options);
 
 // True when `path` names an existing regular file or directory.
 bool path_exists(const std::string& path);

@@ -14,6 +14,12 @@
 
 namespace infercost::data {
 
+// The version of the texts TweetGenerator produces for a seed: raise it with
+// any change to the generator or its lexicon that changes a text, so that
+// data cached from an older generator (`infercost bench`'s generated data) is
+// not taken for the new one.
+inline constexpr int kTweetGeneratorVersion = 1;
+
 // Produces an endless sequence of tweet-like texts. Texts are valid UTF-8,
 // never empty, and may contain '\n', '\t', '"' and '\\'. Only the raw
 // mt19937_64 output is used (no std:: distributions), so the sequence for a

@@ -70,7 +70,8 @@ struct RunMetrics {
   std::string to_summary() const;
 };
 
-// Peak resident set size of this process so far, in bytes.
+// Peak resident set size of this process so far, in bytes: VmHWM of
+// /proc/self/status (the program's own, from its exec on), else getrusage.
 int64_t peak_rss_bytes();
 
 // Accumulates wall time into a named stage while in scope.
