@@ -4,13 +4,12 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "infercost/core/file.h"
 #include "infercost/sweep/bench.h"
 #include "infercost/sweep/spec.h"
 
@@ -32,10 +31,8 @@ struct BenchFlags {
 
 // argv of this process, for the records (Linux: NUL-separated in /proc/self/cmdline).
 std::vector<std::string> own_command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string all = ss.str();
+  Result<std::string> text = read_file("/proc/self/cmdline");
+  const std::string all = text.ok() ? *text : std::string();
   std::vector<std::string> argv;
   size_t start = 0;
   while (start < all.size()) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -135,7 +136,7 @@ void fill_measurements(record::Record& r, const std::vector<RunReport>& runs,
     rep.rows_per_second = run.rows_per_second;
     rep.tokens_per_second = run.tokens_per_second;
     const int64_t seen = i < peak_rss_bytes.size() ? peak_rss_bytes[i] : 0;
-    rep.peak_rss_bytes = seen > 0 ? seen : run.peak_rss_bytes;
+    rep.peak_rss_bytes = std::max(seen, run.peak_rss_bytes);
     rep.stage_seconds = run.stage_seconds;
     r.repetitions.push_back(rep);
     wall.push_back(run.wall_seconds);
@@ -173,8 +174,8 @@ record::InstanceInfo instance_info(const cost::PricedInstance& priced, const cos
   record::InstanceInfo i;
   i.name = priced.instance->name;
   i.price_list = priced.list->name;
-  i.price_source = priced.list->source;
-  i.price_date = priced.list->date;
+  i.price_source = priced.source();
+  i.price_date = priced.date();
   i.on_demand_usd_per_hour = priced.instance->usd_per_hour;
   i.spot_discount = pricing.spot_discount;
   i.platform_usd_per_hour = pricing.platform_usd_per_hour;
@@ -201,11 +202,18 @@ record::CostInfo cost_info(const record::InstanceInfo& instance, double wall_sec
   return c;
 }
 
+std::string spread_text(const record::Spread& spread) {
+  if (spread.median == 0 || !std::isfinite(spread.median)) return "";
+  const double half = (spread.max - spread.min) / 2 / std::fabs(spread.median) * 100;
+  return fmt::format("± {:.1f}%", std::fabs(half) < 0.05 ? 0.0 : half);
+}
+
 // ---- data and run arguments ----
 
 std::string dataset_path(const SweepSpec& spec, const std::string& shape) {
   const std::string dir = spec.data_dir.empty() ? default_data_dir() : spec.data_dir;
-  std::string name = fmt::format("{}-{}rows-seed{}", shape, spec.rows, spec.data_seed);
+  std::string name =
+      fmt::format("{}-{}rows-seed{}-gen{}", shape, spec.rows, spec.data_seed, data::kTweetGeneratorVersion);
   if (shape == "jsonl") name += ".jsonl";
   if (shape == "parquet") name += ".parquet";
   return (fs::path(dir) / name).string();
@@ -259,8 +267,9 @@ Result<int> device_gpus(const std::string& device, const Nvml* nvml, const std::
   if (device != "cuda" && device != "cuda:all") return 1;
   if (nvml == nullptr)
     return unsupported(fmt::format("cannot count the GPUs of device '{}': {}", device, nvml_reason));
-  if (nvml->device_count() == 0) return unsupported(fmt::format("device '{}': NVML finds no GPU", device));
-  return nvml->device_count();
+  const int n = static_cast<int>(device_gpu_indices(device, nvml->device_count()).size());
+  if (n == 0) return unsupported(fmt::format("device '{}': NVML finds no GPU", device));
+  return n;
 }
 
 // The inputs a point's run reads.
@@ -319,27 +328,45 @@ std::string new_sweep_id() {
   return fmt::format("{}-{:06x}", buf, rd() & 0xffffff);
 }
 
-// Records appended one line at a time, each flushed to disk.
+// The records file, one line per record. With --append each record is
+// appended and flushed to disk. Otherwise the file is replaced when the first
+// record is written, and again at each later one, atomically (a temporary
+// beside it, renamed over it): the previous file stays whole until then, and
+// the file never holds part of a record.
 class RecordSink {
  public:
   static Result<RecordSink> open(const std::string& path, bool append) {
-    const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
-    const int fd = ::open(path.c_str(), flags, 0644);
+    RecordSink s;
+    s.path_ = path;
+    if (!append) {
+      // Only a check that the file can be written: the temporary is removed.
+      Result<AtomicOutputFile> probe = AtomicOutputFile::create(path);
+      if (!probe.ok()) return probe.status().with_context("the records file (--out)");
+      return s;
+    }
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND, 0644);
     if (fd < 0)
       return io_error(fmt::format("{}: cannot open for the records: {}", path, std::strerror(errno)));
-    RecordSink s;
     s.fd_ = fd;
-    s.path_ = path;
     return s;
   }
   RecordSink() = default;
-  RecordSink(RecordSink&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  RecordSink(RecordSink&& o) noexcept
+      : fd_(o.fd_), path_(std::move(o.path_)), written_(std::move(o.written_)) {
+    o.fd_ = -1;
+  }
   RecordSink& operator=(RecordSink&&) = delete;
   ~RecordSink() {
     if (fd_ >= 0) ::close(fd_);
   }
   Status write(const record::Record& r) {
     const std::string line = record::to_json_line(r) + "\n";
+    if (fd_ < 0) {
+      written_ += line;
+      INFERCOST_ASSIGN_OR_RETURN(AtomicOutputFile f, AtomicOutputFile::create(path_));
+      INFERCOST_RETURN_IF_ERROR(f.write(written_));
+      return f.commit();
+    }
     size_t done = 0;
     while (done < line.size()) {
       const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
@@ -352,8 +379,9 @@ class RecordSink {
   }
 
  private:
-  int fd_ = -1;
+  int fd_ = -1;  // --append only
   std::string path_;
+  std::string written_;  // the records of this sweep, when replacing
 };
 
 // Makes (or reuses) the generated data of a shape.
@@ -390,41 +418,6 @@ Result<std::string> ensure_dataset(const SweepSpec& spec, const std::string& sha
 struct ShapeData {
   std::vector<std::string> inputs;
   InputFiles files;
-};
-
-class TempDir {
- public:
-  static Result<TempDir> create() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/infercost-bench-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      return io_error(fmt::format("{}: cannot create a temporary folder: {}", tmpl, std::strerror(errno)));
-    }
-    TempDir d;
-    d.path_ = tmpl;
-    return d;
-  }
-  TempDir() = default;
-  TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
-  TempDir& operator=(TempDir&& o) noexcept {
-    if (this != &o) {
-      remove();
-      path_ = std::move(o.path_);
-      o.path_.clear();
-    }
-    return *this;
-  }
-  ~TempDir() { remove(); }
-  void remove() {
-    if (path_.empty()) return;
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-    path_.clear();
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
 };
 
 std::string resolve_executable(const std::string& executable) {
@@ -478,8 +471,9 @@ class Bench {
     base_.instance = instance_;
     exe_shown_ = resolve_executable(o_.executable);
 
-    // The records file is opened (and, without --append, emptied) only once
-    // the data is ready; its folder is checked now, before data is made.
+    // The records file is opened once the data is ready (and without --append
+    // replaced only when the first record is written); its folder is checked
+    // now, before data is made.
     const fs::path out_dir = fs::absolute(spec_.out).parent_path();
     if (!fs::is_directory(out_dir)) {
       return invalid_argument(
@@ -500,7 +494,7 @@ class Bench {
       data_[p.shape] = std::move(d);
     }
     INFERCOST_ASSIGN_OR_RETURN(RecordSink sink, RecordSink::open(spec_.out, spec_.append));
-    INFERCOST_ASSIGN_OR_RETURN(tmp_, TempDir::create());
+    INFERCOST_ASSIGN_OR_RETURN(tmp_, TempDir::create("infercost-bench-"));
 
     BenchSummary summary;
     summary.points = static_cast<int>(points_.size());
@@ -528,8 +522,8 @@ class Bench {
   };
 
   // One run of the point's command in a fresh output folder, removed after.
-  RunResult run_once(const std::vector<std::string>& args_template, MonitorAccumulator* monitor,
-                     std::vector<std::string>* argv_used) {
+  RunResult run_once(const std::vector<std::string>& args_template, const std::vector<int>& gpus,
+                     MonitorAccumulator* monitor, std::vector<std::string>* argv_used) {
     RunResult result;
     const int n = ++runs_;
     const std::string out_dir = fmt::format("{}/run-{}/", tmp_.path(), n);
@@ -552,7 +546,9 @@ class Bench {
     run.timeout_seconds = spec_.timeout_seconds;
     run.monitor_interval = spec_.monitor_interval;
     run.monitor = monitor;
-    run.nvml = nvml_.get();
+    // GPU devices only, and only their own GPUs.
+    run.nvml = gpus.empty() ? nullptr : nvml_.get();
+    run.gpus = gpus;
     run.tick = [this] { progress_.tick(); };
     Result<ChildOutcome> outcome = run_child(run);
     if (!outcome.ok()) {
@@ -599,30 +595,31 @@ class Bench {
     r.config.tokenizer_threads = spec_.tokenizer_threads;
     r.config.max_length = spec_.max_length;
     progress_.start_point(p.index, p.describe());
-    int runs_used = 0;
     auto failed = [&](const std::string& why) {
       r.status = "failed";
       r.error = why;
-      progress_.end_point(runs_used, fmt::format("bench: point {}/{} {}: FAILED: {}", p.index, points_.size(),
-                                                 p.describe(), why));
+      progress_.end_point(
+          fmt::format("bench: point {}/{} {}: FAILED: {}", p.index, points_.size(), p.describe(), why));
       return r;
     };
+    // The GPUs sampled: the point's device's own, none for the CPU.
+    const std::vector<int> gpus =
+        nvml_ ? device_gpu_indices(p.device, nvml_->device_count()) : std::vector<int>{};
 
-    int gpus = 0;
+    int gpu_count = 0;
     if (p.batch_size.rule == BatchSize::Rule::kGpus) {
       Result<int> n = device_gpus(p.device, nvml_.get(), nvml_reason_);
       if (!n.ok())
         return failed(fmt::format("--batch-size {}: {}", p.batch_size.text(), n.status().message()));
-      gpus = *n;
+      gpu_count = *n;
     }
-    r.config.batch_size = resolve_batch_size(p.batch_size, r.config.threads, gpus);
+    r.config.batch_size = resolve_batch_size(p.batch_size, r.config.threads, gpu_count);
     const std::vector<std::string> args =
         run_arguments(spec_, p, d.inputs, r.config.batch_size, kOutputSlot, kMetricsSlot);
 
     for (int w = 1; w <= spec_.warmup; ++w) {
       progress_.start_run(true, w, spec_.warmup);
-      RunResult run = run_once(args, nullptr, &r.run_command);
-      ++runs_used;
+      RunResult run = run_once(args, gpus, nullptr, &r.run_command);
       if (!run.error.empty()) return failed(fmt::format("warm-up run {}: {}", w, run.error));
       progress_.run_finished(true, run.outcome.seconds, fmt::format("{:.2f} s", run.outcome.seconds));
     }
@@ -635,8 +632,7 @@ class Bench {
            (timed < spec_.min_seconds && static_cast<int>(reports.size()) < cap)) {
       const int k = static_cast<int>(reports.size()) + 1;
       progress_.start_run(false, k, spec_.repetitions);
-      RunResult run = run_once(args, &monitor, &r.run_command);
-      ++runs_used;
+      RunResult run = run_once(args, gpus, &monitor, &r.run_command);
       if (!run.error.empty()) return failed(fmt::format("repetition {}: {}", k, run.error));
       const RunReport& rep = *run.report;
       if (!reports.empty() && (rep.rows != reports.front().rows || rep.tokens != reports.front().tokens)) {
@@ -660,19 +656,20 @@ class Bench {
     r.monitor = monitor.summary();
     if (r.instance)
       r.cost = cost_info(*r.instance, r.wall_seconds.median, r.rows, r.tokens, spec_.corpus_rows);
-    progress_.end_point(runs_used, summary_line(p, r));
+    progress_.end_point(summary_line(p, r));
     return r;
   }
 
   std::string summary_line(const Point& p, const record::Record& r) const {
     std::string batch =
         r.config.batch_size_rule.empty() ? "" : fmt::format(" (batch {} rows)", r.config.batch_size);
+    const std::string spread = spread_text(r.rows_per_second);
     std::string line = fmt::format(
-        "bench: point {}/{} {}{}: {:.1f} rows/s median ({:.1f}..{:.1f}, spread {:.1f}%, {} repetition{}), "
+        "bench: point {}/{} {}{}: {:.1f} rows/s median ({:.1f}..{:.1f}, {}, {} repetition{}), "
         "{:.0f} tokens/s, "
         "wall {:.3f} s, peak RSS {:.0f} MiB",
         p.index, points_.size(), p.describe(), batch, r.rows_per_second.median, r.rows_per_second.min,
-        r.rows_per_second.max, 100.0 * r.rows_per_second.relative_spread(), r.repetitions.size(),
+        r.rows_per_second.max, spread.empty() ? std::string("± n/a") : spread, r.repetitions.size(),
         r.repetitions.size() == 1 ? "" : "s", r.tokens_per_second.median, r.wall_seconds.median,
         static_cast<double>(r.peak_rss_bytes) / (1024.0 * 1024.0));
     if (r.cost) {

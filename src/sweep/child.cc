@@ -5,17 +5,19 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
+
+#include "infercost/core/file.h"
 
 namespace infercost::sweep {
 
@@ -24,10 +26,20 @@ namespace {
 constexpr std::string_view kErrorPrefix = "infercost: error: ";
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  Result<std::string> text = read_file(path);
+  return text.ok() ? std::move(*text) : std::string();
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+// Kills a child on an error path and reaps it.
+void kill_and_reap(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  while (wait_child_process(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
 }
 
 // Waits until the child exits or `seconds` pass. With a pidfd (Linux 5.3+)
@@ -79,60 +91,103 @@ Result<ChildOutcome> run_child(const ChildRun& run) {
   std::vector<char*> argv;
   for (const std::string& a : run.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  const int err_fd = ::open(run.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err_fd = ::open(run.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (err_fd < 0)
     return io_error(fmt::format("{}: cannot create: {}", run.stderr_path, std::strerror(errno)));
-  const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null_fd < 0) {
-    ::close(err_fd);
+    close_fd(err_fd);
     return io_error(fmt::format("/dev/null: cannot open: {}", std::strerror(errno)));
   }
-  const std::string exec_failed = fmt::format("{}cannot run {}: ", kErrorPrefix, run.executable);
+  // Close-on-exec: end of file when the exec succeeded; the child's errno
+  // (an int) when it failed.
+  int exec_pipe[2] = {-1, -1};
+  if (::pipe2(exec_pipe, O_CLOEXEC) != 0) {
+    close_fd(err_fd);
+    close_fd(null_fd);
+    return io_error(fmt::format("cannot start a benchmark run: pipe: {}", std::strerror(errno)));
+  }
   const pid_t parent = ::getpid();
+  // Signals wait until the child is tracked (core/file.h), and the child
+  // drops the parent's handlers before it takes any.
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, &old);
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(err_fd);
-    ::close(null_fd);
-    return io_error(fmt::format("cannot start a benchmark run: fork: {}", std::strerror(errno)));
-  }
   if (pid == 0) {
-    // The run dies with the bench (no orphan burning CPU after Ctrl-C or a kill).
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
+    // The run ends with the bench (no orphan burning CPU after a kill): SIGTERM,
+    // so that it removes its partial outputs.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != parent) ::_exit(127);
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
     ::dup2(null_fd, STDIN_FILENO);
     ::dup2(null_fd, STDOUT_FILENO);
     ::dup2(err_fd, STDERR_FILENO);
     ::execv(run.executable.c_str(), argv.data());
-    const char* why = ::strerror(errno);
-    (void)!::write(STDERR_FILENO, exec_failed.data(), exec_failed.size());
-    (void)!::write(STDERR_FILENO, why, std::strlen(why));
-    (void)!::write(STDERR_FILENO, "\n", 1);
+    const int error = errno;
+    (void)!::write(exec_pipe[1], &error, sizeof error);
     ::_exit(127);
   }
-  ::close(err_fd);
-  ::close(null_fd);
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  std::optional<ProcessSampler> sampler;
-  if (run.monitor != nullptr) sampler.emplace(pid, run.nvml, run.monitor);
+  const int fork_errno = errno;
+  if (pid > 0) track_child_process(pid);
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  close_fd(err_fd);
+  close_fd(null_fd);
+  close_fd(exec_pipe[1]);
+  if (pid < 0) {
+    close_fd(exec_pipe[0]);
+    return io_error(fmt::format("cannot start a benchmark run: fork: {}", std::strerror(fork_errno)));
+  }
+  int exec_errno = 0;
+  size_t got = 0;
+  while (got < sizeof exec_errno) {
+    const ssize_t n =
+        ::read(exec_pipe[0], reinterpret_cast<char*>(&exec_errno) + got, sizeof exec_errno - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      close_fd(exec_pipe[0]);
+      kill_and_reap(pid);
+      return io_error(
+          fmt::format("cannot start a benchmark run: reading its exec status: {}", std::strerror(error)));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  close_fd(exec_pipe[0]);
   ChildOutcome out;
-  int status = 0;
-  struct rusage usage {};
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  int status = 0;
+  if (got == sizeof exec_errno) {
+    // The exec failed: the child exits 127 without running anything.
+    while (wait_child_process(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    out.seconds = elapsed();
+    out.exit_code = 127;
+    out.error = fmt::format("cannot run {}: {}", run.executable, std::strerror(exec_errno));
+    return out;
+  }
+  // From here on /proc/<pid> is the program run, not the parent's forked copy.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  ProcessSampler sampler(pid, run.monitor, run.nvml, run.nvml != nullptr ? run.gpus : std::vector<int>{});
   while (true) {
-    const pid_t done = ::wait4(pid, &status, WNOHANG, &usage);
+    const pid_t done = wait_child_process(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0 && errno != EINTR) {
+      const int error = errno;
       if (pidfd >= 0) ::close(pidfd);
-      return io_error(fmt::format("waiting for benchmark run {}: {}", pid, std::strerror(errno)));
+      kill_and_reap(pid);
+      return io_error(fmt::format("waiting for benchmark run {}: {}", pid, std::strerror(error)));
     }
     if (run.timeout_seconds > 0 && elapsed() >= run.timeout_seconds && !out.timed_out) {
       out.timed_out = true;
       ::kill(pid, SIGKILL);
     }
-    if (sampler && !out.timed_out) sampler->sample();
+    if (!out.timed_out) sampler.sample();
     if (run.tick) run.tick();
     double wait = run.monitor_interval;
     if (run.timeout_seconds > 0 && !out.timed_out) wait = std::min(wait, run.timeout_seconds - elapsed());
@@ -140,7 +195,7 @@ Result<ChildOutcome> run_child(const ChildRun& run) {
   }
   out.seconds = elapsed();
   if (pidfd >= 0) ::close(pidfd);
-  out.peak_rss_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+  out.peak_rss_bytes = sampler.peak_rss_bytes();
   if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
   if (out.timed_out || out.signal != 0 || out.exit_code != 0) {

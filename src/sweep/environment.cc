@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "infercost/backend/cpu_info.h"
 #include "infercost/core/file.h"
@@ -27,12 +27,10 @@ namespace infercost::sweep {
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// The file's text; "" when it cannot be read (the record then leaves the field empty).
+std::string text_of(const std::string& path) {
+  Result<std::string> text = read_file(path);
+  return text.ok() ? std::move(*text) : std::string();
 }
 
 }  // namespace
@@ -73,7 +71,7 @@ record::Hardware collect_hardware(const Nvml* nvml) {
   h.cpu_model = cpu.model;
   h.logical_cpus = cpu.logical_cpus;
   h.isa = cpu.isa();
-  h.memory_bytes = parse_mem_total_bytes(slurp("/proc/meminfo"));
+  h.memory_bytes = parse_mem_total_bytes(text_of("/proc/meminfo"));
   if (nvml != nullptr) h.gpus = nvml->devices();
   return h;
 }
@@ -91,7 +89,7 @@ record::Software collect_software() {
 #endif
   if (const dnnl_version_t* v = dnnl_version())
     s.onednn = fmt::format("{}.{}.{}", v->major, v->minor, v->patch);
-  s.os = parse_os_pretty_name(slurp("/etc/os-release"));
+  s.os = parse_os_pretty_name(text_of("/etc/os-release"));
   struct utsname u {};
   if (::uname(&u) == 0) s.kernel = u.release;
   return s;

@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 #include <string>
+#include <utility>
+
+#include "infercost/core/file.h"
 
 namespace infercost::sweep {
 
@@ -41,27 +42,32 @@ Result<int64_t> parse_proc_stat_cpu_ticks(std::string_view line) {
   return ticks;
 }
 
-Result<int64_t> parse_vm_rss_bytes(std::string_view text) {
+Result<int64_t> parse_status_bytes(std::string_view text, std::string_view field) {
   size_t at = 0;
   while (at < text.size()) {
     size_t end = text.find('\n', at);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(at, end - at);
-    if (line.rfind("VmRSS:", 0) == 0) {
-      std::string_view v = line.substr(6);
+    if (line.size() > field.size() && line.compare(0, field.size(), field) == 0 &&
+        line[field.size()] == ':') {
+      std::string_view v = line.substr(field.size() + 1);
       while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
       int64_t kib = 0;
       auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), kib);
       std::string_view unit = v.substr(static_cast<size_t>(ptr - v.data()));
       while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
       if (ec != std::errc() || kib < 0 || unit != "kB") {
-        return corruption(fmt::format("/proc status: unexpected VmRSS line '{}'", line));
+        return corruption(fmt::format("/proc status: unexpected {} line '{}'", field, line));
       }
       return kib * 1024;
     }
     at = end + 1;
   }
-  return not_found("/proc status has no VmRSS line");
+  return not_found(fmt::format("/proc status has no {} line", field));
+}
+
+Result<int64_t> parse_vm_rss_bytes(std::string_view text) {
+  return parse_status_bytes(text, "VmRSS");
 }
 
 void MonitorAccumulator::add_cpu(double cpus_busy) {
@@ -110,46 +116,38 @@ record::Monitor MonitorAccumulator::summary() const {
   return m;
 }
 
-namespace {
-
-bool read_small_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return !out.empty();
-}
-
-}  // namespace
-
-ProcessSampler::ProcessSampler(pid_t pid, const Nvml* nvml, MonitorAccumulator* out)
+ProcessSampler::ProcessSampler(pid_t pid, MonitorAccumulator* out, const Nvml* nvml, std::vector<int> gpus)
     : pid_(pid),
-      nvml_(nvml),
       out_(out),
+      nvml_(nvml),
+      gpus_(std::move(gpus)),
       last_time_(std::chrono::steady_clock::now()),
       ticks_per_second_(static_cast<double>(std::max<long>(::sysconf(_SC_CLK_TCK), 1))) {}
 
 bool ProcessSampler::sample() {
   const auto now = std::chrono::steady_clock::now();
-  std::string text;
-  if (!read_small_file(fmt::format("/proc/{}/stat", pid_), text)) return false;
-  Result<int64_t> ticks = parse_proc_stat_cpu_ticks(text);
-  std::string status;
-  const bool have_status = read_small_file(fmt::format("/proc/{}/status", pid_), status);
-  Result<int64_t> rss = have_status ? parse_vm_rss_bytes(status) : Result<int64_t>(not_found("no status"));
+  Result<std::string> stat = read_file(fmt::format("/proc/{}/stat", pid_));
+  if (!stat.ok() || stat->empty()) return false;
+  Result<std::string> status = read_file(fmt::format("/proc/{}/status", pid_));
+  if (!status.ok()) return false;
+  Result<int64_t> rss = parse_vm_rss_bytes(*status);
   // An exited, unreaped child has no VmRSS and its counters are final: no sample.
   if (!rss.ok()) return false;
+  peak_rss_ = std::max(peak_rss_, *rss);
+  if (Result<int64_t> hwm = parse_status_bytes(*status, "VmHWM"); hwm.ok())
+    peak_rss_ = std::max(peak_rss_, *hwm);
+  if (out_ == nullptr) return true;
   ++out_->samples_;
   out_->add_rss(*rss);
+  Result<int64_t> ticks = parse_proc_stat_cpu_ticks(*stat);
   const double seconds = std::chrono::duration<double>(now - last_time_).count();
   if (ticks.ok() && seconds > 0) {
     out_->add_cpu(static_cast<double>(*ticks - last_ticks_) / ticks_per_second_ / seconds);
     last_ticks_ = *ticks;
     last_time_ = now;
   }
-  if (nvml_ != nullptr) {
-    Result<std::vector<GpuSample>> gpus = nvml_->sample();
+  if (nvml_ != nullptr && !gpus_.empty()) {
+    Result<std::vector<GpuSample>> gpus = nvml_->sample(gpus_);
     if (gpus.ok()) out_->add_gpus(*gpus);
   }
   return true;

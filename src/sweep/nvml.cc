@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <charconv>
+
 namespace infercost::sweep {
 
 // The few NVML entry points used, declared from NVML's public C API
@@ -126,9 +128,17 @@ Nvml::~Nvml() {
 }
 
 Result<std::vector<GpuSample>> Nvml::sample() const {
+  std::vector<int> all(api_->devices.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  return sample(all);
+}
+
+Result<std::vector<GpuSample>> Nvml::sample(const std::vector<int>& indices) const {
   std::vector<GpuSample> out;
   std::string first_error;
-  for (size_t i = 0; i < api_->devices.size(); ++i) {
+  for (int index : indices) {
+    if (index < 0 || static_cast<size_t>(index) >= api_->devices.size()) continue;
+    const size_t i = static_cast<size_t>(index);
     GpuSample s;
     s.index = static_cast<int>(i);
     NvmlMemory memory{};
@@ -146,6 +156,21 @@ Result<std::vector<GpuSample>> Nvml::sample() const {
     out.push_back(s);
   }
   if (out.empty() && !first_error.empty()) return io_error("NVML sample failed: " + first_error);
+  return out;
+}
+
+std::vector<int> device_gpu_indices(std::string_view device, int gpu_count) {
+  std::vector<int> out;
+  if (device == "cuda" || device == "cuda:all") {
+    for (int i = 0; i < gpu_count; ++i) out.push_back(i);
+    return out;
+  }
+  if (device.rfind("cuda:", 0) != 0) return out;
+  const std::string_view digits = device.substr(5);
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec == std::errc() && ptr == digits.data() + digits.size() && !digits.empty() && n >= 0 && n < gpu_count)
+    out.push_back(n);
   return out;
 }
 

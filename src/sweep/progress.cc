@@ -93,9 +93,10 @@ void Progress::run_finished(bool warmup, double seconds, const std::string& deta
   draw();
 }
 
-void Progress::end_point(int runs_used, const std::string& summary) {
-  // A failed point skips the rest of its runs.
-  if (runs_used < runs_per_point_) runs_planned_ -= runs_per_point_ - runs_used;
+void Progress::end_point(const std::string& summary) {
+  // The point planned max(runs_per_point_, point_runs_) runs (run_finished()
+  // added those --min-seconds asked for); it used the finished ones only.
+  if (point_runs_ < runs_per_point_) runs_planned_ -= runs_per_point_ - point_runs_;
   clear();
   std::fprintf(out_, "%s\n", summary.c_str());
   std::fflush(out_);

@@ -24,8 +24,9 @@ class Progress {
   // A run begins: a warm-up (k of n) or a timed repetition (k of at least n).
   void start_run(bool warmup, int k, int n);
   void run_finished(bool warmup, double seconds, const std::string& detail);
-  // The point ended having used `runs_used` of its planned runs.
-  void end_point(int runs_used, const std::string& summary);
+  // The point ended; a failed one skips the rest of its planned runs, and
+  // the run that failed is not counted (neither done nor still planned).
+  void end_point(const std::string& summary);
   // Redraws the status line (at most a few times a second).
   void tick();
   void finish();
@@ -48,7 +49,7 @@ class Progress {
   int k_ = 0, n_ = 0;
   int runs_done_ = 0;        // over the sweep
   int runs_planned_ = 0;     // over the sweep, adjusted as points end
-  int point_runs_ = 0;       // runs done in the current point
+  int point_runs_ = 0;       // runs finished in the current point
   double runs_seconds_ = 0;  // of the runs done
   bool line_shown_ = false;
 };

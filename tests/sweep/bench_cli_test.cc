@@ -1,12 +1,24 @@
 // `infercost bench` end to end, through the built binary, with the tiny
 // committed model and a few dozen generated rows.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <sstream>
+#include <thread>
 
+#include "infercost/core/file.h"
 #include "infercost/record/record.h"
+#include "infercost/sweep/bench.h"
+#include "infercost/sweep/child.h"
+#include "infercost/sweep/monitor.h"
 #include "infercost/sweep/nvml.h"
 #include "test_utils.h"
 
@@ -19,6 +31,34 @@ using testing::TempDir;
 using Outcome = infercost::testing::CommandOutcome;
 Outcome run_cli(const std::string& args) {
   return infercost::testing::run_infercost(args);
+}
+
+// As run_cli, with TMPDIR set to `tmpdir` (where the bench makes its
+// temporary folder).
+Outcome run_cli_in(const std::string& tmpdir, const std::string& args) {
+  return infercost::testing::run_shell("TMPDIR=" + tmpdir + " " + std::string(INFERCOST_BINARY_DIR) +
+                                       "/infercost " + args);
+}
+
+// Entries of `dir` whose names start with `prefix`.
+std::vector<std::string> entries_starting(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0) found.push_back(name);
+  }
+  return found;
+}
+
+// Names in `dir` (recursively) that hold ".tmp-": AtomicOutputFile temporaries.
+std::vector<std::string> temporaries_under(const std::string& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec)) {
+    if (e.path().filename().string().find(".tmp-") != std::string::npos) found.push_back(e.path().string());
+  }
+  return found;
 }
 
 std::string tiny_model() {
@@ -41,15 +81,20 @@ std::vector<record::Record> load(const std::string& path) {
 TEST(BenchCli, TwoPointSweepWritesValidRecords) {
   TempDir dir;
   const std::string out = dir.file("results.jsonl");
+  const std::string tmp = dir.file("tmp");
+  std::filesystem::create_directory(tmp);
   Outcome o =
-      run_cli(base_args(dir) +
-              " --batching seed,tokens --precision fp32 --repetitions 2 --warmup 1 --label ci --instance "
-              "c5.12xlarge --out " +
-              out);
+      run_cli_in(tmp, base_args(dir) +
+                          " --batching seed,tokens --precision fp32 --repetitions 2 --warmup 1 --label ci "
+                          "--instance c5.12xlarge --out " +
+                          out);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("writing 40 synthetic rows as json-3"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("point 2/2"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("rows/s median"), std::string::npos) << o.output;
+  // The spread as the report prints it: half the min-max range over the median.
+  EXPECT_NE(o.output.find(", \u00b1 "), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find("spread"), std::string::npos) << o.output;
   std::vector<record::Record> records = load(out);
   ASSERT_EQ(records.size(), 2u);
   const record::Record& seed = records[0];
@@ -77,6 +122,11 @@ TEST(BenchCli, TwoPointSweepWritesValidRecords) {
     EXPECT_GT(r.wall_seconds.median, 0);
     EXPECT_GT(r.rows_per_second.median, 0);
     EXPECT_GT(r.peak_rss_bytes, 0);
+    for (const record::Repetition& rep : r.repetitions) EXPECT_GT(rep.peak_rss_bytes, 0);
+    EXPECT_GT(r.monitor.samples, 0);
+    EXPECT_GE(r.peak_rss_bytes, r.monitor.rss_peak_bytes);
+    // A CPU point samples no GPU, whatever NVML finds on the machine.
+    EXPECT_TRUE(r.monitor.gpus.empty());
     EXPECT_FALSE(r.hardware.hostname.empty());
     EXPECT_EQ(r.software.infercost, "0.1.0");
     EXPECT_EQ(r.model.architecture, "distilbert");
@@ -99,8 +149,10 @@ TEST(BenchCli, TwoPointSweepWritesValidRecords) {
   EXPECT_EQ(seed.data.length_counts, tokens.data.length_counts);
   EXPECT_LT(seed.padding_efficiency, 1.0);
   EXPECT_DOUBLE_EQ(tokens.padding_efficiency, 1.0);
-  // No run output is left behind in the temporary folder.
-  EXPECT_TRUE(std::filesystem::exists(dir.file("data/json-3-40rows-seed3.complete")));
+  // The generated data is kept; the temporary folder of the runs is not.
+  EXPECT_TRUE(std::filesystem::exists(dir.file("data/json-3-40rows-seed3-gen1.complete")));
+  EXPECT_EQ(testing::count_entries(tmp), 0);
+  EXPECT_TRUE(temporaries_under(dir.path()).empty());
 
   // Rerun with --append: the data is reused and the records are added.
   Outcome again = run_cli(base_args(dir) + " --repetitions 1 --warmup 0 --append --out " + out);
@@ -203,7 +255,198 @@ TEST(BenchCli, SweepFileGivesThePointsAndFlagsOverrideIt) {
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].config.batch_size, 16);
   EXPECT_EQ(records[0].rows, 30);
-  EXPECT_TRUE(std::filesystem::exists(dir.file("data/json-3-30rows-seed1.complete")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("data/json-3-30rows-seed1-gen1.complete")));
+}
+
+// `infercost <args>` started in the background with TMPDIR set and its output
+// in `log`; in a process group of its own when `own_group` (so that a signal
+// can go to the group, as Ctrl-C sends it).
+pid_t start_infercost(const std::vector<std::string>& args, const std::string& tmpdir, const std::string& log,
+                      bool own_group) {
+  const std::string binary = std::string(INFERCOST_BINARY_DIR) + "/infercost";
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (own_group) ::setpgid(0, 0);
+    ::setenv("TMPDIR", tmpdir.c_str(), 1);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, STDOUT_FILENO);
+      ::dup2(fd, STDERR_FILENO);
+    }
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Waits (up to a minute: a guard, not a measurement) until `ready()`.
+template <typename F>
+bool wait_until(F ready) {
+  for (int i = 0; i < 60000; ++i) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+// The bench's temporary folder under `tmpdir`, "" when there is none.
+std::string bench_folder(const std::string& tmpdir) {
+  std::vector<std::string> found = entries_starting(tmpdir, "infercost-bench-");
+  return found.empty() ? "" : tmpdir + "/" + found.front();
+}
+
+std::vector<std::string> split_args(const std::string& args) {
+  std::vector<std::string> out;
+  std::istringstream in(args);
+  std::string a;
+  while (in >> a) out.push_back(a);
+  return out;
+}
+
+struct Interrupt {
+  int signal;
+  bool to_group;  // as Ctrl-C: the bench and its run both get it
+};
+void PrintTo(const Interrupt& i, std::ostream* os) {
+  *os << ::strsignal(i.signal) << (i.to_group ? " to the process group" : " to the bench");
+}
+
+class BenchSignals : public ::testing::TestWithParam<Interrupt> {};
+
+// A signal while point 1 runs: no temporary folder, no partial output, and
+// the records file from before is still whole (not yet replaced).
+TEST_P(BenchSignals, DuringTheFirstPointLeaveNothingBehind) {
+  const Interrupt interrupt = GetParam();
+  TempDir dir;
+  const std::string tmp = dir.file("tmp");
+  std::filesystem::create_directory(tmp);
+  const std::string out = dir.write("results.jsonl", "{\"previous\": \"results\"}\n");
+  const pid_t bench =
+      start_infercost(split_args(base_args(dir) + " --warmup 0 --repetitions 20 --out " + out), tmp,
+                      dir.file("log.txt"), interrupt.to_group);
+  ASSERT_GT(bench, 0);
+  // The first run has started (its stderr file is made just before it).
+  const bool running = wait_until([&] {
+    const std::string folder = bench_folder(tmp);
+    return !folder.empty() && std::filesystem::exists(folder + "/run-1.stderr");
+  });
+  EXPECT_TRUE(running) << slurp(dir.file("log.txt"));
+  ::kill(interrupt.to_group ? -bench : bench, interrupt.signal);
+  int status = 0;
+  ASSERT_EQ(::waitpid(bench, &status, 0), bench);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status) << "\n"
+                                   << slurp(dir.file("log.txt"));
+  EXPECT_EQ(WTERMSIG(status), interrupt.signal);
+  EXPECT_EQ(testing::count_entries(tmp), 0) << bench_folder(tmp);
+  EXPECT_TRUE(temporaries_under(dir.path()).empty());
+  EXPECT_EQ(slurp(out), "{\"previous\": \"results\"}\n");
+}
+
+// A signal during point 2: point 1's record is there, whole, and nothing else.
+TEST_P(BenchSignals, AfterAPointKeepItsCompleteRecord) {
+  const Interrupt interrupt = GetParam();
+  TempDir dir;
+  const std::string tmp = dir.file("tmp");
+  std::filesystem::create_directory(tmp);
+  const std::string out = dir.file("results.jsonl");
+  const pid_t bench = start_infercost(
+      split_args(base_args(dir) + " --batching seed,tokens --warmup 0 --repetitions 3 --out " + out), tmp,
+      dir.file("log.txt"), interrupt.to_group);
+  ASSERT_GT(bench, 0);
+  // Wait for point 1's record, then for point 2's first run (run 4).
+  const bool point_done = wait_until([&] { return std::filesystem::exists(out); });
+  const bool next_running = wait_until([&] {
+    const std::string folder = bench_folder(tmp);
+    return !folder.empty() && std::filesystem::exists(folder + "/run-4.stderr");
+  });
+  EXPECT_TRUE(point_done && next_running) << slurp(dir.file("log.txt"));
+  ::kill(interrupt.to_group ? -bench : bench, interrupt.signal);
+  int status = 0;
+  ASSERT_EQ(::waitpid(bench, &status, 0), bench);
+  ASSERT_TRUE(WIFSIGNALED(status)) << slurp(dir.file("log.txt"));
+  EXPECT_EQ(testing::count_entries(tmp), 0) << bench_folder(tmp);
+  EXPECT_TRUE(temporaries_under(dir.path()).empty());
+  const std::string text = slurp(out);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  std::vector<record::Record> records = load(out);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_TRUE(records[0].ok()) << records[0].error;
+  EXPECT_EQ(records[0].point, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, BenchSignals,
+                         ::testing::Values(Interrupt{SIGTERM, false}, Interrupt{SIGINT, true}),
+                         [](const ::testing::TestParamInfo<Interrupt>& info) {
+                           return std::string(info.param.signal == SIGTERM ? "Term" : "IntToGroup");
+                         });
+
+TEST(BenchCli, TheRecordsFileIsReplacedOnlyByAFirstRecord) {
+  TempDir dir;
+  const std::string out = dir.write("results.jsonl", "{\"previous\": \"results\"}\n");
+  // The temporary folder cannot be made: the sweep fails before any point.
+  Outcome failed = run_cli_in(dir.file("missing"), base_args(dir) + " --out " + out);
+  EXPECT_NE(failed.exit_code, 0) << failed.output;
+  EXPECT_NE(failed.output.find("cannot create a temporary folder"), std::string::npos) << failed.output;
+  EXPECT_EQ(slurp(out), "{\"previous\": \"results\"}\n");
+  EXPECT_TRUE(temporaries_under(dir.path()).empty());
+  // A records file that cannot be written is refused before the data is made.
+  Outcome unwritable = run_cli(base_args(dir) + " --out " + dir.file("no/such/folder/r.jsonl"));
+  EXPECT_NE(unwritable.exit_code, 0) << unwritable.output;
+  // A sweep that runs replaces it.
+  Outcome ok = run_cli_in(dir.path(), base_args(dir) + " --warmup 0 --repetitions 1 --out " + out);
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_EQ(load(out).size(), 1u);
+  EXPECT_TRUE(entries_starting(dir.path(), "infercost-bench-").empty());
+}
+
+// A run's own peak RSS (its --metrics) and the one the bench samples are the
+// run's, not those of the large process that started it.
+TEST(BenchCli, ARunsPeakRssIsNotItsParents) {
+  TempDir dir;
+  const std::string input =
+      dir.write("in.jsonl", "{\"full_text\": \"good day\"}\n{\"full_text\": \"bad day\"}\n");
+  constexpr size_t kBytes = size_t{200} << 20;
+  std::vector<char> big(kBytes);
+  std::memset(big.data(), 1, big.size());
+  Result<std::string> status = read_file("/proc/self/status");
+  ASSERT_TRUE(status.ok());
+  Result<int64_t> parent_rss = parse_vm_rss_bytes(*status);
+  ASSERT_TRUE(parent_rss.ok());
+  ASSERT_GT(*parent_rss, static_cast<int64_t>(kBytes));
+
+  ChildRun run;
+  run.executable = std::string(INFERCOST_BINARY_DIR) + "/infercost";
+  run.argv = {"infercost",
+              "run",
+              input,
+              "--model",
+              tiny_model(),
+              "--output",
+              dir.file("out/"),
+              "--metrics",
+              dir.file("m.json"),
+              "--quiet",
+              "--max-length",
+              "32",
+              "--threads",
+              "1"};
+  run.stderr_path = dir.file("err.txt");
+  run.monitor_interval = 0.01;
+  Result<ChildOutcome> outcome = run_child(run);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().to_string();
+  ASSERT_TRUE(outcome->ok()) << outcome->error;
+  Result<RunReport> report = parse_run_report(slurp(dir.file("m.json")), "m.json");
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  EXPECT_GT(report->peak_rss_bytes, 0);
+  EXPECT_LT(report->peak_rss_bytes, *parent_rss / 2) << "parent RSS " << *parent_rss;
+  EXPECT_LT(outcome->peak_rss_bytes, *parent_rss / 2) << "parent RSS " << *parent_rss;
+  EXPECT_EQ(big[kBytes / 3], 1);
 }
 
 }  // namespace

@@ -3,10 +3,17 @@
 #include "infercost/sweep/monitor.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <thread>
 #include <vector>
 
+#include "infercost/core/file.h"
 #include "infercost/sweep/child.h"
 #include "infercost/sweep/environment.h"
 #include "infercost/sweep/nvml.h"
@@ -72,21 +79,81 @@ TEST(Monitor, SummarizesSamples) {
   EXPECT_DOUBLE_EQ(s.gpus[1].utilization_peak, 0.2);
 }
 
-TEST(Monitor, SamplesALiveProcess) {
+double cpu_seconds() {
+  struct timespec t {};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+TEST(Monitor, SamplesABusyProcess) {
+  // A child that keeps one CPU busy for 0.5 s of CPU time.
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    volatile double sink = 0;
+    while (cpu_seconds() < 0.5) {
+      for (int i = 0; i < 100000; ++i) sink = sink + i * 0.5;
+    }
+    ::_exit(0);
+  }
   MonitorAccumulator m(0.05);
-  ProcessSampler sampler(::getpid(), nullptr, &m);
-  volatile double sink = 0;
-  for (int i = 0; i < 20000000; ++i) sink = sink + i * 0.5;
-  ASSERT_TRUE(sampler.sample());
+  ProcessSampler sampler(child, &m);
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(child, &status, WNOHANG, &usage) == 0) {
+    sampler.sample();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // The share of a CPU the child got: 1 on an idle machine, less when other
+  // work competes for the CPUs (as in CI).
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  ASSERT_GE(cpu, 0.5);
+  const double share = cpu / wall;
   record::Monitor s = m.summary();
-  EXPECT_EQ(s.samples, 1);
+  EXPECT_GT(s.samples, 0);
+  // The busiest interval was at least about as busy as the child on average,
+  // and one thread never keeps more than one CPU busy (a 10 ms clock tick of
+  // slack in a 50 ms interval).
+  EXPECT_GT(s.cpu_busy_peak, 0.8 * share) << "share " << share;
+  if (share > 0.7) {
+    EXPECT_GT(s.cpu_busy_peak, 0.5);
+  }
+  EXPECT_LT(s.cpu_busy_peak, 1.5);
+  EXPECT_GT(s.cpu_busy_mean, 0.0);
   EXPECT_GT(s.rss_peak_bytes, 0);
-  EXPECT_GE(s.cpu_busy_peak, 0.0);
+  EXPECT_GT(sampler.peak_rss_bytes(), 0);
+  EXPECT_TRUE(s.gpus.empty());
   // A process that does not exist cannot be sampled.
   MonitorAccumulator none(0.1);
-  ProcessSampler gone(999999999, nullptr, &none);
+  ProcessSampler gone(999999999, &none);
   EXPECT_FALSE(gone.sample());
   EXPECT_EQ(none.summary().samples, 0);
+  EXPECT_EQ(gone.peak_rss_bytes(), 0);
+}
+
+TEST(ProcStatus, ReadsAnyKibField) {
+  const std::string status = "Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\n";
+  EXPECT_EQ(*parse_status_bytes(status, "VmHWM"), 2048 * 1024);
+  EXPECT_EQ(*parse_status_bytes(status, "VmRSS"), 1024 * 1024);
+  // "VmRSS" is not "VmRSSx", nor is "VmHW" a prefix match.
+  EXPECT_EQ(parse_status_bytes(status, "VmHW").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(parse_status_bytes("VmRSSx:\t1 kB\n", "VmRSS").status().code(), StatusCode::kNotFound);
+}
+
+TEST(Gpus, ADeviceSamplesItsOwnGpusOnly) {
+  EXPECT_TRUE(device_gpu_indices("cpu", 4).empty());
+  EXPECT_EQ(device_gpu_indices("cuda", 4), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(device_gpu_indices("cuda:all", 2), (std::vector<int>{0, 1}));
+  EXPECT_EQ(device_gpu_indices("cuda:1", 4), (std::vector<int>{1}));
+  EXPECT_EQ(device_gpu_indices("cuda:0", 1), (std::vector<int>{0}));
+  EXPECT_TRUE(device_gpu_indices("cuda:4", 4).empty());  // no such GPU
+  EXPECT_TRUE(device_gpu_indices("cuda", 0).empty());
+  EXPECT_TRUE(device_gpu_indices("cuda:x", 4).empty());
+  EXPECT_TRUE(device_gpu_indices("cuda:-1", 4).empty());
+  EXPECT_TRUE(device_gpu_indices("cuda:", 4).empty());
 }
 
 // Only NVML's absence can be tested on a machine without an NVIDIA driver;
@@ -130,8 +197,42 @@ TEST(Child, ReportsSuccessAndPeakRss) {
   ChildOutcome ok = run_sh("i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo done", 0, &monitor);
   EXPECT_TRUE(ok.ok()) << ok.error;
   EXPECT_EQ(ok.exit_code, 0);
-  EXPECT_GT(ok.peak_rss_bytes, 0);
   EXPECT_GT(ok.seconds, 0);
+  // The shell's own memory: a few MiB, never this test process's.
+  constexpr int64_t kMiB = 1024 * 1024;
+  EXPECT_GT(ok.peak_rss_bytes, 0);
+  EXPECT_LT(ok.peak_rss_bytes, 64 * kMiB);
+  const record::Monitor m = monitor.summary();
+  EXPECT_GT(m.samples, 0);
+  EXPECT_GT(m.rss_peak_bytes, 0);
+  EXPECT_LE(m.rss_peak_bytes, ok.peak_rss_bytes);  // VmRSS samples never exceed VmHWM
+  EXPECT_GT(m.rss_mean_bytes, 0);
+  EXPECT_TRUE(m.gpus.empty());
+}
+
+// VmRSS of this process, in bytes.
+int64_t own_rss_bytes() {
+  Result<std::string> status = read_file("/proc/self/status");
+  if (!status.ok()) return 0;
+  Result<int64_t> rss = parse_vm_rss_bytes(*status);
+  return rss.ok() ? *rss : 0;
+}
+
+TEST(Child, PeakRssIsTheProgramsNotTheForkedParents) {
+  // A large parent: its forked copy, before the exec, holds as much.
+  constexpr size_t kBytes = size_t{200} << 20;
+  std::vector<char> big(kBytes);
+  std::memset(big.data(), 1, big.size());
+  const int64_t parent_rss = own_rss_bytes();
+  ASSERT_GT(parent_rss, static_cast<int64_t>(kBytes));
+  MonitorAccumulator monitor(0.02);
+  ChildOutcome ok = run_sh("sleep 0.2", 0, &monitor);
+  EXPECT_TRUE(ok.ok()) << ok.error;
+  EXPECT_GT(ok.peak_rss_bytes, 0);
+  EXPECT_LT(ok.peak_rss_bytes, parent_rss / 4) << "parent RSS " << parent_rss;
+  EXPECT_GT(monitor.summary().samples, 0);
+  EXPECT_LT(monitor.summary().rss_peak_bytes, parent_rss / 4);
+  EXPECT_EQ(big[kBytes / 2], 1);
 }
 
 TEST(Child, TakesTheReasonFromTheErrorLine) {
@@ -164,7 +265,13 @@ TEST(Child, ReportsAnExecutableThatCannotRun) {
   Result<ChildOutcome> out = run_child(run);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->exit_code, 127);
-  EXPECT_NE(out->error.find("cannot run /no/such/infercost"), std::string::npos) << out->error;
+  // The parent learns why from the child's errno (the child only writes it).
+  EXPECT_EQ(out->error, "cannot run /no/such/infercost: No such file or directory");
+  EXPECT_EQ(out->peak_rss_bytes, 0);
+  run.executable = dir.path();  // a folder
+  out = run_child(run);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->error, "cannot run " + dir.path() + ": Permission denied");
 }
 
 TEST(FailureReason, PrefersTheLastErrorLine) {

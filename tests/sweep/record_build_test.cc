@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "infercost/core/sha256.h"
+#include "infercost/data/tweets.h"
 #include "infercost/pipeline/metrics.h"
 #include "infercost/record/record.h"
 #include "infercost/sweep/bench.h"
@@ -153,6 +155,10 @@ TEST(RecordAssembly, FillsMeasurementsFromTheTimedRuns) {
   EXPECT_NEAR(c.cost_to_solution_usd, 2.0 / 3600 * 1.456, 1e-12);
   EXPECT_EQ(c.corpus_rows, 1000);
   EXPECT_NEAR(c.usd_per_million_rows, 1e6 / 500.0 * 1.456 / 3600, 1e-9);
+  // A list-wide source and date where the instance has none of its own.
+  EXPECT_EQ(inst.price_list, "seed-2021");
+  EXPECT_EQ(inst.price_source, "study");
+  EXPECT_EQ(inst.price_date, "2021");
   r.instance = inst;
   r.cost = c;
   // The assembled record survives the JSON lines format.
@@ -161,6 +167,42 @@ TEST(RecordAssembly, FillsMeasurementsFromTheTimedRuns) {
   EXPECT_EQ(back->repetitions.size(), 3u);
   EXPECT_EQ(back->data.length_counts, r.data.length_counts);
   EXPECT_DOUBLE_EQ(back->cost->cost_to_solution_usd, c.cost_to_solution_usd);
+}
+
+TEST(RecordAssembly, TakesTheInstancesOwnPriceSourceAndDate) {
+  SweepSpec spec;
+  spec.instance = "g5.xlarge";
+  spec.price_list = "aws-2026";
+  std::vector<cost::PriceList> lists;
+  Result<std::optional<cost::PricedInstance>> priced = find_spec_instance(spec, lists);
+  ASSERT_TRUE(priced.ok()) << priced.status().to_string();
+  ASSERT_TRUE(priced->has_value());
+  record::InstanceInfo inst = instance_info(**priced, cost::Pricing{});
+  EXPECT_EQ(inst.name, "g5.xlarge");
+  EXPECT_EQ(inst.price_list, "aws-2026");
+  // The instance's own date and catalog, not the list's range and summary.
+  EXPECT_EQ(inst.price_date, "2026-01-21");
+  EXPECT_NE(inst.price_date, (*priced)->list->date);
+  EXPECT_EQ(inst.price_source, (*priced)->instance->source);
+  EXPECT_FALSE(inst.price_source.empty());
+  EXPECT_NE(inst.price_source, (*priced)->list->source);
+  EXPECT_EQ(inst.gpus, 1);
+}
+
+TEST(SpreadText, IsHalfTheRangeOverTheMedianAsTheReportPrintsIt) {
+  record::Spread s;
+  s.median = 100;
+  s.min = 90;
+  s.max = 110;
+  EXPECT_EQ(spread_text(s), "± 10.0%");
+  s.min = 44.4;
+  s.max = 66.8;
+  s.median = 64.6;
+  EXPECT_EQ(spread_text(s), "± 17.3%");
+  s.min = s.max = s.median;  // one repetition
+  EXPECT_EQ(spread_text(s), "± 0.0%");
+  s.median = 0;
+  EXPECT_EQ(spread_text(s), "");
 }
 
 TEST(RunArguments, CarryThePointAndTheSweepSettings) {
@@ -212,9 +254,11 @@ TEST(RunArguments, CarryThePointAndTheSweepSettings) {
   s.data_dir = "/cache";
   s.rows = 500;
   s.data_seed = 3;
-  EXPECT_EQ(dataset_path(s, "json-3"), "/cache/json-3-500rows-seed3");
-  EXPECT_EQ(dataset_path(s, "parquet"), "/cache/parquet-500rows-seed3.parquet");
-  EXPECT_EQ(dataset_path(s, "jsonl"), "/cache/jsonl-500rows-seed3.jsonl");
+  // The generator's version is part of the name: a changed generator makes new data.
+  static_assert(data::kTweetGeneratorVersion == 1, "update the names below");
+  EXPECT_EQ(dataset_path(s, "json-3"), "/cache/json-3-500rows-seed3-gen1");
+  EXPECT_EQ(dataset_path(s, "parquet"), "/cache/parquet-500rows-seed3-gen1.parquet");
+  EXPECT_EQ(dataset_path(s, "jsonl"), "/cache/jsonl-500rows-seed3-gen1.jsonl");
 }
 
 TEST(ModelInfo, ReadsConfigAndCountsParameters) {

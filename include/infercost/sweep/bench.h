@@ -46,12 +46,19 @@ Result<RunReport> parse_run_report(std::string_view json, const std::string& ori
 // Fills a record's measurements from its timed runs (at least one): the
 // repetitions, spreads of wall time and throughput, median stage seconds,
 // counts, the resolved config (batch_size_rule kept), data rows, tokens and
-// length histogram. `peak_rss_bytes[i]` is run i's peak RSS as its parent
-// saw it (0: take the run's own figure).
+// length histogram. A repetition's peak RSS is the larger of
+// `peak_rss_bytes[i]` (the largest VmHWM the bench sampled; 0: none) and the
+// run's own figure (its VmHWM at the end of the run).
 void fill_measurements(record::Record& r, const std::vector<RunReport>& runs,
                        const std::vector<int64_t>& peak_rss_bytes);
 
-// The record's instance block for a priced instance.
+// A spread as the bench summary and `infercost report` print it: "± x%",
+// half the min-max range as a percentage of the median ("" when the median
+// is 0).
+std::string spread_text(const record::Spread& spread);
+
+// The record's instance block for a priced instance: price_source and
+// price_date are the instance's own where it has them, else its list's.
 record::InstanceInfo instance_info(const cost::PricedInstance& priced, const cost::Pricing& pricing);
 // Cost of a measured point at `instance.usd_per_hour` (from the median wall
 // time); corpus_rows 0 projects the point's own rows.
@@ -59,8 +66,9 @@ record::CostInfo cost_info(const record::InstanceInfo& instance, double wall_sec
                            int64_t tokens, int64_t corpus_rows);
 
 // Where generated data of `shape` lives for this spec:
-// <data_dir>/<shape>-<rows>rows-seed<seed>[.jsonl|.parquet]; a folder for
-// json-3 and parquet-10. Complete when "<path>.complete" exists.
+// <data_dir>/<shape>-<rows>rows-seed<seed>-gen<G>[.jsonl|.parquet], G being
+// data::kTweetGeneratorVersion; a folder for json-3 and parquet-10. Complete
+// when "<path>.complete" exists.
 std::string dataset_path(const SweepSpec& spec, const std::string& shape);
 
 // The `infercost run` arguments of a point (after argv[0]): inputs, model,
@@ -87,9 +95,12 @@ struct BenchSummary {
 
 // Checks what can be checked before any run (the instance in the price
 // lists, the model's config.json), then makes or reuses the data, runs every
-// point and appends its record to spec.out as it finishes (flushed, so an
-// interrupted sweep keeps its finished points). Points that fail are counted
-// in the summary, not returned as errors.
+// point and writes its record to spec.out as it finishes (flushed, so an
+// interrupted sweep keeps its finished points; without spec.append the file
+// is replaced when the first record is written, never before). Runs happen
+// in a TempDir under $TMPDIR, removed at the end and on SIGINT/SIGTERM/SIGHUP
+// once main() has installed core's signal cleanup. Points that fail are
+// counted in the summary, not returned as errors.
 Result<BenchSummary> run_bench(const BenchOptions& options);
 
 // The instance a spec prices, looked up in the built-in lists and spec.prices;

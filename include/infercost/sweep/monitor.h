@@ -22,8 +22,12 @@ namespace infercost::sweep {
 // kCorruption when the line is not of that form.
 Result<int64_t> parse_proc_stat_cpu_ticks(std::string_view stat_line);
 
-// VmRSS of /proc/<pid>/status text, in bytes. kNotFound when the line is
-// absent (a process that has exited and not been reaped has none).
+// A "<field>:  <n> kB" line of /proc/<pid>/status text (field "VmRSS",
+// "VmHWM", ...), in bytes. kNotFound when the line is absent (a process that
+// has exited and not been reaped has no Vm lines); kCorruption when it is
+// not of that form.
+Result<int64_t> parse_status_bytes(std::string_view status_text, std::string_view field);
+// VmRSS of /proc/<pid>/status text, in bytes.
 Result<int64_t> parse_vm_rss_bytes(std::string_view status_text);
 
 // Sums samples into record::Monitor; feed it from one thread.
@@ -52,19 +56,26 @@ class MonitorAccumulator {
   friend class ProcessSampler;
 };
 
-// Samples one process into an accumulator: call sample() every interval
-// while it runs. CPU busy is the growth of its utime + stime between two
-// samples over the time between them (the first sample measures from start).
+// Samples one process: call sample() every interval while it runs. Its peak
+// resident memory (the largest VmHWM and VmRSS seen) is always kept; with an
+// accumulator, each sample also adds CPU busy, VmRSS and, with NVML, the
+// memory and utilization of the GPUs `gpus` (NVML indices). CPU busy is the
+// growth of its utime + stime between two samples over the time between them
+// (the first sample measures from the sampler's construction).
 class ProcessSampler {
  public:
-  ProcessSampler(pid_t pid, const Nvml* nvml, MonitorAccumulator* out);
+  ProcessSampler(pid_t pid, MonitorAccumulator* out, const Nvml* nvml = nullptr, std::vector<int> gpus = {});
   // False when /proc/<pid> could not be read (the process is gone).
   bool sample();
+  // The largest VmHWM or VmRSS sampled, in bytes; 0 before the first sample.
+  int64_t peak_rss_bytes() const { return peak_rss_; }
 
  private:
   pid_t pid_;
-  const Nvml* nvml_;
   MonitorAccumulator* out_;
+  const Nvml* nvml_;
+  std::vector<int> gpus_;
+  int64_t peak_rss_ = 0;
   int64_t last_ticks_ = 0;
   std::chrono::steady_clock::time_point last_time_;
   double ticks_per_second_;

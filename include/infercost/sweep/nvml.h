@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "infercost/core/status.h"
@@ -39,6 +40,8 @@ class Nvml {
   const std::vector<record::GpuInfo>& devices() const { return devices_; }
   // Memory used and utilization of every GPU now. Thread-compatible.
   Result<std::vector<GpuSample>> sample() const;
+  // The same for the GPUs of these indices only (others are skipped).
+  Result<std::vector<GpuSample>> sample(const std::vector<int>& indices) const;
 
  private:
   struct Api;
@@ -49,5 +52,11 @@ class Nvml {
   std::string driver_;
   std::vector<record::GpuInfo> devices_;
 };
+
+// The NVML indices of the GPUs a run on `device` uses, out of `gpu_count`
+// that NVML lists: none for "cpu" (or any non-GPU device); {N} for "cuda:N"
+// (none when N >= gpu_count); every one for "cuda" and "cuda:all". NVML
+// numbers GPUs in PCI bus order: cuda:N is taken to be NVML's GPU N.
+std::vector<int> device_gpu_indices(std::string_view device, int gpu_count);
 
 }  // namespace infercost::sweep
