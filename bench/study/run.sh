@@ -57,8 +57,12 @@ mkdir -p "$WORK" "$OUT"
 
 DEVICE=cpu
 GPU_RULE=""
-# On a machine with GPUs (`infercost devices` lists them) Tests 1-3 run on all of them.
-if "$B" devices 2>/dev/null | grep -qi '^cuda'; then DEVICE=cuda:all; GPU_RULE=xgpus; fi
+# Where `infercost devices` lists GPUs and this build's CUDA backend is available, Tests 1-3 run on
+# all the GPUs.
+DEVICES=$("$B" devices 2>/dev/null || true)
+if grep -q '^gpu ' <<<"$DEVICES" && grep -q '^backends .*cuda: available' <<<"$DEVICES"; then
+  DEVICE=cuda:all; GPU_RULE=xgpus
+fi
 batch() { if [ -n "$GPU_RULE" ]; then echo "$1$GPU_RULE"; else echo "$1"; fi; }
 
 RECORDS=$OUT/records.jsonl

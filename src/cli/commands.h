@@ -29,5 +29,6 @@ void register_prices(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_report(CLI::App& app);
 void register_plan(CLI::App& app);
+void register_devices(CLI::App& app);
 
 }  // namespace infercost::cli

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   register_bench(app);
   register_report(app);
   register_plan(app);
+  register_devices(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "infercost/backend/cpu_info.h"
 #include "test_utils.h"
 
 namespace infercost {
@@ -318,6 +319,37 @@ TEST(CliPrices, ListsTheSeedListAndUserFiles) {
   Outcome unknown = run_cli("prices --list nope");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.output.find("known: seed-2021"), std::string::npos) << unknown.output;
+}
+
+TEST(DevicesCli, ListsTheCpuAndSaysWhyThereIsNoGpu) {
+  TempDir dir;
+  // A library that is not NVML: no GPU, and the reason named, whatever the machine has.
+  const std::string no_nvml = " --nvml-library " + dir.file("no-such-libnvidia-ml.so");
+  Outcome text = run_cli("devices" + no_nvml);
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("cpu       "), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find(std::to_string(backend::cpu_info().logical_cpus) + " logical CPU"),
+            std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find("gpus      none found (NVML not available: "), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("backends  cpu: available; cuda: "), std::string::npos) << text.output;
+
+  Outcome json = run_cli("devices --json -" + no_nvml);
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const nlohmann::json j = nlohmann::json::parse(json.output);
+  EXPECT_EQ(j.at("cpu").at("logical_cpus").get<int>(), backend::cpu_info().logical_cpus);
+  EXPECT_EQ(j.at("cpu").at("isa").get<std::string>(), backend::cpu_info().isa());
+  EXPECT_GT(j.at("cpu").at("memory_bytes").get<int64_t>(), 0);
+  EXPECT_TRUE(j.at("gpus").empty());
+  EXPECT_NE(j.at("nvml").get<std::string>().find("NVML not available"), std::string::npos);
+  EXPECT_EQ(j.at("backends").at("cpu"), "available");
+
+  Outcome to_file = run_cli("devices --json " + dir.file("d.json") + no_nvml);
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.output;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("d.json"))), j);
+  Outcome bad = run_cli("devices --json " + dir.file("missing/d.json") + no_nvml);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_EQ(count_entries(dir.path()), 1);  // d.json only: nothing partial left
 }
 
 }  // namespace
