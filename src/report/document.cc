@@ -83,6 +83,18 @@ std::vector<std::vector<size_t>> points_by_config(const ReportModel& m) {
   return out;
 }
 
+// One series per configuration (coloured by its index), one point per batch
+// size, each made by `to_xy`.
+template <typename ToXy>
+void add_series_per_config(svg::XYChart& chart, const ReportModel& m, ToXy to_xy) {
+  const auto by_config = points_by_config(m);
+  for (size_t k = 0; k < m.configs.size(); ++k) {
+    svg::Series series{m.configs[k].name, {}, int(k)};
+    for (size_t i : by_config[k]) series.points.push_back(to_xy(m.points[i]));
+    chart.series.push_back(series);
+  }
+}
+
 std::vector<std::string> machines_of(const ReportModel& m) {
   std::set<std::string> s;
   for (const Configuration& c : m.configs) s.insert(c.machine);
@@ -147,24 +159,18 @@ Section runtime_section(Document& doc, const ReportModel& m) {
   c.y.title = "wall time (s)";
   c.y.from_zero = true;
   std::vector<double> ys;
-  const auto by_config = points_by_config(m);
-  for (size_t k = 0; k < m.configs.size(); ++k) {
-    svg::Series series{m.configs[k].name, {}, int(k)};
-    for (size_t i : by_config[k]) {
-      const Point& p = m.points[i];
-      svg::XYPoint xy;
-      xy.x = p.batch_size;
-      xy.y = p.wall_seconds.median;
-      xy.has_error = true;
-      xy.y_low = p.wall_seconds.min;
-      xy.y_high = p.wall_seconds.max;
-      xy.tooltip = fmt::format("{}: {} s ({} s)", point_label(m, p), sig(p.wall_seconds.median),
-                               range(p.wall_seconds));
-      ys.push_back(p.wall_seconds.median);
-      series.points.push_back(xy);
-    }
-    c.series.push_back(series);
-  }
+  add_series_per_config(c, m, [&](const Point& p) {
+    svg::XYPoint xy;
+    xy.x = p.batch_size;
+    xy.y = p.wall_seconds.median;
+    xy.has_error = true;
+    xy.y_low = p.wall_seconds.min;
+    xy.y_high = p.wall_seconds.max;
+    xy.tooltip =
+        fmt::format("{}: {} s ({} s)", point_label(m, p), sig(p.wall_seconds.median), range(p.wall_seconds));
+    ys.push_back(p.wall_seconds.median);
+    return xy;
+  });
   if (wide(ys)) {
     c.y.log = true;
     c.y.from_zero = false;
@@ -374,19 +380,13 @@ Section padding_section(Document& doc, const ReportModel& m) {
   c.y.title = "padding efficiency (%)";
   c.y.min = 0;
   c.y.max = 100;
-  const auto by_config = points_by_config(m);
-  for (size_t k = 0; k < m.configs.size(); ++k) {
-    svg::Series series{m.configs[k].name, {}, int(k)};
-    for (size_t i : by_config[k]) {
-      const Point& p = m.points[i];
-      svg::XYPoint xy;
-      xy.x = p.batch_size;
-      xy.y = p.padding_efficiency * 100;
-      xy.tooltip = fmt::format("{}: {}", point_label(m, p), percent(p.padding_efficiency));
-      series.points.push_back(xy);
-    }
-    c.series.push_back(series);
-  }
+  add_series_per_config(c, m, [&](const Point& p) {
+    svg::XYPoint xy;
+    xy.x = p.batch_size;
+    xy.y = p.padding_efficiency * 100;
+    xy.tooltip = fmt::format("{}: {}", point_label(m, p), percent(p.padding_efficiency));
+    return xy;
+  });
   s.blocks.push_back(chart(doc, "padding.svg", c));
   Table t{{"Configuration", "Batch size", "Padding efficiency", "Batch fill", "Real tokens",
            "Computed tokens", "Padded tokens"},
