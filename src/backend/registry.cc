@@ -1,10 +1,15 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "backend/cpu/cpu_backend.h"
 #include "infercost/backend/backend.h"
 #include "infercost/backend/cpu_info.h"
 
 namespace infercost::backend {
+
+// src/backend/cuda_loader.cc
+Result<std::unique_ptr<Backend>> create_cuda_backend(const BackendOptions& options);
 
 int64_t TokenBatch::real_tokens() const {
   int64_t total = 0;
@@ -17,15 +22,16 @@ const char* precision_name(Precision precision) {
     case Precision::kFp32: return "fp32";
     case Precision::kBf16: return "bf16";
     case Precision::kInt8: return "int8";
+    case Precision::kFp16: return "fp16";
   }
   return "?";
 }
 
 Result<Precision> parse_precision(const std::string& name) {
-  for (Precision p : {Precision::kFp32, Precision::kBf16, Precision::kInt8}) {
+  for (Precision p : {Precision::kFp32, Precision::kBf16, Precision::kFp16, Precision::kInt8}) {
     if (name == precision_name(p)) return p;
   }
-  return invalid_argument(fmt::format("unknown precision '{}' (accepted: fp32, bf16, int8)", name));
+  return invalid_argument(fmt::format("unknown precision '{}' (accepted: fp32, bf16, fp16, int8)", name));
 }
 
 Result<Precision> resolve_precision(const std::string& device, const std::string& name) {
@@ -34,12 +40,73 @@ Result<Precision> resolve_precision(const std::string& device, const std::string
   return Precision::kBf16;
 }
 
+Result<DeviceSpec> parse_device(const std::string& device) {
+  DeviceSpec spec;
+  if (device == "cpu") {
+    spec.kind = "cpu";
+    return spec;
+  }
+  const auto bad = [&](const std::string& why) {
+    return invalid_argument(
+        fmt::format("device '{}': {} (accepted: cpu, cuda, cuda:all, cuda:N, cuda:N,M,...)", device, why));
+  };
+  if (device == "cuda" || device == "cuda:all") {
+    spec.kind = "cuda";
+    spec.all = true;
+    return spec;
+  }
+  if (device.rfind("cuda:", 0) != 0) return bad("unknown device");
+  spec.kind = "cuda";
+  const std::string list = device.substr(5);
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, comma - at);
+    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos) {
+      return bad(fmt::format("'{}' is not a GPU ordinal", item));
+    }
+    const int index = std::stoi(item);
+    for (int seen : spec.indices) {
+      if (seen == index) return bad(fmt::format("GPU {} is named twice", index));
+    }
+    spec.indices.push_back(index);
+    at = comma + 1;
+  }
+  return spec;
+}
+
+Result<std::vector<std::string>> resolve_devices(const DeviceSpec& spec) {
+  if (spec.kind == "cpu") return std::vector<std::string>{"cpu"};
+  if (spec.kind != "cuda") return invalid_argument(fmt::format("unknown device kind '{}'", spec.kind));
+  INFERCOST_ASSIGN_OR_RETURN(std::vector<CudaDeviceInfo> gpus, cuda_devices());
+  std::vector<std::string> out;
+  if (spec.all) {
+    for (const CudaDeviceInfo& gpu : gpus) out.push_back(fmt::format("cuda:{}", gpu.index));
+    return out;
+  }
+  for (int index : spec.indices) {
+    if (index >= int(gpus.size())) {
+      return invalid_argument(fmt::format("there is no GPU cuda:{}: CUDA sees {} GPU{} (cuda:0..cuda:{})",
+                                          index, gpus.size(), gpus.size() == 1 ? "" : "s", gpus.size() - 1));
+    }
+    out.push_back(fmt::format("cuda:{}", index));
+  }
+  return out;
+}
+
 Result<std::unique_ptr<Backend>> create_backend(const std::string& device, const BackendOptions& options) {
   if (device == "cpu") return cpu::make_cpu_backend(options);
-  if (device == "cuda" || device.rfind("cuda:", 0) == 0) {
-    return unsupported(fmt::format("device '{}': this build has no CUDA backend (only 'cpu')", device));
+  INFERCOST_ASSIGN_OR_RETURN(DeviceSpec spec, parse_device(device));
+  if (spec.kind == "cuda") {
+    if (spec.indices.size() > 1) {
+      return invalid_argument(
+          fmt::format("device '{}': one backend runs on one GPU; name one (cuda:N)", device));
+    }
+    BackendOptions one = options;
+    one.device_index = spec.indices.empty() ? 0 : spec.indices[0];
+    return create_cuda_backend(one);
   }
-  return invalid_argument(fmt::format("unknown device '{}' (available: cpu)", device));
+  return invalid_argument(fmt::format("unknown device '{}'", device));
 }
 
 }  // namespace infercost::backend

@@ -29,8 +29,8 @@ void execute(const DevicesFlags& flags) {
   Result<std::unique_ptr<sweep::Nvml>> nvml = sweep::Nvml::load(flags.nvml_library);
   const record::Hardware hw = sweep::collect_hardware(nvml.ok() ? nvml->get() : nullptr);
   const backend::CpuInfo& cpu = backend::cpu_info();
-  // The CUDA backend answers for itself: where the build has none, why.
-  Result<std::unique_ptr<backend::Backend>> cuda = backend::create_backend("cuda", backend::BackendOptions{});
+  // The CUDA module answers for itself: where it cannot run, why.
+  Result<std::vector<backend::CudaDeviceInfo>> cuda = backend::cuda_devices();
   const std::string cuda_status = cuda.ok() ? "available" : cuda.status().message();
 
   nlohmann::ordered_json j;
@@ -49,6 +49,16 @@ void execute(const DevicesFlags& flags) {
                          {"driver", g.driver}});
   }
   j["nvml"] = nvml.ok() ? "available" : nvml.status().message();
+  j["cuda_devices"] = nlohmann::ordered_json::array();
+  if (cuda.ok()) {
+    for (const backend::CudaDeviceInfo& g : *cuda) {
+      j["cuda_devices"].push_back(
+          {{"device", fmt::format("cuda:{}", g.index)},
+           {"name", g.name},
+           {"memory_bytes", g.memory_total_bytes},
+           {"compute_capability", fmt::format("{}.{}", g.compute_major, g.compute_minor)}});
+    }
+  }
   j["backends"] = {{"cpu", "available"}, {"cuda", cuda_status}};
   if (!flags.json.empty()) {
     const std::string text = j.dump(2) + "\n";
@@ -74,6 +84,12 @@ void execute(const DevicesFlags& flags) {
   for (const record::GpuInfo& g : hw.gpus) {
     fmt::print("gpu {:<5} {}, {}, compute capability {}, driver {}\n", g.index, g.name, gib(g.memory_bytes),
                g.compute_capability.empty() ? "?" : g.compute_capability, g.driver);
+  }
+  if (cuda.ok()) {
+    for (const backend::CudaDeviceInfo& g : *cuda) {
+      fmt::print("cuda:{:<4} {}, {}, compute capability {}.{}\n", g.index, g.name, gib(g.memory_total_bytes),
+                 g.compute_major, g.compute_minor);
+    }
   }
   fmt::print("backends  cpu: available; cuda: {}\n", cuda_status);
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/cost/prices.h"
 #include "infercost/model/model_dir.h"
@@ -86,9 +87,12 @@ void execute(PlanFlags& flags) {
   options.model_synthetic = model->config.synthetic;
   options.inputs = flags.scan.inputs;
   options.model_dir = flags.model_dir;
-  // This build has no CUDA backend (backend::create_backend refuses "cuda"):
-  // the bench commands suggested for GPU instances say so.
+  // Whether this build has the CUDA module (not whether this machine has a
+  // GPU: the suggested commands run on the instance they name).
   options.cuda_backend = false;
+  for (const std::string& path : backend::cuda_module_candidates()) {
+    if (::access(path.c_str(), F_OK) == 0) options.cuda_backend = true;
+  }
   Status list_ok = plan::check_price_list(options.price_lists, options.price_list);
   if (!list_ok.ok()) fail(list_ok);
 
@@ -137,8 +141,8 @@ void register_plan(CLI::App& app) {
       "\nPredicted seconds = FLOPs of these inputs as a policy computes them / the record's measured FLOP/s "
       "(FLOPs per row of L tokens = layers x (2 L (4 h^2 + 2 h f) + 4 L^2 h)); cost = seconds x the hourly "
       "price: the list's on-demand price of one machine, or, for the very instance and list a record was "
-      "priced for, with its spot discount, surcharge and machines. GPU instances need --device cuda, which "
-      "needs a CUDA backend: this build has none yet. See docs/plan.md.");
+      "priced for, with its spot discount, surcharge and machines. GPU instances are measured with --device "
+      "cuda (the CUDA module, docs/cuda.md). See docs/plan.md.");
   cmd->add_option("inputs", s.inputs,
                   "Input files, folders or globs (JSON lines, JSON arrays, CSV, Parquet), as `infercost run` "
                   "reads them")

@@ -14,7 +14,8 @@ int exit_code_for(const Status& status) {
     case StatusCode::kNotFound: return 2;
     case StatusCode::kCorruption:
     case StatusCode::kUnsupported: return 3;
-    case StatusCode::kResourceExhausted: return 4;
+    case StatusCode::kResourceExhausted:
+    case StatusCode::kUnavailable: return 4;
     default: return 1;
   }
 }

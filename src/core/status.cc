@@ -15,6 +15,7 @@ std::string_view status_code_name(StatusCode code) {
     case StatusCode::kUnsupported: return "Unsupported";
     case StatusCode::kResourceExhausted: return "Resource exhausted";
     case StatusCode::kInternal: return "Internal error";
+    case StatusCode::kUnavailable: return "Unavailable";
   }
   return "Unknown";
 }
@@ -55,6 +56,10 @@ Status resource_exhausted(std::string m) {
 }
 Status internal_error(std::string m) {
   return {StatusCode::kInternal, std::move(m)};
+}
+
+Status unavailable(std::string m) {
+  return {StatusCode::kUnavailable, std::move(m)};
 }
 
 namespace detail {

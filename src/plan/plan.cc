@@ -23,8 +23,8 @@ std::string shell_word(const std::string& s) {
 }
 
 constexpr const char* kNoCudaNote =
-    "--device cuda needs the CUDA backend, which this build does not have yet: the command fails until it "
-    "does (without --device cuda it measures this instance's CPUs only)";
+    "--device cuda needs the CUDA module (libinfercost_cuda.so), which this build does not have: build where "
+    "nvcc is installed (without --device cuda it measures this instance's CPUs only)";
 
 struct Usable {
   const SourcedRecord* source;

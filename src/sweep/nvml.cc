@@ -5,6 +5,8 @@
 
 #include <charconv>
 
+#include "infercost/backend/backend.h"
+
 namespace infercost::sweep {
 
 // The few NVML entry points used, declared from NVML's public C API
@@ -161,16 +163,15 @@ Result<std::vector<GpuSample>> Nvml::sample(const std::vector<int>& indices) con
 
 std::vector<int> device_gpu_indices(std::string_view device, int gpu_count) {
   std::vector<int> out;
-  if (device == "cuda" || device == "cuda:all") {
+  Result<backend::DeviceSpec> spec = backend::parse_device(std::string(device));
+  if (!spec.ok() || spec->kind != "cuda") return out;
+  if (spec->all) {
     for (int i = 0; i < gpu_count; ++i) out.push_back(i);
     return out;
   }
-  if (device.rfind("cuda:", 0) != 0) return out;
-  const std::string_view digits = device.substr(5);
-  int n = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (ec == std::errc() && ptr == digits.data() + digits.size() && !digits.empty() && n >= 0 && n < gpu_count)
-    out.push_back(n);
+  for (int n : spec->indices) {
+    if (n < gpu_count) out.push_back(n);
+  }
   return out;
 }
 

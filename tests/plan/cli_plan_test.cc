@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "infercost/core/sha256.h"
@@ -173,25 +174,26 @@ TEST(PlanCli, PredictsFromARecordAndListsTheUnmeasured) {
   EXPECT_EQ(best["record"], 1);
   EXPECT_EQ(p["records"][0]["number"], 1);
   int gpu = 0;
+  const bool cuda_module =
+      std::filesystem::exists(std::string(INFERCOST_BINARY_DIR) + "/libinfercost_cuda.so");
   for (const auto& u : p["unmeasured"]) {
     EXPECT_GT(u["break_even_rows_per_second"].get<double>(), 0) << u;
     const std::string command = u["bench_command"].get<std::string>();
     EXPECT_NE(command.find("--instance " + u["instance"].get<std::string>()), std::string::npos);
-    // GPU instances get --device cuda and a note that this build cannot run it yet; CPU ones neither.
+    // GPU instances get --device cuda, and a note where this build has no CUDA module; CPU ones neither.
     const bool is_gpu = u["gpus"].get<int>() > 0;
     gpu += is_gpu;
     EXPECT_EQ(command.find("--device cuda") != std::string::npos, is_gpu) << command;
-    EXPECT_EQ(
-        u["bench_note"].get<std::string>().find("needs the CUDA backend, which this build does not have "
-                                                "yet") != std::string::npos,
-        is_gpu)
+    EXPECT_EQ(u["bench_note"].get<std::string>().find(
+                  "needs the CUDA module (libinfercost_cuda.so), which this build "
+                  "does not have") != std::string::npos,
+              is_gpu && !cuda_module)
         << u;
   }
   EXPECT_EQ(gpu, 8);  // seed-2021 less c5.12xlarge: 8 GPU instances and c5.24xlarge
-  EXPECT_NE(plan.output.find(
-                "On a GPU instance add --device cuda. Note: --device cuda needs the CUDA backend, which "
-                "this build does not have yet"),
-            std::string::npos)
+  EXPECT_EQ(plan.output.find("On a GPU instance add --device cuda. Note: --device cuda needs the CUDA module "
+                             "(libinfercost_cuda.so), which this build does not have") != std::string::npos,
+            !cuda_module)
       << plan.output;
 }
 

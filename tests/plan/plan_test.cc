@@ -197,8 +197,9 @@ TEST(Plan, WorkOfThePolicies) {
       plan->unmeasured[2].bench_command,
       "infercost bench in.jsonl --model 'model dir' --batching seed,tokens --device cuda --instance gpu.one "
       "--out gpu.one.jsonl");
-  // This build has no CUDA backend: the GPU instance's command says so, the CPU ones carry no note.
-  EXPECT_NE(plan->unmeasured[2].bench_note.find("needs the CUDA backend, which this build does not have yet"),
+  // Without the CUDA module: the GPU instance's command says so, the CPU ones carry no note.
+  EXPECT_NE(plan->unmeasured[2].bench_note.find(
+                "needs the CUDA module (libinfercost_cuda.so), which this build does not have"),
             std::string::npos)
       << plan->unmeasured[2].bench_note;
   EXPECT_EQ(plan->unmeasured[0].bench_note, "");
@@ -207,10 +208,9 @@ TEST(Plan, WorkOfThePolicies) {
             "cpu.big.jsonl");
   const std::string text = plan_text(*plan);
   EXPECT_NE(text.find("no --records given"), std::string::npos);
-  EXPECT_NE(
-      text.find("On a GPU instance add --device cuda. Note: --device cuda needs the CUDA backend, which this "
-                "build does not have yet"),
-      std::string::npos)
+  EXPECT_NE(text.find("On a GPU instance add --device cuda. Note: --device cuda needs the CUDA module "
+                      "(libinfercost_cuda.so), which this build does not have"),
+            std::string::npos)
       << text;
   auto j = nlohmann::json::parse(plan_json(*plan));
   EXPECT_EQ(j["unmeasured"][2]["bench_note"], plan->unmeasured[2].bench_note);
@@ -221,7 +221,7 @@ TEST(Plan, WorkOfThePolicies) {
   ASSERT_TRUE(cuda.ok());
   EXPECT_EQ(cuda->unmeasured[2].bench_note, "");
   EXPECT_EQ(cuda->unmeasured[2].bench_command, plan->unmeasured[2].bench_command);
-  EXPECT_EQ(plan_text(*cuda).find("does not have yet"), std::string::npos);
+  EXPECT_EQ(plan_text(*cuda).find("which this build does not have"), std::string::npos);
 }
 
 TEST(Plan, PredictionsFromFixtureRecordsByHand) {

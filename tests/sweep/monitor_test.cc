@@ -154,6 +154,9 @@ TEST(Gpus, ADeviceSamplesItsOwnGpusOnly) {
   EXPECT_TRUE(device_gpu_indices("cuda:x", 4).empty());
   EXPECT_TRUE(device_gpu_indices("cuda:-1", 4).empty());
   EXPECT_TRUE(device_gpu_indices("cuda:", 4).empty());
+  EXPECT_EQ(device_gpu_indices("cuda:2,0", 4), (std::vector<int>{2, 0}));
+  EXPECT_EQ(device_gpu_indices("cuda:1,7", 4), (std::vector<int>{1}));  // 7: no such GPU
+  EXPECT_TRUE(device_gpu_indices("cuda:1,1", 4).empty());               // not a valid device
 }
 
 // Only NVML's absence can be tested on a machine without an NVIDIA driver;

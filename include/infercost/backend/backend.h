@@ -46,22 +46,59 @@ struct Logits {
 // Arithmetic of the linear layers (attention, LayerNorm and softmax stay fp32):
 //   kFp32: fp32 everywhere, the reference.
 //   kBf16: bf16 weights and inputs, fp32 accumulation (CPU: needs AVX512_BF16
-//          or AMX; see BackendOptions::emulate_bf16).
+//          or AMX; see BackendOptions::emulate_bf16. CUDA: compute
+//          capability 8.0 or newer).
+//   kFp16: fp16 weights and activations, fp32 accumulation (CUDA only).
 //   kInt8: dynamic quantization: weights int8 per output channel, inputs
 //          uint8 per row with a per-row scale and zero point computed at run
-//          time, int32 accumulation, fp32 output.
-enum class Precision { kFp32, kBf16, kInt8 };
+//          time, int32 accumulation, fp32 output (CPU only).
+enum class Precision { kFp32, kBf16, kInt8, kFp16 };
 
-// "fp32", "bf16", "int8".
+// "fp32", "bf16", "int8", "fp16".
 const char* precision_name(Precision precision);
-// Parses "fp32", "bf16" or "int8"; anything else is kInvalidArgument naming
-// the accepted values.
+// Parses "fp32", "bf16", "fp16" or "int8"; anything else is kInvalidArgument
+// naming the accepted values.
 Result<Precision> parse_precision(const std::string& name);
 
 // Resolves a --precision value for a device: "auto" is the device's default
 // (CPU: bf16 where the CPU has native bf16 matmuls (AVX512_BF16 or AMX),
-// otherwise fp32; GPU: bf16); other names as parse_precision.
+// otherwise fp32; GPU: bf16, which a GPU older than compute capability 8.0
+// turns into fp16, see BackendOptions::precision_is_default); other names as
+// parse_precision.
 Result<Precision> resolve_precision(const std::string& device, const std::string& name);
+
+// A --device value: "cpu"; "cuda" or "cuda:all" (every GPU CUDA can see);
+// "cuda:N" or "cuda:N,M,..." (those CUDA device ordinals, as CUDA numbers
+// them under CUDA_VISIBLE_DEVICES).
+struct DeviceSpec {
+  std::string kind;          // "cpu" or "cuda"
+  bool all = false;          // "cuda" / "cuda:all": indices filled by resolve_devices()
+  std::vector<int> indices;  // cuda: the ordinals, in the order given, no repeats
+};
+// kInvalidArgument naming the accepted forms for anything else.
+Result<DeviceSpec> parse_device(const std::string& device);
+// The device names one worker each runs on: {"cpu"} for cpu, {"cuda:0",
+// "cuda:1", ...} for cuda (asking the CUDA module how many GPUs there are for
+// "all"). kUnavailable with the reason when CUDA cannot run here (no module,
+// no driver, no GPU); kInvalidArgument for an ordinal that does not exist.
+Result<std::vector<std::string>> resolve_devices(const DeviceSpec& spec);
+
+// One GPU as the CUDA runtime sees it.
+struct CudaDeviceInfo {
+  int index = 0;
+  std::string name;
+  int64_t memory_total_bytes = 0;
+  int compute_major = 0, compute_minor = 0;
+};
+// Whether this build and machine can run the CUDA backend, and on which GPUs:
+// kUnavailable naming why not (this build has no CUDA module; the module or a
+// library it needs failed to load; no driver; no GPU). The module is loaded
+// once per process.
+Result<std::vector<CudaDeviceInfo>> cuda_devices();
+// Where the CUDA module is looked for, in order: $INFERCOST_CUDA_MODULE, then
+// libinfercost_cuda.so beside the infercost executable, then
+// ../lib/infercost/ from it.
+std::vector<std::string> cuda_module_candidates();
 
 struct BackendOptions {
   // 0: all hardware threads. The CPU backend runs oneDNN and its own loops
@@ -73,6 +110,27 @@ struct BackendOptions {
   // kBf16 as fp32 GEMMs on bf16-rounded weights and inputs (the same products,
   // summed in fp32) instead of refusing. As slow as fp32; the CLI never sets it.
   bool emulate_bf16 = false;
+  // GPU backends: the CUDA device ordinal this backend runs on.
+  int device_index = 0;
+  // True when `precision` came from "auto": a GPU without bf16 (compute
+  // capability below 8.0) then runs fp16 instead of refusing, and
+  // Backend::precision() says so.
+  bool precision_is_default = false;
+  // CUDA: capture a CUDA graph for a batch shape seen before and replay it
+  // (the env INFERCOST_CUDA_GRAPHS=0 turns this off too).
+  bool cuda_graphs = true;
+};
+
+// The most one batch may hold on a backend (`--batch-size auto`,
+// `--max-batch-tokens auto`).
+struct BatchCapacity {
+  // Computed tokens per batch (rows x length when padding is computed).
+  int64_t max_tokens = 0;
+  int max_rows = 0;
+  // Device memory when it was measured (GPU); 0 on the CPU.
+  int64_t free_bytes = 0, total_bytes = 0;
+  // How the figures were reached, for the run summary.
+  std::string basis;
 };
 
 class Backend {
@@ -88,10 +146,30 @@ class Backend {
   // needs; `weights` may be freed afterwards.
   virtual Status prepare(const model::ModelConfig& config, const model::EncoderWeights& weights) = 0;
   // Logits for every row of `batch` (padding ignored through `lengths`).
+  // kResourceExhausted when the batch does not fit in the device's memory:
+  // the backend stays usable, and a smaller batch may succeed.
   virtual Result<Logits> classify(const TokenBatch& batch) = 0;
+  // After prepare(): the largest batch that fits, for rows of up to
+  // `max_length` tokens, from the memory free now. The default is the CPU's
+  // fixed default (memory is rarely what binds there).
+  virtual Result<BatchCapacity> capacity(int max_length) {
+    BatchCapacity c;
+    c.max_tokens = 4096;
+    c.max_rows = 256;
+    c.basis = "the CPU defaults (memory does not bind on the CPU)";
+    return c;
+  }
+  // After prepare(): another backend on the same device that shares this
+  // one's prepared weights but has its own stream and scratch, so that two
+  // batches can be in flight on one device (one copies while the other
+  // computes). kUnsupported where that gains nothing (the CPU).
+  virtual Result<std::unique_ptr<Backend>> fork() {
+    return unsupported("backend '" + name() + "' runs one batch at a time per device");
+  }
 };
 
-// "cpu" is always available.
+// "cpu" is always available; "cuda" / "cuda:N" load the CUDA module (see
+// cuda_devices()) and make a backend on ordinal N (0 for "cuda").
 Result<std::unique_ptr<Backend>> create_backend(const std::string& device, const BackendOptions& options);
 
 }  // namespace infercost::backend

@@ -26,6 +26,7 @@ enum class StatusCode {
   kUnsupported,        // well-formed but not something we handle
   kResourceExhausted,  // out of memory on host or device
   kInternal,           // a bug: a broken invariant reported, not aborted
+  kUnavailable,        // a device or library this machine lacks (no GPU, no driver)
 };
 
 std::string_view status_code_name(StatusCode code);
@@ -57,6 +58,7 @@ Status corruption(std::string message);
 Status unsupported(std::string message);
 Status resource_exhausted(std::string message);
 Status internal_error(std::string message);
+Status unavailable(std::string message);
 
 // Either a T or a non-OK Status. Accessing value() of an error aborts.
 template <typename T>

@@ -54,8 +54,9 @@ class Nvml {
 };
 
 // The NVML indices of the GPUs a run on `device` uses, out of `gpu_count`
-// that NVML lists: none for "cpu" (or any non-GPU device); {N} for "cuda:N"
-// (none when N >= gpu_count); every one for "cuda" and "cuda:all". NVML
+// that NVML lists: none for "cpu" (or any non-GPU device); {N, M} for
+// "cuda:N,M" (leaving out those >= gpu_count); every one for "cuda" and
+// "cuda:all". NVML
 // numbers GPUs in PCI bus order: cuda:N is taken to be NVML's GPU N.
 std::vector<int> device_gpu_indices(std::string_view device, int gpu_count);
 

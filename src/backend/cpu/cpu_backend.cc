@@ -46,6 +46,7 @@ class Linear {
       case Precision::kBf16:
         return fp_.init(engine, parts, act, accumulate, name,
                         emulate_bf16 ? GemmType::kBf16Emulated : GemmType::kBf16);
+      case Precision::kFp16: break;  // refused by make_cpu_backend
     }
     return internal_error(name + ": unknown precision");
   }
@@ -54,6 +55,7 @@ class Linear {
     switch (precision_) {
       case Precision::kFp32: fp_.run(stream, x, rows, y); return;
       case Precision::kInt8: int8_.run(stream, x, rows, y, s.int8); return;
+      case Precision::kFp16: return;  // refused by make_cpu_backend
       case Precision::kBf16: {
         const int64_t n = rows * fp_.in();
         if (emulate_) {
@@ -363,6 +365,11 @@ Result<std::unique_ptr<Backend>> make_cpu_backend(const BackendOptions& options)
   if (options.threads < 0) {
     return invalid_argument(
         fmt::format("cpu backend: threads must be >= 0 (0: all), got {}", options.threads));
+  }
+  if (options.precision == Precision::kFp16) {
+    return unsupported(
+        "cpu backend: precision fp16 runs on GPUs only; on the CPU use bf16 (where the CPU has it), int8 or "
+        "fp32");
   }
   const CpuInfo& cpu = cpu_info();
   if (options.precision == Precision::kBf16 && !cpu.native_bf16() && !options.emulate_bf16) {

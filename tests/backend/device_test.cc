@@ -1,0 +1,86 @@
+// --device values, precisions, and the CPU backend's answers to GPU-only requests.
+#include <gtest/gtest.h>
+
+#include "infercost/backend/backend.h"
+
+namespace infercost::backend {
+namespace {
+
+TEST(ParseDevice, AcceptsCpuAndCudaForms) {
+  Result<DeviceSpec> cpu = parse_device("cpu");
+  ASSERT_TRUE(cpu.ok());
+  EXPECT_EQ(cpu->kind, "cpu");
+  for (const char* all : {"cuda", "cuda:all"}) {
+    Result<DeviceSpec> spec = parse_device(all);
+    ASSERT_TRUE(spec.ok()) << all;
+    EXPECT_EQ(spec->kind, "cuda");
+    EXPECT_TRUE(spec->all);
+    EXPECT_TRUE(spec->indices.empty());
+  }
+  Result<DeviceSpec> one = parse_device("cuda:3");
+  ASSERT_TRUE(one.ok());
+  EXPECT_FALSE(one->all);
+  EXPECT_EQ(one->indices, (std::vector<int>{3}));
+  Result<DeviceSpec> some = parse_device("cuda:2,0,1");
+  ASSERT_TRUE(some.ok());
+  EXPECT_EQ(some->indices, (std::vector<int>{2, 0, 1}));  // the order given
+}
+
+TEST(ParseDevice, RefusesOtherFormsNamingTheAcceptedOnes) {
+  for (const char* bad : {"gpu", "CUDA", "cuda:", "cuda:x", "cuda:-1", "cuda:1,", "cuda:,1", "cuda:1,1",
+                          "cuda:all,1", "cuda:99999", "cpu:0", ""}) {
+    Result<DeviceSpec> spec = parse_device(bad);
+    ASSERT_FALSE(spec.ok()) << bad;
+    EXPECT_EQ(spec.status().code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(spec.status().message().find("accepted: cpu, cuda, cuda:all, cuda:N"), std::string::npos)
+        << spec.status().message();
+  }
+  EXPECT_NE(parse_device("cuda:1,1").status().message().find("GPU 1 is named twice"), std::string::npos);
+}
+
+TEST(ResolveDevices, CpuIsOneWorker) {
+  Result<std::vector<std::string>> cpu = resolve_devices(*parse_device("cpu"));
+  ASSERT_TRUE(cpu.ok());
+  EXPECT_EQ(*cpu, (std::vector<std::string>{"cpu"}));
+}
+
+TEST(Precision, Fp16ParsesAndTheCpuRefusesIt) {
+  Result<Precision> fp16 = parse_precision("fp16");
+  ASSERT_TRUE(fp16.ok());
+  EXPECT_EQ(*fp16, Precision::kFp16);
+  EXPECT_STREQ(precision_name(Precision::kFp16), "fp16");
+  EXPECT_NE(parse_precision("half").status().message().find("fp32, bf16, fp16, int8"), std::string::npos);
+  // auto on a GPU is bf16 (a GPU without bf16 turns it into fp16: precision_is_default).
+  EXPECT_EQ(*resolve_precision("cuda:0", "auto"), Precision::kBf16);
+  BackendOptions options;
+  options.precision = Precision::kFp16;
+  Result<std::unique_ptr<Backend>> cpu = create_backend("cpu", options);
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_EQ(cpu.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(cpu.status().message().find("fp16 runs on GPUs only"), std::string::npos)
+      << cpu.status().message();
+}
+
+TEST(CreateBackend, OneBackendPerGpu) {
+  Result<std::unique_ptr<Backend>> two = create_backend("cuda:0,1", BackendOptions{});
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(two.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(two.status().message().find("one backend runs on one GPU"), std::string::npos);
+  EXPECT_EQ(create_backend("tpu", BackendOptions{}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Backend, CpuCapacityAndForkDefaults) {
+  Result<std::unique_ptr<Backend>> cpu = create_backend("cpu", BackendOptions{});
+  ASSERT_TRUE(cpu.ok());
+  Result<BatchCapacity> capacity = (*cpu)->capacity(512);
+  ASSERT_TRUE(capacity.ok());
+  EXPECT_EQ(capacity->max_tokens, 4096);
+  EXPECT_EQ(capacity->max_rows, 256);
+  EXPECT_EQ(capacity->free_bytes, 0);
+  Result<std::unique_ptr<Backend>> forked = (*cpu)->fork();
+  ASSERT_FALSE(forked.ok());
+  EXPECT_EQ(forked.status().code(), StatusCode::kUnsupported);
+}
+
+}  // namespace
+}  // namespace infercost::backend
