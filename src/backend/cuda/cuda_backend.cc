@@ -1,0 +1,1170 @@
+// The CUDA backend (libinfercost_cuda.so): the post-LN encoder of
+// src/backend/cpu/cpu_backend.cc on one GPU, with cuBLASLt GEMMs and the
+// kernels of kernels.h, over packed variable-length batches. docs/cuda.md
+// describes the design; host.h holds the parts CI tests without a GPU.
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <new>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "backend/cuda/host.h"
+#include "backend/cuda/kernels.h"
+#include "backend/cuda_module_api.h"
+#include "infercost/core/version.h"
+
+namespace infercost::backend::cuda {
+namespace {
+
+// ---- Errors ----------------------------------------------------------------
+
+// What went wrong inside the backend; each Backend method catches it and
+// returns a Status, so nothing crosses the module boundary as an exception.
+class CudaFailure : public std::exception {
+ public:
+  enum class Kind {
+    kOutOfMemory,  // cudaErrorMemoryAllocation, CUBLAS_STATUS_ALLOC_FAILED: a smaller batch may fit
+    kSticky,       // the context is corrupted (illegal address, ...): nothing on this device works again
+    kOther,        // anything else: reported, the backend stays usable
+  };
+  CudaFailure(Kind kind, std::string message) : kind_(kind), message_(std::move(message)) {}
+  Kind kind() const { return kind_; }
+  const char* what() const noexcept override { return message_.c_str(); }
+  const std::string& message() const { return message_; }
+
+ private:
+  Kind kind_;
+  std::string message_;
+};
+
+// Errors after which the CUDA context is unusable until the process exits.
+bool is_sticky(cudaError_t e) {
+  switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorExternalDevice:
+    case cudaErrorTensorMemoryLeak: return true;
+    default: return false;
+  }
+}
+
+std::string cuda_error_text(cudaError_t e) {
+  return fmt::format("{}: {}", cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+[[noreturn]] void throw_cuda(cudaError_t e, const char* what) {
+  // A failed allocation or launch also sets the thread's last error; clear
+  // it so the next call does not report it again (sticky errors stay).
+  (void)cudaGetLastError();
+  const CudaFailure::Kind kind = e == cudaErrorMemoryAllocation ? CudaFailure::Kind::kOutOfMemory
+                                 : is_sticky(e)                 ? CudaFailure::Kind::kSticky
+                                                                : CudaFailure::Kind::kOther;
+  throw CudaFailure(kind, fmt::format("{}: {}", what, cuda_error_text(e)));
+}
+
+[[noreturn]] void throw_cublas(cublasStatus_t s, const char* what) {
+  (void)cudaGetLastError();
+  const CudaFailure::Kind kind =
+      s == CUBLAS_STATUS_ALLOC_FAILED ? CudaFailure::Kind::kOutOfMemory : CudaFailure::Kind::kOther;
+  throw CudaFailure(
+      kind, fmt::format("{}: cuBLASLt {}: {}", what, cublasLtGetStatusName(s), cublasLtGetStatusString(s)));
+}
+
+#define INFERCOST_CUDA_CHECK(expr)                                    \
+  do {                                                                \
+    const cudaError_t infercost_e_ = (expr);                          \
+    if (infercost_e_ != cudaSuccess) throw_cuda(infercost_e_, #expr); \
+  } while (0)
+
+#define INFERCOST_CUBLASLT_CHECK(expr)                                            \
+  do {                                                                            \
+    const cublasStatus_t infercost_s_ = (expr);                                   \
+    if (infercost_s_ != CUBLAS_STATUS_SUCCESS) throw_cublas(infercost_s_, #expr); \
+  } while (0)
+
+void copy_message(const std::string& message, char* err, size_t err_size) {
+  if (err == nullptr || err_size == 0) return;
+  const size_t n = std::min(message.size(), err_size - 1);
+  std::memcpy(err, message.data(), n);
+  err[n] = '\0';
+}
+
+// How many GPUs the runtime sees, or why none can be used here.
+Result<int> count_devices() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  (void)cudaGetLastError();
+  if (e == cudaSuccess) return count;
+  int driver = 0;
+  (void)cudaDriverGetVersion(&driver);
+  int runtime = 0;
+  (void)cudaRuntimeGetVersion(&runtime);
+  const std::string detail = fmt::format("cudaGetDeviceCount: {}", cuda_error_text(e));
+  if (e == cudaErrorInsufficientDriver && driver == 0) {
+    return unavailable(fmt::format(
+        "no CUDA driver: libcuda.so.1 (the NVIDIA driver) is not installed or not on the library path ({})",
+        detail));
+  }
+  if (e == cudaErrorInsufficientDriver) {
+    return unavailable(
+        fmt::format("the NVIDIA driver supports CUDA {}.{} but this build needs CUDA {}.{}: update the "
+                    "driver ({})",
+                    driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10, detail));
+  }
+  if (e == cudaErrorNoDevice) {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    return unavailable(
+        fmt::format("the NVIDIA driver sees no GPU{} ({})",
+                    visible != nullptr ? fmt::format(" (CUDA_VISIBLE_DEVICES='{}')", visible) : "", detail));
+  }
+  return unavailable(fmt::format("CUDA could not be initialized ({})", detail));
+}
+
+cudaDataType_t cuda_type(DType t) {
+  switch (t) {
+    case DType::kF32: return CUDA_R_32F;
+    case DType::kF16: return CUDA_R_16F;
+    case DType::kBF16: return CUDA_R_16BF;
+  }
+  return CUDA_R_32F;
+}
+
+DType dtype_of(Precision p) {
+  return p == Precision::kFp16 ? DType::kF16 : p == Precision::kBf16 ? DType::kBF16 : DType::kF32;
+}
+
+// ---- Weights -----------------------------------------------------------------
+
+// One linear layer on the device: y = x W^T + b with W [out, in] row-major.
+struct DeviceLinear {
+  const void* weight = nullptr;
+  const void* bias = nullptr;  // [out], in the type of y
+  int out = 0, in = 0;
+  DType type = DType::kF32;  // of W, x, y and b
+};
+
+struct DeviceLayer {
+  DeviceLinear qkv, attn_out, ffn_in, ffn_out;
+  const float *attn_gamma = nullptr, *attn_beta = nullptr, *ffn_gamma = nullptr, *ffn_beta = nullptr;
+};
+
+// The prepared model on one GPU, in one allocation, shared by a backend and
+// its forks. Embeddings and encoder linears in the precision's dtype (q, k
+// and v fused into one [3h, h] weight and bias); LayerNorm parameters and
+// the classifier head in fp32.
+struct DeviceWeights {
+  int device = 0;
+  DType type = DType::kF32;
+  void* base = nullptr;
+  int64_t bytes = 0;
+  const void *word = nullptr, *position = nullptr, *type0 = nullptr;
+  const float *emb_gamma = nullptr, *emb_beta = nullptr;
+  std::vector<DeviceLayer> layers;
+  DeviceLinear pre, classifier;
+
+  DeviceWeights() = default;
+  DeviceWeights(const DeviceWeights&) = delete;
+  DeviceWeights& operator=(const DeviceWeights&) = delete;
+  ~DeviceWeights() {
+    if (base != nullptr) {
+      (void)cudaSetDevice(device);
+      (void)cudaFree(base);
+      (void)cudaGetLastError();
+    }
+  }
+};
+
+// The weights laid out on the host exactly as they will sit on the device.
+class WeightImage {
+ public:
+  explicit WeightImage(DType type) : type_(type) {}
+
+  // Appends the concatenation of `parts` (n values each) in `t`, aligned;
+  // returns its byte offset.
+  int64_t put(const std::vector<const std::vector<float>*>& parts, DType t) {
+    const int64_t at = (int64_t(bytes_.size()) + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+    int64_t n = 0;
+    for (const auto* p : parts) n += int64_t(p->size());
+    bytes_.resize(size_t(at + n * dtype_size(t)));
+    uint8_t* dst = bytes_.data() + at;
+    for (const auto* p : parts) {
+      switch (t) {
+        case DType::kF32: std::memcpy(dst, p->data(), p->size() * sizeof(float)); break;
+        case DType::kF16:
+          convert_to_fp16(p->data(), reinterpret_cast<uint16_t*>(dst), int64_t(p->size()));
+          break;
+        case DType::kBF16:
+          convert_to_bf16(p->data(), reinterpret_cast<uint16_t*>(dst), int64_t(p->size()));
+          break;
+      }
+      dst += p->size() * size_t(dtype_size(t));
+    }
+    return at;
+  }
+  int64_t put(const std::vector<float>& v, DType t) { return put({&v}, t); }
+  int64_t put(const std::vector<float>& v) { return put({&v}, type_); }
+
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  DType type_;
+  std::vector<uint8_t> bytes_;
+};
+
+// Converts and uploads the model (validated by validate_model). Blocks until
+// the copy is done.
+std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const model::ModelConfig& config,
+                                              const model::EncoderWeights& w, cudaStream_t stream) {
+  const int hidden = config.hidden_size;
+  WeightImage image(type);
+  struct LinearAt {
+    int64_t weight, bias;
+    int out, in;
+    DType type;
+  };
+  const auto put_linear = [&](const std::vector<const model::Linear*>& parts, DType t) {
+    LinearAt at{};
+    std::vector<const std::vector<float>*> weights, biases;
+    for (const model::Linear* p : parts) {
+      weights.push_back(&p->weight);
+      biases.push_back(&p->bias);
+      at.out += p->out;
+    }
+    at.in = parts.front()->in;
+    at.type = t;
+    at.weight = image.put(weights, t);
+    at.bias = image.put(biases, t);
+    return at;
+  };
+  const int64_t word = image.put(w.word_embeddings);
+  const int64_t position = image.put(w.position_embeddings);
+  const bool bert = config.architecture == model::Architecture::kBert;
+  std::vector<float> type0;
+  if (bert) type0.assign(w.token_type_embeddings.begin(), w.token_type_embeddings.begin() + hidden);
+  const int64_t type0_at = bert ? image.put(type0) : -1;
+  const int64_t emb_gamma = image.put(w.embeddings_ln.gamma, DType::kF32);
+  const int64_t emb_beta = image.put(w.embeddings_ln.beta, DType::kF32);
+  struct LayerAt {
+    LinearAt qkv, attn_out, ffn_in, ffn_out;
+    int64_t attn_gamma, attn_beta, ffn_gamma, ffn_beta;
+  };
+  std::vector<LayerAt> layers;
+  for (const model::EncoderLayerWeights& l : w.layers) {
+    LayerAt at{};
+    at.qkv = put_linear({&l.q, &l.k, &l.v}, type);
+    at.attn_out = put_linear({&l.attn_out}, type);
+    at.ffn_in = put_linear({&l.ffn_in}, type);
+    at.ffn_out = put_linear({&l.ffn_out}, type);
+    at.attn_gamma = image.put(l.attn_ln.gamma, DType::kF32);
+    at.attn_beta = image.put(l.attn_ln.beta, DType::kF32);
+    at.ffn_gamma = image.put(l.ffn_ln.gamma, DType::kF32);
+    at.ffn_beta = image.put(l.ffn_ln.beta, DType::kF32);
+    layers.push_back(at);
+  }
+  const LinearAt pre = put_linear({&w.head.pre}, DType::kF32);
+  const LinearAt classifier = put_linear({&w.head.classifier}, DType::kF32);
+
+  auto out = std::make_shared<DeviceWeights>();
+  out->device = device;
+  out->type = type;
+  out->bytes = int64_t(image.bytes().size());
+  if (const cudaError_t e = cudaMalloc(&out->base, size_t(out->bytes)); e != cudaSuccess) {
+    throw_cuda(e, fmt::format("cudaMalloc of the weights ({})", format_bytes(out->bytes)).c_str());
+  }
+  INFERCOST_CUDA_CHECK(
+      cudaMemcpyAsync(out->base, image.bytes().data(), size_t(out->bytes), cudaMemcpyHostToDevice, stream));
+  INFERCOST_CUDA_CHECK(cudaStreamSynchronize(stream));
+  uint8_t* base = static_cast<uint8_t*>(out->base);
+  const auto f32 = [&](int64_t at) { return reinterpret_cast<const float*>(base + at); };
+  const auto linear = [&](const LinearAt& at) {
+    DeviceLinear l;
+    l.weight = base + at.weight;
+    l.bias = base + at.bias;
+    l.out = at.out;
+    l.in = at.in;
+    l.type = at.type;
+    return l;
+  };
+  out->word = base + word;
+  out->position = base + position;
+  out->type0 = type0_at >= 0 ? base + type0_at : nullptr;
+  out->emb_gamma = f32(emb_gamma);
+  out->emb_beta = f32(emb_beta);
+  for (const LayerAt& at : layers) {
+    DeviceLayer l;
+    l.qkv = linear(at.qkv);
+    l.attn_out = linear(at.attn_out);
+    l.ffn_in = linear(at.ffn_in);
+    l.ffn_out = linear(at.ffn_out);
+    l.attn_gamma = f32(at.attn_gamma);
+    l.attn_beta = f32(at.attn_beta);
+    l.ffn_gamma = f32(at.ffn_gamma);
+    l.ffn_beta = f32(at.ffn_beta);
+    out->layers.push_back(l);
+  }
+  out->pre = linear(pre);
+  out->classifier = linear(classifier);
+  return out;
+}
+
+// ---- GEMMs -------------------------------------------------------------------
+
+// One linear layer's cuBLASLt operation on this backend. Row-major
+// Y[rows, out] = X[rows, in] W^T + b is, read column-major (a row-major
+// [r, c] matrix is a column-major [c, r] one with leading dimension c), the
+// column-major product Y^T[out, rows] = W[out, in] X^T[in, rows]. W's
+// row-major storage is the column-major [in, out] matrix W^T, so A = that
+// storage with TRANSA = T (op(A) = W, m = out, k = in, lda = in); B = X's
+// storage, the column-major [in, rows] X^T, with TRANSB = N (n = rows,
+// ldb = in); D = Y's storage, column-major [out, rows], ldd = out. The bias
+// epilogue adds b[i] to row i of D, i.e. to output feature i of every token.
+struct LinearOp {
+  DeviceLinear w;
+  Act act = Act::kNone;  // after the bias: in the epilogue where fused_act, else activation_inplace
+  bool fused_act = false;
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;  // of desc
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatmulDesc_t fallback_desc = nullptr;  // bias only, where fused_act (if no fused algorithm)
+  std::string name;
+
+  LinearOp() = default;
+  LinearOp(const LinearOp&) = delete;
+  LinearOp& operator=(const LinearOp&) = delete;
+  ~LinearOp() {
+    if (desc) cublasLtMatmulDescDestroy(desc);
+    if (fallback_desc) cublasLtMatmulDescDestroy(fallback_desc);
+  }
+};
+
+cublasLtMatmulDesc_t make_desc(const DeviceLinear& w, cublasLtEpilogue_t epilogue) {
+  cublasLtMatmulDesc_t desc = nullptr;
+  // fp32 accumulation in every precision; for fp32 this is true fp32 (not
+  // CUBLAS_COMPUTE_32F_FAST_TF32), the parity target being 1e-3 of the CPU.
+  INFERCOST_CUBLASLT_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const auto set = [&](cublasLtMatmulDescAttributes_t attr, const void* value, size_t size) {
+    const cublasStatus_t s = cublasLtMatmulDescSetAttribute(desc, attr, value, size);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+      cublasLtMatmulDescDestroy(desc);
+      throw_cublas(s, "cublasLtMatmulDescSetAttribute");
+    }
+  };
+  const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
+  set(CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a);
+  set(CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b);
+  set(CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue);
+  if (epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    // The bias is stored in the output's type, cuBLASLt's default
+    // (CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE left unset).
+    set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &w.bias, sizeof w.bias);
+  }
+  return desc;
+}
+
+// Encoder linear ops: bias always in the epilogue; GELU fused for fp16/bf16
+// only (cuBLASLt's GELU is the tanh approximation, within ~5e-4 of the exact
+// erf GELU: below those types' rounding, not below the fp32 parity target),
+// ReLU fused in every type.
+std::unique_ptr<LinearOp> make_linear_op(const DeviceLinear& w, Act act, std::string name) {
+  auto op = std::make_unique<LinearOp>();
+  op->w = w;
+  op->act = act;
+  op->name = std::move(name);
+  cublasLtEpilogue_t fused = CUBLASLT_EPILOGUE_BIAS;
+  if (act == Act::kRelu) fused = CUBLASLT_EPILOGUE_RELU_BIAS;
+  if (act == Act::kGelu && w.type != DType::kF32) fused = CUBLASLT_EPILOGUE_GELU_BIAS;
+  op->fused_act = fused != CUBLASLT_EPILOGUE_BIAS;
+  op->epilogue = fused;
+  op->desc = make_desc(w, fused);
+  if (op->fused_act) op->fallback_desc = make_desc(w, CUBLASLT_EPILOGUE_BIAS);
+  return op;
+}
+
+// The head's ops: a plain product; the caller adds the bias and applies the
+// activation with bias_act_f32 (cuBLASLt has no tanh epilogue).
+std::unique_ptr<LinearOp> make_head_op(const DeviceLinear& w, std::string name) {
+  auto op = std::make_unique<LinearOp>();
+  op->w = w;
+  op->name = std::move(name);
+  op->epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  op->desc = make_desc(w, CUBLASLT_EPILOGUE_DEFAULT);
+  return op;
+}
+
+// A cuBLASLt handle, a workspace and the algorithm chosen for each
+// (operation shape, rows): packed batches vary their row count, so the
+// heuristic runs once per new count and the answer is kept.
+class Gemm {
+ public:
+  static constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+
+  Gemm() {
+    INFERCOST_CUBLASLT_CHECK(cublasLtCreate(&handle_));
+    INFERCOST_CUDA_CHECK(cudaMalloc(&workspace_, kWorkspaceBytes));
+    INFERCOST_CUBLASLT_CHECK(cublasLtMatmulPreferenceCreate(&preference_));
+    const uint64_t ws = kWorkspaceBytes;
+    INFERCOST_CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(
+        preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  }
+  Gemm(const Gemm&) = delete;
+  Gemm& operator=(const Gemm&) = delete;
+  ~Gemm() {
+    clear_plans();
+    if (preference_) cublasLtMatmulPreferenceDestroy(preference_);
+    if (workspace_) (void)cudaFree(workspace_);
+    if (handle_) cublasLtDestroy(handle_);
+  }
+
+  // Chooses (or finds) the algorithm for `op` on `rows` rows, host-side only.
+  void warm(const LinearOp& op, int64_t rows) { (void)plan(op, rows); }
+
+  // y[rows, out] = act(x[rows, in] W^T + b), all in op.w.type; x and y must
+  // not overlap. Enqueues only.
+  void run(const LinearOp& op, const void* x, int64_t rows, void* y, cudaStream_t stream) {
+    const Plan& p = plan(op, rows);
+    const float alpha = 1.0f, beta = 0.0f;
+    const cublasLtMatmulDesc_t desc = p.primary ? op.desc : op.fallback_desc;
+    INFERCOST_CUBLASLT_CHECK(cublasLtMatmul(handle_, desc, &alpha, op.w.weight, p.a, x, p.b, &beta, y, p.d, y,
+                                            p.d, &p.algo, workspace_, kWorkspaceBytes, stream));
+    if (op.act != Act::kNone && !(p.primary && op.fused_act)) {
+      INFERCOST_CUDA_CHECK(activation_inplace(op.w.type, y, rows * op.w.out, op.act, stream));
+    }
+  }
+
+ private:
+  // Layers of one shape share algorithms: the key names an op by its shape
+  // and epilogue, not its weights (every bias is equally aligned).
+  struct Key {
+    DType type;
+    int out, in;
+    int epilogue;
+    int64_t rows;
+    bool operator<(const Key& o) const {
+      return std::tie(type, out, in, epilogue, rows) < std::tie(o.type, o.out, o.in, o.epilogue, o.rows);
+    }
+  };
+  struct Plan {
+    cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+    cublasLtMatmulAlgo_t algo{};
+    bool primary = true;  // false: the op's fallback_desc (no fused activation)
+  };
+
+  static void destroy(Plan& p) {
+    if (p.a) cublasLtMatrixLayoutDestroy(p.a);
+    if (p.b) cublasLtMatrixLayoutDestroy(p.b);
+    if (p.d) cublasLtMatrixLayoutDestroy(p.d);
+  }
+
+  void clear_plans() {
+    for (auto& [key, p] : plans_) destroy(p);
+    plans_.clear();
+  }
+
+  // Whether cuBLASLt has an algorithm for `desc` on these layouts.
+  bool heuristic(cublasLtMatmulDesc_t desc, Plan& p) {
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    const cublasStatus_t s =
+        cublasLtMatmulAlgoGetHeuristic(handle_, desc, p.a, p.b, p.d, p.d, preference_, 1, &result, &found);
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED || (s == CUBLAS_STATUS_SUCCESS && found == 0)) return false;
+    if (s != CUBLAS_STATUS_SUCCESS) throw_cublas(s, "cublasLtMatmulAlgoGetHeuristic");
+    p.algo = result.algo;
+    return true;
+  }
+
+  const Plan& plan(const LinearOp& op, int64_t rows) {
+    const Key key{op.w.type, op.w.out, op.w.in, int(op.epilogue), rows};
+    if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+    if (plans_.size() >= 1024) clear_plans();  // many distinct row counts: start over
+    Plan p;
+    const cudaDataType_t t = cuda_type(op.w.type);
+    try {
+      INFERCOST_CUBLASLT_CHECK(
+          cublasLtMatrixLayoutCreate(&p.a, t, uint64_t(op.w.in), uint64_t(op.w.out), op.w.in));
+      INFERCOST_CUBLASLT_CHECK(
+          cublasLtMatrixLayoutCreate(&p.b, t, uint64_t(op.w.in), uint64_t(rows), op.w.in));
+      INFERCOST_CUBLASLT_CHECK(
+          cublasLtMatrixLayoutCreate(&p.d, t, uint64_t(op.w.out), uint64_t(rows), op.w.out));
+      if (!heuristic(op.desc, p)) {
+        if (op.fallback_desc == nullptr || !heuristic(op.fallback_desc, p)) {
+          throw CudaFailure(
+              CudaFailure::Kind::kOther,
+              fmt::format("cuBLASLt has no algorithm for {}: [{} x {}] x [{} x {}]^T in {}", op.name, rows,
+                          op.w.in, op.w.out, op.w.in, cuda_type_name(op.w.type)));
+        }
+        p.primary = false;
+      }
+    } catch (...) {
+      destroy(p);
+      throw;
+    }
+    return plans_.emplace(key, p).first->second;
+  }
+
+  static const char* cuda_type_name(DType t) {
+    return t == DType::kF32 ? "fp32" : t == DType::kF16 ? "fp16" : "bf16";
+  }
+
+  cublasLtHandle_t handle_ = nullptr;
+  void* workspace_ = nullptr;
+  cublasLtMatmulPreference_t preference_ = nullptr;
+  std::map<Key, Plan> plans_;
+};
+
+// ---- Device buffers --------------------------------------------------------------
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { reset(); }
+  void reset() {
+    if (ptr_ != nullptr) (void)cudaFree(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  // Frees what it holds, then allocates `bytes` (throws CudaFailure).
+  void allocate(int64_t bytes) {
+    reset();
+    INFERCOST_CUDA_CHECK(cudaMalloc(&ptr_, size_t(bytes)));
+    bytes_ = bytes;
+  }
+  uint8_t* get() const { return static_cast<uint8_t*>(ptr_); }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  int64_t bytes_ = 0;
+};
+
+// Page-locked host memory, so the copies are asynchronous and full speed.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { reset(); }
+  void reset() {
+    if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  // Holds at least `bytes` afterwards (grows by a quarter more to amortise).
+  void reserve(int64_t bytes) {
+    if (bytes <= bytes_) return;
+    const int64_t want = std::max(bytes, bytes_ + bytes_ / 4);
+    reset();
+    INFERCOST_CUDA_CHECK(cudaMallocHost(&ptr_, size_t(want)));
+    bytes_ = want;
+  }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  int64_t bytes_ = 0;
+};
+
+// ---- The backend -----------------------------------------------------------------
+
+struct DeviceFacts {
+  int index = 0;
+  std::string name;
+  int major = 0, minor = 0;
+  int64_t memory_total_bytes = 0;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  // Throws CudaFailure when the stream, the cuBLASLt handle or its workspace
+  // cannot be made.
+  CudaBackend(const DeviceFacts& facts, Precision precision, bool graphs)
+      : facts_(facts), precision_(precision), type_(dtype_of(precision)), graphs_enabled_(graphs) {
+    INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
+    // Non-blocking: no implicit ordering with the legacy default stream,
+    // which a graph capture on this stream would not tolerate.
+    INFERCOST_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    try {
+      gemm_ = std::make_unique<Gemm>();
+    } catch (...) {
+      (void)cudaStreamDestroy(stream_);
+      throw;
+    }
+  }
+
+  ~CudaBackend() override {
+    (void)cudaSetDevice(facts_.index);
+    if (stream_ != nullptr) (void)cudaStreamSynchronize(stream_);
+    drop_graphs();
+    ops_.clear();
+    gemm_.reset();
+    activations_.reset();
+    staging_.reset();
+    weights_.reset();
+    if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);
+    (void)cudaGetLastError();
+  }
+
+  std::string name() const override { return fmt::format("cuda:{}", facts_.index); }
+  Precision precision() const override { return precision_; }
+  bool skips_padding() const override { return true; }
+
+  Status prepare(const model::ModelConfig& config, const model::EncoderWeights& weights) override {
+    prepared_ = false;
+    const std::string context = fmt::format("{}: prepare {}", name(), config.name);
+    if (broken_) return unusable(context);
+    Status st = validate_model(config, weights);
+    if (!st.ok()) return st.with_context(context);
+    return guarded(context, [&] {
+      INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
+      drop_graphs();
+      activations_.reset();
+      ops_.clear();
+      weights_.reset();
+      auto uploaded = upload_weights(facts_.index, type_, config, weights, stream_);
+      adopt(config, std::move(uploaded));
+      prepared_ = true;
+      return Status();
+    });
+  }
+
+  Result<Logits> classify(const TokenBatch& batch) override {
+    const std::string context = fmt::format("{}: classify", name());
+    if (!prepared_) return invalid_argument(context + ": called before a successful prepare()");
+    if (broken_) return unusable(context);
+    Status st = validate_batch(config_, batch);
+    if (!st.ok()) return st.with_context(context);
+    Logits logits;
+    logits.rows = batch.batch;
+    logits.labels = labels_;
+    if (batch.batch == 0) return logits;
+    int64_t total = 0;
+    for (int r = 0; r < batch.batch; ++r)
+      total += batch.compute_padding ? batch.seq_len : batch.lengths[size_t(r)];
+    if (total > INT32_MAX) {  // the packed offsets are int32
+      return resource_exhausted(
+          fmt::format("{}: a batch of {} rows computes {} tokens, more than one batch may hold "
+                      "on the GPU (2^31 - 1): split it",
+                      context, batch.batch, total));
+    }
+    Status run = guarded(context, [&] {
+      forward(batch, logits);
+      return Status();
+    });
+    if (!run.ok()) {
+      if (run.code() == StatusCode::kResourceExhausted) {
+        return Status(run.code(),
+                      fmt::format("{} (batch of {} rows, {} tokens computed, {} activations)", run.message(),
+                                  batch.batch, total,
+                                  format_bytes(activation_bytes(dims_, precision_, total, batch.batch))));
+      }
+      return run;
+    }
+    return logits;
+  }
+
+  Result<BatchCapacity> capacity(int max_length) override {
+    const std::string context = fmt::format("{}: capacity", name());
+    if (!prepared_) return invalid_argument(context + ": called before a successful prepare()");
+    if (broken_) return unusable(context);
+    size_t free_bytes = 0, total_bytes = 0;
+    Status st = guarded(context, [&] {
+      INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
+      INFERCOST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      return Status();
+    });
+    if (!st.ok()) return st;
+    return batch_capacity(dims_, precision_, max_length, int64_t(free_bytes), int64_t(total_bytes),
+                          activations_.bytes(), fmt::format("{} ({})", name(), facts_.name));
+  }
+
+  Result<std::unique_ptr<Backend>> fork() override {
+    const std::string context = fmt::format("{}: fork", name());
+    if (!prepared_) return invalid_argument(context + ": called before a successful prepare()");
+    if (broken_) return unusable(context);
+    std::unique_ptr<CudaBackend> twin;
+    Status st = guarded(context, [&] {
+      twin = std::make_unique<CudaBackend>(facts_, precision_, graphs_enabled_);
+      twin->adopt(config_, weights_);
+      twin->prepared_ = true;
+      return Status();
+    });
+    if (!st.ok()) return st;
+    return std::unique_ptr<Backend>(std::move(twin));
+  }
+
+ private:
+  // Runs `body`, turning what it throws into a Status with `context`.
+  template <typename F>
+  Status guarded(const std::string& context, F&& body) {
+    try {
+      return body();
+    } catch (const CudaFailure& f) {
+      return failed(context, f);
+    } catch (const std::bad_alloc&) {
+      release_after_failure();
+      return resource_exhausted(context + ": out of host memory");
+    } catch (const std::exception& e) {
+      return internal_error(fmt::format("{}: {}", context, e.what()));
+    }
+  }
+
+  Status failed(const std::string& context, const CudaFailure& f) {
+    CudaFailure::Kind kind = f.kind();
+    if (kind == CudaFailure::Kind::kOther && stream_ != nullptr) {
+      // An asynchronous failure shows at the next synchronization; if it is
+      // sticky the context is gone.
+      const cudaError_t probe = cudaStreamSynchronize(stream_);
+      if (probe != cudaSuccess && is_sticky(probe)) kind = CudaFailure::Kind::kSticky;
+      (void)cudaGetLastError();
+    }
+    switch (kind) {
+      case CudaFailure::Kind::kOutOfMemory:
+        release_after_failure();
+        return resource_exhausted(fmt::format("{}: out of memory: {}", context, f.message()));
+      case CudaFailure::Kind::kSticky:
+        broken_ = true;
+        broken_reason_ = f.message();
+        return unusable(context);
+      case CudaFailure::Kind::kOther: break;
+    }
+    return internal_error(fmt::format("{}: {}", context, f.message()));
+  }
+
+  Status unusable(const std::string& context) const {
+    return internal_error(fmt::format("{}: the CUDA context on {} is unusable: {}; restart the process",
+                                      context, name(), broken_reason_));
+  }
+
+  // After an allocation failure: give back the activation memory (the next
+  // batch allocates what it needs) and the graphs that used it.
+  void release_after_failure() {
+    if (stream_ != nullptr) (void)cudaStreamSynchronize(stream_);
+    drop_graphs();
+    activations_.reset();
+    layout_ = ActivationLayout{};
+    (void)cudaGetLastError();
+  }
+
+  void adopt(const model::ModelConfig& config, std::shared_ptr<DeviceWeights> weights) {
+    config_ = config;
+    weights_ = std::move(weights);
+    labels_ = weights_->classifier.out;
+    dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_};
+    const Act ffn_act = config.activation == "relu" ? Act::kRelu : Act::kGelu;
+    const bool bert = config.architecture == model::Architecture::kBert;
+    ops_.clear();
+    layer_ops_.clear();
+    for (size_t i = 0; i < weights_->layers.size(); ++i) {
+      const DeviceLayer& l = weights_->layers[i];
+      const std::string at = fmt::format("layer {} ", i);
+      LayerOps ops;
+      ops.qkv = add_op(make_linear_op(l.qkv, Act::kNone, at + "qkv"));
+      ops.attn_out = add_op(make_linear_op(l.attn_out, Act::kNone, at + "attention output"));
+      ops.ffn_in = add_op(make_linear_op(l.ffn_in, ffn_act, at + "ffn in"));
+      ops.ffn_out = add_op(make_linear_op(l.ffn_out, Act::kNone, at + "ffn out"));
+      layer_ops_.push_back(ops);
+    }
+    pre_ = add_op(make_head_op(weights_->pre, bert ? "pooler" : "pre_classifier"));
+    pre_act_ = bert ? Act::kTanh : Act::kRelu;
+    classifier_ = add_op(make_head_op(weights_->classifier, "classifier"));
+    layout_ = ActivationLayout{};
+    activations_.reset();
+  }
+
+  const LinearOp* add_op(std::unique_ptr<LinearOp> op) {
+    ops_.push_back(std::move(op));
+    return ops_.back().get();
+  }
+
+  // Activation memory for at least `tokens` tokens and `sequences`
+  // sequences; regrowing drops the graphs that point into the old memory.
+  void ensure_activations(int64_t tokens, int sequences) {
+    if (tokens <= layout_.tokens && sequences <= layout_.sequences) return;
+    drop_graphs();
+    activations_.reset();
+    const int64_t want_tokens = std::max(tokens, layout_.tokens);
+    const int64_t want_sequences = std::max<int64_t>(sequences, layout_.sequences);
+    layout_ = ActivationLayout{};
+    // A quarter of headroom spares reallocations while batches grow; where
+    // that does not fit, exactly what this batch needs.
+    const ActivationLayout roomy = activation_layout(dims_, precision_, want_tokens + want_tokens / 4,
+                                                     want_sequences + want_sequences / 4);
+    try {
+      activations_.allocate(roomy.bytes);
+      layout_ = roomy;
+      return;
+    } catch (const CudaFailure& f) {
+      if (f.kind() != CudaFailure::Kind::kOutOfMemory) throw;
+    }
+    const ActivationLayout exact = activation_layout(dims_, precision_, want_tokens, want_sequences);
+    activations_.allocate(exact.bytes);
+    layout_ = exact;
+  }
+
+  struct Pointers {
+    void *h, *qkv, *ctx, *ffn;
+    int32_t* ints;
+    const int32_t *ids, *positions, *seq_start, *key_len, *cls_rows;
+    float *cls, *pooled, *logits;
+  };
+
+  Pointers pointers(int64_t total, int sequences) const {
+    uint8_t* base = activations_.get();
+    Pointers p{};
+    p.h = base + layout_.h;
+    p.qkv = base + layout_.qkv;
+    p.ctx = base + layout_.ctx;
+    p.ffn = base + layout_.ffn;
+    p.ints = reinterpret_cast<int32_t*>(base + layout_.ints);
+    const PackedOffsets o = packed_offsets(total, sequences);
+    p.ids = p.ints + o.ids;
+    p.positions = p.ints + o.positions;
+    p.seq_start = p.ints + o.seq_start;
+    p.key_len = p.ints + o.key_len;
+    p.cls_rows = p.ints + o.cls_rows;
+    p.cls = reinterpret_cast<float*>(base + layout_.cls);
+    p.pooled = reinterpret_cast<float*>(base + layout_.pooled);
+    p.logits = reinterpret_cast<float*>(base + layout_.logits);
+    return p;
+  }
+
+  void forward(const TokenBatch& batch, Logits& logits) {
+    INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
+    pack_batch(batch, packed_);
+    const int64_t total = packed_.total;
+    const int sequences = packed_.sequences();
+    const PackedOffsets offsets = packed_offsets(total, sequences);
+    ensure_activations(total, sequences);
+    staging_.reserve(std::max<int64_t>(offsets.count * 4, int64_t(sequences) * labels_ * 4));
+    const Pointers p = pointers(total, sequences);
+
+    write_packed(packed_, staging_.as<int32_t>());
+    // Any capture happens first, on an idle stream; the graph then runs
+    // after the copy like the eager kernels would.
+    const GraphKey key{sequences, total, packed_.max_rows, batch.compute_padding};
+    const cudaGraphExec_t graph = graph_for(key, p);
+    INFERCOST_CUDA_CHECK(cudaMemcpyAsync(p.ints, staging_.as<int32_t>(), size_t(offsets.count) * 4,
+                                         cudaMemcpyHostToDevice, stream_));
+    if (graph != nullptr) {
+      INFERCOST_CUDA_CHECK(cudaGraphLaunch(graph, stream_));
+    } else {
+      enqueue_forward(key, p);
+    }
+    // The staging buffer is free again once the copy above has run, which
+    // the stream orders before this one.
+    INFERCOST_CUDA_CHECK(cudaMemcpyAsync(staging_.as<float>(), p.logits, size_t(sequences) * labels_ * 4,
+                                         cudaMemcpyDeviceToHost, stream_));
+    INFERCOST_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    logits.values.assign(staging_.as<float>(), staging_.as<float>() + size_t(sequences) * labels_);
+  }
+
+  struct GraphKey {
+    int sequences;
+    int64_t total;
+    int max_rows;
+    bool padded;
+    bool operator<(const GraphKey& o) const {
+      return std::tie(sequences, total, max_rows, padded) <
+             std::tie(o.sequences, o.total, o.max_rows, o.padded);
+    }
+  };
+
+  // The forward pass from the packed ints on the device to the logits on the
+  // device; only enqueues (it is what a graph captures).
+  void enqueue_forward(const GraphKey& k, const Pointers& p) {
+    const DeviceWeights& w = *weights_;
+    const int hidden = config_.hidden_size;
+    const int heads = config_.num_heads;
+    const int head_dim = hidden / heads;
+    const float eps = config_.layer_norm_eps;
+    const float scale = 1.0f / std::sqrt(float(head_dim));
+    const int64_t t = k.total;
+    INFERCOST_CUDA_CHECK(embed_layer_norm(type_, p.ids, p.positions, t, hidden, w.word, w.position, w.type0,
+                                          w.emb_gamma, w.emb_beta, eps, p.h, stream_));
+    for (size_t i = 0; i < w.layers.size(); ++i) {
+      const DeviceLayer& l = w.layers[i];
+      const LayerOps& ops = layer_ops_[i];
+      gemm_->run(*ops.qkv, p.h, t, p.qkv, stream_);
+      INFERCOST_CUDA_CHECK(attention(type_, p.qkv, p.ctx, p.seq_start, p.key_len, k.sequences, k.max_rows,
+                                     heads, head_dim, scale, stream_));
+      gemm_->run(*ops.attn_out, p.ctx, t, p.qkv, stream_);  // Q|K|V are spent: reuse as [t, hidden]
+      INFERCOST_CUDA_CHECK(
+          add_layer_norm(type_, p.h, p.qkv, t, hidden, l.attn_gamma, l.attn_beta, eps, stream_));
+      gemm_->run(*ops.ffn_in, p.h, t, p.ffn, stream_);
+      gemm_->run(*ops.ffn_out, p.ffn, t, p.ctx, stream_);  // ctx is spent too
+      INFERCOST_CUDA_CHECK(
+          add_layer_norm(type_, p.h, p.ctx, t, hidden, l.ffn_gamma, l.ffn_beta, eps, stream_));
+    }
+    INFERCOST_CUDA_CHECK(gather_rows_f32(type_, p.h, p.cls_rows, k.sequences, hidden, p.cls, stream_));
+    gemm_->run(*pre_, p.cls, k.sequences, p.pooled, stream_);
+    INFERCOST_CUDA_CHECK(bias_act_f32(p.pooled, static_cast<const float*>(pre_->w.bias), k.sequences, hidden,
+                                      pre_act_, stream_));
+    gemm_->run(*classifier_, p.pooled, k.sequences, p.logits, stream_);
+    INFERCOST_CUDA_CHECK(bias_act_f32(p.logits, static_cast<const float*>(classifier_->w.bias), k.sequences,
+                                      labels_, Act::kNone, stream_));
+  }
+
+  // The forward pass for this shape as a CUDA graph, captured on the
+  // shape's second sighting (the first, eager, run chose the GEMM
+  // algorithms). Null when the caller should run it eagerly: graphs off, a
+  // shape seen for the first time, or a capture that failed (graphs are then
+  // off for this backend; graph_failures_ counts it).
+  cudaGraphExec_t graph_for(const GraphKey& key, const Pointers& p) {
+    if (!graphs_enabled_) return nullptr;
+    if (auto it = graphs_.find(key); it != graphs_.end()) {
+      it->second.last_used = ++graph_clock_;
+      return it->second.exec;
+    }
+    if (seen_.insert(key).second) {
+      if (seen_.size() > 4096) seen_.clear();
+      return nullptr;
+    }
+    cudaGraphExec_t exec = capture(key, p);
+    if (exec == nullptr) return nullptr;
+    if (graphs_.size() >= kMaxGraphs) {
+      auto oldest = std::min_element(graphs_.begin(), graphs_.end(), [](const auto& a, const auto& b) {
+        return a.second.last_used < b.second.last_used;
+      });
+      (void)cudaGraphExecDestroy(oldest->second.exec);
+      graphs_.erase(oldest);
+    }
+    graphs_[key] = GraphEntry{exec, ++graph_clock_};
+    return exec;
+  }
+
+  cudaGraphExec_t capture(const GraphKey& key, const Pointers& p) {
+    const auto give_up = [&] {
+      graphs_enabled_ = false;
+      ++graph_failures_;
+      drop_graphs();
+      (void)cudaGetLastError();
+      return nullptr;
+    };
+    try {
+      warm_plans(key);  // the heuristic's calls stay outside the capture
+    } catch (const CudaFailure&) {
+      return give_up();
+    }
+    // Thread-local mode: other threads (other GPUs' backends) may allocate
+    // meanwhile without invalidating this capture.
+    if (cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return give_up();
+    bool enqueued = true;
+    try {
+      enqueue_forward(key, p);
+    } catch (const CudaFailure&) {
+      enqueued = false;
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+    cudaGraphExec_t exec = nullptr;
+    const bool ok = enqueued && ended == cudaSuccess && graph != nullptr &&
+                    cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+    if (graph != nullptr) (void)cudaGraphDestroy(graph);
+    if (!ok) {
+      if (exec != nullptr) (void)cudaGraphExecDestroy(exec);
+      return give_up();
+    }
+    return exec;
+  }
+
+  void warm_plans(const GraphKey& k) {
+    if (!layer_ops_.empty()) {
+      const LayerOps& ops = layer_ops_.front();  // every layer has these shapes
+      for (const LinearOp* op : {ops.qkv, ops.attn_out, ops.ffn_in, ops.ffn_out}) gemm_->warm(*op, k.total);
+    }
+    gemm_->warm(*pre_, k.sequences);
+    gemm_->warm(*classifier_, k.sequences);
+  }
+
+  void drop_graphs() {
+    for (auto& [key, g] : graphs_) (void)cudaGraphExecDestroy(g.exec);
+    graphs_.clear();
+  }
+
+  struct LayerOps {
+    const LinearOp *qkv = nullptr, *attn_out = nullptr, *ffn_in = nullptr, *ffn_out = nullptr;
+  };
+  struct GraphEntry {
+    cudaGraphExec_t exec = nullptr;
+    uint64_t last_used = 0;
+  };
+  static constexpr size_t kMaxGraphs = 16;
+
+  DeviceFacts facts_;
+  Precision precision_;
+  DType type_;
+  bool graphs_enabled_;
+  int graph_failures_ = 0;
+  bool prepared_ = false;
+  bool broken_ = false;
+  std::string broken_reason_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<Gemm> gemm_;
+  model::ModelConfig config_;
+  ModelDims dims_;
+  int labels_ = 0;
+  std::shared_ptr<DeviceWeights> weights_;
+  std::vector<std::unique_ptr<LinearOp>> ops_;
+  std::vector<LayerOps> layer_ops_;
+  const LinearOp *pre_ = nullptr, *classifier_ = nullptr;
+  Act pre_act_ = Act::kRelu;
+  PackedBatch packed_;
+  ActivationLayout layout_;
+  DeviceBuffer activations_;
+  PinnedBuffer staging_;
+  std::map<GraphKey, GraphEntry> graphs_;
+  std::set<GraphKey> seen_;
+  uint64_t graph_clock_ = 0;
+};
+
+// ---- Module entry points -------------------------------------------------------
+
+Result<DeviceFacts> device_facts(int index) {
+  INFERCOST_ASSIGN_OR_RETURN(const int count, count_devices());
+  if (index < 0 || index >= count) {
+    return invalid_argument(
+        fmt::format("there is no GPU cuda:{}: CUDA sees {} GPU{}", index, count, count == 1 ? "" : "s"));
+  }
+  cudaDeviceProp props{};
+  const cudaError_t e = cudaGetDeviceProperties(&props, index);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return unavailable(fmt::format("cuda:{}: cudaGetDeviceProperties: {}", index, cuda_error_text(e)));
+  }
+  DeviceFacts f;
+  f.index = index;
+  f.name = props.name;
+  f.major = props.major;
+  f.minor = props.minor;
+  f.memory_total_bytes = int64_t(props.totalGlobalMem);
+  return f;
+}
+
+bool graphs_from_env() {
+  const char* env = std::getenv("INFERCOST_CUDA_GRAPHS");
+  return env == nullptr || std::string(env) != "0";
+}
+
+Result<std::unique_ptr<Backend>> create_backend_impl(const BackendOptions& options) {
+  if (options.precision == Precision::kInt8) {
+    return unsupported("cuda backend: precision int8 runs on the CPU backend only; on GPUs use bf16 or fp16");
+  }
+  INFERCOST_ASSIGN_OR_RETURN(const DeviceFacts facts, device_facts(options.device_index));
+  const std::string gpu = fmt::format("cuda:{} ({}, compute capability {}.{})", facts.index, facts.name,
+                                      facts.major, facts.minor);
+  if (facts.major * 10 + facts.minor < 75) {
+    return unsupported(
+        fmt::format("{} is too old: this build runs on compute capability 7.5 (T4) and newer; CUDA 13 "
+                    "dropped Maxwell, Pascal and Volta (V100) GPUs",
+                    gpu));
+  }
+  Precision precision = options.precision;
+  if (precision == Precision::kBf16 && facts.major < 8) {
+    if (!options.precision_is_default) {
+      return unsupported(
+          fmt::format("{} has no bf16 arithmetic (it needs compute capability 8.0 or newer): use "
+                      "--precision fp16 or fp32",
+                      gpu));
+    }
+    precision = Precision::kFp16;
+  }
+  try {
+    return std::unique_ptr<Backend>(
+        new CudaBackend(facts, precision, options.cuda_graphs && graphs_from_env()));
+  } catch (const CudaFailure& f) {
+    if (f.kind() == CudaFailure::Kind::kOutOfMemory) {
+      return resource_exhausted(
+          fmt::format("{}: out of GPU memory for the stream and cuBLASLt workspace: {}", gpu, f.message()));
+    }
+    return internal_error(fmt::format("{}: {}", gpu, f.message()));
+  } catch (const std::bad_alloc&) {
+    return resource_exhausted(gpu + ": out of host memory");
+  }
+}
+
+int module_device_count(char* err, size_t err_size) {
+  try {
+    Result<int> count = count_devices();
+    if (!count.ok()) {
+      copy_message(count.status().message(), err, err_size);
+      return -1;
+    }
+    return *count;
+  } catch (const std::exception& e) {
+    copy_message(e.what(), err, err_size);
+    return -1;
+  }
+}
+
+int module_device_info(int index, char* name, size_t name_size, int64_t* memory_total_bytes,
+                       int* compute_major, int* compute_minor, char* err, size_t err_size) {
+  try {
+    Result<DeviceFacts> facts = device_facts(index);
+    if (!facts.ok()) {
+      copy_message(facts.status().message(), err, err_size);
+      return -1;
+    }
+    copy_message(facts->name, name, name_size);
+    if (memory_total_bytes) *memory_total_bytes = facts->memory_total_bytes;
+    if (compute_major) *compute_major = facts->major;
+    if (compute_minor) *compute_minor = facts->minor;
+    return 0;
+  } catch (const std::exception& e) {
+    copy_message(e.what(), err, err_size);
+    return -1;
+  }
+}
+
+Backend* module_create(const BackendOptions* options, int* status_code, char* err, size_t err_size) {
+  try {
+    Result<std::unique_ptr<Backend>> made = create_backend_impl(options ? *options : BackendOptions{});
+    if (!made.ok()) {
+      if (status_code) *status_code = int(made.status().code());
+      copy_message(made.status().message(), err, err_size);
+      return nullptr;
+    }
+    if (status_code) *status_code = int(StatusCode::kOk);
+    return std::move(made).value().release();
+  } catch (const std::exception& e) {
+    if (status_code) *status_code = int(StatusCode::kInternal);
+    copy_message(fmt::format("cuda backend: {}", e.what()), err, err_size);
+    return nullptr;
+  }
+}
+
+}  // namespace
+}  // namespace infercost::backend::cuda
+
+extern "C" __attribute__((visibility("default"))) const InfercostCudaModule* infercost_cuda_module_v1() {
+  static const InfercostCudaModule module = {
+      INFERCOST_CUDA_MODULE_ABI,
+      infercost::kVersion,
+      &infercost::backend::cuda::module_device_count,
+      &infercost::backend::cuda::module_device_info,
+      &infercost::backend::cuda::module_create,
+  };
+  return &module;
+}

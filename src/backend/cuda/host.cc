@@ -1,0 +1,387 @@
+#include "backend/cuda/host.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace infercost::backend::cuda {
+namespace {
+
+uint32_t float_bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+float bits_float(uint32_t u) {
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+int64_t align_up(int64_t n) {
+  return (n + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+}
+
+Status check_ln(const model::LayerNormWeights& ln, int hidden, const std::string& name) {
+  if (ln.gamma.size() != size_t(hidden) || ln.beta.size() != size_t(hidden)) {
+    return invalid_argument(fmt::format("{}: gamma has {} values and beta {}, expected {}", name,
+                                        ln.gamma.size(), ln.beta.size(), hidden));
+  }
+  return Status();
+}
+
+Status check_linear(const model::Linear& l, int out, int in, const std::string& name) {
+  if (l.out != out || l.in != in) {
+    return invalid_argument(fmt::format("{}: shape [{}, {}], expected [{}, {}]", name, l.out, l.in, out, in));
+  }
+  if (l.weight.size() != size_t(out) * size_t(in) || l.bias.size() != size_t(out)) {
+    return invalid_argument(fmt::format("{}: {} weights and {} biases for shape [{}, {}]", name,
+                                        l.weight.size(), l.bias.size(), out, in));
+  }
+  return Status();
+}
+
+}  // namespace
+
+// ---- Packing ---------------------------------------------------------------
+
+void pack_batch(const TokenBatch& b, PackedBatch& out) {
+  const int n = std::max(b.batch, 0);
+  out.seq_start.resize(size_t(n) + 1);
+  out.key_len.resize(size_t(n));
+  out.cls_rows.resize(size_t(n));
+  int64_t total = 0;
+  int max_rows = 0;
+  for (int r = 0; r < n; ++r) {
+    const int rows = b.compute_padding ? b.seq_len : b.lengths[size_t(r)];
+    out.seq_start[size_t(r)] = int32_t(total);
+    out.cls_rows[size_t(r)] = int32_t(total);
+    out.key_len[size_t(r)] = b.lengths[size_t(r)];
+    total += rows;
+    max_rows = std::max(max_rows, rows);
+  }
+  out.seq_start[size_t(n)] = int32_t(total);
+  out.total = total;
+  out.max_rows = max_rows;
+  out.ids.resize(size_t(total));
+  out.positions.resize(size_t(total));
+  for (int r = 0; r < n; ++r) {
+    const int32_t* row = b.ids.data() + int64_t(r) * b.seq_len;
+    const int32_t start = out.seq_start[size_t(r)];
+    const int32_t rows = out.seq_start[size_t(r) + 1] - start;
+    std::memcpy(out.ids.data() + start, row, sizeof(int32_t) * size_t(rows));
+    for (int32_t p = 0; p < rows; ++p) out.positions[size_t(start + p)] = p;
+  }
+}
+
+PackedBatch pack_batch(const TokenBatch& batch) {
+  PackedBatch out;
+  pack_batch(batch, out);
+  return out;
+}
+
+PackedOffsets packed_offsets(int64_t total, int sequences) {
+  PackedOffsets o;
+  o.ids = 0;
+  o.positions = total;
+  o.seq_start = 2 * total;
+  o.key_len = o.seq_start + sequences + 1;
+  o.cls_rows = o.key_len + sequences;
+  o.count = o.cls_rows + sequences;
+  return o;
+}
+
+void write_packed(const PackedBatch& p, int32_t* dst) {
+  const PackedOffsets o = packed_offsets(p.total, p.sequences());
+  const auto put = [&](int64_t at, const std::vector<int32_t>& v) {
+    if (!v.empty()) std::memcpy(dst + at, v.data(), sizeof(int32_t) * v.size());
+  };
+  put(o.ids, p.ids);
+  put(o.positions, p.positions);
+  put(o.seq_start, p.seq_start);
+  put(o.key_len, p.key_len);
+  put(o.cls_rows, p.cls_rows);
+}
+
+// ---- Validation --------------------------------------------------------------
+
+Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& w) {
+  const int hidden = config.hidden_size;
+  const int inter = config.intermediate_size;
+  if (hidden <= 0 || config.num_heads <= 0 || hidden % config.num_heads != 0) {
+    return invalid_argument(
+        fmt::format("hidden_size {} does not divide into {} heads", hidden, config.num_heads));
+  }
+  if (config.vocab_size <= 0 || config.max_position_embeddings <= 0 || inter <= 0) {
+    return invalid_argument(
+        "config has a non-positive vocab_size, max_position_embeddings or intermediate_size");
+  }
+  if (config.activation != "gelu" && config.activation != "relu") {
+    return unsupported(fmt::format("activation '{}' (supported: gelu, relu)", config.activation));
+  }
+  if (hidden > kMaxHiddenSize) {
+    return unsupported(
+        fmt::format("hidden_size {}: the CUDA LayerNorm kernel takes up to {}", hidden, kMaxHiddenSize));
+  }
+  const int head_dim = hidden / config.num_heads;
+  if (head_dim > kMaxHeadSize || head_dim % 2 != 0) {
+    return unsupported(fmt::format(
+        "head size {} (hidden_size {} / {} heads): the CUDA attention kernel takes even head sizes up to {}",
+        head_dim, hidden, config.num_heads, kMaxHeadSize));
+  }
+  if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
+    return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
+                                        w.word_embeddings.size(), config.vocab_size, hidden));
+  }
+  if (w.position_embeddings.size() != size_t(config.max_position_embeddings) * hidden) {
+    return invalid_argument(fmt::format("position_embeddings has {} values, expected [{}, {}]",
+                                        w.position_embeddings.size(), config.max_position_embeddings,
+                                        hidden));
+  }
+  const bool bert = config.architecture == model::Architecture::kBert;
+  if (bert && (w.token_type_embeddings.size() < size_t(hidden) ||
+               w.token_type_embeddings.size() % size_t(hidden) != 0)) {
+    return invalid_argument(fmt::format("BERT needs token_type_embeddings [types, {}], got {} values", hidden,
+                                        w.token_type_embeddings.size()));
+  }
+  INFERCOST_RETURN_IF_ERROR(check_ln(w.embeddings_ln, hidden, "embeddings LayerNorm"));
+  if (w.layers.size() != size_t(config.num_layers)) {
+    return invalid_argument(
+        fmt::format("{} encoder layers in the weights, config says {}", w.layers.size(), config.num_layers));
+  }
+  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, bert ? "pooler" : "pre_classifier"));
+  if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
+    return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
+                                        w.head.classifier.out, w.head.classifier.in, hidden));
+  }
+  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.classifier, w.head.classifier.out, hidden, "classifier"));
+  if (config.num_labels() != 0 && config.num_labels() != w.head.classifier.out) {
+    return invalid_argument(fmt::format("classifier has {} outputs but config.json names {} labels",
+                                        w.head.classifier.out, config.num_labels()));
+  }
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    const model::EncoderLayerWeights& l = w.layers[i];
+    const std::string at = fmt::format("layer {}: ", i);
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.q, hidden, hidden, at + "q"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.k, hidden, hidden, at + "k"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.v, hidden, hidden, at + "v"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.attn_out, hidden, hidden, at + "attention output"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_in, inter, hidden, at + "ffn in"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_out, hidden, inter, at + "ffn out"));
+    INFERCOST_RETURN_IF_ERROR(check_ln(l.attn_ln, hidden, at + "attention LayerNorm"));
+    INFERCOST_RETURN_IF_ERROR(check_ln(l.ffn_ln, hidden, at + "output LayerNorm"));
+  }
+  return Status();
+}
+
+Status validate_batch(const model::ModelConfig& config, const TokenBatch& b) {
+  if (b.batch < 0) return invalid_argument(fmt::format("token batch: negative batch size {}", b.batch));
+  if (b.batch == 0) return Status();
+  if (b.seq_len < 1)
+    return invalid_argument(fmt::format("token batch: seq_len {} must be at least 1", b.seq_len));
+  if (b.seq_len > config.max_position_embeddings) {
+    return invalid_argument(
+        fmt::format("token batch: seq_len {} exceeds the model's max_position_embeddings {}", b.seq_len,
+                    config.max_position_embeddings));
+  }
+  if (b.ids.size() != size_t(b.batch) * size_t(b.seq_len)) {
+    return invalid_argument(fmt::format("token batch: {} ids for a batch of {} x {} (expected {})",
+                                        b.ids.size(), b.batch, b.seq_len, int64_t(b.batch) * b.seq_len));
+  }
+  if (b.lengths.size() != size_t(b.batch)) {
+    return invalid_argument(
+        fmt::format("token batch: {} lengths for a batch of {} rows", b.lengths.size(), b.batch));
+  }
+  for (int r = 0; r < b.batch; ++r) {
+    const int32_t len = b.lengths[size_t(r)];
+    if (len < 1 || len > b.seq_len) {
+      return invalid_argument(
+          fmt::format("token batch: row {} has length {}, outside 1..{} (seq_len)", r, len, b.seq_len));
+    }
+    const int32_t* ids = b.ids.data() + int64_t(r) * b.seq_len;
+    const int32_t checked = b.compute_padding ? b.seq_len : len;  // padding ids get computed too
+    for (int32_t p = 0; p < checked; ++p) {
+      if (ids[p] < 0 || ids[p] >= config.vocab_size) {
+        return invalid_argument(
+            fmt::format("token batch: row {} position {} has id {}, outside the vocabulary 0..{} of model {}",
+                        r, p, ids[p], config.vocab_size - 1, config.name));
+      }
+    }
+  }
+  return Status();
+}
+
+// ---- Conversions -------------------------------------------------------------
+
+uint16_t fp32_to_fp16(float x) {
+  const uint32_t u = float_bits(x);
+  const uint16_t sign = uint16_t((u >> 16) & 0x8000u);
+  const uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return uint16_t(sign | 0x7e00u | ((a >> 13) & 0x3ffu));  // NaN, kept quiet
+  if (a >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 (or inf) rounds to inf
+  if (a >= 0x38800000u) {
+    // Normal in fp16: rebias the exponent (127 -> 15) and round the 13
+    // dropped mantissa bits; a carry into the exponent is the right answer.
+    const uint32_t r = a - 0x38000000u;
+    uint32_t h = r >> 13;
+    const uint32_t rest = r & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+    return uint16_t(sign | h);
+  }
+  // Subnormal in fp16 (below 2^-14): the value in units of 2^-24 is
+  // m * 2^(e - 126) with the implicit bit in m; at most 2^-25 rounds to zero.
+  if (a <= 0x33000000u) return sign;
+  const uint32_t e = a >> 23;
+  const uint32_t m = (a & 0x7fffffu) | 0x800000u;
+  const uint32_t shift = 126u - e;  // 14..24
+  uint32_t h = m >> shift;
+  const uint32_t rest = m & ((1u << shift) - 1u);
+  const uint32_t half = 1u << (shift - 1u);
+  if (rest > half || (rest == half && (h & 1u))) ++h;
+  return uint16_t(sign | h);
+}
+
+float fp16_to_fp32(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1fu;
+  uint32_t m = h & 0x3ffu;
+  if (e == 0x1f) return bits_float(sign | 0x7f800000u | (m << 13));
+  if (e != 0) return bits_float(sign | ((e + 112u) << 23) | (m << 13));
+  if (m == 0) return bits_float(sign);
+  // Subnormal: normalize.
+  uint32_t exp = 113;
+  while ((m & 0x400u) == 0) {
+    m <<= 1;
+    --exp;
+  }
+  return bits_float(sign | (exp << 23) | ((m & 0x3ffu) << 13));
+}
+
+uint16_t fp32_to_bf16(float x) {
+  const uint32_t u = float_bits(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x0040u);  // NaN, kept quiet
+  return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+float bf16_to_fp32(uint16_t b) {
+  return bits_float(uint32_t(b) << 16);
+}
+
+void convert_to_fp16(const float* x, uint16_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fp32_to_fp16(x[i]);
+}
+
+void convert_to_bf16(const float* x, uint16_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fp32_to_bf16(x[i]);
+}
+
+// ---- Memory sizing -------------------------------------------------------------
+
+int activation_element_bytes(Precision precision) {
+  return precision == Precision::kFp16 || precision == Precision::kBf16 ? 2 : 4;
+}
+
+const char* dtype_name(Precision precision) {
+  switch (precision) {
+    case Precision::kFp32: return "fp32";
+    case Precision::kFp16: return "fp16";
+    case Precision::kBf16: return "bf16";
+    case Precision::kInt8: return "int8";
+  }
+  return "?";
+}
+
+ActivationLayout activation_layout(const ModelDims& d, Precision precision, int64_t tokens,
+                                   int64_t sequences) {
+  const int64_t es = activation_element_bytes(precision);
+  ActivationLayout l;
+  l.tokens = tokens;
+  l.sequences = sequences;
+  int64_t at = 0;
+  const auto take = [&](int64_t bytes) {
+    const int64_t here = at;
+    at += align_up(bytes);
+    return here;
+  };
+  l.h = take(tokens * d.hidden * es);
+  l.qkv = take(tokens * 3 * d.hidden * es);
+  l.ctx = take(tokens * d.hidden * es);
+  l.ffn = take(tokens * d.intermediate * es);
+  l.ints = take(packed_offsets(tokens, int(std::min<int64_t>(sequences, INT32_MAX))).count * 4);
+  l.cls = take(sequences * d.hidden * 4);
+  l.pooled = take(sequences * d.hidden * 4);
+  l.logits = take(sequences * d.labels * 4);
+  l.bytes = at;
+  return l;
+}
+
+int64_t reserve_bytes(int64_t total_bytes) {
+  return total_bytes / 10 + kGraphReserveBytes;
+}
+
+std::string format_bytes(int64_t bytes) {
+  const double b = double(bytes);
+  if (bytes >= (int64_t(1) << 30)) return fmt::format("{:.1f} GiB", b / double(int64_t(1) << 30));
+  if (bytes >= (int64_t(1) << 20)) return fmt::format("{:.1f} MiB", b / double(int64_t(1) << 20));
+  if (bytes >= (int64_t(1) << 10)) return fmt::format("{:.1f} KiB", b / double(int64_t(1) << 10));
+  return fmt::format("{} B", bytes);
+}
+
+Result<BatchCapacity> batch_capacity(const ModelDims& dims, Precision precision, int max_length,
+                                     int64_t free_bytes, int64_t total_bytes, int64_t held_bytes,
+                                     const std::string& device_name) {
+  if (max_length < 1)
+    return invalid_argument(fmt::format("capacity: max_length {} must be at least 1", max_length));
+  const int64_t reserve = reserve_bytes(total_bytes);
+  const int64_t available = free_bytes + held_bytes - reserve;
+  const auto fits = [&](int64_t tokens, int64_t sequences) {
+    return activation_bytes(dims, precision, tokens, sequences) <= available;
+  };
+  const std::string memory = fmt::format(
+      "{}: {} free of {}{}, less a reserve of {} (10% of the total + {} for CUDA graphs and cuBLASLt)",
+      device_name, format_bytes(free_bytes), format_bytes(total_bytes),
+      held_bytes > 0 ? fmt::format(" (+ {} of activations it holds)", format_bytes(held_bytes)) : "",
+      format_bytes(reserve), format_bytes(kGraphReserveBytes));
+  if (!fits(max_length, 1)) {
+    return resource_exhausted(
+        fmt::format("{}: not even one row of {} tokens fits ({} of activations in {})", memory, max_length,
+                    format_bytes(activation_bytes(dims, precision, max_length, 1)), dtype_name(precision)));
+  }
+  // Largest value in [lo, hi] for which ok() holds, given ok(lo).
+  const auto largest = [](int64_t lo, int64_t hi, const auto& ok) {
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (ok(mid)) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  };
+  const int64_t row_cap = std::max<int64_t>(1, kMaxBatchTokens / max_length);
+  const int64_t rows = largest(1, row_cap, [&](int64_t r) { return fits(r * max_length, r); });
+  const int64_t tokens = largest(rows * max_length, kMaxBatchTokens,
+                                 [&](int64_t t) { return fits(t, std::min<int64_t>(t, rows)); });
+  BatchCapacity c;
+  c.max_rows = int(rows);
+  c.max_tokens = tokens;
+  c.free_bytes = free_bytes;
+  c.total_bytes = total_bytes;
+  const int64_t per_token = activation_bytes(dims, precision, 1 << 16, 0) >> 16;
+  const int64_t per_row =
+      (activation_bytes(dims, precision, 0, 1 << 16) - activation_bytes(dims, precision, 0, 0)) >> 16;
+  std::string limits;
+  if (tokens == kMaxBatchTokens) {
+    limits =
+        fmt::format("; capped at {} tokens per batch (larger batches gain no throughput and cost latency)",
+                    kMaxBatchTokens);
+  }
+  c.basis = fmt::format("{}; {} activations take about {} per token and {} per row{}", memory,
+                        dtype_name(precision), format_bytes(per_token), format_bytes(per_row), limits);
+  return c;
+}
+
+}  // namespace infercost::backend::cuda

@@ -1,0 +1,649 @@
+// The CUDA encoder's own kernels (see kernels.h). Storage is float, __half
+// or __nv_bfloat16; every value is converted to fp32 on load and rounded
+// once on store. Only conversions are used on the 16-bit types, so the same
+// code compiles for sm_75 (no native bf16 arithmetic) and newer.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "backend/cuda/kernels.h"
+
+namespace infercost::backend::cuda {
+namespace {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+__device__ __forceinline__ float to_float(float x) {
+  return x;
+}
+__device__ __forceinline__ float to_float(__half x) {
+  return __half2float(x);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+
+template <typename T>
+__device__ __forceinline__ T from_float(float x);
+template <>
+__device__ __forceinline__ float from_float<float>(float x) {
+  return x;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float x) {
+  return __float2half_rn(x);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+
+// N consecutive elements moved as one aligned access (16 bytes for the
+// vectorized paths, 2 elements for attention's pairs).
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Vec {
+  T v[N];
+};
+
+template <typename T, int N>
+__device__ __forceinline__ void load_vec(const T* p, float (&out)[N]) {
+  const Vec<T, N> t = *reinterpret_cast<const Vec<T, N>*>(p);
+#pragma unroll
+  for (int j = 0; j < N; ++j) out[j] = to_float(t.v[j]);
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void store_vec(T* p, const float (&in)[N]) {
+  Vec<T, N> t;
+#pragma unroll
+  for (int j = 0; j < N; ++j) t.v[j] = from_float<T>(in[j]);
+  *reinterpret_cast<Vec<T, N>*>(p) = t;
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFullMask, v, o);
+  return v;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, o));
+  return v;
+}
+
+__device__ __forceinline__ float apply_act(Act act, float x) {
+  switch (act) {
+    case Act::kGelu: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    case Act::kRelu: return x > 0.0f ? x : 0.0f;
+    case Act::kTanh: return tanhf(x);
+    case Act::kNone: break;
+  }
+  return x;
+}
+
+template <typename T>
+struct Tag {
+  using type = T;
+};
+
+// Calls f(Tag<T>{}) for the storage type of `t`.
+template <typename F>
+cudaError_t dispatch(DType t, F&& f) {
+  switch (t) {
+    case DType::kF32: return f(Tag<float>{});
+    case DType::kF16: return f(Tag<__half>{});
+    case DType::kBF16: return f(Tag<__nv_bfloat16>{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+bool aligned(const void* p, size_t bytes) {
+  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
+}
+
+// Blocks for a grid-stride loop over n items: enough to fill any current GPU,
+// few enough that each thread does several items on large n.
+unsigned grid_for(int64_t n, int threads) {
+  constexpr int64_t kMaxBlocks = 8192;
+  const int64_t blocks = (n + threads - 1) / threads;
+  return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
+}
+
+constexpr int kThreads = 256;
+
+// ---- LayerNorm --------------------------------------------------------------
+//
+// One warp per row with the row held in registers (hidden <= 1024 = 32 lanes
+// x 32 values), so the mean and the variance take two passes over
+// registers (no Welford needed) and the input is read once. Lane l holds the
+// V-element chunks l, l + 32, l + 64, ...: V = 16 bytes of T when every row
+// and parameter is 16-byte aligned, else 1.
+
+constexpr int kLnWarps = 4;
+constexpr int kLnMaxHidden = 1024;
+constexpr int kLnPerLane = kLnMaxHidden / 32;
+
+template <int V>
+__device__ __forceinline__ void load_params(const float* p, float (&out)[V]) {
+  if constexpr (V % 4 == 0) {
+#pragma unroll
+    for (int j = 0; j < V; j += 4) {
+      const float4 f = *reinterpret_cast<const float4*>(p + j);
+      out[j] = f.x;
+      out[j + 1] = f.y;
+      out[j + 2] = f.z;
+      out[j + 3] = f.w;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j) out[j] = p[j];
+  }
+}
+
+// Normalizes the row in v (zeros past hidden) and stores it to y.
+template <typename T, int V>
+__device__ __forceinline__ void layer_norm_store(float (&v)[kLnPerLane], int hidden, const float* gamma,
+                                                 const float* beta, float eps, T* y) {
+  constexpr int kChunks = kLnPerLane / V;
+  const int lane = threadIdx.x % 32;
+  // Centering on the row's first value keeps the fp32 sums small when the
+  // mean is large against the spread (the padding past hidden stays 0).
+  const float shift = __shfl_sync(kFullMask, v[0], 0);
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) {
+    if ((lane + 32 * k) * V < hidden) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k * V + j] -= shift;
+    }
+  }
+  float sum = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kLnPerLane; ++i) sum += v[i];
+  const float mean = warp_sum(sum) / static_cast<float>(hidden);
+  float sq = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) {
+    if ((lane + 32 * k) * V < hidden) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const float d = v[k * V + j] - mean;
+        sq += d * d;
+      }
+    }
+  }
+  const float inv = rsqrtf(warp_sum(sq) / static_cast<float>(hidden) + eps);
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) {
+    const int c = (lane + 32 * k) * V;
+    if (c < hidden) {
+      float g[V], b[V], out[V];
+      load_params<V>(gamma + c, g);
+      load_params<V>(beta + c, b);
+#pragma unroll
+      for (int j = 0; j < V; ++j) out[j] = (v[k * V + j] - mean) * inv * g[j] + b[j];
+      store_vec<T, V>(y + c, out);
+    }
+  }
+}
+
+template <typename T, int V>
+__global__ void __launch_bounds__(kLnWarps * 32)
+    embed_layer_norm_kernel(const int32_t* ids, const int32_t* positions, int64_t tokens, int hidden,
+                            const T* word, const T* position, const T* type0, const float* gamma,
+                            const float* beta, float eps, T* out) {
+  constexpr int kChunks = kLnPerLane / V;
+  const int64_t row = int64_t(blockIdx.x) * kLnWarps + threadIdx.x / 32;
+  if (row >= tokens) return;  // the whole warp leaves together
+  const int lane = threadIdx.x % 32;
+  const T* w = word + int64_t(ids[row]) * hidden;
+  const T* p = position + int64_t(positions[row]) * hidden;
+  float v[kLnPerLane];
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) {
+    const int c = (lane + 32 * k) * V;
+    float a[V] = {}, b[V] = {}, t[V] = {};
+    if (c < hidden) {
+      load_vec<T, V>(w + c, a);
+      load_vec<T, V>(p + c, b);
+      if (type0 != nullptr) load_vec<T, V>(type0 + c, t);
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[k * V + j] = a[j] + b[j] + t[j];
+  }
+  layer_norm_store<T, V>(v, hidden, gamma, beta, eps, out + row * hidden);
+}
+
+template <typename T, int V>
+__global__ void __launch_bounds__(kLnWarps * 32)
+    add_layer_norm_kernel(T* x, const T* residual, int64_t rows, int hidden, const float* gamma,
+                          const float* beta, float eps) {
+  constexpr int kChunks = kLnPerLane / V;
+  const int64_t row = int64_t(blockIdx.x) * kLnWarps + threadIdx.x / 32;
+  if (row >= rows) return;
+  const int lane = threadIdx.x % 32;
+  T* xr = x + row * hidden;
+  const T* rr = residual + row * hidden;
+  float v[kLnPerLane];
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) {
+    const int c = (lane + 32 * k) * V;
+    float a[V] = {}, b[V] = {};
+    if (c < hidden) {
+      load_vec<T, V>(xr + c, a);
+      load_vec<T, V>(rr + c, b);
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[k * V + j] = a[j] + b[j];
+  }
+  layer_norm_store<T, V>(v, hidden, gamma, beta, eps, xr);
+}
+
+unsigned ln_blocks(int64_t rows) {
+  return static_cast<unsigned>((rows + kLnWarps - 1) / kLnWarps);
+}
+
+bool ln_args_ok(int64_t rows, int hidden) {
+  return rows >= 0 && hidden >= 1 && hidden <= kLnMaxHidden && (rows + kLnWarps - 1) / kLnWarps <= INT_MAX;
+}
+
+// ---- Elementwise ------------------------------------------------------------
+
+// x = act(x) over n values, V at a time (x 16-byte aligned when V > 1); the
+// n % V tail is done by the first block.
+template <typename T, int V>
+__global__ void activation_kernel(T* x, int64_t n, Act act) {
+  const int64_t vecs = n / V;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < vecs; i += stride) {
+    float v[V];
+    load_vec<T, V>(x + i * V, v);
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = apply_act(act, v[j]);
+    store_vec<T, V>(x + i * V, v);
+  }
+  if (blockIdx.x == 0) {
+    for (int64_t i = vecs * V + threadIdx.x; i < n; i += blockDim.x)
+      x[i] = from_float<T>(apply_act(act, to_float(x[i])));
+  }
+}
+
+template <typename T>
+__global__ void gather_rows_kernel(const T* x, const int32_t* rows, int hidden, float* out) {
+  const T* src = x + int64_t(rows[blockIdx.x]) * hidden;
+  float* dst = out + int64_t(blockIdx.x) * hidden;
+  for (int c = threadIdx.x; c < hidden; c += blockDim.x) dst[c] = to_float(src[c]);
+}
+
+__global__ void bias_act_kernel(float* y, const float* bias, int64_t rows, int cols, Act act) {
+  const int64_t n = rows * cols;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    y[i] = apply_act(act, y[i] + bias[i % cols]);
+  }
+}
+
+template <typename S, typename D>
+__global__ void convert_kernel(const S* src, D* dst, int64_t n) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    dst[i] = from_float<D>(to_float(src[i]));
+  }
+}
+
+// ---- Attention ----------------------------------------------------------------
+//
+// A block of kAttnWarps warps takes one (sequence, head, tile of query rows);
+// each warp owns R consecutive query rows. The keys are streamed through
+// shared memory 32 at a time: lane j scores key j of the tile against the
+// warp's R rows (q in shared memory, pre-scaled by scale * log2(e) so the
+// softmax uses exp2), the running maximum is warp-uniform, and each lane
+// keeps its own partial row sums, reduced once at the end. For P V, the
+// probabilities go through a per-warp shared buffer and lane l accumulates
+// the output pairs 2l and 2l + 64 (NP = 1 for head_dim <= 64, else 2).
+//
+// Shared memory (fp32): q [QT][d4], K [32][ks], V [32][head_dim],
+// P [warps][R][32], with d4 = head_dim rounded up to 4 (zero padded) and ks
+// = d4 or d4 + 4 so that ks / 4 is odd: the lanes' 16-byte K reads then fall
+// on distinct banks in every quarter warp.
+
+constexpr int kAttnWarps = 4;
+constexpr int kKeyTile = 32;
+constexpr int kMaxHeadDim = 128;
+constexpr float kLog2e = 1.4426950408889634f;
+
+template <int NP>
+struct AttnTile {
+  static constexpr int kRowsPerWarp = NP == 1 ? 8 : 4;  // 16 accumulators per lane either way
+  static constexpr int kQueryRows = kAttnWarps * kRowsPerWarp;
+};
+
+__host__ __device__ inline int attn_d4(int head_dim) {
+  return (head_dim + 3) & ~3;
+}
+__host__ __device__ inline int attn_ks(int head_dim) {
+  const int d4 = attn_d4(head_dim);
+  return (d4 / 4) % 2 == 1 ? d4 : d4 + 4;
+}
+
+template <int NP>
+size_t attn_smem_bytes(int head_dim) {
+  constexpr int R = AttnTile<NP>::kRowsPerWarp;
+  constexpr int QT = AttnTile<NP>::kQueryRows;
+  return sizeof(float) * (size_t(QT) * attn_d4(head_dim) + size_t(kKeyTile) * attn_ks(head_dim) +
+                          size_t(kKeyTile) * head_dim + size_t(kAttnWarps) * R * kKeyTile);
+}
+
+template <typename T>
+__device__ __forceinline__ float2 load_pair(const T* p) {
+  float v[2];
+  load_vec<T, 2>(p, v);
+  return make_float2(v[0], v[1]);
+}
+
+__device__ __forceinline__ float component(const float4& f, int j) {
+  return j == 0 ? f.x : j == 1 ? f.y : j == 2 ? f.z : f.w;
+}
+
+template <typename T, int NP>
+__global__ void __launch_bounds__(kAttnWarps * 32)
+    attention_kernel(const T* qkv, T* ctx, const int32_t* seq_start, const int32_t* key_len, int tiles,
+                     int heads, int head_dim, float q_scale) {
+  constexpr int R = AttnTile<NP>::kRowsPerWarp;
+  constexpr int QT = AttnTile<NP>::kQueryRows;
+  extern __shared__ float4 smem4[];
+
+  const int s = blockIdx.x / tiles;
+  const int row0 = (blockIdx.x % tiles) * QT;
+  const int h = blockIdx.y;
+  const int start = seq_start[s];
+  const int rows = seq_start[s + 1] - start;
+  if (row0 >= rows) return;  // block-uniform, before any barrier
+  const int keys = min(key_len[s], rows);
+
+  const int64_t hidden = int64_t(heads) * head_dim;
+  const int64_t ld = 3 * hidden;
+  const T* q_g = qkv + int64_t(start) * ld + int64_t(h) * head_dim;
+  const T* k_g = q_g + hidden;
+  const T* v_g = q_g + 2 * hidden;
+  T* o_g = ctx + int64_t(start) * hidden + int64_t(h) * head_dim;
+
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int first = row0 + warp * R;  // this warp's first query row
+  const bool active = first < rows;
+
+  if (keys < 1) {  // outside the contract (key_len >= 1): defined zeros rather than NaN
+    if (active) {
+      for (int r = 0; r < R && first + r < rows; ++r) {
+        for (int d = lane; d < head_dim; d += 32) o_g[int64_t(first + r) * hidden + d] = from_float<T>(0.0f);
+      }
+    }
+    return;
+  }
+
+  const int d4 = attn_d4(head_dim);
+  const int ks = attn_ks(head_dim);
+  const int pairs = head_dim / 2;
+  const int pairs4 = d4 / 2;
+  float* q_s = reinterpret_cast<float*>(smem4);
+  float* k_s = q_s + QT * d4;
+  float* v_s = k_s + kKeyTile * ks;
+  float* p_s = v_s + kKeyTile * head_dim + warp * R * kKeyTile;
+
+  for (int i = threadIdx.x; i < QT * pairs4; i += blockDim.x) {
+    const int r = i / pairs4;
+    const int c = i - r * pairs4;
+    float2 q = make_float2(0.0f, 0.0f);
+    if (row0 + r < rows && c < pairs) {
+      q = load_pair(q_g + int64_t(row0 + r) * ld + 2 * c);
+      q.x *= q_scale;
+      q.y *= q_scale;
+    }
+    *reinterpret_cast<float2*>(q_s + r * d4 + 2 * c) = q;
+  }
+
+  float m[R], l[R], acc[R][2 * NP];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    m[r] = -INFINITY;
+    l[r] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 2 * NP; ++i) acc[r][i] = 0.0f;
+  }
+
+  for (int k0 = 0; k0 < keys; k0 += kKeyTile) {
+    const int nk = min(kKeyTile, keys - k0);
+    __syncthreads();  // the previous tile is no longer read
+    for (int i = threadIdx.x; i < kKeyTile * pairs4; i += blockDim.x) {
+      const int j = i / pairs4;
+      const int c = i - j * pairs4;
+      float2 kv = make_float2(0.0f, 0.0f), vv = make_float2(0.0f, 0.0f);
+      if (j < nk && c < pairs) {
+        const int64_t off = int64_t(k0 + j) * ld + 2 * c;
+        kv = load_pair(k_g + off);
+        vv = load_pair(v_g + off);
+      }
+      *reinterpret_cast<float2*>(k_s + j * ks + 2 * c) = kv;
+      if (c < pairs) *reinterpret_cast<float2*>(v_s + j * head_dim + 2 * c) = vv;
+    }
+    __syncthreads();
+    if (!active) continue;
+
+    float sc[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) sc[r] = 0.0f;
+    if (lane < nk) {
+      const float* kr = k_s + lane * ks;
+      const float* qr = q_s + warp * R * d4;
+#pragma unroll 4
+      for (int d = 0; d < d4; d += 4) {
+        const float4 kk = *reinterpret_cast<const float4*>(kr + d);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const float4 qq = *reinterpret_cast<const float4*>(qr + r * d4 + d);
+          sc[r] += qq.x * kk.x + qq.y * kk.y + qq.z * kk.z + qq.w * kk.w;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) sc[r] = -INFINITY;
+    }
+
+    // Online softmax: the tile's first key is always real, so the new maximum
+    // is finite and exp2(-inf) = 0 clears the empty start.
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const float m_new = fmaxf(m[r], warp_max(sc[r]));
+      const float alpha = exp2f(m[r] - m_new);
+      const float p = exp2f(sc[r] - m_new);
+      l[r] = l[r] * alpha + p;
+#pragma unroll
+      for (int i = 0; i < 2 * NP; ++i) acc[r][i] *= alpha;
+      m[r] = m_new;
+      p_s[r * kKeyTile + lane] = p;
+    }
+    __syncwarp();
+
+    // Keys past nk have p = 0 and V = 0; round up to whole float4s of P.
+    const int nk4 = (nk + 3) & ~3;
+    for (int j = 0; j < nk4; j += 4) {
+      float4 pr[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) pr[r] = *reinterpret_cast<const float4*>(p_s + r * kKeyTile + j);
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj) {
+#pragma unroll
+        for (int n = 0; n < NP; ++n) {
+          // Lanes past head_dim read a valid pair and never store it.
+          const int d = min(2 * (lane + 32 * n), head_dim - 2);
+          const float2 vv = *reinterpret_cast<const float2*>(v_s + (j + jj) * head_dim + d);
+#pragma unroll
+          for (int r = 0; r < R; ++r) {
+            const float pj = component(pr[r], jj);
+            acc[r][2 * n] += pj * vv.x;
+            acc[r][2 * n + 1] += pj * vv.y;
+          }
+        }
+      }
+    }
+    __syncwarp();  // P is rewritten by the next tile
+  }
+
+  if (!active) return;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const float inv = 1.0f / warp_sum(l[r]);
+    const int row = first + r;
+    if (row >= rows) continue;
+#pragma unroll
+    for (int n = 0; n < NP; ++n) {
+      const int d = 2 * (lane + 32 * n);
+      if (d < head_dim) {
+        const float out[2] = {acc[r][2 * n] * inv, acc[r][2 * n + 1] * inv};
+        store_vec<T, 2>(o_g + int64_t(row) * hidden + d, out);
+      }
+    }
+  }
+}
+
+template <typename T, int NP>
+cudaError_t launch_attention(const void* qkv, void* ctx, const int32_t* seq_start, const int32_t* key_len,
+                             int sequences, int max_rows, int heads, int head_dim, float scale,
+                             cudaStream_t stream) {
+  constexpr int QT = AttnTile<NP>::kQueryRows;
+  const int tiles = (max_rows + QT - 1) / QT;
+  if (int64_t(tiles) * sequences > INT_MAX) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(tiles * sequences), static_cast<unsigned>(heads));
+  attention_kernel<T, NP><<<grid, kAttnWarps * 32, attn_smem_bytes<NP>(head_dim), stream>>>(
+      static_cast<const T*>(qkv), static_cast<T*>(ctx), seq_start, key_len, tiles, heads, head_dim,
+      scale * kLog2e);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t embed_layer_norm(DType t, const int32_t* ids, const int32_t* positions, int64_t tokens,
+                             int hidden, const void* word, const void* position, const void* type0,
+                             const float* gamma, const float* beta, float eps, void* out,
+                             cudaStream_t stream) {
+  if (!ln_args_ok(tokens, hidden)) return cudaErrorInvalidValue;
+  if (tokens == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr int kVec = 16 / sizeof(T);
+    const bool vec = hidden % kVec == 0 && aligned(word, 16) && aligned(position, 16) && aligned(type0, 16) &&
+                     aligned(gamma, 16) && aligned(beta, 16) && aligned(out, 16);
+    const auto* w = static_cast<const T*>(word);
+    const auto* p = static_cast<const T*>(position);
+    const auto* t0 = static_cast<const T*>(type0);
+    auto* o = static_cast<T*>(out);
+    if (vec) {
+      embed_layer_norm_kernel<T, kVec><<<ln_blocks(tokens), kLnWarps * 32, 0, stream>>>(
+          ids, positions, tokens, hidden, w, p, t0, gamma, beta, eps, o);
+    } else {
+      embed_layer_norm_kernel<T, 1><<<ln_blocks(tokens), kLnWarps * 32, 0, stream>>>(
+          ids, positions, tokens, hidden, w, p, t0, gamma, beta, eps, o);
+    }
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t add_layer_norm(DType t, void* x, const void* residual, int64_t rows, int hidden,
+                           const float* gamma, const float* beta, float eps, cudaStream_t stream) {
+  if (!ln_args_ok(rows, hidden)) return cudaErrorInvalidValue;
+  if (rows == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr int kVec = 16 / sizeof(T);
+    const bool vec = hidden % kVec == 0 && aligned(x, 16) && aligned(residual, 16) && aligned(gamma, 16) &&
+                     aligned(beta, 16);
+    auto* xt = static_cast<T*>(x);
+    const auto* rt = static_cast<const T*>(residual);
+    if (vec) {
+      add_layer_norm_kernel<T, kVec>
+          <<<ln_blocks(rows), kLnWarps * 32, 0, stream>>>(xt, rt, rows, hidden, gamma, beta, eps);
+    } else {
+      add_layer_norm_kernel<T, 1>
+          <<<ln_blocks(rows), kLnWarps * 32, 0, stream>>>(xt, rt, rows, hidden, gamma, beta, eps);
+    }
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t activation_inplace(DType t, void* x, int64_t n, Act act, cudaStream_t stream) {
+  if (n < 0) return cudaErrorInvalidValue;
+  if (n == 0 || act == Act::kNone) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr int kVec = 16 / sizeof(T);
+    auto* xt = static_cast<T*>(x);
+    if (aligned(x, 16)) {
+      activation_kernel<T, kVec><<<grid_for(n / kVec + 1, kThreads), kThreads, 0, stream>>>(xt, n, act);
+    } else {
+      activation_kernel<T, 1><<<grid_for(n, kThreads), kThreads, 0, stream>>>(xt, n, act);
+    }
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t attention(DType t, const void* qkv, void* ctx, const int32_t* seq_start, const int32_t* key_len,
+                      int sequences, int max_rows, int heads, int head_dim, float scale,
+                      cudaStream_t stream) {
+  if (head_dim < 2 || head_dim > kMaxHeadDim || head_dim % 2 != 0) return cudaErrorInvalidValue;
+  if (sequences < 0 || max_rows < 0 || heads < 1 || heads > 65535) return cudaErrorInvalidValue;
+  if (sequences == 0 || max_rows == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // Pairs of T are read and written as one access.
+    if (!aligned(qkv, 2 * sizeof(T)) || !aligned(ctx, 2 * sizeof(T))) return cudaErrorInvalidValue;
+    return head_dim <= 64 ? launch_attention<T, 1>(qkv, ctx, seq_start, key_len, sequences, max_rows, heads,
+                                                   head_dim, scale, stream)
+                          : launch_attention<T, 2>(qkv, ctx, seq_start, key_len, sequences, max_rows, heads,
+                                                   head_dim, scale, stream);
+  });
+}
+
+cudaError_t gather_rows_f32(DType t, const void* x, const int32_t* rows, int n, int hidden, float* out,
+                            cudaStream_t stream) {
+  if (n < 0 || hidden < 0) return cudaErrorInvalidValue;
+  if (n == 0 || hidden == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gather_rows_kernel<T><<<n, kThreads, 0, stream>>>(static_cast<const T*>(x), rows, hidden, out);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t bias_act_f32(float* y, const float* bias, int64_t rows, int cols, Act act, cudaStream_t stream) {
+  if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  bias_act_kernel<<<grid_for(rows * cols, kThreads), kThreads, 0, stream>>>(y, bias, rows, cols, act);
+  return cudaGetLastError();
+}
+
+cudaError_t convert_from_f32(DType t, const float* src, void* dst, int64_t n, cudaStream_t stream) {
+  if (n < 0) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    convert_kernel<float, T><<<grid_for(n, kThreads), kThreads, 0, stream>>>(src, static_cast<T*>(dst), n);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t convert_to_f32(DType t, const void* src, float* dst, int64_t n, cudaStream_t stream) {
+  if (n < 0) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    convert_kernel<T, float>
+        <<<grid_for(n, kThreads), kThreads, 0, stream>>>(static_cast<const T*>(src), dst, n);
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace infercost::backend::cuda

@@ -1,0 +1,79 @@
+// The CUDA encoder's own kernels (everything that is not a cuBLASLt GEMM),
+// declared for host code compiled by g++ (cuda_backend.cc); defined in
+// kernels.cu. Every function only enqueues work on `stream` and returns the
+// launch error (cudaGetLastError), never synchronizes.
+//
+// Activations are stored in the backend's dtype (fp32, fp16 or bf16);
+// LayerNorm, softmax and every reduction compute in fp32. Matrices are
+// row-major. A batch is packed: the tokens of sequence s are rows
+// [seq_start[s], seq_start[s+1]) of a [total_tokens, *] matrix, with no
+// padding rows unless the batch computes its padding (then each sequence
+// keeps all seq_len positions and only its first key_len[s] are attended to).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace infercost::backend::cuda {
+
+enum class DType { kF32, kF16, kBF16 };
+
+// Bytes of one element.
+inline int dtype_size(DType t) {
+  return t == DType::kF32 ? 4 : 2;
+}
+
+enum class Act { kNone, kGelu, kRelu, kTanh };
+
+// out[t] = LayerNorm(word[ids[t]] + position[positions[t]] + type0) * gamma + beta
+// for t in [0, tokens). word [vocab, hidden], position [max_pos, hidden] and
+// type0 [hidden] (null for DistilBERT) are in `t`; gamma, beta fp32 [hidden].
+// ids and positions are device arrays, already validated on the host.
+// hidden <= 1024 (one warp holds a row in registers): cudaErrorInvalidValue
+// otherwise, as for any negative count.
+cudaError_t embed_layer_norm(DType t, const int32_t* ids, const int32_t* positions, int64_t tokens,
+                             int hidden, const void* word, const void* position, const void* type0,
+                             const float* gamma, const float* beta, float eps, void* out,
+                             cudaStream_t stream);
+
+// x[r] = LayerNorm(x[r] + residual[r]) * gamma + beta over `rows` rows of
+// `hidden`, in place in x (the residual add and the normalization fused; the
+// sum is formed in fp32 and rounded once). x and residual in `t`;
+// hidden <= 1024 as for embed_layer_norm.
+cudaError_t add_layer_norm(DType t, void* x, const void* residual, int64_t rows, int hidden,
+                           const float* gamma, const float* beta, float eps, cudaStream_t stream);
+
+// x = act(x) elementwise over n values in `t` (exact erf GELU, as HF's
+// "gelu"), for the layers whose GEMM epilogue could not apply it.
+cudaError_t activation_inplace(DType t, void* x, int64_t n, Act act, cudaStream_t stream);
+
+// Multi-head self-attention over a packed batch. qkv [total, 3*hidden] holds
+// [Q | K | V] per token (head h at columns h*head_dim of each part); ctx
+// [total, hidden] gets softmax(Q K^T * scale) V per head. Sequence s has
+// seq_start[s+1] - seq_start[s] query rows and attends to its first
+// key_len[s] rows (1 <= key_len[s] <= its rows). `max_rows` bounds the rows
+// of any sequence (it sizes the grid). head_dim <= 128 and a multiple of 2
+// (checked: cudaErrorInvalidValue otherwise, as for qkv or ctx not aligned to
+// two elements or heads > 65535). Softmax in fp32 with an online (streaming)
+// maximum, so sequences of any length fit in a fixed amount of shared memory
+// (under 48 KiB). A key_len[s] below 1, outside the contract, gives zeros.
+cudaError_t attention(DType t, const void* qkv, void* ctx, const int32_t* seq_start, const int32_t* key_len,
+                      int sequences, int max_rows, int heads, int head_dim, float scale, cudaStream_t stream);
+
+// out[i] = (float) x[rows[i]] for i in [0, n): gathers each sequence's [CLS]
+// row out of the packed activations into fp32 [n, hidden] for the head.
+cudaError_t gather_rows_f32(DType t, const void* x, const int32_t* rows, int n, int hidden, float* out,
+                            cudaStream_t stream);
+
+// y[i] = act(y[i] + bias[i % cols]) over rows x cols fp32 (the classifier
+// head's epilogue where cuBLASLt has none: tanh).
+cudaError_t bias_act_f32(float* y, const float* bias, int64_t rows, int cols, Act act, cudaStream_t stream);
+
+// dst[i] = (t) src[i] for n values: uploads fp32 host-converted weights are
+// done on the host instead; this converts on the device (tests, the GEMM
+// peak benchmark's random data).
+cudaError_t convert_from_f32(DType t, const float* src, void* dst, int64_t n, cudaStream_t stream);
+cudaError_t convert_to_f32(DType t, const void* src, float* dst, int64_t n, cudaStream_t stream);
+
+}  // namespace infercost::backend::cuda

@@ -1,0 +1,458 @@
+// The emulated CUDA runtime and cuBLASLt of cuda_backend_emu.h.
+#include "cuda_backend_emu.h"
+
+#include <cublasLt.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "backend/cuda/host.h"
+
+namespace infercost::backend::cuda_backend_emu {
+namespace {
+
+struct State {
+  Device device;
+  std::map<void*, int64_t> allocations;
+  int64_t allocated = 0;
+  int matmuls = 0, fused_matmuls = 0, captures = 0;
+  cudaError_t last_error = cudaSuccess;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+}  // namespace
+
+Device& device() {
+  return state().device;
+}
+void reset() {
+  State& s = state();
+  s.device = Device{};
+  s.matmuls = s.fused_matmuls = s.captures = 0;
+  s.last_error = cudaSuccess;
+}
+int64_t allocated_bytes() {
+  return state().allocated;
+}
+int matmuls() {
+  return state().matmuls;
+}
+int fused_matmuls() {
+  return state().fused_matmuls;
+}
+int graph_captures_tried() {
+  return state().captures;
+}
+
+}  // namespace infercost::backend::cuda_backend_emu
+
+namespace cuda_emu {
+// Declared by cuda_emu.h: the emulated kernels report launch errors here.
+void set_launch_error(cudaError_t error) {
+  infercost::backend::cuda_backend_emu::state().last_error = error;
+}
+}  // namespace cuda_emu
+
+namespace {
+
+using infercost::backend::cuda_backend_emu::State;
+using infercost::backend::cuda_backend_emu::state;
+namespace host = infercost::backend::cuda;
+
+// ---- cuBLASLt's objects -------------------------------------------------------
+
+struct Desc {
+  cublasComputeType_t compute;
+  cudaDataType_t scale;
+  int32_t trans_a = CUBLAS_OP_N, trans_b = CUBLAS_OP_N;
+  uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const void* bias = nullptr;
+  int32_t bias_type = -1;
+};
+
+struct Layout {
+  cudaDataType_t type;
+  uint64_t rows, cols;
+  int64_t ld;
+};
+
+constexpr uint64_t kAlgoMagic = 0x1c0575a1u;
+
+template <typename Opaque, typename T>
+T* unwrap(Opaque* o) {
+  return o == nullptr ? nullptr : reinterpret_cast<T*>(o->data[0]);
+}
+
+float load(cudaDataType_t t, const void* p, int64_t i) {
+  switch (t) {
+    case CUDA_R_32F: return static_cast<const float*>(p)[i];
+    case CUDA_R_16F: return host::fp16_to_fp32(static_cast<const uint16_t*>(p)[i]);
+    case CUDA_R_16BF: return host::bf16_to_fp32(static_cast<const uint16_t*>(p)[i]);
+    default: std::abort();
+  }
+}
+
+void store(cudaDataType_t t, void* p, int64_t i, float v) {
+  switch (t) {
+    case CUDA_R_32F: static_cast<float*>(p)[i] = v; return;
+    case CUDA_R_16F: static_cast<uint16_t*>(p)[i] = host::fp32_to_fp16(v); return;
+    case CUDA_R_16BF: static_cast<uint16_t*>(p)[i] = host::fp32_to_bf16(v); return;
+    default: std::abort();
+  }
+}
+
+bool supported_type(cudaDataType_t t) {
+  return t == CUDA_R_32F || t == CUDA_R_16F || t == CUDA_R_16BF;
+}
+
+bool has_bias(uint32_t e) {
+  return e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS || e == CUBLASLT_EPILOGUE_GELU_BIAS;
+}
+
+// What cublasLtMatmul and the heuristic both check: the shapes agree, the
+// types are a supported combination, a bias epilogue has its pointer.
+cublasStatus_t check(const Desc* d, const Layout* a, const Layout* b, const Layout* c, const Layout* dd) {
+  if (!d || !a || !b || !c || !dd) return CUBLAS_STATUS_INVALID_VALUE;
+  if (d->compute != CUBLAS_COMPUTE_32F || d->scale != CUDA_R_32F) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (a->type != b->type || c->type != dd->type || a->type != dd->type || !supported_type(a->type)) {
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  const uint64_t m = dd->rows, n = dd->cols;
+  const uint64_t a_m = d->trans_a == CUBLAS_OP_N ? a->rows : a->cols;
+  const uint64_t k = d->trans_a == CUBLAS_OP_N ? a->cols : a->rows;
+  const uint64_t b_k = d->trans_b == CUBLAS_OP_N ? b->rows : b->cols;
+  const uint64_t b_n = d->trans_b == CUBLAS_OP_N ? b->cols : b->rows;
+  if (a_m != m || b_k != k || b_n != n || c->rows != m || c->cols != n) return CUBLAS_STATUS_INVALID_VALUE;
+  for (const Layout* l : {a, b, c, dd}) {
+    if (l->ld < int64_t(l->rows)) return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if (has_bias(d->epilogue) && d->bias == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  if (d->epilogue != CUBLASLT_EPILOGUE_DEFAULT && !has_bias(d->epilogue)) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (d->bias_type != -1 && d->bias_type != dd->type) return CUBLAS_STATUS_NOT_SUPPORTED;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// cuBLASLt's GELU epilogue: the tanh approximation.
+float gelu_tanh(float x) {
+  const double v = x;
+  return float(0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))));
+}
+
+}  // namespace
+
+struct cublasLtContext {
+  uint64_t magic = kAlgoMagic;
+};
+
+extern "C" {
+
+// ---- CUDA runtime ---------------------------------------------------------------
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  const auto& d = state().device;
+  if (d.count_error != cudaSuccess) return d.count_error;
+  *count = d.device_count;
+  return d.device_count == 0 ? cudaErrorNoDevice : cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int* version) {
+  *version =
+      state().device.count_error == cudaErrorInsufficientDriver ? state().device.driver_version : 13000;
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int* version) {
+  *version = 13000;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int index) {
+  const auto& d = state().device;
+  if (index < 0 || index >= d.device_count) return cudaErrorInvalidDevice;
+  *prop = cudaDeviceProp{};
+  std::snprintf(prop->name, sizeof prop->name, "%s", d.name.c_str());
+  prop->major = d.major;
+  prop->minor = d.minor;
+  prop->totalGlobalMem = size_t(d.memory_total_bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int index) {
+  return index >= 0 && index < state().device.device_count ? cudaSuccess : cudaErrorInvalidDevice;
+}
+
+cudaError_t cudaGetLastError() {
+  const cudaError_t e = state().last_error;
+  state().last_error = cudaSuccess;
+  return e;
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+    case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorNotSupported: return "cudaErrorNotSupported";
+    default: return "cudaErrorUnknown";
+  }
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient for CUDA runtime version";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    default: return "emulated CUDA error";
+  }
+}
+
+cudaError_t cudaMalloc(void** ptr, size_t size) {
+  State& s = state();
+  if (int64_t(size) > s.device.memory_total_bytes - s.allocated) {
+    *ptr = nullptr;
+    s.last_error = cudaErrorMemoryAllocation;
+    return cudaErrorMemoryAllocation;
+  }
+  // 256-byte aligned, as cudaMalloc's allocations are.
+  *ptr = std::aligned_alloc(256, (size + 255) / 256 * 256 + 256);
+  if (*ptr == nullptr) std::abort();
+  s.allocations[*ptr] = int64_t(size);
+  s.allocated += int64_t(size);
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* ptr) {
+  if (ptr == nullptr) return cudaSuccess;
+  State& s = state();
+  auto it = s.allocations.find(ptr);
+  if (it == s.allocations.end()) return cudaErrorInvalidValue;
+  s.allocated -= it->second;
+  s.allocations.erase(it);
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  *ptr = std::aligned_alloc(256, (size + 255) / 256 * 256 + 256);
+  return *ptr ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  *total_bytes = size_t(state().device.memory_total_bytes);
+  *free_bytes = size_t(state().device.memory_total_bytes - state().allocated);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind, cudaStream_t) {
+  if (count) std::memcpy(dst, src, count);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
+  static char streams;
+  *stream = reinterpret_cast<cudaStream_t>(&streams);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t) {
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return state().device.sticky_error;
+}
+
+// Kernels run when launched here, so a capture cannot record them: it fails,
+// as it may on a GPU, and the backend runs eagerly.
+cudaError_t cudaStreamBeginCapture(cudaStream_t, cudaStreamCaptureMode) {
+  ++state().captures;
+  return cudaErrorNotSupported;
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t* graph) {
+  *graph = nullptr;
+  return cudaErrorNotSupported;
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t*, cudaGraph_t, unsigned long long) {
+  return cudaErrorNotSupported;
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t, cudaStream_t) {
+  return cudaErrorNotSupported;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t) {
+  return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t) {
+  return cudaSuccess;
+}
+
+// ---- cuBLASLt --------------------------------------------------------------------
+
+const char* cublasLtGetStatusName(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    default: return "CUBLAS_STATUS_OTHER";
+  }
+}
+const char* cublasLtGetStatusString(cublasStatus_t s) {
+  return cublasLtGetStatusName(s);
+}
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle) {
+  *handle = new cublasLtContext;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle) {
+  delete handle;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t compute,
+                                        cudaDataType_t scale) {
+  *desc = new cublasLtMatmulDescOpaque_t{};
+  (*desc)->data[0] = reinterpret_cast<uint64_t>(new Desc{compute, scale});
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
+  delete unwrap<cublasLtMatmulDescOpaque_t, Desc>(desc);
+  delete desc;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr,
+                                              const void* buf, size_t size) {
+  Desc* d = unwrap<cublasLtMatmulDescOpaque_t, Desc>(desc);
+  if (d == nullptr || buf == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  const auto take = [&](auto& field) {
+    if (size != sizeof field) return CUBLAS_STATUS_INVALID_VALUE;
+    std::memcpy(&field, buf, size);
+    return CUBLAS_STATUS_SUCCESS;
+  };
+  switch (attr) {
+    case CUBLASLT_MATMUL_DESC_TRANSA: return take(d->trans_a);
+    case CUBLASLT_MATMUL_DESC_TRANSB: return take(d->trans_b);
+    case CUBLASLT_MATMUL_DESC_EPILOGUE: return take(d->epilogue);
+    case CUBLASLT_MATMUL_DESC_BIAS_POINTER: return take(d->bias);
+    case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE: return take(d->bias_type);
+    default: return CUBLAS_STATUS_NOT_SUPPORTED;  // not used by the backend: flag it
+  }
+}
+
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type, uint64_t rows,
+                                          uint64_t cols, int64_t ld) {
+  *layout = new cublasLtMatrixLayoutOpaque_t{};
+  (*layout)->data[0] = reinterpret_cast<uint64_t>(new Layout{type, rows, cols, ld});
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
+  delete unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(layout);
+  delete layout;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {
+  *pref = new cublasLtMatmulPreferenceOpaque_t{};
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+  delete pref;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr,
+                                                    const void* buf, size_t size) {
+  if (pref == nullptr || buf == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  if (attr != CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES || size != sizeof(uint64_t)) {
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  std::memcpy(&pref->data[0], buf, size);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                              cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+                                              cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+                                              cublasLtMatmulPreference_t pref, int requested,
+                                              cublasLtMatmulHeuristicResult_t results[], int* returned) {
+  if (handle == nullptr || pref == nullptr || requested < 1 || returned == nullptr) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  const Desc* op = unwrap<cublasLtMatmulDescOpaque_t, Desc>(desc);
+  const cublasStatus_t s = check(
+      op, unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(a), unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(b),
+      unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(c), unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(d));
+  *returned = 0;
+  if (s != CUBLAS_STATUS_SUCCESS) return s;
+  const bool fused =
+      op->epilogue == CUBLASLT_EPILOGUE_RELU_BIAS || op->epilogue == CUBLASLT_EPILOGUE_GELU_BIAS;
+  if (fused && !state().device.fused_epilogues) return CUBLAS_STATUS_NOT_SUPPORTED;
+  results[0] = cublasLtMatmulHeuristicResult_t{};
+  results[0].algo.data[0] = kAlgoMagic;
+  results[0].state = CUBLAS_STATUS_SUCCESS;
+  results[0].wavesCount = 1.0f;
+  *returned = 1;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
+                              const void* a_ptr, cublasLtMatrixLayout_t a_desc, const void* b_ptr,
+                              cublasLtMatrixLayout_t b_desc, const void* beta, const void* c_ptr,
+                              cublasLtMatrixLayout_t c_desc, void* d_ptr, cublasLtMatrixLayout_t d_desc,
+                              const cublasLtMatmulAlgo_t* algo, void*, size_t, cudaStream_t) {
+  if (handle == nullptr || algo == nullptr || algo->data[0] != kAlgoMagic) return CUBLAS_STATUS_INVALID_VALUE;
+  const Desc* op = unwrap<cublasLtMatmulDescOpaque_t, Desc>(desc);
+  const Layout* a = unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(a_desc);
+  const Layout* b = unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(b_desc);
+  const Layout* c = unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(c_desc);
+  const Layout* d = unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(d_desc);
+  if (const cublasStatus_t s = check(op, a, b, c, d); s != CUBLAS_STATUS_SUCCESS) return s;
+  if (!a_ptr || !b_ptr || !d_ptr || !alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
+  const float al = *static_cast<const float*>(alpha), be = *static_cast<const float*>(beta);
+  if (be != 0.0f && c_ptr == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  const int64_t m = int64_t(d->rows), n = int64_t(d->cols);
+  const int64_t k = int64_t(op->trans_a == CUBLAS_OP_N ? a->cols : a->rows);
+  // Column-major: element (i, j) of a layout is at i + j * ld.
+  const auto a_at = [&](int64_t i, int64_t p) {
+    return op->trans_a == CUBLAS_OP_N ? i + p * a->ld : p + i * a->ld;
+  };
+  const auto b_at = [&](int64_t p, int64_t j) {
+    return op->trans_b == CUBLAS_OP_N ? p + j * b->ld : j + p * b->ld;
+  };
+  const cudaDataType_t bias_type = op->bias_type == -1 ? d->type : cudaDataType_t(op->bias_type);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i) {
+      double acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += double(load(a->type, a_ptr, a_at(i, p))) * load(b->type, b_ptr, b_at(p, j));
+      float v = al * float(acc);
+      if (be != 0.0f) v += be * load(c->type, c_ptr, i + j * c->ld);
+      if (has_bias(op->epilogue)) v += load(bias_type, op->bias, i);  // bias[i]: one per row of D
+      if (op->epilogue == CUBLASLT_EPILOGUE_RELU_BIAS) v = v > 0.0f ? v : 0.0f;
+      if (op->epilogue == CUBLASLT_EPILOGUE_GELU_BIAS) v = gelu_tanh(v);
+      store(d->type, d_ptr, i + j * d->ld, v);
+    }
+  }
+  ++state().matmuls;
+  if (op->epilogue == CUBLASLT_EPILOGUE_RELU_BIAS || op->epilogue == CUBLASLT_EPILOGUE_GELU_BIAS) {
+    ++state().fused_matmuls;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,475 @@
+// The CUDA backend's host code run end to end on the CPU, in CI: cuda_backend.cc
+// compiled by the host compiler against an emulated CUDA runtime and cuBLASLt
+// (cuda_backend_emu.h) and the kernels compiled for the kernel emulator. It
+// checks what no GPU is needed for: the GEMM mapping against cuBLASLt's
+// documented contract, packing, buffer reuse, the head, precisions, padding,
+// the eager fallback of graphs, out-of-memory recovery, capacity, fork(),
+// sticky errors and the module's messages. The GPU suite (cuda_backend_test.cc)
+// checks the real thing.
+#include "cuda_backend_emu.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/host.h"
+#include "backend/cuda_module_api.h"
+#include "infercost/backend/backend.h"
+#include "infercost/core/version.h"
+#include "random_weights.h"
+
+extern "C" const InfercostCudaModule* infercost_cuda_module_v1();
+
+namespace infercost::backend {
+namespace {
+
+namespace emu = cuda_backend_emu;
+using model::Architecture;
+using Rows = std::vector<std::vector<int32_t>>;
+
+Result<std::unique_ptr<Backend>> make_gpu(BackendOptions options) {
+  int code = -1;
+  char err[1024] = {0};
+  Backend* b = infercost_cuda_module_v1()->create(&options, &code, err, sizeof err);
+  if (b == nullptr) return Status(StatusCode(code), err);
+  EXPECT_EQ(code, 0);
+  return std::unique_ptr<Backend>(b);
+}
+
+std::unique_ptr<Backend> prepared_gpu(Precision precision, const model::ModelConfig& config,
+                                      const model::EncoderWeights& weights, bool graphs = true) {
+  BackendOptions options;
+  options.precision = precision;
+  options.cuda_graphs = graphs;
+  auto made = make_gpu(options);
+  EXPECT_TRUE(made.ok()) << made.status().to_string();
+  if (!made.ok()) return nullptr;
+  auto backend = std::move(made).value();
+  const Status st = backend->prepare(config, weights);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  return st.ok() ? std::move(backend) : nullptr;
+}
+
+std::unique_ptr<Backend> cpu_fp32(const model::ModelConfig& config, const model::EncoderWeights& weights) {
+  BackendOptions options;
+  options.threads = 1;
+  auto made = create_backend("cpu", options);
+  EXPECT_TRUE(made.ok());
+  auto backend = std::move(made).value();
+  EXPECT_TRUE(backend->prepare(config, weights).ok());
+  return backend;
+}
+
+Rows random_rows(int n, int min_len, int max_len, int vocab, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Rows rows;
+  for (int i = 0; i < n; ++i) {
+    const int len = min_len + int(rng() % uint32_t(max_len - min_len + 1));
+    std::vector<int32_t> r(static_cast<size_t>(len));
+    for (int32_t& id : r) id = int32_t(rng() % uint32_t(vocab));
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+TokenBatch batch_of(const Rows& rows, size_t begin, size_t end, bool compute_padding = false,
+                    int32_t pad = 0) {
+  TokenBatch b;
+  b.batch = int(end - begin);
+  for (size_t i = begin; i < end; ++i) b.seq_len = std::max(b.seq_len, int(rows[i].size()));
+  for (size_t i = begin; i < end; ++i) {
+    b.lengths.push_back(int32_t(rows[i].size()));
+    b.ids.insert(b.ids.end(), rows[i].begin(), rows[i].end());
+    b.ids.insert(b.ids.end(), size_t(b.seq_len) - rows[i].size(), pad);
+  }
+  b.compute_padding = compute_padding;
+  return b;
+}
+
+std::vector<float> logits_of(Backend& backend, const Rows& rows, size_t chunk) {
+  std::vector<float> out;
+  for (size_t start = 0; start < rows.size(); start += chunk) {
+    const size_t end = std::min(rows.size(), start + chunk);
+    Result<Logits> l = backend.classify(batch_of(rows, start, end));
+    EXPECT_TRUE(l.ok()) << l.status().to_string();
+    if (!l.ok()) return {};
+    EXPECT_EQ(l->rows, int(end - start));
+    out.insert(out.end(), l->values.begin(), l->values.end());
+  }
+  return out;
+}
+
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = a.size() == b.size() ? 0.0 : INFINITY;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+  }
+  return worst;
+}
+
+class CudaEmu : public ::testing::Test {
+ protected:
+  void SetUp() override { emu::reset(); }
+  // Every backend is gone by now: nothing may stay allocated on the "device".
+  void TearDown() override { EXPECT_EQ(emu::allocated_bytes(), 0); }
+};
+
+// ---- The module's answers --------------------------------------------------------
+
+TEST_F(CudaEmu, ModuleDescribesTheDevice) {
+  const InfercostCudaModule* m = infercost_cuda_module_v1();
+  EXPECT_EQ(m->abi, uint32_t(INFERCOST_CUDA_MODULE_ABI));
+  EXPECT_STREQ(m->version, kVersion);
+  char err[256] = {0};
+  EXPECT_EQ(m->device_count(err, sizeof err), 1);
+  char name[64] = {0};
+  int64_t memory = 0;
+  int major = 0, minor = 0;
+  ASSERT_EQ(m->device_info(0, name, sizeof name, &memory, &major, &minor, err, sizeof err), 0) << err;
+  EXPECT_STREQ(name, "Emulated GPU");
+  EXPECT_EQ(memory, int64_t(1) << 30);
+  EXPECT_EQ(major, 8);
+  EXPECT_EQ(minor, 0);
+  EXPECT_NE(m->device_info(1, name, sizeof name, &memory, &major, &minor, err, sizeof err), 0);
+  EXPECT_NE(std::string(err).find("there is no GPU cuda:1: CUDA sees 1 GPU"), std::string::npos) << err;
+}
+
+TEST_F(CudaEmu, SaysWhyCudaCannotRun) {
+  const InfercostCudaModule* m = infercost_cuda_module_v1();
+  struct Case {
+    cudaError_t error;
+    int driver;
+    const char* says;
+  };
+  for (const Case& c :
+       {Case{cudaErrorInsufficientDriver, 0, "no CUDA driver: libcuda.so.1 (the NVIDIA driver)"},
+        Case{cudaErrorInsufficientDriver, 12040,
+             "the NVIDIA driver supports CUDA 12.4 but this build needs CUDA 13.0: update the "
+             "driver"},
+        Case{cudaErrorNoDevice, 13000, "the NVIDIA driver sees no GPU"}}) {
+    emu::device().count_error = c.error;
+    emu::device().driver_version = c.driver;
+    char err[512] = {0};
+    EXPECT_EQ(m->device_count(err, sizeof err), -1);
+    EXPECT_NE(std::string(err).find(c.says), std::string::npos) << err;
+    EXPECT_NE(std::string(err).find(std::string("cudaGetDeviceCount: ") + cudaGetErrorName(c.error)),
+              std::string::npos)
+        << err;
+    Result<std::unique_ptr<Backend>> made = make_gpu(BackendOptions{});
+    EXPECT_EQ(made.status().code(), StatusCode::kUnavailable);
+    EXPECT_EQ(made.status().message(), err);
+  }
+}
+
+TEST_F(CudaEmu, CreateChecksPrecisionAndComputeCapability) {
+  BackendOptions int8;
+  int8.precision = Precision::kInt8;
+  EXPECT_EQ(make_gpu(int8).status().code(), StatusCode::kUnsupported);
+  BackendOptions bf16;
+  bf16.precision = Precision::kBf16;
+  {
+    auto b = make_gpu(bf16);
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ((*b)->precision(), Precision::kBf16);
+    EXPECT_EQ((*b)->name(), "cuda:0");
+    EXPECT_TRUE((*b)->skips_padding());
+  }
+  emu::device().name = "Tesla T4";
+  emu::device().major = 7;
+  emu::device().minor = 5;
+  Result<std::unique_ptr<Backend>> refused = make_gpu(bf16);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find("cuda:0 (Tesla T4, compute capability 7.5) has no bf16"),
+            std::string::npos)
+      << refused.status().message();
+  bf16.precision_is_default = true;
+  {
+    auto b = make_gpu(bf16);
+    ASSERT_TRUE(b.ok()) << b.status().to_string();
+    EXPECT_EQ((*b)->precision(), Precision::kFp16);
+  }
+  emu::device().name = "Tesla V100";
+  emu::device().minor = 0;
+  Result<std::unique_ptr<Backend>> old = make_gpu(BackendOptions{});
+  EXPECT_EQ(old.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(old.status().message().find("compute capability 7.0) is too old"), std::string::npos)
+      << old.status().message();
+  BackendOptions other;
+  other.device_index = 1;
+  EXPECT_EQ(make_gpu(other).status().code(), StatusCode::kInvalidArgument);
+  // Too little memory for the cuBLASLt workspace.
+  emu::device().major = 8;
+  emu::device().memory_total_bytes = int64_t(16) << 20;
+  Result<std::unique_ptr<Backend>> small = make_gpu(BackendOptions{});
+  EXPECT_EQ(small.status().code(), StatusCode::kResourceExhausted) << small.status().to_string();
+}
+
+// ---- Numbers -----------------------------------------------------------------------
+
+struct ArchCase {
+  Architecture arch;
+  const char* activation;
+};
+
+void PrintTo(const ArchCase& c, std::ostream* os) {
+  *os << (c.arch == Architecture::kBert ? "bert/" : "distilbert/") << c.activation;
+}
+
+class CudaEmuModel : public CudaEmu, public ::testing::WithParamInterface<ArchCase> {};
+
+TEST_P(CudaEmuModel, Fp32MatchesTheCpuInAnyBatching) {
+  const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
+  const model::EncoderWeights weights = testing::random_weights(config, 41);
+  // The emulator runs a forward pass in about a second: few, mixed batches.
+  Rows rows = random_rows(7, 1, 24, config.vocab_size, 42);
+  rows.push_back(random_rows(1, config.max_position_embeddings, config.max_position_embeddings,
+                             config.vocab_size, 142)[0]);
+  const auto want = logits_of(*cpu_fp32(config, weights), rows, rows.size());
+  auto gpu = prepared_gpu(Precision::kFp32, config, weights);
+  ASSERT_TRUE(gpu);
+  for (size_t chunk : {size_t(3), rows.size()}) {
+    const double diff = max_abs_diff(want, logits_of(*gpu, rows, chunk));
+    EXPECT_LE(diff, 1e-4) << "chunk " << chunk;
+  }
+  // ReLU rides on the epilogue in fp32; the exact GELU does not.
+  if (std::string(GetParam().activation) == "relu") {
+    EXPECT_GT(emu::fused_matmuls(), 0);
+  } else {
+    EXPECT_EQ(emu::fused_matmuls(), 0);
+  }
+}
+
+TEST_P(CudaEmuModel, HalfPrecisionsStayCloseToFp32) {
+  const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
+  const model::EncoderWeights weights = testing::random_weights(config, 43);
+  const Rows rows = random_rows(6, 1, config.max_position_embeddings, config.vocab_size, 44);
+  const auto want = logits_of(*cpu_fp32(config, weights), rows, rows.size());
+  for (Precision p : {Precision::kFp16, Precision::kBf16}) {
+    emu::device().fused_epilogues = true;
+    auto fused = prepared_gpu(p, config, weights);
+    ASSERT_TRUE(fused);
+    const int fused_before = emu::fused_matmuls();
+    const auto got = logits_of(*fused, rows, rows.size());
+    EXPECT_GT(emu::fused_matmuls(), fused_before) << "GELU and ReLU ride on the epilogue in 16 bits";
+    const double diff = max_abs_diff(want, got);
+    EXPECT_LE(diff, p == Precision::kFp16 ? 0.02 : 0.1) << cuda::dtype_name(p);
+    EXPECT_GT(diff, 0.0) << "16-bit arithmetic must show";
+    // Without fused epilogues: the bias epilogue and the activation kernel.
+    emu::device().fused_epilogues = false;
+    auto plain = prepared_gpu(p, config, weights);
+    ASSERT_TRUE(plain);
+    const int fused_now = emu::fused_matmuls();
+    const auto fallback = logits_of(*plain, rows, rows.size());
+    EXPECT_EQ(emu::fused_matmuls(), fused_now);
+    EXPECT_LE(max_abs_diff(want, fallback), p == Precision::kFp16 ? 0.02 : 0.1) << cuda::dtype_name(p);
+  }
+}
+
+TEST_P(CudaEmuModel, ComputedPaddingGivesTheSameLogits) {
+  const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
+  const model::EncoderWeights weights = testing::random_weights(config, 45);
+  const Rows rows = random_rows(5, 1, 20, config.vocab_size, 46);
+  for (Precision p : {Precision::kFp32, Precision::kBf16}) {
+    auto gpu = prepared_gpu(p, config, weights);
+    ASSERT_TRUE(gpu);
+    Result<Logits> packed = gpu->classify(batch_of(rows, 0, rows.size(), false, 5));
+    Result<Logits> padded = gpu->classify(batch_of(rows, 0, rows.size(), true, 5));
+    ASSERT_TRUE(packed.ok() && padded.ok()) << packed.status().to_string() << padded.status().to_string();
+    EXPECT_LE(max_abs_diff(packed->values, padded->values), 1e-6) << cuda::dtype_name(p);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, CudaEmuModel,
+                         ::testing::Values(ArchCase{Architecture::kDistilBert, "gelu"},
+                                           ArchCase{Architecture::kDistilBert, "relu"},
+                                           ArchCase{Architecture::kBert, "gelu"}),
+                         [](const auto& info) {
+                           return std::string(info.param.arch == Architecture::kBert ? "bert_"
+                                                                                     : "distilbert_") +
+                                  info.param.activation;
+                         });
+
+// ---- Graphs, memory, fork, errors ------------------------------------------------------
+
+TEST_F(CudaEmu, AFailedGraphCaptureFallsBackToEagerOnce) {
+  const model::ModelConfig config = testing::small_config(Architecture::kBert, "gelu");
+  const model::EncoderWeights weights = testing::random_weights(config, 47);
+  const Rows rows = random_rows(3, 1, 12, config.vocab_size, 48);
+  auto gpu = prepared_gpu(Precision::kFp32, config, weights);
+  ASSERT_TRUE(gpu);
+  const auto first = logits_of(*gpu, rows, rows.size());
+  EXPECT_EQ(emu::graph_captures_tried(), 0);  // a shape seen once runs eagerly
+  EXPECT_EQ(logits_of(*gpu, rows, rows.size()), first);
+  EXPECT_EQ(emu::graph_captures_tried(), 1);  // seen twice: captured (and it failed here)
+  EXPECT_EQ(logits_of(*gpu, rows, rows.size()), first);
+  EXPECT_EQ(logits_of(*gpu, rows, rows.size()), first);
+  EXPECT_EQ(emu::graph_captures_tried(), 1);  // graphs are off for this backend now
+
+  auto off = prepared_gpu(Precision::kFp32, config, weights, false);
+  ASSERT_TRUE(off);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(logits_of(*off, rows, rows.size()), first);
+  ::setenv("INFERCOST_CUDA_GRAPHS", "0", 1);
+  auto env_off = prepared_gpu(Precision::kFp32, config, weights, true);
+  ::unsetenv("INFERCOST_CUDA_GRAPHS");
+  ASSERT_TRUE(env_off);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(logits_of(*env_off, rows, rows.size()), first);
+  EXPECT_EQ(emu::graph_captures_tried(), 1);
+}
+
+TEST_F(CudaEmu, OutOfMemoryIsResourceExhaustedAndTheBackendRecovers) {
+  emu::device().memory_total_bytes = int64_t(256) << 20;
+  const model::ModelConfig config = testing::small_config(Architecture::kDistilBert, "gelu");
+  const model::EncoderWeights weights = testing::random_weights(config, 49);
+  const Rows rows = random_rows(4, 1, 16, config.vocab_size, 50);
+  auto gpu = prepared_gpu(Precision::kFp32, config, weights);
+  ASSERT_TRUE(gpu);
+  const int64_t base = emu::allocated_bytes();  // weights and workspace
+  const auto before = logits_of(*gpu, rows, rows.size());
+  EXPECT_GT(emu::allocated_bytes(), base);
+  // 8000 x 40 tokens: about 270 MiB of activations.
+  TokenBatch huge;
+  huge.batch = 8000;
+  huge.seq_len = 40;
+  huge.ids.assign(size_t(huge.batch) * 40, 3);
+  huge.lengths.assign(size_t(huge.batch), 40);
+  Result<Logits> refused = gpu->classify(huge);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
+  const std::string& why = refused.status().message();
+  EXPECT_NE(why.find("cuda:0: classify: out of memory: "), std::string::npos) << why;
+  EXPECT_NE(why.find("cudaErrorMemoryAllocation"), std::string::npos) << why;
+  EXPECT_NE(why.find("(batch of 8000 rows, 320000 tokens computed, "), std::string::npos) << why;
+  EXPECT_EQ(emu::allocated_bytes(), base) << "the activation memory is given back";
+  EXPECT_EQ(logits_of(*gpu, rows, rows.size()), before);
+
+  // Weights that do not fit: prepare() says so, and nothing is left half-made.
+  emu::device().memory_total_bytes = emu::allocated_bytes() + (int64_t(40) << 20);
+  model::ModelConfig wide = config;
+  wide.vocab_size = 400000;  // 51 MiB of fp32 embeddings
+  const model::EncoderWeights wide_weights = testing::random_weights(wide, 51);
+  auto second = make_gpu(BackendOptions{});
+  ASSERT_TRUE(second.ok()) << second.status().to_string();
+  const Status st = (*second)->prepare(wide, wide_weights);
+  EXPECT_EQ(st.code(), StatusCode::kResourceExhausted) << st.to_string();
+  EXPECT_NE(st.message().find("cudaMalloc of the weights (48.9 MiB): cudaErrorMemoryAllocation"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ((*second)->classify(batch_of(rows, 0, 1)).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(CudaEmu, CapacityIsWhatFitsAndTheBatchItAllowsRuns) {
+  const model::ModelConfig config = testing::small_config(Architecture::kDistilBert, "gelu");
+  const model::EncoderWeights weights = testing::random_weights(config, 52);
+  auto gpu = prepared_gpu(Precision::kFp32, config, weights);
+  ASSERT_TRUE(gpu);
+  // A device with about 400 KiB left for activations after the weights, the
+  // workspace and the reserve (10% of the total + 64 MiB): some 480 tokens.
+  const int64_t total = (emu::allocated_bytes() + (int64_t(64) << 20) + (400 << 10)) * 10 / 9;
+  emu::device().memory_total_bytes = total;
+  const int max_length = config.max_position_embeddings;
+  Result<BatchCapacity> cap = gpu->capacity(max_length);
+  ASSERT_TRUE(cap.ok()) << cap.status().to_string();
+  EXPECT_EQ(cap->total_bytes, total);
+  EXPECT_EQ(cap->free_bytes, cap->total_bytes - emu::allocated_bytes());
+  const cuda::ModelDims dims{config.hidden_size, config.intermediate_size, config.num_labels()};
+  const int64_t available = cap->free_bytes - cuda::reserve_bytes(cap->total_bytes);
+  EXPECT_LE(
+      cuda::activation_bytes(dims, Precision::kFp32, int64_t(cap->max_rows) * max_length, cap->max_rows),
+      available);
+  EXPECT_GT(cuda::activation_bytes(dims, Precision::kFp32, int64_t(cap->max_rows + 1) * max_length,
+                                   cap->max_rows + 1),
+            available);
+  EXPECT_GE(cap->max_rows, 10);
+  EXPECT_LE(cap->max_rows, 14);
+  EXPECT_LT(cap->max_tokens, cuda::kMaxBatchTokens);
+  EXPECT_NE(cap->basis.find("cuda:0 (Emulated GPU): "), std::string::npos) << cap->basis;
+  const Rows full = random_rows(cap->max_rows, max_length, max_length, config.vocab_size, 53);
+  Result<Logits> ran = gpu->classify(batch_of(full, 0, full.size()));
+  ASSERT_TRUE(ran.ok()) << ran.status().to_string();
+  EXPECT_EQ(ran->rows, cap->max_rows);
+  // Measured again while holding that batch's memory: the same answer.
+  Result<BatchCapacity> again = gpu->capacity(max_length);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->max_rows, cap->max_rows);
+  EXPECT_EQ(again->max_tokens, cap->max_tokens);
+  EXPECT_NE(again->basis.find("of activations it holds"), std::string::npos) << again->basis;
+  EXPECT_EQ(gpu->capacity(0).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(CudaEmu, ForkSharesTheWeights) {
+  const model::ModelConfig config = testing::small_config(Architecture::kBert, "relu");
+  const model::EncoderWeights weights = testing::random_weights(config, 54);
+  const Rows rows = random_rows(4, 1, 16, config.vocab_size, 55);
+  auto gpu = prepared_gpu(Precision::kBf16, config, weights);
+  ASSERT_TRUE(gpu);
+  const auto want = logits_of(*gpu, rows, 4);
+  const int64_t before = emu::allocated_bytes();
+  Result<std::unique_ptr<Backend>> twin = gpu->fork();
+  ASSERT_TRUE(twin.ok()) << twin.status().to_string();
+  EXPECT_EQ(emu::allocated_bytes() - before, int64_t(32) << 20)
+      << "a workspace, not another copy of the weights";
+  EXPECT_EQ((*twin)->precision(), Precision::kBf16);
+  EXPECT_EQ(logits_of(**twin, rows, 4), want);
+  gpu.reset();
+  EXPECT_EQ(logits_of(**twin, rows, 4), want) << "the weights outlive the backend that uploaded them";
+}
+
+TEST_F(CudaEmu, AStickyErrorMakesTheBackendSayItIsUnusable) {
+  const model::ModelConfig config = testing::small_config(Architecture::kDistilBert, "gelu");
+  const model::EncoderWeights weights = testing::random_weights(config, 56);
+  const Rows rows = random_rows(3, 1, 10, config.vocab_size, 57);
+  auto gpu = prepared_gpu(Precision::kFp16, config, weights);
+  ASSERT_TRUE(gpu);
+  ASSERT_EQ(logits_of(*gpu, rows, 3).size(), 9u);
+  emu::device().sticky_error = cudaErrorIllegalAddress;
+  Result<Logits> failed = gpu->classify(batch_of(rows, 0, 3));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), StatusCode::kInternal);
+  EXPECT_NE(failed.status().message().find("cuda:0: classify: the CUDA context on cuda:0 is unusable: "),
+            std::string::npos)
+      << failed.status().message();
+  EXPECT_NE(failed.status().message().find("cudaErrorIllegalAddress"), std::string::npos);
+  emu::device().sticky_error = cudaSuccess;
+  EXPECT_EQ(gpu->classify(batch_of(rows, 0, 3)).status().code(), StatusCode::kInternal);
+  EXPECT_EQ(gpu->fork().status().code(), StatusCode::kInternal);
+  EXPECT_EQ(gpu->capacity(16).status().code(), StatusCode::kInternal);
+}
+
+TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
+  const model::ModelConfig config = testing::small_config(Architecture::kDistilBert, "gelu");
+  const model::EncoderWeights weights = testing::random_weights(config, 58);
+  auto made = make_gpu(BackendOptions{});
+  ASSERT_TRUE(made.ok());
+  Backend& gpu = **made;
+  EXPECT_EQ(gpu.classify(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(gpu.capacity(16).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(gpu.fork().status().code(), StatusCode::kInvalidArgument);
+  model::EncoderWeights bad = weights;
+  bad.layers[0].v.out = 7;
+  Status st = gpu.prepare(config, bad);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.message(), "cuda:0: prepare test-distilbert: layer 0: v: shape [7, 32], expected [32, 32]");
+  ASSERT_TRUE(gpu.prepare(config, weights).ok());
+  Result<Logits> empty = gpu.classify(TokenBatch{});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->rows, 0);
+  EXPECT_EQ(empty->labels, 3);
+  TokenBatch long_row = batch_of({std::vector<int32_t>(41, 1)}, 0, 1);
+  Result<Logits> refused = gpu.classify(long_row);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "cuda:0: classify: token batch: seq_len 41 exceeds the model's max_position_embeddings 40");
+  // A failed prepare leaves the backend unprepared.
+  EXPECT_FALSE(gpu.prepare(config, bad).ok());
+  EXPECT_EQ(gpu.classify(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace infercost::backend
