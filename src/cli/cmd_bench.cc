@@ -155,12 +155,13 @@ void register_bench(CLI::App& app) {
   axis("--precision", "precision", &f->precision, "Precisions: auto, fp32, bf16, int8 (default auto)");
   axis("--batching", "batching", &f->batching, "Batching policies: tokens, seed (default tokens)");
   axis("--batch-size", "batch_size", &f->batch_size,
-       "Batch sizes: N rows, 'default' (the run's own), or NxRULE: 100xvcpus (N x the point's threads), "
-       "40xgpus "
-       "(N x the device's GPUs; GPU devices only), as the study chose them");
+       "Batch sizes: N rows, 'default' (the run's own), 'auto' (the run's --batch-size auto: what the "
+       "device's memory holds), or NxRULE: 100xvcpus (N x the point's threads), 40xgpus (N x the device's "
+       "GPUs; GPU devices only), as the study chose them");
   axis("--threads", "threads", &f->threads, "Inference threads (0: every CPU; default 0)");
   axis("--max-batch-tokens", "max_batch_tokens", &f->max_batch_tokens,
-       "Token budgets of 'tokens' batching (0: the run's default)");
+       "Token budgets of 'tokens' batching (0: the run's default; 'auto': the run's --max-batch-tokens "
+       "auto)");
 
   over(cmd->add_option("--column", v.column, "Name of the text field")->capture_default_str(),
        [raw](sweep::SweepSpec& s) { s.column = raw->flags.column; });

@@ -1,9 +1,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
@@ -11,6 +15,8 @@
 #include "infercost/core/file.h"
 #include "infercost/cost/prices.h"
 #include "infercost/pipeline/runner.h"
+#include "infercost/sweep/monitor.h"
+#include "infercost/sweep/nvml.h"
 
 namespace infercost::cli {
 
@@ -21,6 +27,8 @@ struct RunFlags {
   std::string metrics_path;
   std::string on_error = "fail";
   std::string batching = "tokens";
+  std::string batch_size = "0";
+  std::string max_batch_tokens;
   bool no_text = false;
   bool quiet = false;
   // Cost of the run (optional): the instance it represents and how it is priced.
@@ -61,6 +69,86 @@ std::string cost_summary(const cost::PricedInstance& priced, const cost::CostEst
       c.usd_per_million_rows, c.usd_per_million_tokens, corpus_rows, c.corpus_seconds / 3600.0, c.corpus_usd);
 }
 
+// A --batch-size / --max-batch-tokens value: "auto", or a whole number of at
+// least `min` (stored in `value`).
+Result<bool> parse_size(const std::string& flag, const std::string& text, int min, const char* what,
+                        int& value) {
+  if (text == "auto") return true;
+  int n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < min) {
+    return invalid_argument(fmt::format("{} '{}': expected {} or 'auto'", flag, text, what));
+  }
+  value = n;
+  return false;
+}
+
+// Samples the run's GPUs through NVML every `interval` seconds on its own
+// thread, from construction to stop().
+class GpuMonitor {
+ public:
+  GpuMonitor(const sweep::Nvml& nvml, std::vector<int> gpus, double interval)
+      : nvml_(nvml), gpus_(std::move(gpus)), interval_(interval), totals_(interval) {
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~GpuMonitor() { stop(); }
+  GpuMonitor(const GpuMonitor&) = delete;
+  GpuMonitor& operator=(const GpuMonitor&) = delete;
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  // After stop().
+  void fill(pipeline::RunMetrics& m) const {
+    m.gpu_sample_interval_seconds = interval_;
+    m.gpu_samples = samples_;
+    for (const record::GpuUsage& u : totals_.summary().gpus) {
+      pipeline::GpuRunUsage g;
+      g.index = u.index;
+      g.memory_total_bytes = u.memory_total_bytes;
+      g.memory_used_peak_bytes = u.memory_used_peak_bytes;
+      g.memory_used_mean_bytes = u.memory_used_mean_bytes;
+      g.utilization_mean = u.utilization_mean;
+      g.utilization_peak = u.utilization_peak;
+      m.gpus.push_back(g);
+    }
+    if (samples_ == 0 && !error_.empty()) m.gpu_monitor = error_;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      Result<std::vector<sweep::GpuSample>> sample = nvml_.sample(gpus_);
+      if (sample.ok()) {
+        totals_.add_gpus(*sample);
+        ++samples_;
+      } else if (error_.empty()) {
+        error_ = "NVML sample failed: " + sample.status().message();
+      }
+      if (wake_.wait_for(lock, std::chrono::duration<double>(interval_), [this] { return stop_; })) break;
+    }
+  }
+
+  const sweep::Nvml& nvml_;
+  const std::vector<int> gpus_;
+  const double interval_;
+  sweep::MonitorAccumulator totals_;
+  int64_t samples_ = 0;
+  std::string error_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+constexpr double kGpuSampleSeconds = 0.2;
+
 void print_synthetic_notice(const model::ModelConfig& config) {
   if (!config.synthetic) return;
   std::fprintf(stderr,
@@ -79,6 +167,19 @@ void execute(RunFlags& flags) {
   Result<pipeline::Batching> batching = pipeline::parse_batching(flags.batching);
   if (!batching.ok()) fail(invalid_argument("--batching: " + batching.status().message()));
   options.batching = *batching;
+  Result<bool> size_auto =
+      parse_size("--batch-size", flags.batch_size, 0, "a whole number of rows (0: the batching's default)",
+                 options.batch_size);
+  if (!size_auto.ok()) fail(size_auto.status());
+  options.batch_size_auto = *size_auto;
+  if (!flags.max_batch_tokens.empty()) {
+    Result<bool> tokens_auto = parse_size("--max-batch-tokens", flags.max_batch_tokens, 1,
+                                          "a whole number of tokens of at least 1", options.max_batch_tokens);
+    if (!tokens_auto.ok()) fail(tokens_auto.status());
+    options.max_batch_tokens_auto = *tokens_auto;
+  }
+  Result<backend::DeviceSpec> device = backend::parse_device(options.device);
+  if (!device.ok()) fail(invalid_argument("--device: " + device.status().message()));
   // Checked here too (the runner checks again) so a bad value is a usage
   // error before the model loads.
   Result<backend::Precision> precision = backend::resolve_precision(options.device, options.precision);
@@ -100,7 +201,24 @@ void execute(RunFlags& flags) {
     fail(invalid_argument("--price-list, --prices and --corpus-rows price a run: give --instance NAME too"));
   }
   options.keep_text = !flags.no_text;
-  options.on_model_loaded = print_synthetic_notice;
+  // GPU runs: NVML samples the run's GPUs from the model's load to the end.
+  std::unique_ptr<sweep::Nvml> nvml;
+  std::string nvml_missing;
+  if (device->kind == "cuda") {
+    Result<std::unique_ptr<sweep::Nvml>> loaded = sweep::Nvml::load();
+    if (loaded.ok()) {
+      nvml = std::move(*loaded);
+    } else {
+      nvml_missing = loaded.status().message();
+    }
+  }
+  std::optional<GpuMonitor> monitor;
+  options.on_model_loaded = [&](const model::ModelConfig& config) {
+    print_synthetic_notice(config);
+    if (nvml)
+      monitor.emplace(*nvml, sweep::device_gpu_indices(options.device, nvml->device_count()),
+                      kGpuSampleSeconds);
+  };
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !flags.quiet;
   if (tty) {
     options.progress = [](int64_t rows, uint64_t done, uint64_t total) {
@@ -110,8 +228,11 @@ void execute(RunFlags& flags) {
     };
   }
   Result<pipeline::RunMetrics> metrics = pipeline::run_classification(options);
+  if (monitor) monitor->stop();
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (!metrics.ok()) fail(metrics.status());
+  if (monitor) monitor->fill(*metrics);
+  if (!nvml_missing.empty()) metrics->gpu_monitor = nvml_missing;
   std::string summary = metrics->to_summary();
   std::string json = metrics->to_json();
   if (priced) {
@@ -169,23 +290,22 @@ void register_run(CLI::App& app) {
                   "--max-batch-tokens; no compute spent on padding) or 'seed' (the study's method: fixed "
                   "batches in input order, padded to each file's longest row, padding computed)")
       ->capture_default_str();
-  cmd->add_option("--batch-size", o.batch_size,
+  cmd->add_option("--batch-size", flags->batch_size,
                   "Most rows per batch; 0 picks the policy's default: 256 for 'tokens' (a cap; the token "
-                  "budget usually binds first), 100 x threads for 'seed'")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-batch-tokens", o.max_batch_tokens,
+                  "budget usually binds first), 100 x threads for 'seed'; 'auto': as many as the device's "
+                  "memory holds ('seed': its token capacity / --max-length)")
+      ->capture_default_str();
+  cmd->add_option("--max-batch-tokens", flags->max_batch_tokens,
                   "'tokens' batching: most tokens per batch (rows x longest row; a longer row runs alone); "
-                  "default 4096")
-      ->check(CLI::PositiveNumber);
+                  "default 4096; 'auto': as many as the device's memory holds");
   cmd->add_option("--window-rows", o.window_rows,
                   "Rows read, tokenized and sorted together; bounds reordering and memory ('seed' rounds it "
                   "up to whole batches)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--precision", o.precision,
-                  "Linear-layer arithmetic: auto (bf16 where the CPU has native bf16, else fp32), fp32, bf16 "
-                  "or int8")
+                  "Linear-layer arithmetic: auto (CPU: bf16 where the CPU has native bf16, else fp32; GPU: "
+                  "bf16, fp16 before compute capability 8.0), fp32, bf16, fp16 (GPU) or int8 (CPU)")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Inference threads (0: all cores)")
       ->capture_default_str()
@@ -197,7 +317,15 @@ void register_run(CLI::App& app) {
   cmd->add_option("--max-length", o.max_length,
                   "Truncate each text to this many tokens, [CLS] and [SEP] included")
       ->capture_default_str();
-  cmd->add_option("--device", o.device, "Device to run on")->capture_default_str();
+  cmd->add_option("--device", o.device,
+                  "Device to run on: cpu; cuda or cuda:all (every GPU); cuda:N or cuda:N,M,... (those GPUs). "
+                  "Each GPU runs its own workers, all pulling from one queue of batches")
+      ->capture_default_str();
+  cmd->add_option("--streams-per-device", o.streams_per_device,
+                  "Inference workers per device, each with its own stream and memory (0: 2 on a GPU, 1 on "
+                  "the CPU)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--metrics", flags->metrics_path, "Write the run's metrics as JSON to this file");
   cmd->add_option("--instance", flags->instance,
                   "The instance this run represents (e.g. p3.8xlarge): adds its cost-to-solution, cost per "

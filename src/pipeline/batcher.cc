@@ -4,6 +4,45 @@
 
 namespace infercost::pipeline {
 
+namespace {
+
+Batch batch_rows(const Batch& batch, int begin, int end) {
+  const backend::TokenBatch& from = batch.tokens;
+  Batch half;
+  backend::TokenBatch& t = half.tokens;
+  t.batch = end - begin;
+  t.compute_padding = from.compute_padding;
+  t.seq_len = 0;
+  for (int r = begin; r < end; ++r) t.seq_len = std::max(t.seq_len, from.lengths[static_cast<size_t>(r)]);
+  if (from.compute_padding) t.seq_len = from.seq_len;
+  t.ids.resize(static_cast<size_t>(t.batch) * static_cast<size_t>(t.seq_len));
+  t.lengths.assign(from.lengths.begin() + begin, from.lengths.begin() + end);
+  for (int r = begin; r < end; ++r) {
+    const auto row = from.ids.begin() + static_cast<ptrdiff_t>(r) * from.seq_len;
+    // Real tokens, then the batcher's own padding: seq_len never grows.
+    std::copy(row, row + t.seq_len, t.ids.begin() + static_cast<ptrdiff_t>(r - begin) * t.seq_len);
+  }
+  half.targets.assign(batch.targets.begin() + begin, batch.targets.begin() + end);
+  for (const std::shared_ptr<Window>& window : batch.windows) {
+    for (const Batch::Target& target : half.targets) {
+      if (target.window == window.get()) {
+        half.windows.push_back(window);
+        break;
+      }
+    }
+  }
+  return half;
+}
+
+}  // namespace
+
+std::pair<Batch, Batch> split_batch(const Batch& batch) {
+  const int n = batch.tokens.batch;
+  INFERCOST_CHECK(n >= 2 && batch.targets.size() == static_cast<size_t>(n));
+  const int mid = (n + 1) / 2;
+  return {batch_rows(batch, 0, mid), batch_rows(batch, mid, n)};
+}
+
 void Batcher::begin_file(int seq_len) {
   pending_.clear();
   file_seq_len_ = seq_len;

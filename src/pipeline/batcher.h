@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "infercost/backend/backend.h"
@@ -50,6 +51,13 @@ struct Batch {
   // Keeps the targeted windows alive while the batch is queued.
   std::vector<std::shared_ptr<Window>> windows;
 };
+
+// Splits a batch of two or more rows by rows into its first ceil(n/2) and
+// last floor(n/2) rows, for a retry after the device ran out of memory. Each
+// half keeps its rows' targets and the windows they point into; its seq_len
+// is its own longest row, unless compute_padding is set (the padded length is
+// then what the policy asked for, and stays).
+std::pair<Batch, Batch> split_batch(const Batch& batch);
 
 // Resolved batching parameters.
 struct BatchPolicy {

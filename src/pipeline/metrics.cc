@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -49,10 +50,15 @@ std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length,
   return bins;
 }
 
+double encoder_row_flops(int layers, int hidden, int intermediate, double length) {
+  const double h = hidden, f = intermediate;
+  return layers * (2.0 * length * (4.0 * h * h + 2.0 * h * f) + 4.0 * length * length * h);
+}
+
 double RunMetrics::infer_share() const {
   auto it = stage_seconds.find("infer");
   if (it == stage_seconds.end() || wall_seconds <= 0) return 0;
-  return it->second / wall_seconds;
+  return it->second / (wall_seconds * std::max(workers, 1));
 }
 
 std::string RunMetrics::to_json() const {
@@ -89,6 +95,41 @@ std::string RunMetrics::to_json() const {
   j["window_rows"] = window_rows;
   j["tokenizer_threads"] = tokenizer_threads;
   j["max_length"] = max_length;
+  j["devices"] = devices;
+  j["workers"] = workers;
+  j["per_device"] = nlohmann::ordered_json::array();
+  for (const DeviceRunMetrics& d : per_device) {
+    j["per_device"].push_back({{"device", d.name},
+                               {"streams", d.streams},
+                               {"batches", d.batches},
+                               {"rows", d.rows},
+                               {"infer_seconds", d.infer_seconds},
+                               {"oom_retries", d.oom_retries},
+                               {"max_computed_tokens", d.max_computed_tokens}});
+  }
+  j["oom_retries"] = oom_retries;
+  j["batch_size_auto"] = batch_size_auto;
+  j["max_batch_tokens_auto"] = max_batch_tokens_auto;
+  if (batch_size_auto || max_batch_tokens_auto) {
+    j["capacity"] = {
+        {"max_tokens", capacity_max_tokens}, {"max_rows", capacity_max_rows}, {"basis", capacity_basis}};
+  }
+  j["model_flops"] = model_flops;
+  j["model_flops_per_second"] = model_flops_per_second();
+  if (!gpus.empty() || gpu_samples > 0) {
+    j["gpu_sample_interval_seconds"] = gpu_sample_interval_seconds;
+    j["gpu_samples"] = gpu_samples;
+    j["gpus"] = nlohmann::ordered_json::array();
+    for (const GpuRunUsage& g : gpus) {
+      j["gpus"].push_back({{"index", g.index},
+                           {"memory_total_bytes", g.memory_total_bytes},
+                           {"memory_used_peak_bytes", g.memory_used_peak_bytes},
+                           {"memory_used_mean_bytes", g.memory_used_mean_bytes},
+                           {"utilization_mean", g.utilization_mean},
+                           {"utilization_peak", g.utilization_peak}});
+    }
+  }
+  if (!gpu_monitor.empty()) j["gpu_monitor"] = gpu_monitor;
   return j.dump(2) + "\n";
 }
 
@@ -116,7 +157,43 @@ std::string RunMetrics::to_summary() const {
       wall_seconds, 100.0 * infer_share());
   fmt::format_to(line, "throughput      {:.1f} rows/s, {:.0f} tokens/s\n", rows_per_second(),
                  tokens_per_second());
+  fmt::format_to(line, "model FLOPs     {:.4g} at real lengths, {:.4g} FLOP/s\n", model_flops,
+                 model_flops_per_second());
   fmt::format_to(line, "peak RSS        {:.1f} MiB\n", peak_rss_bytes / (1024.0 * 1024.0));
+  if (workers > 1 || per_device.size() > 1) {
+    fmt::format_to(line, "workers         {} over {} device{}:", workers, per_device.size(),
+                   per_device.size() == 1 ? "" : "s");
+    for (const DeviceRunMetrics& d : per_device) {
+      fmt::format_to(line, " {} ({} stream{}, {} batches, {} rows, busy {:.3f} s)", d.name, d.streams,
+                     d.streams == 1 ? "" : "s", d.batches, d.rows, d.infer_seconds);
+    }
+    out += "\n";
+  }
+  if (oom_retries > 0) {
+    fmt::format_to(line, "out of memory   {} batch{} split and retried;", oom_retries,
+                   oom_retries == 1 ? "" : "es");
+    for (const DeviceRunMetrics& d : per_device) {
+      if (d.max_computed_tokens > 0)
+        fmt::format_to(line, " {} kept batches to {} computed tokens", d.name, d.max_computed_tokens);
+    }
+    out += "\n";
+  }
+  if (batch_size_auto || max_batch_tokens_auto) {
+    fmt::format_to(line, "auto sizes      {}{}{} (capacity per stream: {} tokens, {} rows; {})\n",
+                   batch_size_auto ? fmt::format("batch {} rows", batch_size) : std::string(),
+                   batch_size_auto && max_batch_tokens_auto ? ", " : "",
+                   max_batch_tokens_auto ? fmt::format("{} tokens", max_batch_tokens) : std::string(),
+                   capacity_max_tokens, capacity_max_rows, capacity_basis);
+  }
+  for (const GpuRunUsage& g : gpus) {
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    fmt::format_to(line,
+                   "gpu {:<11} memory used {:.2f} GiB peak, {:.2f} GiB mean of {:.2f} GiB; utilization "
+                   "{:.0f}% mean, {:.0f}% peak\n",
+                   g.index, g.memory_used_peak_bytes / kGiB, g.memory_used_mean_bytes / kGiB,
+                   g.memory_total_bytes / kGiB, 100.0 * g.utilization_mean, 100.0 * g.utilization_peak);
+  }
+  if (!gpu_monitor.empty()) fmt::format_to(line, "gpus            not monitored: {}\n", gpu_monitor);
   fmt::format_to(
       line,
       "config          device {}, precision {}, {} threads (+{} tokenizing), batching {} (batch {} "

@@ -1,13 +1,19 @@
 #include "infercost/pipeline/runner.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <limits>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "infercost/backend/backend.h"
@@ -89,6 +95,28 @@ struct InferItem {
   std::shared_ptr<Window> done;
 };
 
+// One device of the run: a backend per stream, and the out-of-memory limit
+// its streams share.
+struct Device {
+  std::string name;
+  std::vector<std::unique_ptr<backend::Backend>> streams;
+  // Most computed tokens per batch known to fit; lowered by each
+  // out-of-memory error, never raised.
+  std::atomic<int64_t> limit{std::numeric_limits<int64_t>::max()};
+  std::atomic<int64_t> oom_retries{0};
+
+  void lower_limit(int64_t tokens) {
+    int64_t now = limit.load();
+    while (tokens < now && !limit.compare_exchange_weak(now, tokens)) {
+    }
+  }
+};
+
+// Computed tokens of a batch on a backend: what its memory holds.
+int64_t computed_tokens(const backend::TokenBatch& t, bool skips_padding) {
+  return skips_padding && !t.compute_padding ? t.real_tokens() : t.padded_tokens();
+}
+
 struct PipelineConfig {
   const RunOptions* options = nullptr;
   const std::vector<std::string>* inputs = nullptr;
@@ -96,7 +124,8 @@ struct PipelineConfig {
   const OutputPlan* plan = nullptr;
   const io::PredictionColumns* columns = nullptr;
   const text::WordPieceTokenizer* tokenizer = nullptr;
-  backend::Backend* engine = nullptr;
+  std::vector<Device*> devices;
+  bool skips_padding = true;                      // of the backends (one kind per run)
   io::PredictionWriter* single_writer = nullptr;  // when !plan->per_file
   BatchPolicy policy;
   size_t window_rows = 0;
@@ -104,26 +133,42 @@ struct PipelineConfig {
   int n_labels = 0;
 };
 
+// What one inference worker did.
+struct WorkerCounts {
+  double infer_s = 0;
+  int64_t rows = 0, batches = 0;
+};
+
 // Counters each stage keeps on its own thread; merged after the join.
 struct StageCounts {
-  double read_s = 0, batch_s = 0, infer_s = 0, write_s = 0;
+  double read_s = 0, batch_s = 0, write_s = 0;
   std::vector<double> tokenize_s;
-  int64_t rows = 0, rows_null = 0, rows_skipped = 0, tokens = 0, padded_tokens = 0, computed_tokens = 0;
+  std::vector<WorkerCounts> workers;
+  int64_t rows_null = 0, rows_skipped = 0, tokens = 0, padded_tokens = 0, computed_tokens = 0;
   int64_t rows_at_max_length = 0, batches = 0, output_files = 0;
   std::vector<int64_t> length_counts;  // rows per exact token length
   std::string first_skip_reason;
   std::vector<std::string> committed;  // parts the writer closed
 };
 
+// One inference worker: a backend (a stream of a device).
+struct Worker {
+  Device* device = nullptr;
+  backend::Backend* engine = nullptr;
+};
+
 class Pipeline {
  public:
   explicit Pipeline(const PipelineConfig& config)
       : c_(config),
+        workers_(make_workers(config.devices)),
         ordered_(kWindowsAhead),
         tasks_(kTasksAhead),
-        infer_(kBatchesAhead),
-        written_(kWindowsToWrite) {
+        infer_(std::max(kBatchesAhead, 2 * workers_.size())),
+        written_(kWindowsToWrite),
+        workers_left_(static_cast<int>(workers_.size())) {
     counts_.tokenize_s.assign(static_cast<size_t>(c_.tokenizer_threads), 0.0);
+    counts_.workers.resize(workers_.size());
   }
 
   // Runs every stage to the end or to the first error; all threads joined.
@@ -134,7 +179,7 @@ class Pipeline {
       threads.emplace_back([this, t] { tokenize_stage(counts_.tokenize_s[static_cast<size_t>(t)]); });
     }
     threads.emplace_back([this] { batch_stage(); });
-    threads.emplace_back([this] { infer_stage(); });
+    for (size_t w = 0; w < workers_.size(); ++w) threads.emplace_back([this, w] { infer_stage(w); });
     threads.emplace_back([this] { write_stage(); });
     for (std::thread& t : threads) t.join();
     std::lock_guard<std::mutex> lock(mu_);
@@ -142,8 +187,17 @@ class Pipeline {
   }
 
   const StageCounts& counts() const { return counts_; }
+  const std::vector<Worker>& workers() const { return workers_; }
 
  private:
+  static std::vector<Worker> make_workers(const std::vector<Device*>& devices) {
+    std::vector<Worker> out;
+    for (Device* d : devices) {
+      for (const std::unique_ptr<backend::Backend>& b : d->streams) out.push_back({d, b.get()});
+    }
+    return out;
+  }
+
   void fail(Status status) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -267,7 +321,7 @@ class Pipeline {
   bool batch_windows() {
     const RunOptions& options = *c_.options;
     const bool seed = c_.policy.batching == Batching::kSeed;
-    const bool skips_padding = c_.engine->skips_padding();
+    const bool skips_padding = c_.skips_padding;
     Batcher batcher(c_.policy);
     int current_file = -1, scan_file = -1;
     int scan_max = 0;
@@ -340,7 +394,7 @@ class Pipeline {
         const int64_t real = t.real_tokens();
         counts_.tokens += real;
         counts_.padded_tokens += t.padded_tokens();
-        counts_.computed_tokens += (skips_padding && !t.compute_padding) ? real : t.padded_tokens();
+        counts_.computed_tokens += computed_tokens(t, skips_padding);
         for (int32_t len : t.lengths) {
           if (len >= options.max_length) ++counts_.rows_at_max_length;
           const size_t at = static_cast<size_t>(std::max(len, 0));
@@ -365,41 +419,110 @@ class Pipeline {
     return !cancelled_;
   }
 
-  void infer_stage() {
-    if (infer_batches()) written_.close();
+  // Workers pop batches and window markers from infer_ in queue order (a
+  // sequence number taken under pop_mu_), classify batches concurrently, and
+  // hand a window to the writer once no batch popped before its marker is
+  // still running.
+  void infer_stage(size_t w) {
+    if (!infer_batches(w)) return;
+    // The last worker out: every batch has finished, so every marker is released.
+    if (workers_left_.fetch_sub(1) == 1 && release_done()) written_.close();
   }
 
-  bool infer_batches() {
-    const int labels = c_.n_labels;
-    while (std::optional<InferItem> item = infer_.pop()) {
-      if (!item->batch) {
-        if (!written_.push(std::move(item->done))) return false;
-        continue;
-      }
-      Batch& batch = *item->batch;
-      Result<backend::Logits> logits = backend::Logits();
+  bool infer_batches(size_t w) {
+    for (;;) {
+      std::optional<InferItem> item;
+      uint64_t seq = 0;
       {
-        BusyTimer timer(counts_.infer_s);
-        logits = c_.engine->classify(batch.tokens);
+        std::lock_guard<std::mutex> pop(pop_mu_);
+        item = infer_.pop();
+        if (!item) break;
+        std::lock_guard<std::mutex> lock(order_mu_);
+        seq = next_seq_++;
+        if (item->batch) {
+          in_flight_.insert(seq);
+        } else {
+          held_.emplace_back(seq, std::move(item->done));
+        }
       }
-      if (!logits.ok()) {
-        fail(logits.status());
-        return false;
+      if (item->batch) {
+        Status s = classify(workers_[w], counts_.workers[w], *item->batch);
+        if (!s.ok()) {
+          fail(std::move(s));
+          return false;
+        }
+        std::lock_guard<std::mutex> lock(order_mu_);
+        in_flight_.erase(seq);
       }
-      if (logits->rows != batch.tokens.batch || logits->labels != labels) {
-        fail(internal_error("backend returned logits of the wrong shape"));
-        return false;
-      }
-      softmax_rows(logits->values.data(), logits->rows, labels);
-      for (size_t k = 0; k < batch.targets.size(); ++k) {
-        const Batch::Target& target = batch.targets[k];
-        std::copy_n(logits->values.begin() + static_cast<ptrdiff_t>(k * labels), labels,
-                    target.window->probs.begin() + static_cast<ptrdiff_t>(target.row) * labels);
-      }
-      counts_.rows += batch.tokens.batch;
+      if (!release_done()) return false;
     }
     std::lock_guard<std::mutex> lock(mu_);
     return !cancelled_;
+  }
+
+  // Pushes to the writer, in order, the held markers no running batch precedes.
+  bool release_done() {
+    std::lock_guard<std::mutex> release(release_mu_);  // keeps the pushes in marker order
+    std::vector<std::shared_ptr<Window>> ready;
+    {
+      std::lock_guard<std::mutex> lock(order_mu_);
+      while (!held_.empty() && (in_flight_.empty() || held_.front().first < *in_flight_.begin())) {
+        ready.push_back(std::move(held_.front().second));
+        held_.pop_front();
+      }
+    }
+    for (std::shared_ptr<Window>& window : ready) {
+      if (!written_.push(std::move(window))) return false;
+    }
+    return true;
+  }
+
+  // Classifies `batch` into its windows' probs; on out of memory, splits it
+  // and retries the halves (see run_classification).
+  Status classify(const Worker& worker, WorkerCounts& counts, Batch& batch) {
+    Device& device = *worker.device;
+    const backend::TokenBatch& t = batch.tokens;
+    const int64_t computed = computed_tokens(t, worker.engine->skips_padding());
+    if (t.batch > 1 && computed > device.limit.load()) return classify_halves(worker, counts, batch);
+    Result<backend::Logits> logits = backend::Logits();
+    {
+      BusyTimer timer(counts.infer_s);
+      logits = worker.engine->classify(t);
+    }
+    if (!logits.ok()) {
+      const Status& error = logits.status();
+      if (error.code() != StatusCode::kResourceExhausted) {
+        return device.name == "cpu" ? error : error.with_context(device.name);
+      }
+      device.lower_limit(computed - 1);
+      if (t.batch == 1) {
+        return resource_exhausted(fmt::format(
+            "{}: a single row of {} tokens ({} computed) does not fit in the device's memory ({}); lower "
+            "--max-length or use a device with more memory",
+            device.name, t.lengths[0], computed, error.message()));
+      }
+      device.oom_retries.fetch_add(1);
+      return classify_halves(worker, counts, batch);
+    }
+    const int labels = c_.n_labels;
+    if (logits->rows != t.batch || logits->labels != labels) {
+      return internal_error(fmt::format("{}: backend returned logits of the wrong shape", device.name));
+    }
+    softmax_rows(logits->values.data(), logits->rows, labels);
+    for (size_t k = 0; k < batch.targets.size(); ++k) {
+      const Batch::Target& target = batch.targets[k];
+      std::copy_n(logits->values.begin() + static_cast<ptrdiff_t>(k * labels), labels,
+                  target.window->probs.begin() + static_cast<ptrdiff_t>(target.row) * labels);
+    }
+    counts.rows += t.batch;
+    ++counts.batches;
+    return Status();
+  }
+
+  Status classify_halves(const Worker& worker, WorkerCounts& counts, const Batch& batch) {
+    auto [first, second] = split_batch(batch);
+    INFERCOST_RETURN_IF_ERROR(classify(worker, counts, first));
+    return classify(worker, counts, second);
   }
 
   void write_stage() {
@@ -464,10 +587,17 @@ class Pipeline {
   }
 
   const PipelineConfig& c_;
+  const std::vector<Worker> workers_;
   BoundedQueue<std::shared_ptr<Window>> ordered_;
   BoundedQueue<TokenizeTask> tasks_;
   BoundedQueue<InferItem> infer_;
   BoundedQueue<std::shared_ptr<Window>> written_;
+  // Inference order: lock order pop_mu_ -> order_mu_, release_mu_ -> order_mu_.
+  std::mutex pop_mu_, order_mu_, release_mu_;
+  uint64_t next_seq_ = 0;                                          // order_mu_
+  std::set<uint64_t> in_flight_;                                   // order_mu_: batches popped, not done
+  std::deque<std::pair<uint64_t, std::shared_ptr<Window>>> held_;  // order_mu_: markers not yet released
+  std::atomic<int> workers_left_;
   std::mutex mu_;
   std::condition_variable tokenized_;
   bool cancelled_ = false;
@@ -489,6 +619,82 @@ Status check_batching_options(int batch_size, int max_batch_tokens, int window_r
   return Status();
 }
 
+namespace {
+
+int clamp_to_int(int64_t value) {
+  return static_cast<int>(std::clamp<int64_t>(value, 1, std::numeric_limits<int>::max()));
+}
+
+// Creates and prepares the backend of one device (its first stream).
+Result<std::unique_ptr<Device>> open_device(const RunOptions& options, const std::string& name,
+                                            const backend::BackendOptions& backend_options,
+                                            const model::LoadedModel& model) {
+  auto device = std::make_unique<Device>();
+  device->name = name;
+  Result<std::unique_ptr<backend::Backend>> created = options.backend_factory
+                                                          ? options.backend_factory(name, backend_options)
+                                                          : backend::create_backend(name, backend_options);
+  if (!created.ok()) return created.status();
+  INFERCOST_RETURN_IF_ERROR((*created)->prepare(model.config, model.weights));
+  device->streams.push_back(std::move(*created));
+  return device;
+}
+
+// Opens every device, in parallel when there are several (weights upload to
+// each GPU at once). The first error in device order wins.
+Result<std::vector<std::unique_ptr<Device>>> open_devices(const RunOptions& options,
+                                                          const std::vector<std::string>& names,
+                                                          const backend::BackendOptions& backend_options,
+                                                          const model::LoadedModel& model) {
+  std::vector<std::optional<Result<std::unique_ptr<Device>>>> opened(names.size());
+  if (names.size() == 1) {
+    opened[0].emplace(open_device(options, names[0], backend_options, model));
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < names.size(); ++i) {
+      threads.emplace_back(
+          [&, i] { opened[i].emplace(open_device(options, names[i], backend_options, model)); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  std::vector<std::unique_ptr<Device>> devices;
+  for (size_t i = 0; i < names.size(); ++i) {
+    Result<std::unique_ptr<Device>>& r = *opened[i];
+    if (!r.ok()) return names[i] == "cpu" ? r.status() : r.status().with_context(names[i]);
+    devices.push_back(std::move(*r));
+  }
+  return devices;
+}
+
+// The batch capacity per stream, the smallest over the devices.
+Result<backend::BatchCapacity> stream_capacity(const std::vector<std::unique_ptr<Device>>& devices,
+                                               const std::vector<backend::BatchCapacity>& per_device) {
+  backend::BatchCapacity least;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const backend::BatchCapacity& c = per_device[i];
+    const int streams = static_cast<int>(devices[i]->streams.size());
+    if (c.max_tokens < 1 || c.max_rows < 1) {
+      return resource_exhausted(
+          fmt::format("{}: no batch fits in the memory left after loading the model ({}; {} tokens, {} rows)",
+                      devices[i]->name, c.basis, c.max_tokens, c.max_rows));
+    }
+    const int64_t tokens = std::max<int64_t>(1, c.max_tokens / streams);
+    const int rows = std::max(1, c.max_rows / streams);
+    if (i == 0 || tokens < least.max_tokens) {
+      least.basis = streams > 1
+                        ? fmt::format("{}: {}, shared by {} streams", devices[i]->name, c.basis, streams)
+                        : fmt::format("{}: {}", devices[i]->name, c.basis);
+      least.max_tokens = tokens;
+      least.free_bytes = c.free_bytes;
+      least.total_bytes = c.total_bytes;
+    }
+    least.max_rows = i == 0 ? rows : std::min(least.max_rows, rows);
+  }
+  return least;
+}
+
+}  // namespace
+
 Result<RunMetrics> run_classification(const RunOptions& options) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
   INFERCOST_RETURN_IF_ERROR(
@@ -497,9 +703,18 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     return invalid_argument("--tokenizer-threads must be at least 1 (or 0 for the device's default)");
   }
   if (options.threads < 0) return invalid_argument("--threads must be at least 1 (or 0 for all cores)");
+  if (options.streams_per_device < 0) {
+    return invalid_argument("--streams-per-device must be at least 1 (or 0 for the device's default)");
+  }
   if (options.max_length < 2) return invalid_argument("--max-length must be at least 2 ([CLS] and [SEP])");
   INFERCOST_ASSIGN_OR_RETURN(backend::Precision precision,
                              backend::resolve_precision(options.device, options.precision));
+  INFERCOST_ASSIGN_OR_RETURN(backend::DeviceSpec device_spec, backend::parse_device(options.device));
+  // Before anything is read or created: a GPU run that cannot start here says why at once.
+  INFERCOST_ASSIGN_OR_RETURN(
+      std::vector<std::string> device_names,
+      options.device_resolver ? options.device_resolver(device_spec) : backend::resolve_devices(device_spec));
+  if (device_names.empty()) return unavailable("device '" + options.device + "': no device to run on");
   INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> inputs, io::expand_inputs(options.inputs));
   std::vector<io::InputFormat> input_formats;
   for (const std::string& path : inputs) {
@@ -512,24 +727,18 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   metrics.threads = resolve_threads(options.threads);
   metrics.batching = batching_name(options.batching);
   const bool seed = options.batching == Batching::kSeed;
-  metrics.batch_size = options.batch_size > 0
-                           ? options.batch_size
-                           : (seed ? kSeedRowsPerThread * metrics.threads : kDefaultTokensBatchSize);
-  metrics.max_batch_tokens = options.max_batch_tokens > 0 ? options.max_batch_tokens : kDefaultMaxBatchTokens;
-  // Seed batches count from each file's start across windows; whole batches
-  // per window keep them from straddling two.
-  metrics.window_rows =
-      seed ? (options.window_rows + metrics.batch_size - 1) / metrics.batch_size * metrics.batch_size
-           : options.window_rows;
   metrics.tokenizer_threads = options.tokenizer_threads > 0 ? options.tokenizer_threads
                               : options.device == "cpu"     ? 1
                                                             : metrics.threads;
   metrics.max_length = options.max_length;
   metrics.device = options.device;
+  metrics.devices = device_names;
   metrics.input_files = static_cast<int64_t>(inputs.size());
+  metrics.batch_size_auto = options.batch_size_auto;
+  metrics.max_batch_tokens_auto = options.max_batch_tokens_auto;
 
   model::LoadedModel model;
-  std::unique_ptr<backend::Backend> engine;
+  std::vector<std::unique_ptr<Device>> devices;
   {
     StageTimer timer(metrics, "load");
     model::LoadOptions load;
@@ -542,11 +751,63 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     backend::BackendOptions backend_options;
     backend_options.threads = metrics.threads;
     backend_options.precision = precision;
-    INFERCOST_ASSIGN_OR_RETURN(engine, backend::create_backend(options.device, backend_options));
-    INFERCOST_RETURN_IF_ERROR(engine->prepare(model.config, model.weights));
-    model.weights = model::EncoderWeights();  // the backend keeps its own copy
+    backend_options.precision_is_default = options.precision == "auto";
+    INFERCOST_ASSIGN_OR_RETURN(devices, open_devices(options, device_names, backend_options, model));
+    model.weights = model::EncoderWeights();  // every backend keeps its own copy
+    // Capacity before the forks: each stream's share of what is free now.
+    std::vector<backend::BatchCapacity> capacities;
+    if (options.batch_size_auto || options.max_batch_tokens_auto) {
+      for (const std::unique_ptr<Device>& d : devices) {
+        Result<backend::BatchCapacity> c = d->streams[0]->capacity(options.max_length);
+        if (!c.ok()) return c.status().with_context(d->name + ": batch capacity");
+        capacities.push_back(std::move(*c));
+      }
+    }
+    const int streams = options.streams_per_device > 0 ? options.streams_per_device : 2;
+    for (const std::unique_ptr<Device>& d : devices) {
+      while (static_cast<int>(d->streams.size()) < streams) {
+        Result<std::unique_ptr<backend::Backend>> forked = d->streams[0]->fork();
+        if (!forked.ok()) {
+          if (forked.status().code() == StatusCode::kUnsupported) break;  // one stream is what it runs
+          return forked.status().with_context(d->name + ": another stream");
+        }
+        d->streams.push_back(std::move(*forked));
+      }
+    }
+    if (!capacities.empty()) {
+      INFERCOST_ASSIGN_OR_RETURN(backend::BatchCapacity c, stream_capacity(devices, capacities));
+      metrics.capacity_max_tokens = c.max_tokens;
+      metrics.capacity_max_rows = c.max_rows;
+      metrics.capacity_basis = c.basis;
+    }
   }
-  metrics.precision = backend::precision_name(engine->precision());
+  // The batch policy, now that the devices' capacity is known.
+  if (options.batch_size_auto) {
+    metrics.batch_size =
+        seed ? clamp_to_int(metrics.capacity_max_tokens / options.max_length) : metrics.capacity_max_rows;
+  } else {
+    metrics.batch_size = options.batch_size > 0
+                             ? options.batch_size
+                             : (seed ? kSeedRowsPerThread * metrics.threads : kDefaultTokensBatchSize);
+  }
+  if (options.max_batch_tokens_auto) {
+    metrics.max_batch_tokens = clamp_to_int(metrics.capacity_max_tokens);
+  } else {
+    metrics.max_batch_tokens =
+        options.max_batch_tokens > 0 ? options.max_batch_tokens : kDefaultMaxBatchTokens;
+  }
+  // Seed batches count from each file's start across windows; whole batches
+  // per window keep them from straddling two.
+  metrics.window_rows =
+      seed ? (options.window_rows + metrics.batch_size - 1) / metrics.batch_size * metrics.batch_size
+           : options.window_rows;
+  // GPUs of different generations may run different precisions: "bf16+fp16".
+  std::vector<std::string> precisions;
+  for (const std::unique_ptr<Device>& d : devices) {
+    const std::string p = backend::precision_name(d->streams[0]->precision());
+    if (std::find(precisions.begin(), precisions.end(), p) == precisions.end()) precisions.push_back(p);
+  }
+  metrics.precision = fmt::format("{}", fmt::join(precisions, "+"));
   metrics.model_name = model.config.name;
   metrics.model_synthetic = model.config.synthetic;
   if (options.on_model_loaded) options.on_model_loaded(model.config);
@@ -567,7 +828,8 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   config.plan = &plan;
   config.columns = &columns;
   config.tokenizer = model.tokenizer.get();
-  config.engine = engine.get();
+  for (const std::unique_ptr<Device>& d : devices) config.devices.push_back(d.get());
+  config.skips_padding = devices[0]->streams[0]->skips_padding();
   config.single_writer = writer.get();
   config.policy.batching = options.batching;
   config.policy.batch_size = metrics.batch_size;
@@ -594,7 +856,6 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     if (!closed.ok()) return closed;
   }
   metrics.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  metrics.rows = counts.rows;
   metrics.rows_null = counts.rows_null;
   metrics.rows_skipped = counts.rows_skipped;
   metrics.first_skip_reason = counts.first_skip_reason;
@@ -610,8 +871,36 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   for (double s : counts.tokenize_s) tokenize_s += s;
   metrics.stage_seconds["tokenize"] += tokenize_s;
   metrics.stage_seconds["batch"] += counts.batch_s;
-  metrics.stage_seconds["infer"] += counts.infer_s;
   metrics.stage_seconds["write"] += counts.write_s;
+  double infer_s = 0;
+  for (const std::unique_ptr<Device>& d : devices) {
+    DeviceRunMetrics m;
+    m.name = d->name;
+    m.streams = static_cast<int>(d->streams.size());
+    m.oom_retries = d->oom_retries.load();
+    const int64_t limit = d->limit.load();
+    m.max_computed_tokens = limit == std::numeric_limits<int64_t>::max() ? 0 : limit;
+    for (size_t w = 0; w < pipeline.workers().size(); ++w) {
+      if (pipeline.workers()[w].device != d.get()) continue;
+      const WorkerCounts& c = counts.workers[w];
+      m.batches += c.batches;
+      m.rows += c.rows;
+      m.infer_seconds += c.infer_s;
+    }
+    metrics.rows += m.rows;
+    metrics.oom_retries += m.oom_retries;
+    metrics.workers += m.streams;
+    infer_s += m.infer_seconds;
+    metrics.per_device.push_back(std::move(m));
+  }
+  metrics.stage_seconds["infer"] += infer_s;
+  const model::ModelConfig& shape = model.config;
+  for (size_t length = 0; length < metrics.length_counts.size(); ++length) {
+    if (metrics.length_counts[length] == 0) continue;
+    metrics.model_flops += static_cast<double>(metrics.length_counts[length]) *
+                           encoder_row_flops(shape.num_layers, shape.hidden_size, shape.intermediate_size,
+                                             static_cast<double>(length));
+  }
   metrics.peak_rss_bytes = peak_rss_bytes();
   return metrics;
 }

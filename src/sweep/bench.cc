@@ -236,8 +236,16 @@ std::vector<std::string> run_arguments(const SweepSpec& spec, const Point& point
   add("--device", point.device);
   add("--precision", point.precision);
   add("--batching", point.batching);
-  if (batch_size > 0) add("--batch-size", std::to_string(batch_size));
-  if (point.max_batch_tokens > 0) add("--max-batch-tokens", std::to_string(point.max_batch_tokens));
+  if (point.batch_size.is_auto()) {
+    add("--batch-size", "auto");
+  } else if (batch_size > 0) {
+    add("--batch-size", std::to_string(batch_size));
+  }
+  if (point.max_batch_tokens == kAutoMaxBatchTokens) {
+    add("--max-batch-tokens", "auto");
+  } else if (point.max_batch_tokens > 0) {
+    add("--max-batch-tokens", std::to_string(point.max_batch_tokens));
+  }
   add("--threads", std::to_string(point.threads));
   if (spec.tokenizer_threads > 0) add("--tokenizer-threads", std::to_string(spec.tokenizer_threads));
   add("--max-length", std::to_string(spec.max_length));
@@ -264,7 +272,8 @@ int resolved_threads(int threads) {
 // GPUs of a device, for a 'gpus' batch-size rule.
 Result<int> device_gpus(const std::string& device, const Nvml* nvml, const std::string& nvml_reason) {
   if (!is_gpu_device(device)) return invalid_argument(fmt::format("device '{}' has no GPUs", device));
-  if (device != "cuda" && device != "cuda:all") return 1;
+  Result<backend::DeviceSpec> spec = backend::parse_device(device);
+  if (spec.ok() && !spec->all) return static_cast<int>(spec->indices.size());
   if (nvml == nullptr)
     return unsupported(fmt::format("cannot count the GPUs of device '{}': {}", device, nvml_reason));
   const int n = static_cast<int>(device_gpu_indices(device, nvml->device_count()).size());
@@ -590,7 +599,8 @@ class Bench {
     r.config.precision = precision.ok() ? backend::precision_name(*precision) : p.precision;
     r.config.batching = p.batching;
     r.config.batch_size_rule = p.batch_size.rule_text();
-    r.config.max_batch_tokens = p.max_batch_tokens;
+    // "auto" (-1) becomes the run's resolved budget in fill_measurements; 0 until then.
+    r.config.max_batch_tokens = std::max(p.max_batch_tokens, 0);
     r.config.threads = resolved_threads(p.threads);
     r.config.tokenizer_threads = spec_.tokenizer_threads;
     r.config.max_length = spec_.max_length;

@@ -91,19 +91,26 @@ std::string BatchSize::text() const {
     case Rule::kNone: return value == 0 ? "default" : std::to_string(value);
     case Rule::kVcpus: return fmt::format("{}xvcpus", value);
     case Rule::kGpus: return fmt::format("{}xgpus", value);
+    case Rule::kAuto: return "auto";
   }
   return "?";
+}
+
+std::string max_batch_tokens_text(int max_batch_tokens) {
+  if (max_batch_tokens == kAutoMaxBatchTokens) return "auto";
+  return max_batch_tokens == 0 ? "default" : std::to_string(max_batch_tokens);
 }
 
 Result<BatchSize> parse_batch_size(std::string_view text) {
   const std::string t = lower(trim(text));
   auto bad = [&](std::string_view why) {
     return invalid_argument(fmt::format(
-        "--batch-size '{}': {} (accepted: a number of rows, 'default', or NxRULE with RULE vcpus or gpus, "
-        "e.g. 100xvcpus, 40xgpus)",
+        "--batch-size '{}': {} (accepted: a number of rows, 'default', 'auto', or NxRULE with RULE vcpus or "
+        "gpus, e.g. 100xvcpus, 40xgpus)",
         text, why));
   };
   if (t == "default") return BatchSize{};
+  if (t == "auto") return BatchSize{BatchSize::Rule::kAuto, 0};
   const size_t x = t.find('x');
   if (x == std::string::npos) {
     std::optional<int> n = parse_count(t);
@@ -137,9 +144,17 @@ Status set_axis(Axes& axes, std::string_view key, const std::vector<std::string>
   }
   if (key == "threads" || key == "max_batch_tokens") {
     std::vector<int> numbers;
+    const bool tokens = key == "max_batch_tokens";
     for (const std::string& v : values) {
+      if (tokens && lower(v) == "auto") {
+        numbers.push_back(kAutoMaxBatchTokens);
+        continue;
+      }
       std::optional<int> n = parse_count(v);
-      if (!n) return invalid_argument(fmt::format("{}: '{}' is not a whole number >= 0", flag_of(key), v));
+      if (!n) {
+        return invalid_argument(fmt::format("{}: '{}' is not a whole number >= 0{}", flag_of(key), v,
+                                            tokens ? " or 'auto'" : ""));
+      }
       numbers.push_back(*n);
     }
     INFERCOST_RETURN_IF_ERROR(no_duplicates(key, numbers, values));
@@ -159,8 +174,8 @@ Status set_axis(Axes& axes, std::string_view key, const std::vector<std::string>
     target = &axes.devices;
     for (const std::string& v : values) {
       if (v != "cpu" && !is_gpu_device(v)) {
-        return invalid_argument(
-            fmt::format("--device: unknown device '{}' (accepted: cpu, cuda, cuda:N, cuda:all)", v));
+        return invalid_argument(fmt::format(
+            "--device: unknown device '{}' (accepted: cpu, cuda, cuda:all, cuda:N, cuda:N,M,...)", v));
       }
     }
   } else if (key == "precision") {
@@ -196,9 +211,8 @@ void fill_defaults(SweepSpec& spec) {
 }
 
 bool is_gpu_device(std::string_view device) {
-  if (device == "cuda" || device == "cuda:all") return true;
-  if (device.rfind("cuda:", 0) != 0) return false;
-  return parse_count(device.substr(5)).has_value();
+  Result<backend::DeviceSpec> spec = backend::parse_device(std::string(device));
+  return spec.ok() && spec->kind == "cuda";
 }
 
 Status validate(const SweepSpec& spec) {
@@ -259,7 +273,8 @@ std::string Point::describe() const {
   std::string out =
       fmt::format("batch {} {} {} {} {}", batch_size.text(), precision, batching, shape, device);
   out += threads == 0 ? " all threads" : fmt::format(" {} thread{}", threads, threads == 1 ? "" : "s");
-  if (max_batch_tokens > 0) out += fmt::format(" max {} tokens", max_batch_tokens);
+  if (max_batch_tokens > 0 || max_batch_tokens == kAutoMaxBatchTokens)
+    out += fmt::format(" max {} tokens", max_batch_tokens_text(max_batch_tokens));
   return out;
 }
 
@@ -300,6 +315,7 @@ int resolve_batch_size(const BatchSize& batch_size, int threads, int gpus) {
     case BatchSize::Rule::kNone: return batch_size.value;
     case BatchSize::Rule::kVcpus: return batch_size.value * threads;
     case BatchSize::Rule::kGpus: return batch_size.value * gpus;
+    case BatchSize::Rule::kAuto: return 0;
   }
   return 0;
 }

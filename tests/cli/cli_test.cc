@@ -1,5 +1,6 @@
 // End-to-end: the `infercost` executable run the way a user runs it.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "infercost/backend/backend.h"
 #include "infercost/backend/cpu_info.h"
 #include "test_utils.h"
 
@@ -134,6 +136,102 @@ TEST_F(CliTest, BadInputExitsNonZeroAndLeavesNothing) {
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
   Outcome no_model = run_cli("run " + input + " --model " + work.file("no-model"));
   EXPECT_NE(no_model.exit_code, 0);
+}
+
+TEST_F(CliTest, RunOnCudaRunsOrSaysWhyNot) {
+  TempDir work;
+  ASSERT_EQ(run_cli("datagen --rows 60 --seed 6 --out " + work.file("in.jsonl")).exit_code, 0);
+  // The module beside the executable, as `infercost run` finds it.
+  const std::string module = std::string(INFERCOST_BINARY_DIR) + "/libinfercost_cuda.so";
+  if (std::filesystem::exists(module)) ::setenv("INFERCOST_CUDA_MODULE", module.c_str(), 0);
+  auto gpus = backend::cuda_devices();
+  Outcome run = run_cli("run " + work.file("in.jsonl") + " --model " + model() + " --device cuda -o " +
+                        work.file("out.jsonl") + " --metrics " + work.file("m.json"));
+  if (!gpus.ok()) {
+    EXPECT_NE(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("CUDA cannot run here: "), std::string::npos) << run.output;
+    EXPECT_EQ(count_entries(work.path()), 1) << "only in.jsonl";
+    return;
+  }
+  // A GPU machine: every GPU runs, and the metrics say what the GPUs did.
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto m = nlohmann::json::parse(slurp(work.file("m.json")));
+  EXPECT_EQ(m["rows"], 60);
+  EXPECT_EQ(m["devices"].size(), gpus->size());
+  EXPECT_GE(m["workers"].get<int>(), static_cast<int>(gpus->size()));
+  EXPECT_TRUE(m.contains("gpus") || m.contains("gpu_monitor")) << m.dump(2);
+  if (m.contains("gpus")) {
+    ASSERT_FALSE(m["gpus"].empty());
+    EXPECT_GT(m["gpus"][0]["memory_total_bytes"].get<int64_t>(), 0);
+    EXPECT_GT(m["gpus"][0]["memory_used_peak_bytes"].get<int64_t>(), 0);
+  }
+}
+
+TEST_F(CliTest, RunDeviceAndAutoSizeFlags) {
+  TempDir work;
+  ASSERT_EQ(run_cli("datagen --rows 80 --seed 7 --out " + work.file("in.jsonl")).exit_code, 0);
+  const std::string base = "run " + work.file("in.jsonl") + " --model " + model() + " --threads 2 ";
+  Outcome gpu = run_cli(base + "--device gpu -o " + work.file("bad.jsonl"));
+  EXPECT_EQ(gpu.exit_code, 2) << gpu.output;
+  for (const char* form : {"--device", "'gpu'", "cpu, cuda, cuda:all, cuda:N, cuda:N,M"}) {
+    EXPECT_NE(gpu.output.find(form), std::string::npos) << form << "\n" << gpu.output;
+  }
+  for (const std::string bad : {"--batch-size abc", "--batch-size 1.5", "--max-batch-tokens abc",
+                                "--max-batch-tokens -3", "--streams-per-device -1"}) {
+    Outcome o = run_cli(base + bad + " -o " + work.file("bad.jsonl"));
+    EXPECT_EQ(o.exit_code, 2) << bad << "\n" << o.output;
+    EXPECT_NE(o.output.find(bad.substr(0, bad.find(' '))), std::string::npos) << bad << "\n" << o.output;
+  }
+  Outcome abc = run_cli(base + "--batch-size abc -o " + work.file("bad.jsonl"));
+  EXPECT_NE(abc.output.find("'auto'"), std::string::npos) << abc.output;
+  EXPECT_FALSE(std::filesystem::exists(work.file("bad.jsonl")));
+
+  Outcome run = run_cli(base + "--batch-size auto --max-batch-tokens auto --precision fp32 -o " +
+                        work.file("out.jsonl") + " --metrics " + work.file("m.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto m = nlohmann::json::parse(slurp(work.file("m.json")));
+  EXPECT_EQ(m["rows"], 80);
+  EXPECT_EQ(m["batch_size_auto"], true);
+  EXPECT_EQ(m["max_batch_tokens_auto"], true);
+  EXPECT_EQ(m["batch_size"], 256);  // the CPU backend's capacity: its defaults
+  EXPECT_EQ(m["max_batch_tokens"], 4096);
+  EXPECT_EQ(m["capacity"]["max_tokens"], 4096);
+  EXPECT_EQ(m["devices"], nlohmann::json::array({"cpu"}));
+  EXPECT_EQ(m["workers"], 1);
+  EXPECT_EQ(m["oom_retries"], 0);
+  EXPECT_GT(m["model_flops"].get<double>(), 0);
+  EXPECT_FALSE(m.contains("gpus"));  // a CPU run samples no GPU
+  EXPECT_NE(run.output.find("auto sizes      batch 256 rows, 4096 tokens"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("model FLOPs"), std::string::npos) << run.output;
+  // Seed: rows = token capacity / --max-length.
+  Outcome seed = run_cli(base + "--batching seed --batch-size auto --max-length 128 -o " +
+                         work.file("seed.jsonl") + " --metrics " + work.file("s.json"));
+  ASSERT_EQ(seed.exit_code, 0) << seed.output;
+  auto s = nlohmann::json::parse(slurp(work.file("s.json")));
+  EXPECT_EQ(s["batch_size"], 4096 / 128);
+  EXPECT_EQ(s["max_batch_tokens_auto"], false);
+}
+
+TEST_F(CliTest, BenchTakesAutoSizes) {
+  TempDir work;
+  Outcome dry = run_cli("bench --model " + model() + " --out " + work.file("r.jsonl") + " --data-dir " +
+                        work.file("data") +
+                        " --batching tokens,seed --batch-size auto,8 --max-batch-tokens auto,1024 --dry-run");
+  ASSERT_EQ(dry.exit_code, 0) << dry.output;
+  // tokens: 2 sizes x 2 budgets; seed: 2 sizes (no token budget).
+  EXPECT_NE(dry.output.find("6 points"), std::string::npos) << dry.output;
+  EXPECT_NE(dry.output.find("1  batch auto auto tokens json-3 cpu all threads max auto tokens"),
+            std::string::npos)
+      << dry.output;
+  EXPECT_NE(dry.output.find("batch 8 auto tokens json-3 cpu all threads max 1024 tokens"), std::string::npos)
+      << dry.output;
+  for (const std::string bad : {"--max-batch-tokens big", "--batch-size autox"}) {
+    Outcome o =
+        run_cli("bench --model " + model() + " --out " + work.file("r.jsonl") + " " + bad + " --dry-run");
+    EXPECT_EQ(o.exit_code, 2) << bad << "\n" << o.output;
+    EXPECT_NE(o.output.find("auto"), std::string::npos) << bad << "\n" << o.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(work.file("r.jsonl")));
 }
 
 TEST_F(CliTest, TokenizeWritesJsonPerText) {

@@ -164,5 +164,73 @@ TEST(Batcher, SeedKeepsInputOrderPadsToTheFileMaxAcrossWindows) {
   EXPECT_EQ(out[0].tokens.seq_len, 6);
 }
 
+TEST(SplitBatch, HalvesKeepTheirTargetsAndShrinkToTheirLongestRow) {
+  // Sorted by length, as tokens batching makes them: 2 3 5 | 7 12.
+  auto w = window_of({7, 3, 12, 2, 5});
+  BatchPolicy policy;
+  policy.batch_size = 8;
+  policy.max_batch_tokens = 1000;
+  policy.pad_id = -1;
+  Batcher batcher(policy);
+  std::vector<Batch> out;
+  batcher.add(w, all_rows(*w), out);
+  ASSERT_EQ(out.size(), 1u);
+  const Batch& whole = out[0];
+  ASSERT_EQ(whole.tokens.seq_len, 12);
+  auto [first, second] = split_batch(whole);
+  expect_well_formed(first, -1);
+  expect_well_formed(second, -1);
+  EXPECT_EQ(first.tokens.batch, 3);  // the odd row goes to the first half
+  EXPECT_EQ(second.tokens.batch, 2);
+  EXPECT_EQ(first.tokens.seq_len, 5);
+  EXPECT_EQ(second.tokens.seq_len, 12);
+  EXPECT_FALSE(first.tokens.compute_padding);
+  const std::vector<int32_t> rows_first = {first.targets[0].row, first.targets[1].row, first.targets[2].row};
+  EXPECT_EQ(rows_first, (std::vector<int32_t>{3, 1, 4}));
+  EXPECT_EQ(second.targets[0].row, 0);
+  EXPECT_EQ(second.targets[1].row, 2);
+  EXPECT_EQ(first.tokens.real_tokens() + second.tokens.real_tokens(), whole.tokens.real_tokens());
+  ASSERT_EQ(first.windows.size(), 1u);
+  EXPECT_EQ(first.windows[0], w);
+  // Down to single rows, recursively.
+  auto [a, b] = split_batch(second);
+  expect_well_formed(a, -1);
+  expect_well_formed(b, -1);
+  EXPECT_EQ(a.tokens.batch, 1);
+  EXPECT_EQ(a.tokens.seq_len, 7);
+  EXPECT_EQ(b.tokens.seq_len, 12);
+  EXPECT_EQ(b.targets[0].row, 2);
+}
+
+TEST(SplitBatch, ComputedPaddingKeepsTheSeqLenAndOnlyTheWindowsOfItsRows) {
+  // A seed batch across two windows, padded to the file's longest row (20).
+  auto a = window_of({3, 4});
+  auto b = window_of({6, 2, 5});
+  BatchPolicy policy;
+  policy.batching = Batching::kSeed;
+  policy.batch_size = 5;
+  Batcher batcher(policy);
+  batcher.begin_file(20);
+  std::vector<Batch> out;
+  batcher.add(a, all_rows(*a), out);
+  batcher.add(b, all_rows(*b), out);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].windows.size(), 2u);
+  auto [first, second] = split_batch(out[0]);
+  for (const Batch* half : {&first, &second}) {
+    expect_well_formed(*half, 0);
+    EXPECT_TRUE(half->tokens.compute_padding);
+    EXPECT_EQ(half->tokens.seq_len, 20);
+  }
+  EXPECT_EQ(first.tokens.batch, 3);
+  EXPECT_EQ(second.tokens.batch, 2);
+  EXPECT_EQ(first.windows.size(), 2u);   // rows of a and b
+  ASSERT_EQ(second.windows.size(), 1u);  // rows of b only
+  EXPECT_EQ(second.windows[0], b);
+  EXPECT_EQ(second.targets[0].window, b.get());
+  EXPECT_EQ(second.targets[0].row, 1);
+  EXPECT_EQ(second.targets[1].row, 2);
+}
+
 }  // namespace
 }  // namespace infercost::pipeline

@@ -5,7 +5,7 @@
 // seconds (time a stage spent working, summed over its threads), not slices of
 // the wall time: they may add up to more than wall_seconds. infer_share()
 // says how well the pipeline hides reading, tokenizing and writing behind
-// inference (1.0: the backend never waited).
+// inference (1.0: no inference worker ever waited).
 #pragma once
 
 #include <chrono>
@@ -24,6 +24,36 @@ const std::vector<int>& length_histogram_edges();
 // the buckets of `edges` (ascending). Lengths below edges[0] are dropped.
 std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length, const std::vector<int>& edges);
 
+// FLOPs of one row of `length` tokens through an encoder of `layers` layers,
+// hidden size h and feed-forward size f: layers x (2 L (4 h^2 + 2 h f) +
+// 4 L^2 h), multiply-adds counted as 2 FLOPs (the formula of `infercost plan`,
+// include/infercost/plan/work.h, which explains what it leaves out).
+double encoder_row_flops(int layers, int hidden, int intermediate, double length);
+
+// What one device did in a run.
+struct DeviceRunMetrics {
+  std::string name;     // "cpu", "cuda:0"
+  int streams = 0;      // workers (backends) on it
+  int64_t batches = 0;  // classify() calls that succeeded (halves of a split batch count apiece)
+  int64_t rows = 0;
+  double infer_seconds = 0;  // classify() busy seconds, summed over its streams
+  int64_t oom_retries = 0;   // out-of-memory errors answered by splitting the batch
+  // The most computed tokens per batch it learned from out-of-memory errors
+  // (batches above it were split before classify); 0: none.
+  int64_t max_computed_tokens = 0;
+};
+
+// One GPU as sampled through NVML while the run ran (`infercost run` fills
+// it; memory is device-wide, every process, as nvidia-smi shows it).
+struct GpuRunUsage {
+  int index = 0;  // NVML index
+  int64_t memory_total_bytes = 0;
+  int64_t memory_used_peak_bytes = 0;
+  double memory_used_mean_bytes = 0;
+  double utilization_mean = 0;  // 0..1
+  double utilization_peak = 0;
+};
+
 struct RunMetrics {
   int64_t rows = 0;       // rows classified and written
   int64_t rows_null = 0;  // rows with a null text, written with null outputs
@@ -41,7 +71,8 @@ struct RunMetrics {
   std::vector<int64_t> length_counts;
   double wall_seconds = 0;  // from before the first read to after the last write
   // Busy seconds per stage: load (model, before the wall clock starts), read,
-  // tokenize (summed over the tokenizer threads), batch, infer, write.
+  // tokenize (summed over the tokenizer threads), batch, infer (summed over
+  // the inference workers), write.
   std::map<std::string, double> stage_seconds;
   int64_t peak_rss_bytes = 0;
   int threads = 0;
@@ -50,11 +81,31 @@ struct RunMetrics {
   int window_rows = 0;       // resolved (seed: rounded up to whole batches)
   int tokenizer_threads = 0;
   int max_length = 0;
-  std::string batching;   // batching_name(): "tokens" or "seed"
-  std::string precision;  // backend::precision_name() of the backend that ran
-  std::string device;
+  std::string batching;              // batching_name(): "tokens" or "seed"
+  std::string precision;             // backend::precision_name() of the backend that ran
+  std::string device;                // as given: "cpu", "cuda:all", ...
+  std::vector<std::string> devices;  // resolved: "cpu" or "cuda:0", "cuda:1", ...
+  int workers = 0;                   // inference workers: streams over all devices
+  std::vector<DeviceRunMetrics> per_device;
+  int64_t oom_retries = 0;  // summed over devices
+  // --batch-size auto / --max-batch-tokens auto, and the capacity they came
+  // from: per stream, the smallest over the devices (Backend::capacity).
+  bool batch_size_auto = false;
+  bool max_batch_tokens_auto = false;
+  int64_t capacity_max_tokens = 0;  // 0 when neither is auto
+  int capacity_max_rows = 0;
+  std::string capacity_basis;
+  // Work of the classified rows at their real lengths (encoder_row_flops).
+  double model_flops = 0;
   std::string model_name;
   bool model_synthetic = false;
+  // GPUs sampled while the run ran (`infercost run` on a cuda device), or why
+  // they could not be (gpu_monitor, e.g. "NVML not available: ..."); both
+  // empty for a CPU run.
+  std::vector<GpuRunUsage> gpus;
+  std::string gpu_monitor;
+  double gpu_sample_interval_seconds = 0;
+  int64_t gpu_samples = 0;
 
   double rows_per_second() const { return wall_seconds > 0 ? rows / wall_seconds : 0; }
   double tokens_per_second() const { return wall_seconds > 0 ? tokens / wall_seconds : 0; }
@@ -62,7 +113,9 @@ struct RunMetrics {
   double padding_efficiency() const { return computed_tokens > 0 ? double(tokens) / computed_tokens : 1.0; }
   // Real tokens / padded tokens: how full the batches are, whatever the backend computes.
   double batch_fill() const { return padded_tokens > 0 ? double(tokens) / padded_tokens : 1.0; }
-  // Inference busy seconds / wall seconds.
+  double model_flops_per_second() const { return wall_seconds > 0 ? model_flops / wall_seconds : 0; }
+  // Inference busy seconds / (wall seconds x workers): the share of the
+  // workers' time spent classifying.
   double infer_share() const;
 
   std::string to_json() const;

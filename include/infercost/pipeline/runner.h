@@ -3,9 +3,11 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "infercost/backend/backend.h"
 #include "infercost/core/status.h"
 #include "infercost/io/rows.h"
 #include "infercost/model/config.h"
@@ -43,7 +45,14 @@ struct RunOptions {
   std::string output = "-";
   std::string output_format;           // empty: from the extension
   std::string compression = "snappy";  // Parquet outputs
+  // "cpu", "cuda" / "cuda:all" (every GPU), "cuda:N" or "cuda:N,M,..."
+  // (backend::parse_device). One worker per stream of each device pulls
+  // batches from one shared queue; output stays in input order.
   std::string device = "cpu";
+  // Backends per device, each with its own stream and scratch memory, so a
+  // device has several batches in flight; 0: 2 where the backend can fork()
+  // (GPUs), else 1. A backend that cannot fork runs 1 whatever is asked.
+  int streams_per_device = 0;
   Batching batching = Batching::kTokens;
   // Rows per batch; 0 picks the policy's default: tokens -> 256 (a cap, the
   // token budget usually binds first), seed -> 100 x threads (the study's
@@ -51,6 +60,13 @@ struct RunOptions {
   int batch_size = 0;
   // kTokens: most tokens per batch (rows x longest row); 0 -> 4096.
   int max_batch_tokens = 0;
+  // "auto" sizes, from Backend::capacity(max_length) of every device once the
+  // model is loaded (each device's figures divided by its streams, the
+  // smallest taken): kTokens: batch_size = capacity rows, max_batch_tokens =
+  // capacity tokens; kSeed: batch_size = capacity tokens / max_length (a seed
+  // batch is padded to at most max_length). The numbers above are then ignored.
+  bool batch_size_auto = false;
+  bool max_batch_tokens_auto = false;
   // kTokens: rows sorted by length together; bounds reordering and memory.
   int window_rows = kDefaultWindowRows;
   // "auto", "fp32", "bf16", "int8" (backend::resolve_precision).
@@ -65,8 +81,13 @@ struct RunOptions {
   io::OnBadRow on_bad_row = io::OnBadRow::kFail;
   // Called with (rows done, bytes read, bytes total) after each batch.
   std::function<void(int64_t, uint64_t, uint64_t)> progress;
-  // Called once the model is loaded, before any row is read.
+  // Called once the model is loaded on every device, before any row is read.
   std::function<void(const model::ModelConfig&)> on_model_loaded;
+  // Tests: stand-ins for backend::resolve_devices and backend::create_backend
+  // (called with a resolved device name, e.g. "cuda:1"); unset, the real ones.
+  std::function<Result<std::vector<std::string>>(const backend::DeviceSpec&)> device_resolver;
+  std::function<Result<std::unique_ptr<backend::Backend>>(const std::string&, const backend::BackendOptions&)>
+      backend_factory;
 };
 
 // kInvalidArgument naming the flag when a batching option is out of range
@@ -76,6 +97,15 @@ Status check_batching_options(int batch_size, int max_batch_tokens, int window_r
 // On error nothing is left at options.output (the temporary is removed; for a
 // folder output, the parts this run completed are removed too). Rows whose
 // text is null are kept and written with null probabilities and label.
+//
+// Out of memory: a batch whose classify() is kResourceExhausted is split in
+// two halves by rows (split_batch) and each retried, recursively; the device
+// then keeps a limit of computed tokens per batch (one less than the batch
+// that failed) and splits larger batches before classifying them, for the
+// rest of the run. A single row that does not fit fails the run
+// (kResourceExhausted naming the device and the row's tokens).
+// Device errors: kInvalidArgument for a malformed --device,
+// kUnsupported/kUnavailable when CUDA cannot run here (backend::resolve_devices).
 Result<RunMetrics> run_classification(const RunOptions& options);
 
 // Numerically stable softmax of each row of `logits` ([rows, labels]) in place.

@@ -14,17 +14,20 @@
 namespace infercost::sweep {
 
 // A batch size on the sweep's batch-size axis: an absolute number of rows,
-// the run's own default, or the study's per-device rules N x vCPUs / N x GPUs,
+// the run's own default, the study's per-device rules N x vCPUs / N x GPUs,
 // resolved for each point ("100xvcpus": 100 x the point's inference threads;
-// "40xgpus": 40 x the GPUs of the point's device).
+// "40xgpus": 40 x the GPUs of the point's device), or "auto" (the run sizes
+// its batches from the device's memory: `infercost run --batch-size auto`).
 struct BatchSize {
-  enum class Rule { kNone, kVcpus, kGpus };
+  enum class Rule { kNone, kVcpus, kGpus, kAuto };
   Rule rule = Rule::kNone;
-  // kNone: rows per batch, 0 = the run's default; a rule: the multiplier.
+  // kNone: rows per batch, 0 = the run's default; a vcpus/gpus rule: the
+  // multiplier; kAuto: 0.
   int value = 0;
 
   bool is_default() const { return rule == Rule::kNone && value == 0; }
-  // "32", "default", "100xvcpus", "40xgpus".
+  bool is_auto() const { return rule == Rule::kAuto; }
+  // "32", "default", "100xvcpus", "40xgpus", "auto".
   std::string text() const;
   // The record's config.batch_size_rule: "" for a number or the default.
   std::string rule_text() const { return rule == Rule::kNone ? std::string() : text(); }
@@ -32,7 +35,7 @@ struct BatchSize {
 };
 
 // Parses "32", "default" (or "0"), "100xvcpus", "40xgpus" (also "100x vcpus",
-// case-insensitive "X"). kInvalidArgument naming the value and the forms.
+// case-insensitive "X"), "auto". kInvalidArgument naming the value and the forms.
 Result<BatchSize> parse_batch_size(std::string_view text);
 
 // The swept axes. An empty axis takes its default (see fill_defaults).
@@ -42,9 +45,17 @@ struct Axes {
   std::vector<std::string> precisions;  // auto, fp32, bf16, int8
   std::vector<std::string> batchings;   // tokens, seed
   std::vector<BatchSize> batch_sizes;
-  std::vector<int> threads;           // 0: every CPU of the affinity mask
-  std::vector<int> max_batch_tokens;  // 0: the run's default; binds under tokens batching only
+  std::vector<int> threads;  // 0: every CPU of the affinity mask
+  // 0: the run's default; kAutoMaxBatchTokens: "auto". Binds under tokens
+  // batching only.
+  std::vector<int> max_batch_tokens;
 };
+
+// The max_batch_tokens axis value "auto" (`infercost run --max-batch-tokens
+// auto`): the run sizes the token budget from the device's memory.
+inline constexpr int kAutoMaxBatchTokens = -1;
+// "auto", "default" (0) or the number.
+std::string max_batch_tokens_text(int max_batch_tokens);
 
 struct SweepSpec {
   std::vector<std::string> inputs;  // the user's files (shape "files")
@@ -113,7 +124,7 @@ struct Point {
   std::string batching;
   BatchSize batch_size;
   int threads = 0;
-  int max_batch_tokens = 0;
+  int max_batch_tokens = 0;  // 0: the run's default; kAutoMaxBatchTokens: "auto"
 
   // "batch 32 fp32 tokens json-3 cpu 2 threads" for progress lines.
   std::string describe() const;
@@ -130,7 +141,8 @@ std::vector<Point> expand_points(const SweepSpec& spec);
 bool is_gpu_device(std::string_view device);
 
 // Rows per batch for a point: the number, or the rule times `threads`
-// (resolved: never 0) or `gpus`; 0 for the run's default.
+// (resolved: never 0) or `gpus`; 0 for the run's default and for "auto"
+// (the run resolves it).
 int resolve_batch_size(const BatchSize& batch_size, int threads, int gpus);
 
 }  // namespace infercost::sweep

@@ -1,0 +1,505 @@
+// The run's inference workers, with fake backends (RunOptions::backend_factory):
+// several devices and streams, out-of-memory split-retry, auto batch sizes.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "infercost/backend/backend.h"
+#include "infercost/data/tweets.h"
+#include "infercost/model/model_dir.h"
+#include "infercost/model/synth.h"
+#include "infercost/pipeline/runner.h"
+#include "test_utils.h"
+
+namespace infercost::pipeline {
+namespace {
+
+using infercost::testing::count_entries;
+using infercost::testing::slurp;
+using infercost::testing::TempDir;
+
+// One fake device: its behaviour, and what its backends saw (every stream of
+// the device shares it).
+struct FakeDevice {
+  std::string name;
+  bool can_fork = true;
+  bool sleeps = true;
+  // Batches computing more tokens than this are out of memory; 0: none are.
+  int64_t oom_above = 0;
+  // The call (1-based, counted over the device) that fails with kInternal; 0: none.
+  int64_t fail_at_call = 0;
+  backend::BatchCapacity capacity;  // max_tokens 0: the Backend default
+
+  std::mutex mu;
+  int64_t calls = 0, ooms = 0, streams = 0;
+  int64_t smallest_oom = std::numeric_limits<int64_t>::max();
+  // Calls made after an out-of-memory error on a batch at least as large:
+  // what a runner that keeps the limit it learned never makes.
+  int64_t calls_above_learned_limit = 0;
+  int max_rows_seen = 0;
+  int64_t max_computed_seen = 0;
+};
+
+// Logits that depend on nothing but the row's own ids and length, so every
+// batching and every worker gives bit-identical outputs.
+void row_logits(const int32_t* ids, int length, int labels, float* out) {
+  uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(length);
+  for (int p = 0; p < length; ++p) h = (h ^ static_cast<uint32_t>(ids[p])) * 1099511628211ull;
+  for (int l = 0; l < labels; ++l) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    out[l] = static_cast<float>((h >> 33) % 10000) / 1000.0f - 5.0f;
+  }
+}
+
+class FakeBackend : public backend::Backend {
+ public:
+  explicit FakeBackend(std::shared_ptr<FakeDevice> device) : device_(std::move(device)) {
+    std::lock_guard<std::mutex> lock(device_->mu);
+    ++device_->streams;
+  }
+  std::string name() const override { return "fake"; }
+  backend::Precision precision() const override { return backend::Precision::kFp32; }
+  bool skips_padding() const override { return true; }
+  Status prepare(const model::ModelConfig& config, const model::EncoderWeights&) override {
+    labels_ = config.num_labels();
+    return Status();
+  }
+  Result<backend::Logits> classify(const backend::TokenBatch& batch) override {
+    if (batch.ids.size() != static_cast<size_t>(batch.batch) * batch.seq_len ||
+        batch.lengths.size() != static_cast<size_t>(batch.batch)) {
+      return internal_error("malformed batch");
+    }
+    const int64_t computed = batch.compute_padding ? batch.padded_tokens() : batch.real_tokens();
+    {
+      FakeDevice& d = *device_;
+      std::lock_guard<std::mutex> lock(d.mu);
+      ++d.calls;
+      if (computed >= d.smallest_oom) ++d.calls_above_learned_limit;
+      if (d.fail_at_call > 0 && d.calls == d.fail_at_call) return internal_error("the fake device broke");
+      if (d.oom_above > 0 && computed > d.oom_above) {
+        ++d.ooms;
+        d.smallest_oom = std::min(d.smallest_oom, computed);
+        return resource_exhausted("fake: out of memory");
+      }
+      d.max_rows_seen = std::max(d.max_rows_seen, batch.batch);
+      d.max_computed_seen = std::max(d.max_computed_seen, computed);
+    }
+    if (device_->sleeps) {
+      thread_local std::mt19937 rng(std::hash<std::thread::id>()(std::this_thread::get_id()));
+      std::this_thread::sleep_for(std::chrono::microseconds(rng() % 400));
+    }
+    backend::Logits logits;
+    logits.rows = batch.batch;
+    logits.labels = labels_;
+    logits.values.resize(static_cast<size_t>(batch.batch) * labels_);
+    for (int r = 0; r < batch.batch; ++r) {
+      if (batch.lengths[r] < 1 || batch.lengths[r] > batch.seq_len) return internal_error("bad length");
+      row_logits(batch.ids.data() + static_cast<size_t>(r) * batch.seq_len, batch.lengths[r], labels_,
+                 logits.values.data() + static_cast<size_t>(r) * labels_);
+    }
+    return logits;
+  }
+  Result<backend::BatchCapacity> capacity(int max_length) override {
+    if (device_->capacity.max_tokens == 0) return Backend::capacity(max_length);
+    return device_->capacity;
+  }
+  Result<std::unique_ptr<backend::Backend>> fork() override {
+    if (!device_->can_fork) return Backend::fork();
+    auto other = std::make_unique<FakeBackend>(device_);
+    other->labels_ = labels_;
+    return std::unique_ptr<backend::Backend>(std::move(other));
+  }
+
+ private:
+  std::shared_ptr<FakeDevice> device_;
+  int labels_ = 0;
+};
+
+// Fake devices "cuda:0".."cuda:N-1" for --device cuda:all.
+struct FakeMachine {
+  std::vector<std::shared_ptr<FakeDevice>> devices;
+
+  explicit FakeMachine(int n) {
+    for (int i = 0; i < n; ++i) {
+      devices.push_back(std::make_shared<FakeDevice>());
+      devices.back()->name = "cuda:" + std::to_string(i);
+    }
+  }
+  void install(RunOptions& o) const {
+    o.device = "cuda:all";
+    const auto devs = devices;
+    o.device_resolver = [devs](const backend::DeviceSpec& spec) -> Result<std::vector<std::string>> {
+      if (spec.kind != "cuda" || !spec.all) return invalid_argument("the fake machine runs cuda:all only");
+      std::vector<std::string> names;
+      for (const auto& d : devs) names.push_back(d->name);
+      return names;
+    };
+    o.backend_factory = [devs](const std::string& name,
+                               const backend::BackendOptions&) -> Result<std::unique_ptr<backend::Backend>> {
+      for (const auto& d : devs) {
+        if (d->name == name) return std::unique_ptr<backend::Backend>(std::make_unique<FakeBackend>(d));
+      }
+      return not_found("no fake device " + name);
+    };
+  }
+};
+
+class WorkersTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    model::SynthOptions synth;
+    synth.out_dir = dir_->file("tiny");
+    synth.preset = "tiny";
+    synth.seed = 5;
+    Status s = model::synthesize_model(synth);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    // Three files of tweets, one empty in between.
+    for (int f = 0; f < 3; ++f) {
+      const std::string path = dir_->file("in/part" + std::to_string(f) + ".jsonl");
+      std::filesystem::create_directories(dir_->file("in"));
+      ASSERT_TRUE(data::write_tweets_jsonl(path, f == 1 ? 0 : 1500, 40 + f).ok());
+    }
+  }
+  static void TearDownTestSuite() {
+    references_.clear();
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  static RunOptions options(const std::string& output) {
+    RunOptions o;
+    o.inputs = {dir_->file("in")};
+    o.model_dir = dir_->file("tiny");
+    o.output = output;
+    o.threads = 1;
+    o.tokenizer_threads = 2;
+    o.window_rows = 256;
+    o.batch_size = 64;
+    o.max_batch_tokens = 2048;
+    return o;
+  }
+
+  // The reference: one worker on one device, never out of memory.
+  static std::string reference(Batching batching) {
+    auto it = references_.find(batching);
+    if (it != references_.end()) return it->second;
+    const std::string out = dir_->file(std::string("reference-") + batching_name(batching) + "/");
+    FakeMachine machine(1);
+    machine.devices[0]->sleeps = false;
+    RunOptions o = options(out);
+    o.batching = batching;
+    o.streams_per_device = 1;
+    machine.install(o);
+    Result<RunMetrics> m = run_classification(o);
+    EXPECT_TRUE(m.ok()) << m.status().to_string();
+    if (m.ok()) {
+      EXPECT_EQ(m->workers, 1);
+      EXPECT_EQ(m->rows, 3000);
+    }
+    references_[batching] = out;
+    return out;
+  }
+
+  // Every part of `out` is byte for byte the reference's.
+  static void expect_same_outputs(const std::string& out, const std::string& expected) {
+    for (const char* part : {"part0.jsonl", "part1.jsonl", "part2.jsonl"}) {
+      ASSERT_TRUE(std::filesystem::exists(out + part)) << out << part;
+      EXPECT_EQ(slurp(out + part), slurp(expected + part)) << part;
+    }
+  }
+
+  static TempDir* dir_;
+  static std::map<Batching, std::string> references_;
+};
+
+TempDir* WorkersTest::dir_ = nullptr;
+std::map<Batching, std::string> WorkersTest::references_;
+
+TEST_F(WorkersTest, ReferenceKeepsInputOrder) {
+  const std::string ref = reference(Batching::kTokens);
+  for (const char* part : {"part0", "part2"}) {
+    const std::string in = slurp(dir_->file(std::string("in/") + part + ".jsonl"));
+    const std::string out = slurp(ref + part + ".jsonl");
+    std::istringstream ins(in), outs(out);
+    std::string a, b;
+    int n = 0;
+    while (std::getline(ins, a)) {
+      ASSERT_TRUE(std::getline(outs, b)) << part << " row " << n;
+      EXPECT_EQ(nlohmann::json::parse(b)["text"], nlohmann::json::parse(a)["full_text"])
+          << part << " row " << n;
+      ++n;
+    }
+    EXPECT_FALSE(std::getline(outs, b));
+    EXPECT_EQ(n, 1500);
+  }
+  EXPECT_EQ(slurp(ref + "part1.jsonl"), "");
+}
+
+TEST_F(WorkersTest, FourWorkersOnTwoDevicesGiveTheSameOutputs) {
+  struct Case {
+    Batching batching;
+    int window_rows, batch_size;
+  };
+  // Small windows: many window markers between batches that finish out of order.
+  for (Case c : {Case{Batching::kTokens, 256, 64}, Case{Batching::kTokens, 16, 5},
+                 Case{Batching::kSeed, 256, 40}, Case{Batching::kSeed, 7, 3}}) {
+    const Batching batching = c.batching;
+    SCOPED_TRACE(std::string(batching_name(batching)) + " window " + std::to_string(c.window_rows));
+    TempDir work;
+    FakeMachine machine(2);  // forks: 2 streams each by default
+    RunOptions o = options(work.file("out/"));
+    o.batching = batching;
+    o.window_rows = c.window_rows;
+    o.batch_size = c.batch_size;
+    machine.install(o);
+    auto future = std::async(std::launch::async, [o] { return run_classification(o); });
+    ASSERT_EQ(future.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the run hangs";
+    Result<RunMetrics> m = future.get();
+    ASSERT_TRUE(m.ok()) << m.status().to_string();
+    EXPECT_EQ(m->rows, 3000);
+    EXPECT_EQ(m->workers, 4);
+    EXPECT_EQ(m->devices, (std::vector<std::string>{"cuda:0", "cuda:1"}));
+    ASSERT_EQ(m->per_device.size(), 2u);
+    int64_t rows = 0;
+    for (const DeviceRunMetrics& d : m->per_device) {
+      EXPECT_EQ(d.streams, 2);
+      EXPECT_GT(d.batches, 0) << d.name;
+      EXPECT_EQ(d.oom_retries, 0);
+      EXPECT_EQ(d.max_computed_tokens, 0);
+      rows += d.rows;
+    }
+    EXPECT_EQ(rows, 3000);
+    EXPECT_EQ(machine.devices[0]->streams, 2);
+    EXPECT_EQ(m->tokenizer_threads, 2);
+    expect_same_outputs(work.file("out/"), reference(batching));
+    const std::string summary = m->to_summary();
+    EXPECT_NE(summary.find("workers         4 over 2 devices"), std::string::npos) << summary;
+    auto j = nlohmann::json::parse(m->to_json());
+    EXPECT_EQ(j["workers"], 4);
+    EXPECT_EQ(j["devices"], nlohmann::json({"cuda:0", "cuda:1"}));
+    EXPECT_EQ(j["per_device"].size(), 2u);
+    EXPECT_EQ(j["oom_retries"], 0);
+  }
+}
+
+TEST_F(WorkersTest, OneFileOutputFromManyWorkersIsInOrder) {
+  TempDir work;
+  FakeMachine machine(4);
+  for (auto& d : machine.devices) d->can_fork = false;  // one stream each, silently
+  RunOptions o = options(work.file("all.jsonl"));
+  machine.install(o);
+  Result<RunMetrics> m = run_classification(o);
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  EXPECT_EQ(m->workers, 4);
+  for (const auto& d : machine.devices) EXPECT_EQ(d->streams, 1);
+  const std::string ref = reference(Batching::kTokens);
+  EXPECT_EQ(slurp(work.file("all.jsonl")), slurp(ref + "part0.jsonl") + slurp(ref + "part2.jsonl"));
+}
+
+TEST_F(WorkersTest, OutOfMemorySplitsBatchesAndKeepsTheLimit) {
+  for (int streams : {1, 2}) {
+    SCOPED_TRACE(std::to_string(streams) + " streams per device");
+    TempDir work;
+    FakeMachine machine(2);
+    // Above the longest row (512 tokens, truncated), below the 2048-token batches.
+    machine.devices[0]->oom_above = 1200;
+    machine.devices[1]->oom_above = 600;
+    RunOptions o = options(work.file("out/"));
+    o.streams_per_device = streams;
+    machine.install(o);
+    auto future = std::async(std::launch::async, [o] { return run_classification(o); });
+    ASSERT_EQ(future.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the run hangs";
+    Result<RunMetrics> m = future.get();
+    ASSERT_TRUE(m.ok()) << m.status().to_string();
+    EXPECT_EQ(m->rows, 3000);
+    expect_same_outputs(work.file("out/"), reference(Batching::kTokens));
+    EXPECT_GT(m->oom_retries, 0);
+    ASSERT_EQ(m->per_device.size(), 2u);
+    int64_t retries = 0;
+    for (size_t i = 0; i < 2; ++i) {
+      const DeviceRunMetrics& d = m->per_device[i];
+      const FakeDevice& fake = *machine.devices[i];
+      SCOPED_TRACE(d.name);
+      EXPECT_GT(d.oom_retries, 0);
+      EXPECT_EQ(d.oom_retries, fake.ooms);
+      retries += d.oom_retries;
+      // The limit learned: below the smallest batch that failed, at least what fits.
+      EXPECT_EQ(d.max_computed_tokens, fake.smallest_oom - 1);
+      EXPECT_GE(d.max_computed_tokens, fake.oom_above);
+      // A handful of failures while the limit is found, not one per batch.
+      EXPECT_LT(fake.ooms, 10 * streams) << fake.ooms;
+      // One worker per device: once a size failed, nothing as large is tried again.
+      if (streams == 1) {
+        EXPECT_EQ(fake.calls_above_learned_limit, 0);
+      }
+    }
+    EXPECT_EQ(retries, m->oom_retries);
+    const std::string summary = m->to_summary();
+    EXPECT_NE(summary.find("out of memory   "), std::string::npos) << summary;
+    EXPECT_NE(summary.find("cuda:1 kept batches to"), std::string::npos) << summary;
+    auto j = nlohmann::json::parse(m->to_json());
+    EXPECT_EQ(j["oom_retries"], m->oom_retries);
+    EXPECT_EQ(j["per_device"][1]["max_computed_tokens"], m->per_device[1].max_computed_tokens);
+  }
+}
+
+TEST_F(WorkersTest, ARowThatDoesNotFitFailsTheRunAndLeavesNothing) {
+  TempDir work;
+  FakeMachine machine(2);
+  machine.devices[1]->oom_above = 2;  // no row fits: every one has [CLS] text [SEP]
+  RunOptions o = options(work.file("out.jsonl"));
+  machine.install(o);
+  auto future = std::async(std::launch::async, [o] { return run_classification(o); });
+  ASSERT_EQ(future.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the run hangs";
+  Result<RunMetrics> m = future.get();
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kResourceExhausted) << m.status().to_string();
+  const std::string& message = m.status().message();
+  EXPECT_NE(message.find("cuda:1: a single row of "), std::string::npos) << message;
+  EXPECT_NE(message.find(" tokens"), std::string::npos) << message;
+  EXPECT_NE(message.find("fake: out of memory"), std::string::npos) << message;
+  EXPECT_EQ(count_entries(work.path()), 0);
+}
+
+TEST_F(WorkersTest, AnErrorInOneWorkerStopsEveryStage) {
+  TempDir work;
+  FakeMachine machine(2);
+  machine.devices[0]->fail_at_call = 5;
+  RunOptions o = options(work.file("out/"));
+  machine.install(o);
+  auto future = std::async(std::launch::async, [o] { return run_classification(o); });
+  ASSERT_EQ(future.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the run hangs";
+  Result<RunMetrics> m = future.get();
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kInternal);
+  EXPECT_NE(m.status().message().find("cuda:0: the fake device broke"), std::string::npos)
+      << m.status().message();
+  EXPECT_EQ(count_entries(work.file("out")), 0);
+}
+
+TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {
+  constexpr int64_t kGiB = int64_t{1} << 30;
+  for (Batching batching : {Batching::kTokens, Batching::kSeed}) {
+    SCOPED_TRACE(batching_name(batching));
+    FakeMachine machine(2);
+    machine.devices[0]->capacity = {3000, 50, kGiB, 2 * kGiB, "fake memory A"};
+    machine.devices[1]->capacity = {5000, 40, kGiB, 2 * kGiB, "fake memory B"};
+    TempDir work;
+    RunOptions o = options(work.file("out/"));
+    o.batching = batching;
+    o.batch_size_auto = true;
+    o.max_batch_tokens_auto = true;
+    o.max_length = 128;
+    machine.install(o);
+    Result<RunMetrics> m = run_classification(o);
+    ASSERT_TRUE(m.ok()) << m.status().to_string();
+    // Per stream (2 each): A 1500 tokens / 25 rows, B 2500 / 20.
+    EXPECT_EQ(m->capacity_max_tokens, 1500);
+    EXPECT_EQ(m->capacity_max_rows, 20);
+    EXPECT_NE(m->capacity_basis.find("cuda:0: fake memory A, shared by 2 streams"), std::string::npos)
+        << m->capacity_basis;
+    EXPECT_EQ(m->max_batch_tokens, 1500);
+    EXPECT_EQ(m->batch_size, batching == Batching::kSeed ? 1500 / 128 : 20);
+    EXPECT_TRUE(m->batch_size_auto);
+    EXPECT_TRUE(m->max_batch_tokens_auto);
+    for (const auto& d : machine.devices) {
+      EXPECT_LE(d->max_rows_seen, m->batch_size);
+      EXPECT_LE(d->max_computed_seen, batching == Batching::kSeed ? m->batch_size * 128 : 1500);
+    }
+    EXPECT_EQ(m->rows, 3000);
+    auto j = nlohmann::json::parse(m->to_json());
+    EXPECT_EQ(j["batch_size_auto"], true);
+    EXPECT_EQ(j["capacity"]["max_tokens"], 1500);
+    EXPECT_NE(m->to_summary().find("auto sizes      batch "), std::string::npos) << m->to_summary();
+  }
+  // Nothing fits: a clear error before any row is read.
+  FakeMachine machine(2);
+  machine.devices[1]->capacity = {1, 0, 0, 2 * kGiB, "full"};
+  TempDir work;
+  RunOptions o = options(work.file("out.jsonl"));
+  o.max_batch_tokens_auto = true;
+  machine.install(o);
+  Result<RunMetrics> m = run_classification(o);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(m.status().message().find("cuda:1: no batch fits"), std::string::npos) << m.status().message();
+  EXPECT_FALSE(std::filesystem::exists(work.file("out.jsonl")));
+}
+
+TEST_F(WorkersTest, CpuAutoSizesAreTheCpuDefaults) {
+  TempDir work;
+  RunOptions o = options(work.file("out.jsonl"));
+  o.inputs = {dir_->file("in/part1.jsonl")};  // empty: the sizes are what matter
+  o.batch_size_auto = true;
+  o.max_batch_tokens_auto = true;
+  o.precision = "fp32";
+  Result<RunMetrics> m = run_classification(o);
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  EXPECT_EQ(m->batch_size, 256);
+  EXPECT_EQ(m->max_batch_tokens, 4096);
+  EXPECT_EQ(m->workers, 1);
+  EXPECT_EQ(m->devices, std::vector<std::string>{"cpu"});
+  EXPECT_NE(m->capacity_basis.find("cpu: the CPU defaults"), std::string::npos) << m->capacity_basis;
+}
+
+TEST_F(WorkersTest, ModelFlopsCountEveryRowAtItsRealLength) {
+  TempDir work;
+  FakeMachine machine(1);
+  machine.devices[0]->sleeps = false;
+  RunOptions o = options(work.file("out.jsonl"));
+  o.batching = Batching::kSeed;  // padding computed: FLOPs still at real lengths
+  machine.install(o);
+  Result<RunMetrics> m = run_classification(o);
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  // The tiny preset's shape, from its config.
+  model::LoadOptions load;
+  load.load_weights = false;
+  auto model = model::load_model_dir(dir_->file("tiny"), load);
+  ASSERT_TRUE(model.ok());
+  const model::ModelConfig& c = model->config;
+  double expected = 0;
+  for (size_t L = 0; L < m->length_counts.size(); ++L) {
+    const double h = c.hidden_size, f = c.intermediate_size, l = static_cast<double>(L);
+    expected += static_cast<double>(m->length_counts[L]) * c.num_layers *
+                (2 * l * (4 * h * h + 2 * h * f) + 4 * l * l * h);
+  }
+  EXPECT_GT(expected, 0);
+  EXPECT_NEAR(m->model_flops, expected, expected * 1e-12);
+  EXPECT_NEAR(m->model_flops_per_second(), expected / m->wall_seconds, expected / m->wall_seconds * 1e-12);
+  auto j = nlohmann::json::parse(m->to_json());
+  EXPECT_NEAR(j["model_flops"].get<double>(), expected, expected * 1e-12);
+  EXPECT_NE(m->to_summary().find("model FLOPs"), std::string::npos);
+}
+
+TEST(EncoderFlops, MatchesTheFormula) {
+  // DistilBERT-base, 128 tokens: 6 x (2*128*(4*768^2 + 2*768*3072) + 4*128^2*768).
+  EXPECT_DOUBLE_EQ(encoder_row_flops(6, 768, 3072, 128),
+                   6.0 * (2.0 * 128 * (4.0 * 768 * 768 + 2.0 * 768 * 3072) + 4.0 * 128 * 128 * 768));
+  EXPECT_DOUBLE_EQ(encoder_row_flops(6, 768, 3072, 0), 0.0);
+}
+
+TEST_F(WorkersTest, RejectsBadDevicesAndStreams) {
+  TempDir work;
+  RunOptions o = options(work.file("out.jsonl"));
+  o.device = "gpu";
+  Result<RunMetrics> m = run_classification(o);
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(m.status().message().find("cuda:N"), std::string::npos) << m.status().message();
+  o = options(work.file("out.jsonl"));
+  o.streams_per_device = -1;
+  EXPECT_EQ(run_classification(o).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(count_entries(work.path()), 0);
+}
+
+}  // namespace
+}  // namespace infercost::pipeline
