@@ -1,24 +1,52 @@
 // The emulated CUDA runtime and cuBLASLt of cuda_backend_emu.h.
 #include "cuda_backend_emu.h"
 
-#include <cublasLt.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <memory>
+#include <vector>
 
 #include "backend/cuda/host.h"
+#include "cuda_emu.h"
+
+// The runtime's opaque graph types, defined here: a graph is the work a
+// capture recorded, in order.
+struct CUgraph_st {
+  std::vector<std::function<void()>> work;
+};
+struct CUgraphExec_st {
+  std::vector<std::function<void()>> work;
+};
 
 namespace infercost::backend::cuda_backend_emu {
 namespace {
+
+struct Capture {
+  cudaStream_t stream = nullptr;
+  std::vector<std::function<void()>> work;
+  bool invalidated = false;
+};
+
+// A stream belongs to the device current when it was made.
+struct Stream {
+  int device = 0;
+};
+
+// The calling thread's current device (cudaSetDevice); 0 on a new thread, as
+// in CUDA.
+thread_local int current_device = 0;
 
 struct State {
   Device device;
   std::map<void*, int64_t> allocations;
   int64_t allocated = 0;
-  int matmuls = 0, fused_matmuls = 0, captures = 0;
+  int matmuls = 0, fused_matmuls = 0, captures = 0, launches = 0, unsafe = 0, heuristics_in_capture = 0;
   cudaError_t last_error = cudaSuccess;
+  std::unique_ptr<Capture> capture;  // the capture in progress, if any
+  Live live;
 };
 
 State& state() {
@@ -34,8 +62,11 @@ Device& device() {
 void reset() {
   State& s = state();
   s.device = Device{};
-  s.matmuls = s.fused_matmuls = s.captures = 0;
+  s.matmuls = s.fused_matmuls = s.captures = s.launches = s.unsafe = s.heuristics_in_capture = 0;
   s.last_error = cudaSuccess;
+  s.capture.reset();
+  cuda_emu::capturing = nullptr;
+  current_device = 0;
 }
 int64_t allocated_bytes() {
   return state().allocated;
@@ -49,21 +80,67 @@ int fused_matmuls() {
 int graph_captures_tried() {
   return state().captures;
 }
+int graph_launches() {
+  return state().launches;
+}
+int unsafe_calls_during_capture() {
+  return state().unsafe;
+}
+int heuristics_during_capture() {
+  return state().heuristics_in_capture;
+}
+Live live() {
+  return state().live;
+}
 
 }  // namespace infercost::backend::cuda_backend_emu
 
 namespace cuda_emu {
-// Declared by cuda_emu.h: the emulated kernels report launch errors here.
+// Declared by cuda_emu.h: the emulated kernels report launch errors here. A
+// failed launch also invalidates a capture in progress.
 void set_launch_error(cudaError_t error) {
-  infercost::backend::cuda_backend_emu::state().last_error = error;
+  auto& s = infercost::backend::cuda_backend_emu::state();
+  s.last_error = error;
+  if (s.capture) s.capture->invalidated = true;
+}
+
+// Work goes on a stream only while the stream's device is current.
+bool accepts_launch(cudaStream_t stream) {
+  using infercost::backend::cuda_backend_emu::current_device;
+  using infercost::backend::cuda_backend_emu::Stream;
+  if (stream == nullptr || reinterpret_cast<Stream*>(stream)->device == current_device) return true;
+  set_launch_error(cudaErrorInvalidResourceHandle);
+  return false;
 }
 }  // namespace cuda_emu
 
 namespace {
 
+using infercost::backend::cuda_backend_emu::Capture;
 using infercost::backend::cuda_backend_emu::State;
 using infercost::backend::cuda_backend_emu::state;
+using infercost::backend::cuda_backend_emu::Stream;
 namespace host = infercost::backend::cuda;
+
+// A call CUDA forbids while this thread captures: it invalidates the capture
+// and fails; counted. cudaSuccess when no capture is in progress.
+cudaError_t unsafe_during_capture() {
+  State& s = state();
+  if (!s.capture) return cudaSuccess;
+  ++s.unsafe;
+  s.capture->invalidated = true;
+  return cudaErrorStreamCaptureUnsupported;
+}
+
+// Runs `work` now, or records it when `stream` is being captured.
+void enqueue(cudaStream_t stream, std::function<void()> work) {
+  State& s = state();
+  if (s.capture && s.capture->stream == stream) {
+    s.capture->work.push_back(std::move(work));
+  } else {
+    work();
+  }
+}
 
 // ---- cuBLASLt's objects -------------------------------------------------------
 
@@ -83,6 +160,8 @@ struct Layout {
 };
 
 constexpr uint64_t kAlgoMagic = 0x1c0575a1u;
+// The workspace every emulated algorithm asks for.
+constexpr uint64_t kAlgoWorkspaceBytes = uint64_t(1) << 20;
 
 template <typename Opaque, typename T>
 T* unwrap(Opaque* o) {
@@ -115,8 +194,13 @@ bool has_bias(uint32_t e) {
   return e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS || e == CUBLASLT_EPILOGUE_GELU_BIAS;
 }
 
+bool aligned256(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % 256 == 0;
+}
+
 // What cublasLtMatmul and the heuristic both check: the shapes agree, the
-// types are a supported combination, a bias epilogue has its pointer.
+// types are a supported combination, a bias epilogue has its pointer, and
+// that pointer is as aligned as the heuristic's default preference assumes.
 cublasStatus_t check(const Desc* d, const Layout* a, const Layout* b, const Layout* c, const Layout* dd) {
   if (!d || !a || !b || !c || !dd) return CUBLAS_STATUS_INVALID_VALUE;
   if (d->compute != CUBLAS_COMPUTE_32F || d->scale != CUDA_R_32F) return CUBLAS_STATUS_NOT_SUPPORTED;
@@ -133,6 +217,7 @@ cublasStatus_t check(const Desc* d, const Layout* a, const Layout* b, const Layo
     if (l->ld < int64_t(l->rows)) return CUBLAS_STATUS_INVALID_VALUE;
   }
   if (has_bias(d->epilogue) && d->bias == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  if (has_bias(d->epilogue) && !aligned256(d->bias)) return CUBLAS_STATUS_INVALID_VALUE;
   if (d->epilogue != CUBLASLT_EPILOGUE_DEFAULT && !has_bias(d->epilogue)) return CUBLAS_STATUS_NOT_SUPPORTED;
   if (d->bias_type != -1 && d->bias_type != dd->type) return CUBLAS_STATUS_NOT_SUPPORTED;
   return CUBLAS_STATUS_SUCCESS;
@@ -142,6 +227,38 @@ cublasStatus_t check(const Desc* d, const Layout* a, const Layout* b, const Layo
 float gelu_tanh(float x) {
   const double v = x;
   return float(0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))));
+}
+
+// D = alpha op(A) op(B) + beta C, then the epilogue, in double.
+void matmul(const Desc& op, float al, const void* a_ptr, const Layout& a, const void* b_ptr, const Layout& b,
+            float be, const void* c_ptr, const Layout& c, void* d_ptr, const Layout& d) {
+  const int64_t m = int64_t(d.rows), n = int64_t(d.cols);
+  const int64_t k = int64_t(op.trans_a == CUBLAS_OP_N ? a.cols : a.rows);
+  // Column-major: element (i, j) of a layout is at i + j * ld.
+  const auto a_at = [&](int64_t i, int64_t p) {
+    return op.trans_a == CUBLAS_OP_N ? i + p * a.ld : p + i * a.ld;
+  };
+  const auto b_at = [&](int64_t p, int64_t j) {
+    return op.trans_b == CUBLAS_OP_N ? p + j * b.ld : j + p * b.ld;
+  };
+  const cudaDataType_t bias_type = op.bias_type == -1 ? d.type : cudaDataType_t(op.bias_type);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i) {
+      double acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += double(load(a.type, a_ptr, a_at(i, p))) * load(b.type, b_ptr, b_at(p, j));
+      float v = al * float(acc);
+      if (be != 0.0f) v += be * load(c.type, c_ptr, i + j * c.ld);
+      if (has_bias(op.epilogue)) v += load(bias_type, op.bias, i);  // bias[i]: one per row of D
+      if (op.epilogue == CUBLASLT_EPILOGUE_RELU_BIAS) v = v > 0.0f ? v : 0.0f;
+      if (op.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS) v = gelu_tanh(v);
+      store(d.type, d_ptr, i + j * d.ld, v);
+    }
+  }
+  ++state().matmuls;
+  if (op.epilogue == CUBLASLT_EPILOGUE_RELU_BIAS || op.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS) {
+    ++state().fused_matmuls;
+  }
 }
 
 }  // namespace
@@ -184,7 +301,9 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int index) {
 }
 
 cudaError_t cudaSetDevice(int index) {
-  return index >= 0 && index < state().device.device_count ? cudaSuccess : cudaErrorInvalidDevice;
+  if (index < 0 || index >= state().device.device_count) return cudaErrorInvalidDevice;
+  infercost::backend::cuda_backend_emu::current_device = index;
+  return cudaSuccess;
 }
 
 cudaError_t cudaGetLastError() {
@@ -202,6 +321,9 @@ const char* cudaGetErrorName(cudaError_t error) {
     case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
     default: return "cudaErrorUnknown";
   }
 }
@@ -218,9 +340,10 @@ const char* cudaGetErrorString(cudaError_t error) {
 }
 
 cudaError_t cudaMalloc(void** ptr, size_t size) {
+  *ptr = nullptr;
+  if (const cudaError_t e = unsafe_during_capture(); e != cudaSuccess) return e;
   State& s = state();
   if (int64_t(size) > s.device.memory_total_bytes - s.allocated) {
-    *ptr = nullptr;
     s.last_error = cudaErrorMemoryAllocation;
     return cudaErrorMemoryAllocation;
   }
@@ -233,6 +356,7 @@ cudaError_t cudaMalloc(void** ptr, size_t size) {
 }
 
 cudaError_t cudaFree(void* ptr) {
+  if (const cudaError_t e = unsafe_during_capture(); e != cudaSuccess) return e;
   if (ptr == nullptr) return cudaSuccess;
   State& s = state();
   auto it = s.allocations.find(ptr);
@@ -244,59 +368,105 @@ cudaError_t cudaFree(void* ptr) {
 }
 
 cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  *ptr = nullptr;
+  if (const cudaError_t e = unsafe_during_capture(); e != cudaSuccess) return e;
   *ptr = std::aligned_alloc(256, (size + 255) / 256 * 256 + 256);
-  return *ptr ? cudaSuccess : cudaErrorMemoryAllocation;
+  if (*ptr == nullptr) return cudaErrorMemoryAllocation;
+  ++state().live.pinned;
+  return cudaSuccess;
 }
 
 cudaError_t cudaFreeHost(void* ptr) {
+  if (const cudaError_t e = unsafe_during_capture(); e != cudaSuccess) return e;
+  if (ptr == nullptr) return cudaSuccess;
   std::free(ptr);
+  --state().live.pinned;
   return cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  if (const cudaError_t e = unsafe_during_capture(); e != cudaSuccess) return e;
   *total_bytes = size_t(state().device.memory_total_bytes);
   *free_bytes = size_t(state().device.memory_total_bytes - state().allocated);
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind, cudaStream_t) {
-  if (count) std::memcpy(dst, src, count);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind, cudaStream_t stream) {
+  if (count) enqueue(stream, [=] { std::memcpy(dst, src, count); });
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
-  static char streams;
-  *stream = reinterpret_cast<cudaStream_t>(&streams);
+  *stream = reinterpret_cast<cudaStream_t>(new Stream{infercost::backend::cuda_backend_emu::current_device});
+  ++state().live.streams;
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamDestroy(cudaStream_t) {
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  delete reinterpret_cast<Stream*>(stream);
+  --state().live.streams;
   return cudaSuccess;
 }
+
 cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  if (const cudaError_t e = unsafe_during_capture(); e != cudaSuccess) return e;
   return state().device.sticky_error;
 }
 
-// Kernels run when launched here, so a capture cannot record them: it fails,
-// as it may on a GPU, and the backend runs eagerly.
-cudaError_t cudaStreamBeginCapture(cudaStream_t, cudaStreamCaptureMode) {
-  ++state().captures;
-  return cudaErrorNotSupported;
-}
-cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t* graph) {
-  *graph = nullptr;
-  return cudaErrorNotSupported;
-}
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t*, cudaGraph_t, unsigned long long) {
-  return cudaErrorNotSupported;
-}
-cudaError_t cudaGraphLaunch(cudaGraphExec_t, cudaStream_t) {
-  return cudaErrorNotSupported;
-}
-cudaError_t cudaGraphDestroy(cudaGraph_t) {
+// ---- Graphs ---------------------------------------------------------------------
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
+  State& s = state();
+  ++s.captures;
+  if (s.device.graph_capture_fails) return cudaErrorNotSupported;
+  if (s.capture) return unsafe_during_capture();  // one capture at a time here
+  s.capture = std::make_unique<Capture>();
+  s.capture->stream = stream;
+  cuda_emu::capturing = &s.capture->work;
   return cudaSuccess;
 }
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t) {
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+  State& s = state();
+  *graph = nullptr;
+  if (!s.capture || s.capture->stream != stream) return cudaErrorIllegalState;
+  std::unique_ptr<Capture> done = std::move(s.capture);
+  cuda_emu::capturing = nullptr;
+  if (done->invalidated) return cudaErrorStreamCaptureInvalidated;
+  *graph = new CUgraph_st{std::move(done->work)};
+  ++s.live.graphs;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {
+  *exec = nullptr;
+  if (graph == nullptr) return cudaErrorInvalidValue;
+  if (const cudaError_t e = unsafe_during_capture(); e != cudaSuccess) return e;
+  *exec = new CUgraphExec_st{graph->work};
+  ++state().live.graph_execs;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  if (exec == nullptr) return cudaErrorInvalidValue;
+  if (const cudaError_t e = unsafe_during_capture(); e != cudaSuccess) return e;
+  if (!cuda_emu::accepts_launch(stream)) return cudaGetLastError();
+  ++state().launches;
+  for (const auto& work : exec->work) work();
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  if (graph == nullptr) return cudaErrorInvalidValue;
+  delete graph;
+  --state().live.graphs;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  if (exec == nullptr) return cudaErrorInvalidValue;
+  delete exec;
+  --state().live.graph_execs;
   return cudaSuccess;
 }
 
@@ -317,10 +487,12 @@ const char* cublasLtGetStatusString(cublasStatus_t s) {
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle) {
   *handle = new cublasLtContext;
+  ++state().live.handles;
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle) {
   delete handle;
+  --state().live.handles;
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -328,11 +500,13 @@ cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComput
                                         cudaDataType_t scale) {
   *desc = new cublasLtMatmulDescOpaque_t{};
   (*desc)->data[0] = reinterpret_cast<uint64_t>(new Desc{compute, scale});
+  ++state().live.descs;
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
   delete unwrap<cublasLtMatmulDescOpaque_t, Desc>(desc);
   delete desc;
+  --state().live.descs;
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr,
@@ -358,20 +532,24 @@ cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDa
                                           uint64_t cols, int64_t ld) {
   *layout = new cublasLtMatrixLayoutOpaque_t{};
   (*layout)->data[0] = reinterpret_cast<uint64_t>(new Layout{type, rows, cols, ld});
+  ++state().live.layouts;
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
   delete unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(layout);
   delete layout;
+  --state().live.layouts;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {
   *pref = new cublasLtMatmulPreferenceOpaque_t{};
+  ++state().live.preferences;
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
   delete pref;
+  --state().live.preferences;
   return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
@@ -393,18 +571,25 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t handle, cublasLtM
   if (handle == nullptr || pref == nullptr || requested < 1 || returned == nullptr) {
     return CUBLAS_STATUS_INVALID_VALUE;
   }
+  if (state().capture) ++state().heuristics_in_capture;
   const Desc* op = unwrap<cublasLtMatmulDescOpaque_t, Desc>(desc);
   const cublasStatus_t s = check(
       op, unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(a), unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(b),
       unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(c), unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(d));
   *returned = 0;
   if (s != CUBLAS_STATUS_SUCCESS) return s;
+  uint64_t max_workspace = 0;
+  std::memcpy(&max_workspace, &pref->data[0], sizeof max_workspace);
+  if (max_workspace < kAlgoWorkspaceBytes) return CUBLAS_STATUS_SUCCESS;  // none within the workspace
   const bool fused =
       op->epilogue == CUBLASLT_EPILOGUE_RELU_BIAS || op->epilogue == CUBLASLT_EPILOGUE_GELU_BIAS;
   if (fused && !state().device.fused_epilogues) return CUBLAS_STATUS_NOT_SUPPORTED;
   results[0] = cublasLtMatmulHeuristicResult_t{};
-  results[0].algo.data[0] = kAlgoMagic;
-  results[0].state = CUBLAS_STATUS_SUCCESS;
+  results[0].state = fused ? state().device.fused_result_state : CUBLAS_STATUS_SUCCESS;
+  // An algorithm whose state is not success does not run.
+  results[0].algo.data[0] = results[0].state == CUBLAS_STATUS_SUCCESS ? kAlgoMagic : 0;
+  results[0].algo.data[1] = kAlgoWorkspaceBytes;
+  results[0].workspaceSize = kAlgoWorkspaceBytes;
   results[0].wavesCount = 1.0f;
   *returned = 1;
   return CUBLAS_STATUS_SUCCESS;
@@ -414,8 +599,12 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
                               const void* a_ptr, cublasLtMatrixLayout_t a_desc, const void* b_ptr,
                               cublasLtMatrixLayout_t b_desc, const void* beta, const void* c_ptr,
                               cublasLtMatrixLayout_t c_desc, void* d_ptr, cublasLtMatrixLayout_t d_desc,
-                              const cublasLtMatmulAlgo_t* algo, void*, size_t, cudaStream_t) {
+                              const cublasLtMatmulAlgo_t* algo, void* workspace, size_t workspace_bytes,
+                              cudaStream_t stream) {
   if (handle == nullptr || algo == nullptr || algo->data[0] != kAlgoMagic) return CUBLAS_STATUS_INVALID_VALUE;
+  if (workspace_bytes < algo->data[1] || (algo->data[1] > 0 && !aligned256(workspace))) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
   const Desc* op = unwrap<cublasLtMatmulDescOpaque_t, Desc>(desc);
   const Layout* a = unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(a_desc);
   const Layout* b = unwrap<cublasLtMatrixLayoutOpaque_t, Layout>(b_desc);
@@ -425,33 +614,19 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
   if (!a_ptr || !b_ptr || !d_ptr || !alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
   const float al = *static_cast<const float*>(alpha), be = *static_cast<const float*>(beta);
   if (be != 0.0f && c_ptr == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  const int64_t m = int64_t(d->rows), n = int64_t(d->cols);
-  const int64_t k = int64_t(op->trans_a == CUBLAS_OP_N ? a->cols : a->rows);
-  // Column-major: element (i, j) of a layout is at i + j * ld.
-  const auto a_at = [&](int64_t i, int64_t p) {
-    return op->trans_a == CUBLAS_OP_N ? i + p * a->ld : p + i * a->ld;
-  };
-  const auto b_at = [&](int64_t p, int64_t j) {
-    return op->trans_b == CUBLAS_OP_N ? p + j * b->ld : j + p * b->ld;
-  };
-  const cudaDataType_t bias_type = op->bias_type == -1 ? d->type : cudaDataType_t(op->bias_type);
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t i = 0; i < m; ++i) {
-      double acc = 0;
-      for (int64_t p = 0; p < k; ++p)
-        acc += double(load(a->type, a_ptr, a_at(i, p))) * load(b->type, b_ptr, b_at(p, j));
-      float v = al * float(acc);
-      if (be != 0.0f) v += be * load(c->type, c_ptr, i + j * c->ld);
-      if (has_bias(op->epilogue)) v += load(bias_type, op->bias, i);  // bias[i]: one per row of D
-      if (op->epilogue == CUBLASLT_EPILOGUE_RELU_BIAS) v = v > 0.0f ? v : 0.0f;
-      if (op->epilogue == CUBLASLT_EPILOGUE_GELU_BIAS) v = gelu_tanh(v);
-      store(d->type, d_ptr, i + j * d->ld, v);
-    }
+  // The heuristic assumed 256-byte aligned operands (its default preference).
+  for (const void* p : {a_ptr, b_ptr, static_cast<const void*>(d_ptr)}) {
+    if (!aligned256(p)) return CUBLAS_STATUS_INVALID_VALUE;
   }
-  ++state().matmuls;
-  if (op->epilogue == CUBLASLT_EPILOGUE_RELU_BIAS || op->epilogue == CUBLASLT_EPILOGUE_GELU_BIAS) {
-    ++state().fused_matmuls;
+  if (be != 0.0f && !aligned256(c_ptr)) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!cuda_emu::accepts_launch(stream)) {
+    (void)cudaGetLastError();
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   }
+  // Everything by value: a graph keeps the call, not the descriptors.
+  enqueue(stream, [op = *op, al, a_ptr, a = *a, b_ptr, b = *b, be, c_ptr, c = *c, d_ptr, d = *d] {
+    matmul(op, al, a_ptr, a, b_ptr, b, be, c_ptr, c, d_ptr, d);
+  });
   return CUBLAS_STATUS_SUCCESS;
 }
 

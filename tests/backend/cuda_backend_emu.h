@@ -9,10 +9,22 @@
 // backend's row-major mapping is checked against the contract, not against
 // itself.
 //
-// Not emulated: graph capture (it fails, which exercises the eager
-// fallback), concurrency (one thread at a time), timing.
+// Graph capture records the kernels, matmuls and copies enqueued on the
+// capturing stream and a graph launch replays them. As on a GPU, a call that
+// CUDA forbids while the calling thread captures (allocating or freeing
+// memory, asking for free memory, synchronizing) invalidates the capture and
+// fails; the emulator counts those, and heuristic queries made during a
+// capture, so tests can require none. A stream belongs to the device that
+// was current on the thread that made it, and work on it while another
+// device is current fails (a thread's current device starts at 0, as in
+// CUDA). It also checks cuBLASLt's alignment assumption (operands and bias
+// 256-byte aligned, the preference's default) and counts live handles,
+// descriptors, streams, graphs and pinned buffers for leak checks.
+//
+// Not emulated: concurrency (threads may take turns, never overlap), timing.
 #pragma once
 
+#include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -32,18 +44,42 @@ struct Device {
   // The heuristic offers algorithms for the fused RELU_BIAS / GELU_BIAS
   // epilogues (false: only BIAS and DEFAULT, as if cuBLASLt had none).
   bool fused_epilogues = true;
+  // The state the heuristic writes into its result for a fused epilogue
+  // while the call itself succeeds: anything but success means the
+  // algorithm must not be used (its matmul fails).
+  cublasStatus_t fused_result_state = CUBLAS_STATUS_SUCCESS;
   // Returned by every cudaStreamSynchronize from now on (a sticky error).
   cudaError_t sticky_error = cudaSuccess;
+  // cudaStreamBeginCapture fails (cudaErrorNotSupported), as it may on a GPU.
+  bool graph_capture_fails = false;
 };
 
 // The emulated device's settings; tests change them between cases.
 Device& device();
-// Back to the defaults, with nothing allocated (between tests).
+// Back to the defaults and the counters to zero (between tests; what is
+// allocated stays counted).
 void reset();
 // Device bytes allocated now, and matmuls run since reset() (by epilogue).
 int64_t allocated_bytes();
 int matmuls();
 int fused_matmuls();
+// Graph captures begun (or refused, with graph_capture_fails), graphs
+// launched, calls CUDA forbids during a capture that were made during one,
+// and heuristic queries made during a capture (the backend chooses its
+// algorithms before it captures).
 int graph_captures_tried();
+int graph_launches();
+int unsafe_calls_during_capture();
+int heuristics_during_capture();
+
+// What is alive now, for leak checks.
+struct Live {
+  int handles = 0, descs = 0, layouts = 0, preferences = 0;
+  int streams = 0, graphs = 0, graph_execs = 0, pinned = 0;
+  bool none() const {
+    return handles + descs + layouts + preferences + streams + graphs + graph_execs + pinned == 0;
+  }
+};
+Live live();
 
 }  // namespace infercost::backend::cuda_backend_emu

@@ -3,9 +3,10 @@
 // (cuda_backend_emu.h) and the kernels compiled for the kernel emulator. It
 // checks what no GPU is needed for: the GEMM mapping against cuBLASLt's
 // documented contract, packing, buffer reuse, the head, precisions, padding,
-// the eager fallback of graphs, out-of-memory recovery, capacity, fork(),
-// sticky errors and the module's messages. The GPU suite (cuda_backend_test.cc)
-// checks the real thing.
+// graph capture and replay (and that nothing CUDA forbids during a capture
+// happens in one), the eager fallback of graphs, out-of-memory recovery,
+// capacity, fork(), sticky errors, leaks and the module's messages. The GPU
+// suite (cuda_backend_test.cc) checks the real thing.
 #include "cuda_backend_emu.h"
 
 #include <gtest/gtest.h>
@@ -16,10 +17,12 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/cuda/host.h"
 #include "backend/cuda_module_api.h"
+#include "cuda_test_util.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/version.h"
 #include "random_weights.h"
@@ -31,7 +34,9 @@ namespace {
 
 namespace emu = cuda_backend_emu;
 using model::Architecture;
-using Rows = std::vector<std::vector<int32_t>>;
+using testing::batch_of;
+using testing::random_rows;
+using testing::Rows;
 
 Result<std::unique_ptr<Backend>> make_gpu(BackendOptions options) {
   int code = -1;
@@ -47,49 +52,13 @@ std::unique_ptr<Backend> prepared_gpu(Precision precision, const model::ModelCon
   BackendOptions options;
   options.precision = precision;
   options.cuda_graphs = graphs;
-  auto made = make_gpu(options);
-  EXPECT_TRUE(made.ok()) << made.status().to_string();
-  if (!made.ok()) return nullptr;
-  auto backend = std::move(made).value();
-  const Status st = backend->prepare(config, weights);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return st.ok() ? std::move(backend) : nullptr;
+  return testing::prepared_or_null(make_gpu(options), config, weights);
 }
 
 std::unique_ptr<Backend> cpu_fp32(const model::ModelConfig& config, const model::EncoderWeights& weights) {
   BackendOptions options;
   options.threads = 1;
-  auto made = create_backend("cpu", options);
-  EXPECT_TRUE(made.ok());
-  auto backend = std::move(made).value();
-  EXPECT_TRUE(backend->prepare(config, weights).ok());
-  return backend;
-}
-
-Rows random_rows(int n, int min_len, int max_len, int vocab, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Rows rows;
-  for (int i = 0; i < n; ++i) {
-    const int len = min_len + int(rng() % uint32_t(max_len - min_len + 1));
-    std::vector<int32_t> r(static_cast<size_t>(len));
-    for (int32_t& id : r) id = int32_t(rng() % uint32_t(vocab));
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
-
-TokenBatch batch_of(const Rows& rows, size_t begin, size_t end, bool compute_padding = false,
-                    int32_t pad = 0) {
-  TokenBatch b;
-  b.batch = int(end - begin);
-  for (size_t i = begin; i < end; ++i) b.seq_len = std::max(b.seq_len, int(rows[i].size()));
-  for (size_t i = begin; i < end; ++i) {
-    b.lengths.push_back(int32_t(rows[i].size()));
-    b.ids.insert(b.ids.end(), rows[i].begin(), rows[i].end());
-    b.ids.insert(b.ids.end(), size_t(b.seq_len) - rows[i].size(), pad);
-  }
-  b.compute_padding = compute_padding;
-  return b;
+  return testing::prepared_or_null(create_backend("cpu", options), config, weights);
 }
 
 std::vector<float> logits_of(Backend& backend, const Rows& rows, size_t chunk) {
@@ -117,8 +86,30 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
 class CudaEmu : public ::testing::Test {
  protected:
   void SetUp() override { emu::reset(); }
-  // Every backend is gone by now: nothing may stay allocated on the "device".
-  void TearDown() override { EXPECT_EQ(emu::allocated_bytes(), 0); }
+  // Every backend is gone by now: nothing may stay allocated on the "device"
+  // or alive in cuBLASLt, and no capture may have made a forbidden call.
+  void TearDown() override {
+    EXPECT_EQ(emu::allocated_bytes(), 0);
+    const emu::Live live = emu::live();
+    EXPECT_TRUE(live.none()) << "alive: " << live.handles << " cuBLASLt handles, " << live.descs
+                             << " descriptors, " << live.layouts << " layouts, " << live.preferences
+                             << " preferences, " << live.streams << " streams, " << live.graphs << " graphs, "
+                             << live.graph_execs << " graph executables, " << live.pinned
+                             << " pinned buffers";
+    EXPECT_EQ(emu::unsafe_calls_during_capture(), 0);
+    EXPECT_EQ(emu::heuristics_during_capture(), 0);
+  }
+};
+
+// A small model of `arch` with random weights: the emulated GPU's workload.
+struct SmallModel {
+  model::ModelConfig config;
+  model::EncoderWeights weights;
+  SmallModel(Architecture arch, const char* activation, uint32_t seed)
+      : config(testing::small_config(arch, activation)), weights(testing::random_weights(config, seed)) {}
+  Rows rows(int n, int min_len, int max_len, uint32_t seed) const {
+    return random_rows(n, min_len, max_len, config.vocab_size, seed);
+  }
 };
 
 // ---- The module's answers --------------------------------------------------------
@@ -225,14 +216,12 @@ void PrintTo(const ArchCase& c, std::ostream* os) {
 class CudaEmuModel : public CudaEmu, public ::testing::WithParamInterface<ArchCase> {};
 
 TEST_P(CudaEmuModel, Fp32MatchesTheCpuInAnyBatching) {
-  const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
-  const model::EncoderWeights weights = testing::random_weights(config, 41);
+  const SmallModel m(GetParam().arch, GetParam().activation, 41);
   // The emulator runs a forward pass in about a second: few, mixed batches.
-  Rows rows = random_rows(7, 1, 24, config.vocab_size, 42);
-  rows.push_back(random_rows(1, config.max_position_embeddings, config.max_position_embeddings,
-                             config.vocab_size, 142)[0]);
-  const auto want = logits_of(*cpu_fp32(config, weights), rows, rows.size());
-  auto gpu = prepared_gpu(Precision::kFp32, config, weights);
+  Rows rows = m.rows(7, 1, 24, 42);
+  rows.push_back(m.rows(1, m.config.max_position_embeddings, m.config.max_position_embeddings, 142)[0]);
+  const auto want = logits_of(*cpu_fp32(m.config, m.weights), rows, rows.size());
+  auto gpu = prepared_gpu(Precision::kFp32, m.config, m.weights);
   ASSERT_TRUE(gpu);
   for (size_t chunk : {size_t(3), rows.size()}) {
     const double diff = max_abs_diff(want, logits_of(*gpu, rows, chunk));
@@ -247,13 +236,12 @@ TEST_P(CudaEmuModel, Fp32MatchesTheCpuInAnyBatching) {
 }
 
 TEST_P(CudaEmuModel, HalfPrecisionsStayCloseToFp32) {
-  const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
-  const model::EncoderWeights weights = testing::random_weights(config, 43);
-  const Rows rows = random_rows(6, 1, config.max_position_embeddings, config.vocab_size, 44);
-  const auto want = logits_of(*cpu_fp32(config, weights), rows, rows.size());
+  const SmallModel m(GetParam().arch, GetParam().activation, 43);
+  const Rows rows = m.rows(6, 1, m.config.max_position_embeddings, 44);
+  const auto want = logits_of(*cpu_fp32(m.config, m.weights), rows, rows.size());
   for (Precision p : {Precision::kFp16, Precision::kBf16}) {
     emu::device().fused_epilogues = true;
-    auto fused = prepared_gpu(p, config, weights);
+    auto fused = prepared_gpu(p, m.config, m.weights);
     ASSERT_TRUE(fused);
     const int fused_before = emu::fused_matmuls();
     const auto got = logits_of(*fused, rows, rows.size());
@@ -263,7 +251,7 @@ TEST_P(CudaEmuModel, HalfPrecisionsStayCloseToFp32) {
     EXPECT_GT(diff, 0.0) << "16-bit arithmetic must show";
     // Without fused epilogues: the bias epilogue and the activation kernel.
     emu::device().fused_epilogues = false;
-    auto plain = prepared_gpu(p, config, weights);
+    auto plain = prepared_gpu(p, m.config, m.weights);
     ASSERT_TRUE(plain);
     const int fused_now = emu::fused_matmuls();
     const auto fallback = logits_of(*plain, rows, rows.size());
@@ -273,11 +261,10 @@ TEST_P(CudaEmuModel, HalfPrecisionsStayCloseToFp32) {
 }
 
 TEST_P(CudaEmuModel, ComputedPaddingGivesTheSameLogits) {
-  const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
-  const model::EncoderWeights weights = testing::random_weights(config, 45);
-  const Rows rows = random_rows(5, 1, 20, config.vocab_size, 46);
+  const SmallModel m(GetParam().arch, GetParam().activation, 45);
+  const Rows rows = m.rows(5, 1, 20, 46);
   for (Precision p : {Precision::kFp32, Precision::kBf16}) {
-    auto gpu = prepared_gpu(p, config, weights);
+    auto gpu = prepared_gpu(p, m.config, m.weights);
     ASSERT_TRUE(gpu);
     Result<Logits> packed = gpu->classify(batch_of(rows, 0, rows.size(), false, 5));
     Result<Logits> padded = gpu->classify(batch_of(rows, 0, rows.size(), true, 5));
@@ -296,13 +283,66 @@ INSTANTIATE_TEST_SUITE_P(Archs, CudaEmuModel,
                                   info.param.activation;
                          });
 
-// ---- Graphs, memory, fork, errors ------------------------------------------------------
+// ---- Graphs -------------------------------------------------------------------------
+
+TEST_F(CudaEmu, GraphReplayGivesTheEagerLogits) {
+  const SmallModel m(Architecture::kBert, "gelu", 47);
+  auto graphs = prepared_gpu(Precision::kFp32, m.config, m.weights, true);
+  auto eager = prepared_gpu(Precision::kFp32, m.config, m.weights, false);
+  ASSERT_TRUE(graphs && eager);
+  // Two batches of one shape key (rows, tokens, longest row) with other ids
+  // and lengths: a replayed graph must read the new batch, not the captured one.
+  const Rows a = m.rows(4, 1, 14, 48);
+  Rows b = a;
+  std::reverse(b.begin(), b.end());
+  for (auto& r : b) {
+    for (int32_t& id : r) id = (id * 7 + 3) % m.config.vocab_size;
+  }
+  const auto want_a = logits_of(*eager, a, a.size()), want_b = logits_of(*eager, b, b.size());
+  ASSERT_NE(want_a, want_b);
+  // a runs eagerly (first sight), b is captured and replayed, then both replay.
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(logits_of(*graphs, a, a.size()), want_a) << "round " << round;
+    EXPECT_EQ(logits_of(*graphs, b, b.size()), want_b) << "round " << round;
+  }
+  EXPECT_EQ(emu::graph_captures_tried(), 1);
+  EXPECT_EQ(emu::graph_launches(), 5);
+  // A larger batch regrows the memory and drops the graphs; the old shape is
+  // captured again against the new memory.
+  const Rows big = m.rows(9, 20, m.config.max_position_embeddings, 49);
+  EXPECT_EQ(logits_of(*graphs, big, big.size()), logits_of(*eager, big, big.size()));
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(logits_of(*graphs, a, a.size()), want_a) << "after regrowth, round " << round;
+  }
+  EXPECT_EQ(emu::graph_captures_tried(), 2);
+  EXPECT_EQ(emu::graph_launches(), 7);
+}
+
+// The backend keeps few algorithms here (INFERCOST_CUDA_MAX_PLANS=8, about
+// one shape's): capturing a shape whose algorithms were dropped must choose
+// them again before the capture, never inside it (TearDown checks).
+TEST_F(CudaEmu, ACaptureNeverChoosesAlgorithms) {
+  const SmallModel m(Architecture::kDistilBert, "relu", 50);
+  auto graphs = prepared_gpu(Precision::kFp16, m.config, m.weights, true);
+  auto eager = prepared_gpu(Precision::kFp16, m.config, m.weights, false);
+  ASSERT_TRUE(graphs && eager);
+  std::vector<Rows> shapes;
+  for (int n = 1; n <= 3; ++n) shapes.push_back(m.rows(n, 2 * n, 3 * n, uint32_t(60 + n)));
+  for (int round = 0; round < 2; ++round) {
+    for (const Rows& rows : shapes) {
+      EXPECT_EQ(logits_of(*graphs, rows, rows.size()), logits_of(*eager, rows, rows.size()));
+    }
+  }
+  EXPECT_EQ(emu::graph_captures_tried(), 3);
+  EXPECT_EQ(emu::graph_launches(), 3);
+  EXPECT_EQ(emu::heuristics_during_capture(), 0);
+}
 
 TEST_F(CudaEmu, AFailedGraphCaptureFallsBackToEagerOnce) {
-  const model::ModelConfig config = testing::small_config(Architecture::kBert, "gelu");
-  const model::EncoderWeights weights = testing::random_weights(config, 47);
-  const Rows rows = random_rows(3, 1, 12, config.vocab_size, 48);
-  auto gpu = prepared_gpu(Precision::kFp32, config, weights);
+  emu::device().graph_capture_fails = true;
+  const SmallModel m(Architecture::kBert, "gelu", 47);
+  const Rows rows = m.rows(3, 1, 12, 48);
+  auto gpu = prepared_gpu(Precision::kFp32, m.config, m.weights);
   ASSERT_TRUE(gpu);
   const auto first = logits_of(*gpu, rows, rows.size());
   EXPECT_EQ(emu::graph_captures_tried(), 0);  // a shape seen once runs eagerly
@@ -312,23 +352,44 @@ TEST_F(CudaEmu, AFailedGraphCaptureFallsBackToEagerOnce) {
   EXPECT_EQ(logits_of(*gpu, rows, rows.size()), first);
   EXPECT_EQ(emu::graph_captures_tried(), 1);  // graphs are off for this backend now
 
-  auto off = prepared_gpu(Precision::kFp32, config, weights, false);
+  auto off = prepared_gpu(Precision::kFp32, m.config, m.weights, false);
   ASSERT_TRUE(off);
   for (int i = 0; i < 2; ++i) EXPECT_EQ(logits_of(*off, rows, rows.size()), first);
   ::setenv("INFERCOST_CUDA_GRAPHS", "0", 1);
-  auto env_off = prepared_gpu(Precision::kFp32, config, weights, true);
+  auto env_off = prepared_gpu(Precision::kFp32, m.config, m.weights, true);
   ::unsetenv("INFERCOST_CUDA_GRAPHS");
   ASSERT_TRUE(env_off);
   for (int i = 0; i < 2; ++i) EXPECT_EQ(logits_of(*env_off, rows, rows.size()), first);
   EXPECT_EQ(emu::graph_captures_tried(), 1);
+  EXPECT_EQ(emu::graph_launches(), 0);
 }
+
+// ---- cuBLASLt's contract ------------------------------------------------------------
+
+// A heuristic result is usable only where its state says so: a fused
+// epilogue whose result is not usable falls back to BIAS plus the kernel.
+TEST_F(CudaEmu, AHeuristicResultThatIsNotUsableIsNotUsed) {
+  const SmallModel m(Architecture::kDistilBert, "relu", 43);
+  const Rows rows = m.rows(4, 1, 20, 44);
+  auto fused = prepared_gpu(Precision::kFp16, m.config, m.weights, false);
+  ASSERT_TRUE(fused);
+  const auto want = logits_of(*fused, rows, rows.size());
+  ASSERT_GT(emu::fused_matmuls(), 0);
+  emu::device().fused_result_state = CUBLAS_STATUS_NOT_SUPPORTED;
+  auto fallback = prepared_gpu(Precision::kFp16, m.config, m.weights, false);
+  ASSERT_TRUE(fallback);
+  const int fused_before = emu::fused_matmuls();
+  EXPECT_EQ(logits_of(*fallback, rows, rows.size()), want);  // ReLU is exact either way
+  EXPECT_EQ(emu::fused_matmuls(), fused_before);
+}
+
+// ---- Memory -----------------------------------------------------------------------
 
 TEST_F(CudaEmu, OutOfMemoryIsResourceExhaustedAndTheBackendRecovers) {
   emu::device().memory_total_bytes = int64_t(256) << 20;
-  const model::ModelConfig config = testing::small_config(Architecture::kDistilBert, "gelu");
-  const model::EncoderWeights weights = testing::random_weights(config, 49);
-  const Rows rows = random_rows(4, 1, 16, config.vocab_size, 50);
-  auto gpu = prepared_gpu(Precision::kFp32, config, weights);
+  const SmallModel m(Architecture::kDistilBert, "gelu", 49);
+  const Rows rows = m.rows(4, 1, 16, 50);
+  auto gpu = prepared_gpu(Precision::kFp32, m.config, m.weights);
   ASSERT_TRUE(gpu);
   const int64_t base = emu::allocated_bytes();  // weights and workspace
   const auto before = logits_of(*gpu, rows, rows.size());
@@ -351,7 +412,7 @@ TEST_F(CudaEmu, OutOfMemoryIsResourceExhaustedAndTheBackendRecovers) {
 
   // Weights that do not fit: prepare() says so, and nothing is left half-made.
   emu::device().memory_total_bytes = emu::allocated_bytes() + (int64_t(40) << 20);
-  model::ModelConfig wide = config;
+  model::ModelConfig wide = m.config;
   wide.vocab_size = 400000;  // 51 MiB of fp32 embeddings
   const model::EncoderWeights wide_weights = testing::random_weights(wide, 51);
   auto second = make_gpu(BackendOptions{});
@@ -364,33 +425,75 @@ TEST_F(CudaEmu, OutOfMemoryIsResourceExhaustedAndTheBackendRecovers) {
   EXPECT_EQ((*second)->classify(batch_of(rows, 0, 1)).status().code(), StatusCode::kInvalidArgument);
 }
 
+// A batch takes activation_reservation() of its shape, which is what
+// capacity() counts, and no headroom beyond: another stream on the GPU may
+// have been promised the rest.
+TEST_F(CudaEmu, ABatchTakesWhatCapacityCountsAndNoMore) {
+  const SmallModel m(Architecture::kDistilBert, "gelu", 52);
+  auto gpu = prepared_gpu(Precision::kFp16, m.config, m.weights);
+  ASSERT_TRUE(gpu);
+  const cuda::ModelDims dims{m.config.hidden_size, m.config.intermediate_size, m.config.num_labels()};
+  const int64_t base = emu::allocated_bytes();
+  int64_t tokens = 0;
+  int sequences = 0;
+  for (const Rows& rows : {m.rows(3, 30, 40, 53), m.rows(70, 1, 3, 54), m.rows(2, 5, 9, 55)}) {
+    ASSERT_EQ(logits_of(*gpu, rows, rows.size()).size(), rows.size() * 3);
+    int64_t t = 0;
+    for (const auto& r : rows) t += int64_t(r.size());
+    tokens = std::max(tokens, t);
+    sequences = std::max(sequences, int(rows.size()));
+    EXPECT_EQ(emu::allocated_bytes() - base,
+              cuda::activation_reservation(dims, Precision::kFp16, tokens, sequences).bytes)
+        << "after a batch of " << rows.size() << " rows, " << t << " tokens";
+  }
+}
+
+// What the backend holds after two batches (the larger size in each
+// dimension) may not fit where each batch alone does: then it takes what the
+// batch needs instead of failing.
+TEST_F(CudaEmu, WhereTheUnionOfTwoBatchesDoesNotFitTheBatchAloneStillRuns) {
+  const SmallModel m(Architecture::kDistilBert, "gelu", 56);
+  auto gpu = prepared_gpu(Precision::kFp32, m.config, m.weights);
+  ASSERT_TRUE(gpu);
+  const cuda::ModelDims dims{m.config.hidden_size, m.config.intermediate_size, m.config.num_labels()};
+  const Rows many_tokens = m.rows(8, 40, 40, 57);  // 320 tokens, 8 rows
+  const Rows many_rows = m.rows(80, 1, 1, 58);     // 80 tokens, 80 rows
+  const auto bytes = [&](int64_t t, int64_t s) {
+    return cuda::activation_reservation(dims, Precision::kFp32, t, s).bytes;
+  };
+  const int64_t room = std::max(bytes(320, 8), bytes(80, 80)) + (4 << 10);
+  ASSERT_GT(bytes(320, 80), room) << "the case needs a union that does not fit";
+  emu::device().memory_total_bytes = emu::allocated_bytes() + room;
+  EXPECT_EQ(logits_of(*gpu, many_tokens, many_tokens.size()).size(), 8u * 3);
+  EXPECT_EQ(logits_of(*gpu, many_rows, many_rows.size()).size(), 80u * 3);
+  EXPECT_EQ(logits_of(*gpu, many_tokens, many_tokens.size()).size(), 8u * 3);
+}
+
 TEST_F(CudaEmu, CapacityIsWhatFitsAndTheBatchItAllowsRuns) {
-  const model::ModelConfig config = testing::small_config(Architecture::kDistilBert, "gelu");
-  const model::EncoderWeights weights = testing::random_weights(config, 52);
-  auto gpu = prepared_gpu(Precision::kFp32, config, weights);
+  const SmallModel m(Architecture::kDistilBert, "gelu", 52);
+  auto gpu = prepared_gpu(Precision::kFp32, m.config, m.weights);
   ASSERT_TRUE(gpu);
   // A device with about 400 KiB left for activations after the weights, the
   // workspace and the reserve (10% of the total + 64 MiB): some 480 tokens.
   const int64_t total = (emu::allocated_bytes() + (int64_t(64) << 20) + (400 << 10)) * 10 / 9;
   emu::device().memory_total_bytes = total;
-  const int max_length = config.max_position_embeddings;
+  const int max_length = m.config.max_position_embeddings;
   Result<BatchCapacity> cap = gpu->capacity(max_length);
   ASSERT_TRUE(cap.ok()) << cap.status().to_string();
   EXPECT_EQ(cap->total_bytes, total);
   EXPECT_EQ(cap->free_bytes, cap->total_bytes - emu::allocated_bytes());
-  const cuda::ModelDims dims{config.hidden_size, config.intermediate_size, config.num_labels()};
+  const cuda::ModelDims dims{m.config.hidden_size, m.config.intermediate_size, m.config.num_labels()};
   const int64_t available = cap->free_bytes - cuda::reserve_bytes(cap->total_bytes);
-  EXPECT_LE(
-      cuda::activation_bytes(dims, Precision::kFp32, int64_t(cap->max_rows) * max_length, cap->max_rows),
-      available);
-  EXPECT_GT(cuda::activation_bytes(dims, Precision::kFp32, int64_t(cap->max_rows + 1) * max_length,
-                                   cap->max_rows + 1),
-            available);
+  const auto bytes = [&](int64_t t, int64_t s) {
+    return cuda::activation_reservation(dims, Precision::kFp32, t, s).bytes;
+  };
+  EXPECT_LE(bytes(int64_t(cap->max_rows) * max_length, cap->max_rows), available);
+  EXPECT_GT(bytes(int64_t(cap->max_rows + 1) * max_length, cap->max_rows + 1), available);
   EXPECT_GE(cap->max_rows, 10);
   EXPECT_LE(cap->max_rows, 14);
   EXPECT_LT(cap->max_tokens, cuda::kMaxBatchTokens);
   EXPECT_NE(cap->basis.find("cuda:0 (Emulated GPU): "), std::string::npos) << cap->basis;
-  const Rows full = random_rows(cap->max_rows, max_length, max_length, config.vocab_size, 53);
+  const Rows full = m.rows(cap->max_rows, max_length, max_length, 53);
   Result<Logits> ran = gpu->classify(batch_of(full, 0, full.size()));
   ASSERT_TRUE(ran.ok()) << ran.status().to_string();
   EXPECT_EQ(ran->rows, cap->max_rows);
@@ -403,11 +506,12 @@ TEST_F(CudaEmu, CapacityIsWhatFitsAndTheBatchItAllowsRuns) {
   EXPECT_EQ(gpu->capacity(0).status().code(), StatusCode::kInvalidArgument);
 }
 
+// ---- fork(), errors ----------------------------------------------------------------
+
 TEST_F(CudaEmu, ForkSharesTheWeights) {
-  const model::ModelConfig config = testing::small_config(Architecture::kBert, "relu");
-  const model::EncoderWeights weights = testing::random_weights(config, 54);
-  const Rows rows = random_rows(4, 1, 16, config.vocab_size, 55);
-  auto gpu = prepared_gpu(Precision::kBf16, config, weights);
+  const SmallModel m(Architecture::kBert, "relu", 54);
+  const Rows rows = m.rows(4, 1, 16, 55);
+  auto gpu = prepared_gpu(Precision::kBf16, m.config, m.weights);
   ASSERT_TRUE(gpu);
   const auto want = logits_of(*gpu, rows, 4);
   const int64_t before = emu::allocated_bytes();
@@ -421,11 +525,36 @@ TEST_F(CudaEmu, ForkSharesTheWeights) {
   EXPECT_EQ(logits_of(**twin, rows, 4), want) << "the weights outlive the backend that uploaded them";
 }
 
+// Workers call classify(), capacity() and fork() on threads that never chose
+// a device (CUDA makes device 0 current there), and the emulator refuses work
+// on a stream of another device: every entry point must make the backend's
+// GPU current first.
+TEST_F(CudaEmu, EveryEntryPointWorksOnAThreadWhereAnotherGpuIsCurrent) {
+  emu::device().device_count = 2;
+  const SmallModel m(Architecture::kDistilBert, "relu", 59);
+  const Rows rows = m.rows(3, 1, 12, 60);
+  BackendOptions options;
+  options.device_index = 1;
+  auto gpu = testing::prepared_or_null(make_gpu(options), m.config, m.weights);
+  ASSERT_TRUE(gpu);
+  EXPECT_EQ(gpu->name(), "cuda:1");
+  const auto want = logits_of(*gpu, rows, rows.size());
+  std::thread worker([&] {
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(logits_of(*gpu, rows, rows.size()), want);  // captured, replayed
+    EXPECT_TRUE(gpu->capacity(16).ok()) << gpu->capacity(16).status().to_string();
+    Result<std::unique_ptr<Backend>> twin = gpu->fork();
+    ASSERT_TRUE(twin.ok()) << twin.status().to_string();
+    std::thread other([&] { EXPECT_EQ(logits_of(**twin, rows, rows.size()), want); });
+    other.join();
+  });
+  worker.join();
+  EXPECT_EQ(emu::graph_launches(), 2);
+}
+
 TEST_F(CudaEmu, AStickyErrorMakesTheBackendSayItIsUnusable) {
-  const model::ModelConfig config = testing::small_config(Architecture::kDistilBert, "gelu");
-  const model::EncoderWeights weights = testing::random_weights(config, 56);
-  const Rows rows = random_rows(3, 1, 10, config.vocab_size, 57);
-  auto gpu = prepared_gpu(Precision::kFp16, config, weights);
+  const SmallModel m(Architecture::kDistilBert, "gelu", 56);
+  const Rows rows = m.rows(3, 1, 10, 57);
+  auto gpu = prepared_gpu(Precision::kFp16, m.config, m.weights);
   ASSERT_TRUE(gpu);
   ASSERT_EQ(logits_of(*gpu, rows, 3).size(), 9u);
   emu::device().sticky_error = cudaErrorIllegalAddress;
@@ -443,20 +572,19 @@ TEST_F(CudaEmu, AStickyErrorMakesTheBackendSayItIsUnusable) {
 }
 
 TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
-  const model::ModelConfig config = testing::small_config(Architecture::kDistilBert, "gelu");
-  const model::EncoderWeights weights = testing::random_weights(config, 58);
+  const SmallModel m(Architecture::kDistilBert, "gelu", 58);
   auto made = make_gpu(BackendOptions{});
   ASSERT_TRUE(made.ok());
   Backend& gpu = **made;
   EXPECT_EQ(gpu.classify(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(gpu.capacity(16).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(gpu.fork().status().code(), StatusCode::kInvalidArgument);
-  model::EncoderWeights bad = weights;
+  model::EncoderWeights bad = m.weights;
   bad.layers[0].v.out = 7;
-  Status st = gpu.prepare(config, bad);
+  Status st = gpu.prepare(m.config, bad);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(), "cuda:0: prepare test-distilbert: layer 0: v: shape [7, 32], expected [32, 32]");
-  ASSERT_TRUE(gpu.prepare(config, weights).ok());
+  ASSERT_TRUE(gpu.prepare(m.config, m.weights).ok());
   Result<Logits> empty = gpu.classify(TokenBatch{});
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->rows, 0);
@@ -467,7 +595,7 @@ TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
   EXPECT_EQ(refused.status().message(),
             "cuda:0: classify: token batch: seq_len 41 exceeds the model's max_position_embeddings 40");
   // A failed prepare leaves the backend unprepared.
-  EXPECT_FALSE(gpu.prepare(config, bad).ok());
+  EXPECT_FALSE(gpu.prepare(m.config, bad).ok());
   EXPECT_EQ(gpu.classify(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backend/cuda/host.h"
+#include "cuda_test_util.h"
 #include "golden_util.h"
 #include "infercost/backend/backend.h"
 #include "infercost/model/synth.h"
@@ -45,35 +46,9 @@ std::string no_gpu() {
     }                                                              \
   } while (0)
 
-using Rows = std::vector<std::vector<int32_t>>;
-
-// `n` rows of random ids with lengths drawn from [min_len, max_len].
-Rows random_rows(int n, int min_len, int max_len, int vocab, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Rows rows;
-  for (int i = 0; i < n; ++i) {
-    const int len = min_len + int(rng() % uint32_t(max_len - min_len + 1));
-    std::vector<int32_t> r(static_cast<size_t>(len));
-    for (int32_t& id : r) id = int32_t(rng() % uint32_t(vocab));
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
-
-// Rows [begin, end) padded to the longest with `pad`.
-TokenBatch batch_of(const Rows& rows, size_t begin, size_t end, bool compute_padding = false,
-                    int32_t pad = 0) {
-  TokenBatch b;
-  b.batch = int(end - begin);
-  for (size_t i = begin; i < end; ++i) b.seq_len = std::max(b.seq_len, int(rows[i].size()));
-  for (size_t i = begin; i < end; ++i) {
-    b.lengths.push_back(int32_t(rows[i].size()));
-    b.ids.insert(b.ids.end(), rows[i].begin(), rows[i].end());
-    b.ids.insert(b.ids.end(), size_t(b.seq_len) - rows[i].size(), pad);
-  }
-  b.compute_padding = compute_padding;
-  return b;
-}
+using testing::batch_of;
+using testing::random_rows;
+using testing::Rows;
 
 // Logits per row, `chunk` rows per batch (in the order given).
 std::vector<std::vector<float>> logits_of(Backend& backend, const Rows& rows, size_t chunk) {
@@ -120,13 +95,7 @@ std::unique_ptr<Backend> prepared(const std::string& device, Precision precision
   BackendOptions options;
   options.precision = precision;
   options.cuda_graphs = graphs;
-  Result<std::unique_ptr<Backend>> made = create_backend(device, options);
-  EXPECT_TRUE(made.ok()) << device << ": " << made.status().to_string();
-  if (!made.ok()) return nullptr;
-  std::unique_ptr<Backend> backend = std::move(made).value();
-  const Status st = backend->prepare(config, weights);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return st.ok() ? std::move(backend) : nullptr;
+  return testing::prepared_or_null(create_backend(device, options), config, weights);
 }
 
 // ---- Small models ------------------------------------------------------------
@@ -192,13 +161,24 @@ INSTANTIATE_TEST_SUITE_P(Archs, CudaSmallModel,
                                   info.param.activation;
                          });
 
-TEST(CudaBackend, GraphReplayGivesTheEagerLogits) {
-  SKIP_WITHOUT_GPU();
-  const model::ModelConfig config = testing::small_config(model::Architecture::kBert, "gelu");
-  const model::EncoderWeights weights = testing::random_weights(config, 23);
-  auto graphs = prepared("cuda:0", Precision::kFp32, config, weights, true);
-  auto eager = prepared("cuda:0", Precision::kFp32, config, weights, false);
-  ASSERT_TRUE(graphs && eager);
+// A small BERT on the GPU twice: with CUDA graphs, and eagerly (the reference).
+class CudaGraphs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_GPU();
+    graphs_ = prepared("cuda:0", Precision::kFp32, config_, weights_, true);
+    eager_ = prepared("cuda:0", Precision::kFp32, config_, weights_, false);
+    ASSERT_TRUE(graphs_ && eager_);
+  }
+  const model::ModelConfig config_ = testing::small_config(model::Architecture::kBert, "gelu");
+  const model::EncoderWeights weights_ = testing::random_weights(config_, 23);
+  std::unique_ptr<Backend> graphs_, eager_;
+};
+
+TEST_F(CudaGraphs, ReplayGivesTheEagerLogits) {
+  const model::ModelConfig& config = config_;
+  Backend& graphs = *graphs_;
+  Backend& eager = *eager_;
   // Two batches with one shape key (rows, tokens, longest row) but other ids
   // and lengths: a replayed graph must read the new batch, not the captured one.
   Rows a = random_rows(6, 1, 30, config.vocab_size, 6);
@@ -208,25 +188,60 @@ TEST(CudaBackend, GraphReplayGivesTheEagerLogits) {
     for (int32_t& id : r) id = (id * 7 + 3) % config.vocab_size;
   }
   const TokenBatch ba = batch_of(a, 0, a.size()), bb = batch_of(b, 0, b.size());
-  Result<Logits> want_a = eager->classify(ba), want_b = eager->classify(bb);
+  Result<Logits> want_a = eager.classify(ba), want_b = eager.classify(bb);
   ASSERT_TRUE(want_a.ok() && want_b.ok());
   ASSERT_GT(max_abs_diff(*want_a, *want_b), 1e-3) << "the two batches must differ";
   // First sight eager, second captured and replayed, then replayed.
   for (int round = 0; round < 4; ++round) {
-    Result<Logits> got_a = graphs->classify(ba);
-    Result<Logits> got_b = graphs->classify(bb);
+    Result<Logits> got_a = graphs.classify(ba);
+    Result<Logits> got_b = graphs.classify(bb);
     ASSERT_TRUE(got_a.ok() && got_b.ok()) << got_a.status().to_string() << got_b.status().to_string();
     EXPECT_LE(max_abs_diff(*want_a, *got_a), 1e-5) << "round " << round;
     EXPECT_LE(max_abs_diff(*want_b, *got_b), 1e-5) << "round " << round;
   }
   // A larger batch regrows the buffers (dropping the graphs); the old shape still works.
   const Rows big = random_rows(200, 20, config.max_position_embeddings, config.vocab_size, 8);
-  ASSERT_TRUE(graphs->classify(batch_of(big, 0, big.size())).ok());
+  ASSERT_TRUE(graphs.classify(batch_of(big, 0, big.size())).ok());
   for (int round = 0; round < 3; ++round) {
-    Result<Logits> got_a = graphs->classify(ba);
+    Result<Logits> got_a = graphs.classify(ba);
     ASSERT_TRUE(got_a.ok());
     EXPECT_LE(max_abs_diff(*want_a, *got_a), 1e-5) << "after regrowth, round " << round;
   }
+}
+
+// Two streams of one GPU on two threads: one captures and replays graphs
+// while the other keeps growing its memory (cudaMalloc and cudaFree, which
+// synchronize the device and would break a capture in progress; the backends
+// of a GPU share a lock for that). Every batch must give the eager logits.
+TEST_F(CudaGraphs, CaptureBesideAnotherStreamsAllocations) {
+  const model::ModelConfig& config = config_;
+  Result<std::unique_ptr<Backend>> twin = graphs_->fork();
+  ASSERT_TRUE(twin.ok()) << twin.status().to_string();
+  std::vector<Rows> shapes, growing;
+  for (int i = 0; i < 12; ++i) shapes.push_back(random_rows(2 + i, 1, 30, config.vocab_size, 70 + i));
+  for (int i = 1; i <= 30; ++i) growing.push_back(random_rows(8 * i, 20, 40, config.vocab_size, 100 + i));
+  std::vector<std::vector<std::vector<float>>> want_shapes, want_growing;
+  for (const Rows& r : shapes) want_shapes.push_back(logits_of(*eager_, r, r.size()));
+  for (const Rows& r : growing) want_growing.push_back(logits_of(*eager_, r, r.size()));
+  double worst_shapes = 0, worst_growing = 0;
+  std::thread capturing([&] {
+    for (int round = 0; round < 3; ++round) {  // the second sighting of a shape captures it
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        worst_shapes =
+            std::max(worst_shapes, max_abs_diff(want_shapes[i], logits_of(*graphs_, shapes[i], 64)));
+      }
+    }
+  });
+  std::thread allocating([&] {
+    for (size_t i = 0; i < growing.size(); ++i) {
+      worst_growing = std::max(
+          worst_growing, max_abs_diff(want_growing[i], logits_of(**twin, growing[i], growing[i].size())));
+    }
+  });
+  capturing.join();
+  allocating.join();
+  EXPECT_LE(worst_shapes, 1e-5);
+  EXPECT_LE(worst_growing, 1e-5);
 }
 
 TEST(CudaBackend, ErrorsAndEdgeCases) {
@@ -296,17 +311,10 @@ class CudaDistilBertBase : public ::testing::Test {
   static void SetUpTestSuite() {
     if (!no_gpu().empty() || loaded_) return;
     const std::string dir = std::string(INFERCOST_BINARY_DIR) + "/cuda_backend_test/distilbert-base";
-    std::filesystem::remove_all(dir);
-    model::SynthOptions opts;
-    opts.out_dir = dir;
-    opts.preset = "distilbert-base";
-    opts.seed = 1;
-    const Status st = model::synthesize_model(opts);
-    ASSERT_TRUE(st.ok()) << st.to_string();
     config_ = new model::ModelConfig;
     weights_ = new model::EncoderWeights;
-    testing::load_model(dir, *config_, *weights_);
-    std::filesystem::remove_all(dir);
+    testing::synthesize_and_load("distilbert-base", dir, *config_, *weights_);
+    if (::testing::Test::HasFatalFailure()) return;
     // Tweet-like lengths, plus some rows of the model's 512.
     *rows_ = random_rows(384, 1, 128, config_->vocab_size, 31);
     const Rows longest = random_rows(16, 512, 512, config_->vocab_size, 32);

@@ -13,6 +13,8 @@
 
 #include "backend/cpu/kernels.h"
 #include "backend/cuda/host.h"
+#include "backend/validate.h"
+#include "cuda_test_util.h"
 #include "infercost/backend/backend.h"
 #include "random_weights.h"
 #include "test_utils.h"
@@ -28,16 +30,7 @@ const bool module_env_set = [] {
   return true;
 }();
 
-TokenBatch make_batch(const std::vector<std::vector<int32_t>>& rows, int seq_len, int32_t pad = 0) {
-  TokenBatch b;
-  b.batch = int(rows.size());
-  b.seq_len = seq_len;
-  for (const auto& r : rows) {
-    b.lengths.push_back(int32_t(r.size()));
-    for (int p = 0; p < seq_len; ++p) b.ids.push_back(p < int(r.size()) ? r[size_t(p)] : pad);
-  }
-  return b;
-}
+using testing::make_batch;
 
 // ---- Packing ---------------------------------------------------------------
 
@@ -101,11 +94,7 @@ TEST(PackBatch, OneContiguousBlockForTheCopy) {
 std::unique_ptr<Backend> cpu_backend(const model::ModelConfig& config, const model::EncoderWeights& weights) {
   BackendOptions options;
   options.threads = 1;
-  auto made = create_backend("cpu", options);
-  EXPECT_TRUE(made.ok()) << made.status().to_string();
-  auto backend = std::move(made).value();
-  EXPECT_TRUE(backend->prepare(config, weights).ok());
-  return backend;
+  return testing::prepared_or_null(create_backend("cpu", options), config, weights);
 }
 
 TEST(ValidateBatch, SameVerdictAndMessageAsTheCpuBackend) {
@@ -165,7 +154,7 @@ TEST(ValidateBatch, SameVerdictAndMessageAsTheCpuBackend) {
 TEST(ValidateModel, SameVerdictAndMessageAsTheCpuBackend) {
   const model::ModelConfig config = testing::small_config(model::Architecture::kBert, "gelu");
   const model::EncoderWeights good = testing::random_weights(config, 2);
-  EXPECT_TRUE(validate_model(config, good).ok()) << validate_model(config, good).to_string();
+  EXPECT_TRUE(validate_gpu_model(config, good).ok()) << validate_gpu_model(config, good).to_string();
   struct Case {
     std::string name;
     model::ModelConfig config;
@@ -190,8 +179,11 @@ TEST(ValidateModel, SameVerdictAndMessageAsTheCpuBackend) {
   add("q", [](auto&, auto& w) { w.layers[1].q.in = 5; });
   add("ffn in", [](auto&, auto& w) { w.layers[0].ffn_in.out = 5; });
   add("output LN", [](auto&, auto& w) { w.layers[1].ffn_ln.gamma.push_back(1); });
+  // Value counts that disagree with a right shape (the CPU backend once let these through).
+  add("classifier bias", [](auto&, auto& w) { w.head.classifier.bias.pop_back(); });
+  add("ffn out weights", [](auto&, auto& w) { w.layers[1].ffn_out.weight.resize(7); });
   for (const Case& c : cases) {
-    const Status ours = validate_model(c.config, c.weights);
+    const Status ours = validate_gpu_model(c.config, c.weights);
     ASSERT_FALSE(ours.ok()) << c.name;
     BackendOptions options;
     options.threads = 1;
@@ -210,21 +202,21 @@ TEST(ValidateModel, RefusesShapesTheKernelsDoNotTake) {
   model::ModelConfig config = testing::small_config(model::Architecture::kDistilBert, "relu");
   config.hidden_size = 258;
   config.num_heads = 2;  // head size 129
-  Status st = validate_model(config, testing::random_weights(config, 3));
+  Status st = validate_gpu_model(config, testing::random_weights(config, 3));
   EXPECT_EQ(st.code(), StatusCode::kUnsupported);
   EXPECT_NE(st.message().find("head size 129"), std::string::npos) << st.message();
   config.hidden_size = 15;
   config.num_heads = 5;  // head size 3
-  st = validate_model(config, testing::random_weights(config, 3));
+  st = validate_gpu_model(config, testing::random_weights(config, 3));
   EXPECT_EQ(st.code(), StatusCode::kUnsupported) << st.to_string();
   config.hidden_size = 1032;
   config.num_heads = 12;  // head size 86, but rows longer than LayerNorm takes
-  st = validate_model(config, testing::random_weights(config, 3));
+  st = validate_gpu_model(config, testing::random_weights(config, 3));
   EXPECT_EQ(st.code(), StatusCode::kUnsupported);
   EXPECT_NE(st.message().find("hidden_size 1032"), std::string::npos) << st.message();
   config.hidden_size = 1024;
   config.num_heads = 16;  // BERT-large: fits
-  EXPECT_TRUE(validate_model(config, testing::random_weights(config, 3)).ok());
+  EXPECT_TRUE(validate_gpu_model(config, testing::random_weights(config, 3)).ok());
 }
 
 // ---- Conversions -------------------------------------------------------------
@@ -400,7 +392,7 @@ TEST(BatchCapacity, LargestBatchesThatFitTheMemoryLessTheReserve) {
     const int64_t available = free + held - reserve_bytes(total);
     EXPECT_EQ(reserve_bytes(total), total / 10 + (int64_t(64) << 20));
     const auto bytes = [&](int64_t t, int64_t s) {
-      return activation_bytes(kDistilBert, Precision::kFp16, t, s);
+      return activation_reservation(kDistilBert, Precision::kFp16, t, s).bytes;
     };
     const int64_t rows = c->max_rows, tokens = c->max_tokens;
     EXPECT_LE(bytes(rows * max_length, rows), available);
@@ -413,6 +405,42 @@ TEST(BatchCapacity, LargestBatchesThatFitTheMemoryLessTheReserve) {
     EXPECT_EQ(c->total_bytes, total);
     EXPECT_NE(c->basis.find("cuda:0 (Test GPU): 2.0 GiB free of 16.0 GiB"), std::string::npos) << c->basis;
     EXPECT_NE(c->basis.find("10% of the total"), std::string::npos) << c->basis;
+  }
+}
+
+TEST(ActivationReservation, RoundsTheShapeUpAndNothingElse) {
+  for (Precision p : {Precision::kFp32, Precision::kBf16}) {
+    EXPECT_EQ(activation_reservation(kDistilBert, p, 1, 1).bytes,
+              activation_bytes(kDistilBert, p, kTokenGranule, kSequenceGranule));
+    EXPECT_EQ(activation_reservation(kDistilBert, p, 130, 17).bytes,
+              activation_bytes(kDistilBert, p, 192, 32));
+    const ActivationLayout l = activation_reservation(kDistilBert, p, 4096, 64);
+    EXPECT_EQ(l.tokens, 4096);
+    EXPECT_EQ(l.sequences, 64);
+    EXPECT_EQ(l.bytes, activation_bytes(kDistilBert, p, 4096, 64));
+  }
+}
+
+// The promise the runner builds on: every batch within both limits fits,
+// and so does what the backend holds after any two such batches (the larger
+// size in each dimension).
+TEST(BatchCapacity, EveryBatchWithinTheLimitsFits) {
+  const int64_t gib = int64_t(1) << 30;
+  const int64_t total = 24 * gib, free = 3 * gib;
+  std::mt19937 rng(5);
+  for (Precision p : {Precision::kFp32, Precision::kFp16}) {
+    for (int max_length : {40, 128, 500}) {
+      Result<BatchCapacity> c = batch_capacity(kDistilBert, p, max_length, free, total, 0, "cuda:0");
+      ASSERT_TRUE(c.ok()) << c.status().to_string();
+      const int64_t available = free - reserve_bytes(total);
+      for (int i = 0; i < 200; ++i) {
+        const int64_t tokens = 1 + int64_t(rng() % uint64_t(c->max_tokens));
+        const int64_t rows = 1 + int64_t(rng() % uint64_t(std::min<int64_t>(tokens, c->max_rows)));
+        ASSERT_LE(activation_reservation(kDistilBert, p, tokens, rows).bytes, available)
+            << tokens << " tokens in " << rows << " rows, capacity " << c->max_tokens << " / " << c->max_rows;
+      }
+      EXPECT_LE(activation_reservation(kDistilBert, p, c->max_tokens, c->max_rows).bytes, available);
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -19,6 +20,7 @@
 #include "infercost/model/config.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/model/safetensors.h"
+#include "infercost/model/synth.h"
 #include "infercost/model/weights.h"
 
 namespace infercost::backend::testing {
@@ -59,6 +61,20 @@ inline void load_model(const std::string& dir, model::ModelConfig& config, model
   auto w = model::read_encoder_weights(*file, config);
   ASSERT_TRUE(w.ok()) << w.status().to_string();
   weights = std::move(w).value();
+}
+
+// Synthesizes `preset` (seed 1) into `dir`, loads it, and removes `dir`.
+inline void synthesize_and_load(const std::string& preset, const std::string& dir, model::ModelConfig& config,
+                                model::EncoderWeights& weights) {
+  std::filesystem::remove_all(dir);
+  model::SynthOptions opts;
+  opts.out_dir = dir;
+  opts.preset = preset;
+  opts.seed = 1;
+  const Status st = model::synthesize_model(opts);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  ASSERT_NO_FATAL_FAILURE(load_model(dir, config, weights));
+  std::filesystem::remove_all(dir);
 }
 
 // Runs the cases in `order`, `chunk` rows per TokenBatch (each padded to its

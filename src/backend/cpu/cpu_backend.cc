@@ -13,6 +13,7 @@
 #include "backend/cpu/gemm_int8.h"
 #include "backend/cpu/gemm_onednn.h"
 #include "backend/cpu/kernels.h"
+#include "backend/validate.h"
 #include "infercost/backend/cpu_info.h"
 
 namespace infercost::backend::cpu {
@@ -85,21 +86,6 @@ struct PreparedLayer {
   std::vector<float> attn_ln_gamma, attn_ln_beta, ffn_ln_gamma, ffn_ln_beta;
 };
 
-Status check_ln(const model::LayerNormWeights& ln, int hidden, const std::string& name) {
-  if (ln.gamma.size() != size_t(hidden) || ln.beta.size() != size_t(hidden)) {
-    return invalid_argument(fmt::format("{}: gamma has {} values and beta {}, expected {}", name,
-                                        ln.gamma.size(), ln.beta.size(), hidden));
-  }
-  return Status();
-}
-
-Status check_linear(const model::Linear& l, int out, int in, const std::string& name) {
-  if (l.out != out || l.in != in) {
-    return invalid_argument(fmt::format("{}: shape [{}, {}], expected [{}, {}]", name, l.out, l.in, out, in));
-  }
-  return Status();
-}
-
 class CpuBackend final : public Backend {
  public:
   CpuBackend(int threads, Precision precision, bool emulate_bf16)
@@ -131,7 +117,7 @@ class CpuBackend final : public Backend {
 
   Result<Logits> classify(const TokenBatch& batch) override {
     if (!prepared_) return invalid_argument("cpu backend: classify() called before a successful prepare()");
-    INFERCOST_RETURN_IF_ERROR(validate(batch));
+    INFERCOST_RETURN_IF_ERROR(validate_batch(config_, batch));
     try {
       omp_set_num_threads(threads_);
       return forward(batch);
@@ -146,49 +132,9 @@ class CpuBackend final : public Backend {
 
  private:
   Status prepare_impl(const model::ModelConfig& config, const model::EncoderWeights& w) {
+    INFERCOST_RETURN_IF_ERROR(validate_model(config, w));
     const int hidden = config.hidden_size;
-    const int inter = config.intermediate_size;
-    if (hidden <= 0 || config.num_heads <= 0 || hidden % config.num_heads != 0) {
-      return invalid_argument(
-          fmt::format("hidden_size {} does not divide into {} heads", hidden, config.num_heads));
-    }
-    if (config.vocab_size <= 0 || config.max_position_embeddings <= 0 || inter <= 0) {
-      return invalid_argument(
-          "config has a non-positive vocab_size, max_position_embeddings or intermediate_size");
-    }
-    if (config.activation != "gelu" && config.activation != "relu") {
-      return unsupported(fmt::format("activation '{}' (supported: gelu, relu)", config.activation));
-    }
-    if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
-      return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
-                                          w.word_embeddings.size(), config.vocab_size, hidden));
-    }
-    if (w.position_embeddings.size() != size_t(config.max_position_embeddings) * hidden) {
-      return invalid_argument(fmt::format("position_embeddings has {} values, expected [{}, {}]",
-                                          w.position_embeddings.size(), config.max_position_embeddings,
-                                          hidden));
-    }
     const bool bert = config.architecture == model::Architecture::kBert;
-    if (bert && (w.token_type_embeddings.size() < size_t(hidden) ||
-                 w.token_type_embeddings.size() % size_t(hidden) != 0)) {
-      return invalid_argument(fmt::format("BERT needs token_type_embeddings [types, {}], got {} values",
-                                          hidden, w.token_type_embeddings.size()));
-    }
-    INFERCOST_RETURN_IF_ERROR(check_ln(w.embeddings_ln, hidden, "embeddings LayerNorm"));
-    if (w.layers.size() != size_t(config.num_layers)) {
-      return invalid_argument(fmt::format("{} encoder layers in the weights, config says {}", w.layers.size(),
-                                          config.num_layers));
-    }
-    INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, bert ? "pooler" : "pre_classifier"));
-    if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
-      return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
-                                          w.head.classifier.out, w.head.classifier.in, hidden));
-    }
-    if (config.num_labels() != 0 && config.num_labels() != w.head.classifier.out) {
-      return invalid_argument(fmt::format("classifier has {} outputs but config.json names {} labels",
-                                          w.head.classifier.out, config.num_labels()));
-    }
-
     config_ = config;
     word_ = w.word_embeddings;
     position_ = w.position_embeddings;
@@ -203,14 +149,6 @@ class CpuBackend final : public Backend {
       const model::EncoderLayerWeights& src = w.layers[i];
       PreparedLayer& dst = layers_[i];
       const std::string at = fmt::format("layer {}: ", i);
-      INFERCOST_RETURN_IF_ERROR(check_linear(src.q, hidden, hidden, at + "q"));
-      INFERCOST_RETURN_IF_ERROR(check_linear(src.k, hidden, hidden, at + "k"));
-      INFERCOST_RETURN_IF_ERROR(check_linear(src.v, hidden, hidden, at + "v"));
-      INFERCOST_RETURN_IF_ERROR(check_linear(src.attn_out, hidden, hidden, at + "attention output"));
-      INFERCOST_RETURN_IF_ERROR(check_linear(src.ffn_in, inter, hidden, at + "ffn in"));
-      INFERCOST_RETURN_IF_ERROR(check_linear(src.ffn_out, hidden, inter, at + "ffn out"));
-      INFERCOST_RETURN_IF_ERROR(check_ln(src.attn_ln, hidden, at + "attention LayerNorm"));
-      INFERCOST_RETURN_IF_ERROR(check_ln(src.ffn_ln, hidden, at + "output LayerNorm"));
       const Precision p = precision_;
       const bool emu = emulate_bf16_;
       INFERCOST_RETURN_IF_ERROR(
@@ -232,44 +170,6 @@ class CpuBackend final : public Backend {
     INFERCOST_RETURN_IF_ERROR(
         classifier_.init(engine_, {&w.head.classifier}, Activation::kNone, false, "classifier"));
     labels_ = w.head.classifier.out;
-    return Status();
-  }
-
-  Status validate(const TokenBatch& b) const {
-    if (b.batch < 0) return invalid_argument(fmt::format("token batch: negative batch size {}", b.batch));
-    if (b.batch == 0) return Status();
-    if (b.seq_len < 1)
-      return invalid_argument(fmt::format("token batch: seq_len {} must be at least 1", b.seq_len));
-    if (b.seq_len > config_.max_position_embeddings) {
-      return invalid_argument(
-          fmt::format("token batch: seq_len {} exceeds the model's max_position_embeddings {}", b.seq_len,
-                      config_.max_position_embeddings));
-    }
-    if (b.ids.size() != size_t(b.batch) * size_t(b.seq_len)) {
-      return invalid_argument(fmt::format("token batch: {} ids for a batch of {} x {} (expected {})",
-                                          b.ids.size(), b.batch, b.seq_len, int64_t(b.batch) * b.seq_len));
-    }
-    if (b.lengths.size() != size_t(b.batch)) {
-      return invalid_argument(
-          fmt::format("token batch: {} lengths for a batch of {} rows", b.lengths.size(), b.batch));
-    }
-    for (int r = 0; r < b.batch; ++r) {
-      const int32_t len = b.lengths[size_t(r)];
-      if (len < 1 || len > b.seq_len) {
-        return invalid_argument(
-            fmt::format("token batch: row {} has length {}, outside 1..{} (seq_len)", r, len, b.seq_len));
-      }
-      const int32_t* ids = b.ids.data() + int64_t(r) * b.seq_len;
-      const int32_t checked = b.compute_padding ? b.seq_len : len;  // padding ids get computed too
-      for (int32_t p = 0; p < checked; ++p) {
-        if (ids[p] < 0 || ids[p] >= config_.vocab_size) {
-          return invalid_argument(
-              fmt::format("token batch: row {} position {} has id {}, outside the vocabulary "
-                          "0..{} of model {}",
-                          r, p, ids[p], config_.vocab_size - 1, config_.name));
-        }
-      }
-    }
     return Status();
   }
 

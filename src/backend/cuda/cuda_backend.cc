@@ -13,6 +13,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <set>
 #include <string>
@@ -22,6 +23,7 @@
 #include "backend/cuda/host.h"
 #include "backend/cuda/kernels.h"
 #include "backend/cuda_module_api.h"
+#include "backend/validate.h"
 #include "infercost/core/version.h"
 
 namespace infercost::backend::cuda {
@@ -153,6 +155,28 @@ DType dtype_of(Precision p) {
   return p == Precision::kFp16 ? DType::kF16 : p == Precision::kBf16 ? DType::kBF16 : DType::kF32;
 }
 
+// ---- One GPU's lock ------------------------------------------------------------
+
+// Allocating or freeing device or pinned memory (and asking for the free
+// memory) may synchronize the whole device, and a device-wide
+// synchronization from any thread invalidates a graph capture in progress on
+// that device (the call itself may then fail with
+// cudaErrorStreamCaptureUnsupported). The backends of one GPU (a backend and
+// its forks, each on its own worker thread) therefore hold this lock around
+// those calls and around a capture. Recursive: a backend holding it may drop
+// the last reference to the weights, whose destructor takes it too. Never
+// freed: a backend may be destroyed after this module's statics are.
+std::recursive_mutex& device_lock(int device) {
+  static std::mutex* const table_guard = new std::mutex;
+  static auto* const table = new std::map<int, std::unique_ptr<std::recursive_mutex>>;
+  std::lock_guard<std::mutex> guard(*table_guard);
+  std::unique_ptr<std::recursive_mutex>& lock = (*table)[device];
+  if (!lock) lock = std::make_unique<std::recursive_mutex>();
+  return *lock;
+}
+
+using DeviceLockGuard = std::lock_guard<std::recursive_mutex>;
+
 // ---- Weights -----------------------------------------------------------------
 
 // One linear layer on the device: y = x W^T + b with W [out, in] row-major.
@@ -187,6 +211,7 @@ struct DeviceWeights {
   DeviceWeights& operator=(const DeviceWeights&) = delete;
   ~DeviceWeights() {
     if (base != nullptr) {
+      DeviceLockGuard hold(device_lock(device));
       (void)cudaSetDevice(device);
       (void)cudaFree(base);
       (void)cudaGetLastError();
@@ -231,7 +256,7 @@ class WeightImage {
   std::vector<uint8_t> bytes_;
 };
 
-// Converts and uploads the model (validated by validate_model). Blocks until
+// Converts and uploads the model (validated by validate_gpu_model). Blocks until
 // the copy is done.
 std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const model::ModelConfig& config,
                                               const model::EncoderWeights& w, cudaStream_t stream) {
@@ -410,30 +435,42 @@ std::unique_ptr<LinearOp> make_head_op(const DeviceLinear& w, std::string name) 
   return op;
 }
 
+// How many (operation shape, rows) algorithms a backend keeps before it
+// starts over. A macro so that the emulated tests can make it small.
+#ifndef INFERCOST_CUDA_MAX_PLANS
+#define INFERCOST_CUDA_MAX_PLANS 1024
+#endif
+
 // A cuBLASLt handle, a workspace and the algorithm chosen for each
 // (operation shape, rows): packed batches vary their row count, so the
 // heuristic runs once per new count and the answer is kept.
 class Gemm {
  public:
   static constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+  static constexpr size_t kMaxPlans = INFERCOST_CUDA_MAX_PLANS;
 
   Gemm() {
-    INFERCOST_CUBLASLT_CHECK(cublasLtCreate(&handle_));
-    INFERCOST_CUDA_CHECK(cudaMalloc(&workspace_, kWorkspaceBytes));
-    INFERCOST_CUBLASLT_CHECK(cublasLtMatmulPreferenceCreate(&preference_));
-    const uint64_t ws = kWorkspaceBytes;
-    INFERCOST_CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    try {
+      INFERCOST_CUBLASLT_CHECK(cublasLtCreate(&handle_));
+      INFERCOST_CUDA_CHECK(cudaMalloc(&workspace_, kWorkspaceBytes));
+      INFERCOST_CUBLASLT_CHECK(cublasLtMatmulPreferenceCreate(&preference_));
+      const uint64_t ws = kWorkspaceBytes;
+      INFERCOST_CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(
+          preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    } catch (...) {
+      release();  // no destructor runs for a constructor that throws
+      throw;
+    }
   }
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
-  ~Gemm() {
-    clear_plans();
-    if (preference_) cublasLtMatmulPreferenceDestroy(preference_);
-    if (workspace_) (void)cudaFree(workspace_);
-    if (handle_) cublasLtDestroy(handle_);
-  }
+  ~Gemm() { release(); }
 
+  // Makes room for `n` new algorithms without dropping any while a graph is
+  // captured: the capture may then only find algorithms, never choose one.
+  void make_room(size_t n) {
+    if (plans_.size() + n > kMaxPlans) clear_plans();
+  }
   // Chooses (or finds) the algorithm for `op` on `rows` rows, host-side only.
   void warm(const LinearOp& op, int64_t rows) { (void)plan(op, rows); }
 
@@ -479,14 +516,28 @@ class Gemm {
     plans_.clear();
   }
 
-  // Whether cuBLASLt has an algorithm for `desc` on these layouts.
+  void release() {
+    clear_plans();
+    if (preference_) cublasLtMatmulPreferenceDestroy(preference_);
+    if (workspace_) (void)cudaFree(workspace_);
+    if (handle_) cublasLtDestroy(handle_);
+    preference_ = nullptr;
+    workspace_ = nullptr;
+    handle_ = nullptr;
+  }
+
+  // Whether cuBLASLt has an algorithm for `desc` on these layouts. A result
+  // is usable only where its own state says so (cuBLASLt's contract).
   bool heuristic(cublasLtMatmulDesc_t desc, Plan& p) {
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
     const cublasStatus_t s =
         cublasLtMatmulAlgoGetHeuristic(handle_, desc, p.a, p.b, p.d, p.d, preference_, 1, &result, &found);
-    if (s == CUBLAS_STATUS_NOT_SUPPORTED || (s == CUBLAS_STATUS_SUCCESS && found == 0)) return false;
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED) return false;
     if (s != CUBLAS_STATUS_SUCCESS) throw_cublas(s, "cublasLtMatmulAlgoGetHeuristic");
+    if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS || result.workspaceSize > kWorkspaceBytes) {
+      return false;
+    }
     p.algo = result.algo;
     return true;
   }
@@ -494,7 +545,7 @@ class Gemm {
   const Plan& plan(const LinearOp& op, int64_t rows) {
     const Key key{op.w.type, op.w.out, op.w.in, int(op.epilogue), rows};
     if (auto it = plans_.find(key); it != plans_.end()) return it->second;
-    if (plans_.size() >= 1024) clear_plans();  // many distinct row counts: start over
+    if (plans_.size() >= kMaxPlans) clear_plans();  // many distinct row counts: start over
     Plan p;
     const cudaDataType_t t = cuda_type(op.w.type);
     try {
@@ -581,6 +632,7 @@ class PinnedBuffer {
   T* as() const {
     return static_cast<T*>(ptr_);
   }
+  int64_t bytes() const { return bytes_; }
 
  private:
   void* ptr_ = nullptr;
@@ -601,7 +653,12 @@ class CudaBackend final : public Backend {
   // Throws CudaFailure when the stream, the cuBLASLt handle or its workspace
   // cannot be made.
   CudaBackend(const DeviceFacts& facts, Precision precision, bool graphs)
-      : facts_(facts), precision_(precision), type_(dtype_of(precision)), graphs_enabled_(graphs) {
+      : facts_(facts),
+        precision_(precision),
+        type_(dtype_of(precision)),
+        graphs_enabled_(graphs),
+        lock_(device_lock(facts.index)) {
+    DeviceLockGuard hold(lock_);
     INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
     // Non-blocking: no implicit ordering with the legacy default stream,
     // which a graph capture on this stream would not tolerate.
@@ -615,6 +672,7 @@ class CudaBackend final : public Backend {
   }
 
   ~CudaBackend() override {
+    DeviceLockGuard hold(lock_);
     (void)cudaSetDevice(facts_.index);
     if (stream_ != nullptr) (void)cudaStreamSynchronize(stream_);
     drop_graphs();
@@ -635,9 +693,10 @@ class CudaBackend final : public Backend {
     prepared_ = false;
     const std::string context = fmt::format("{}: prepare {}", name(), config.name);
     if (broken_) return unusable(context);
-    Status st = validate_model(config, weights);
+    Status st = validate_gpu_model(config, weights);
     if (!st.ok()) return st.with_context(context);
     return guarded(context, [&] {
+      DeviceLockGuard hold(lock_);
       INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
       drop_graphs();
       activations_.reset();
@@ -675,10 +734,11 @@ class CudaBackend final : public Backend {
     });
     if (!run.ok()) {
       if (run.code() == StatusCode::kResourceExhausted) {
-        return Status(run.code(),
-                      fmt::format("{} (batch of {} rows, {} tokens computed, {} activations)", run.message(),
-                                  batch.batch, total,
-                                  format_bytes(activation_bytes(dims_, precision_, total, batch.batch))));
+        return Status(
+            run.code(),
+            fmt::format("{} (batch of {} rows, {} tokens computed, {} activations)", run.message(),
+                        batch.batch, total,
+                        format_bytes(activation_reservation(dims_, precision_, total, batch.batch).bytes)));
       }
       return run;
     }
@@ -691,6 +751,7 @@ class CudaBackend final : public Backend {
     if (broken_) return unusable(context);
     size_t free_bytes = 0, total_bytes = 0;
     Status st = guarded(context, [&] {
+      DeviceLockGuard hold(lock_);
       INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
       INFERCOST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
       return Status();
@@ -761,6 +822,7 @@ class CudaBackend final : public Backend {
   // After an allocation failure: give back the activation memory (the next
   // batch allocates what it needs) and the graphs that used it.
   void release_after_failure() {
+    DeviceLockGuard hold(lock_);
     if (stream_ != nullptr) (void)cudaStreamSynchronize(stream_);
     drop_graphs();
     activations_.reset();
@@ -800,28 +862,39 @@ class CudaBackend final : public Backend {
   }
 
   // Activation memory for at least `tokens` tokens and `sequences`
-  // sequences; regrowing drops the graphs that point into the old memory.
+  // sequences, sized by activation_reservation() as capacity() counts it and
+  // never more: another stream on this GPU may have been promised the rest.
+  // It keeps the larger of the held and the needed size in each dimension,
+  // or, where that does not fit, what this batch needs. Regrowing drops the
+  // graphs that point into the old memory.
   void ensure_activations(int64_t tokens, int sequences) {
     if (tokens <= layout_.tokens && sequences <= layout_.sequences) return;
+    DeviceLockGuard hold(lock_);
+    const ActivationLayout both = activation_reservation(dims_, precision_, std::max(tokens, layout_.tokens),
+                                                         std::max<int64_t>(sequences, layout_.sequences));
+    const ActivationLayout own = activation_reservation(dims_, precision_, tokens, sequences);
     drop_graphs();
     activations_.reset();
-    const int64_t want_tokens = std::max(tokens, layout_.tokens);
-    const int64_t want_sequences = std::max<int64_t>(sequences, layout_.sequences);
     layout_ = ActivationLayout{};
-    // A quarter of headroom spares reallocations while batches grow; where
-    // that does not fit, exactly what this batch needs.
-    const ActivationLayout roomy = activation_layout(dims_, precision_, want_tokens + want_tokens / 4,
-                                                     want_sequences + want_sequences / 4);
-    try {
-      activations_.allocate(roomy.bytes);
-      layout_ = roomy;
-      return;
-    } catch (const CudaFailure& f) {
-      if (f.kind() != CudaFailure::Kind::kOutOfMemory) throw;
+    if (both.bytes > own.bytes) {
+      try {
+        activations_.allocate(both.bytes);
+        layout_ = both;
+        return;
+      } catch (const CudaFailure& f) {
+        if (f.kind() != CudaFailure::Kind::kOutOfMemory) throw;
+      }
     }
-    const ActivationLayout exact = activation_layout(dims_, precision_, want_tokens, want_sequences);
-    activations_.allocate(exact.bytes);
-    layout_ = exact;
+    activations_.allocate(own.bytes);
+    layout_ = own;
+  }
+
+  // Pinned staging for at least `bytes` (allocating pinned memory takes the
+  // device lock; reusing it does not).
+  void ensure_staging(int64_t bytes) {
+    if (bytes <= staging_.bytes()) return;
+    DeviceLockGuard hold(lock_);
+    staging_.reserve(bytes);
   }
 
   struct Pointers {
@@ -858,7 +931,7 @@ class CudaBackend final : public Backend {
     const int sequences = packed_.sequences();
     const PackedOffsets offsets = packed_offsets(total, sequences);
     ensure_activations(total, sequences);
-    staging_.reserve(std::max<int64_t>(offsets.count * 4, int64_t(sequences) * labels_ * 4));
+    ensure_staging(std::max<int64_t>(offsets.count * 4, int64_t(sequences) * labels_ * 4));
     const Pointers p = pointers(total, sequences);
 
     write_packed(packed_, staging_.as<int32_t>());
@@ -948,6 +1021,7 @@ class CudaBackend final : public Backend {
       auto oldest = std::min_element(graphs_.begin(), graphs_.end(), [](const auto& a, const auto& b) {
         return a.second.last_used < b.second.last_used;
       });
+      DeviceLockGuard hold(lock_);
       (void)cudaGraphExecDestroy(oldest->second.exec);
       graphs_.erase(oldest);
     }
@@ -968,14 +1042,24 @@ class CudaBackend final : public Backend {
     } catch (const CudaFailure&) {
       return give_up();
     }
-    // Thread-local mode: other threads (other GPUs' backends) may allocate
-    // meanwhile without invalidating this capture.
+    // Thread-local mode: only this thread's calls are checked against the
+    // capture; the device lock keeps the other backends on this GPU from
+    // allocating or freeing (device-wide synchronizations) meanwhile.
+    DeviceLockGuard hold(lock_);
     if (cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return give_up();
     bool enqueued = true;
     try {
       enqueue_forward(key, p);
     } catch (const CudaFailure&) {
       enqueued = false;
+    } catch (...) {
+      // Anything else (no host memory) still ends the capture, or the stream
+      // would stay in capture mode and fail every later batch.
+      cudaGraph_t partial = nullptr;
+      (void)cudaStreamEndCapture(stream_, &partial);
+      if (partial != nullptr) (void)cudaGraphDestroy(partial);
+      (void)give_up();
+      throw;
     }
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
@@ -991,6 +1075,7 @@ class CudaBackend final : public Backend {
   }
 
   void warm_plans(const GraphKey& k) {
+    gemm_->make_room(6);
     if (!layer_ops_.empty()) {
       const LayerOps& ops = layer_ops_.front();  // every layer has these shapes
       for (const LinearOp* op : {ops.qkv, ops.attn_out, ops.ffn_in, ops.ffn_out}) gemm_->warm(*op, k.total);
@@ -999,7 +1084,10 @@ class CudaBackend final : public Backend {
     gemm_->warm(*classifier_, k.sequences);
   }
 
+  // Destroying a graph executable frees its device memory: under the lock too.
   void drop_graphs() {
+    if (graphs_.empty()) return;
+    DeviceLockGuard hold(lock_);
     for (auto& [key, g] : graphs_) (void)cudaGraphExecDestroy(g.exec);
     graphs_.clear();
   }
@@ -1017,6 +1105,7 @@ class CudaBackend final : public Backend {
   Precision precision_;
   DType type_;
   bool graphs_enabled_;
+  std::recursive_mutex& lock_;  // device_lock() of this GPU
   int graph_failures_ = 0;
   bool prepared_ = false;
   bool broken_ = false;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backend/validate.h"
+
 namespace infercost::backend::cuda {
 namespace {
 
@@ -22,25 +24,6 @@ float bits_float(uint32_t u) {
 
 int64_t align_up(int64_t n) {
   return (n + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
-}
-
-Status check_ln(const model::LayerNormWeights& ln, int hidden, const std::string& name) {
-  if (ln.gamma.size() != size_t(hidden) || ln.beta.size() != size_t(hidden)) {
-    return invalid_argument(fmt::format("{}: gamma has {} values and beta {}, expected {}", name,
-                                        ln.gamma.size(), ln.beta.size(), hidden));
-  }
-  return Status();
-}
-
-Status check_linear(const model::Linear& l, int out, int in, const std::string& name) {
-  if (l.out != out || l.in != in) {
-    return invalid_argument(fmt::format("{}: shape [{}, {}], expected [{}, {}]", name, l.out, l.in, out, in));
-  }
-  if (l.weight.size() != size_t(out) * size_t(in) || l.bias.size() != size_t(out)) {
-    return invalid_argument(fmt::format("{}: {} weights and {} biases for shape [{}, {}]", name,
-                                        l.weight.size(), l.bias.size(), out, in));
-  }
-  return Status();
 }
 
 }  // namespace
@@ -107,20 +90,9 @@ void write_packed(const PackedBatch& p, int32_t* dst) {
 
 // ---- Validation --------------------------------------------------------------
 
-Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& w) {
+Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights) {
+  INFERCOST_RETURN_IF_ERROR(validate_config(config));
   const int hidden = config.hidden_size;
-  const int inter = config.intermediate_size;
-  if (hidden <= 0 || config.num_heads <= 0 || hidden % config.num_heads != 0) {
-    return invalid_argument(
-        fmt::format("hidden_size {} does not divide into {} heads", hidden, config.num_heads));
-  }
-  if (config.vocab_size <= 0 || config.max_position_embeddings <= 0 || inter <= 0) {
-    return invalid_argument(
-        "config has a non-positive vocab_size, max_position_embeddings or intermediate_size");
-  }
-  if (config.activation != "gelu" && config.activation != "relu") {
-    return unsupported(fmt::format("activation '{}' (supported: gelu, relu)", config.activation));
-  }
   if (hidden > kMaxHiddenSize) {
     return unsupported(
         fmt::format("hidden_size {}: the CUDA LayerNorm kernel takes up to {}", hidden, kMaxHiddenSize));
@@ -131,86 +103,7 @@ Status validate_model(const model::ModelConfig& config, const model::EncoderWeig
         "head size {} (hidden_size {} / {} heads): the CUDA attention kernel takes even head sizes up to {}",
         head_dim, hidden, config.num_heads, kMaxHeadSize));
   }
-  if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
-    return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
-                                        w.word_embeddings.size(), config.vocab_size, hidden));
-  }
-  if (w.position_embeddings.size() != size_t(config.max_position_embeddings) * hidden) {
-    return invalid_argument(fmt::format("position_embeddings has {} values, expected [{}, {}]",
-                                        w.position_embeddings.size(), config.max_position_embeddings,
-                                        hidden));
-  }
-  const bool bert = config.architecture == model::Architecture::kBert;
-  if (bert && (w.token_type_embeddings.size() < size_t(hidden) ||
-               w.token_type_embeddings.size() % size_t(hidden) != 0)) {
-    return invalid_argument(fmt::format("BERT needs token_type_embeddings [types, {}], got {} values", hidden,
-                                        w.token_type_embeddings.size()));
-  }
-  INFERCOST_RETURN_IF_ERROR(check_ln(w.embeddings_ln, hidden, "embeddings LayerNorm"));
-  if (w.layers.size() != size_t(config.num_layers)) {
-    return invalid_argument(
-        fmt::format("{} encoder layers in the weights, config says {}", w.layers.size(), config.num_layers));
-  }
-  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, bert ? "pooler" : "pre_classifier"));
-  if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
-    return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
-                                        w.head.classifier.out, w.head.classifier.in, hidden));
-  }
-  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.classifier, w.head.classifier.out, hidden, "classifier"));
-  if (config.num_labels() != 0 && config.num_labels() != w.head.classifier.out) {
-    return invalid_argument(fmt::format("classifier has {} outputs but config.json names {} labels",
-                                        w.head.classifier.out, config.num_labels()));
-  }
-  for (size_t i = 0; i < w.layers.size(); ++i) {
-    const model::EncoderLayerWeights& l = w.layers[i];
-    const std::string at = fmt::format("layer {}: ", i);
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.q, hidden, hidden, at + "q"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.k, hidden, hidden, at + "k"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.v, hidden, hidden, at + "v"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.attn_out, hidden, hidden, at + "attention output"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_in, inter, hidden, at + "ffn in"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_out, hidden, inter, at + "ffn out"));
-    INFERCOST_RETURN_IF_ERROR(check_ln(l.attn_ln, hidden, at + "attention LayerNorm"));
-    INFERCOST_RETURN_IF_ERROR(check_ln(l.ffn_ln, hidden, at + "output LayerNorm"));
-  }
-  return Status();
-}
-
-Status validate_batch(const model::ModelConfig& config, const TokenBatch& b) {
-  if (b.batch < 0) return invalid_argument(fmt::format("token batch: negative batch size {}", b.batch));
-  if (b.batch == 0) return Status();
-  if (b.seq_len < 1)
-    return invalid_argument(fmt::format("token batch: seq_len {} must be at least 1", b.seq_len));
-  if (b.seq_len > config.max_position_embeddings) {
-    return invalid_argument(
-        fmt::format("token batch: seq_len {} exceeds the model's max_position_embeddings {}", b.seq_len,
-                    config.max_position_embeddings));
-  }
-  if (b.ids.size() != size_t(b.batch) * size_t(b.seq_len)) {
-    return invalid_argument(fmt::format("token batch: {} ids for a batch of {} x {} (expected {})",
-                                        b.ids.size(), b.batch, b.seq_len, int64_t(b.batch) * b.seq_len));
-  }
-  if (b.lengths.size() != size_t(b.batch)) {
-    return invalid_argument(
-        fmt::format("token batch: {} lengths for a batch of {} rows", b.lengths.size(), b.batch));
-  }
-  for (int r = 0; r < b.batch; ++r) {
-    const int32_t len = b.lengths[size_t(r)];
-    if (len < 1 || len > b.seq_len) {
-      return invalid_argument(
-          fmt::format("token batch: row {} has length {}, outside 1..{} (seq_len)", r, len, b.seq_len));
-    }
-    const int32_t* ids = b.ids.data() + int64_t(r) * b.seq_len;
-    const int32_t checked = b.compute_padding ? b.seq_len : len;  // padding ids get computed too
-    for (int32_t p = 0; p < checked; ++p) {
-      if (ids[p] < 0 || ids[p] >= config.vocab_size) {
-        return invalid_argument(
-            fmt::format("token batch: row {} position {} has id {}, outside the vocabulary 0..{} of model {}",
-                        r, p, ids[p], config.vocab_size - 1, config.name));
-      }
-    }
-  }
-  return Status();
+  return validate_weights(config, weights);
 }
 
 // ---- Conversions -------------------------------------------------------------
@@ -317,6 +210,13 @@ ActivationLayout activation_layout(const ModelDims& d, Precision precision, int6
   return l;
 }
 
+ActivationLayout activation_reservation(const ModelDims& dims, Precision precision, int64_t tokens,
+                                        int64_t sequences) {
+  const auto round_up = [](int64_t n, int64_t granule) { return (n + granule - 1) / granule * granule; };
+  return activation_layout(dims, precision, round_up(tokens, kTokenGranule),
+                           round_up(sequences, kSequenceGranule));
+}
+
 int64_t reserve_bytes(int64_t total_bytes) {
   return total_bytes / 10 + kGraphReserveBytes;
 }
@@ -337,7 +237,7 @@ Result<BatchCapacity> batch_capacity(const ModelDims& dims, Precision precision,
   const int64_t reserve = reserve_bytes(total_bytes);
   const int64_t available = free_bytes + held_bytes - reserve;
   const auto fits = [&](int64_t tokens, int64_t sequences) {
-    return activation_bytes(dims, precision, tokens, sequences) <= available;
+    return activation_reservation(dims, precision, tokens, sequences).bytes <= available;
   };
   const std::string memory = fmt::format(
       "{}: {} free of {}{}, less a reserve of {} (10% of the total + {} for CUDA graphs and cuBLASLt)",
@@ -345,9 +245,9 @@ Result<BatchCapacity> batch_capacity(const ModelDims& dims, Precision precision,
       held_bytes > 0 ? fmt::format(" (+ {} of activations it holds)", format_bytes(held_bytes)) : "",
       format_bytes(reserve), format_bytes(kGraphReserveBytes));
   if (!fits(max_length, 1)) {
-    return resource_exhausted(
-        fmt::format("{}: not even one row of {} tokens fits ({} of activations in {})", memory, max_length,
-                    format_bytes(activation_bytes(dims, precision, max_length, 1)), dtype_name(precision)));
+    return resource_exhausted(fmt::format(
+        "{}: not even one row of {} tokens fits ({} of activations in {})", memory, max_length,
+        format_bytes(activation_reservation(dims, precision, max_length, 1).bytes), dtype_name(precision)));
   }
   // Largest value in [lo, hi] for which ok() holds, given ok(lo).
   const auto largest = [](int64_t lo, int64_t hi, const auto& ok) {

@@ -56,12 +56,10 @@ void write_packed(const PackedBatch& packed, int32_t* dst);
 inline constexpr int kMaxHiddenSize = 1024;
 inline constexpr int kMaxHeadSize = 128;
 
-// The CPU backend's checks and messages: shapes of the weights against the
-// config (prepare) and of a batch against the model (classify). Messages
-// carry no backend prefix; the caller adds its context. validate_model also
-// refuses (kUnsupported) shapes beyond the kernels' limits above.
-Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights);
-Status validate_batch(const model::ModelConfig& config, const TokenBatch& batch);
+// The shared checks of backend/validate.h (the CPU backend's, with its
+// messages) plus the kernels' limits above: a model beyond them is
+// kUnsupported, naming the limit. Batches go through validate_batch() as is.
+Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights);
 
 // ---- Conversions -------------------------------------------------------------
 
@@ -122,6 +120,16 @@ inline int64_t activation_bytes(const ModelDims& dims, Precision precision, int6
   return activation_layout(dims, precision, tokens, sequences).bytes;
 }
 
+// What the backend allocates for a batch of `tokens` computed tokens and
+// `sequences` sequences, and what capacity() counts: the layout for tokens
+// rounded up to a multiple of kTokenGranule and sequences to one of
+// kSequenceGranule, so that batches of slightly different sizes reuse one
+// allocation. No other headroom: what capacity() promises is what is taken.
+inline constexpr int64_t kTokenGranule = 64;
+inline constexpr int64_t kSequenceGranule = 16;
+ActivationLayout activation_reservation(const ModelDims& dims, Precision precision, int64_t tokens,
+                                        int64_t sequences);
+
 // The most computed tokens one batch may hold whatever the memory: beyond
 // it throughput no longer grows while latency and host staging do. It bounds
 // the rows too (every row has a token).
@@ -138,9 +146,11 @@ inline constexpr int64_t kGraphReserveBytes = int64_t(64) << 20;
 // The largest batch whose activations fit: with `available` = free_bytes +
 // held_bytes (activation memory this backend holds now and would reuse) -
 // reserve_bytes(total_bytes), max_rows is the most rows of max_length tokens
-// that fit and max_tokens the most computed tokens of a batch of at most
-// max_rows rows; both capped by kMaxBatchTokens, and basis says how they
-// were reached. kResourceExhausted when not even one row of
+// whose activation_reservation() fits and max_tokens the most computed
+// tokens of a batch of at most max_rows rows; both capped by
+// kMaxBatchTokens, and basis says how they were reached. Any batch within
+// both limits then fits, and so does the union of two such batches (the
+// backend keeps the larger size in each dimension). kResourceExhausted when not even one row of
 // max_length fits; kInvalidArgument for max_length < 1.
 Result<BatchCapacity> batch_capacity(const ModelDims& dims, Precision precision, int max_length,
                                      int64_t free_bytes, int64_t total_bytes, int64_t held_bytes,

@@ -201,12 +201,24 @@ T* dynamic_shared() {
 
 // The launch error the emulated cudaGetLastError() returns (runtime.cc).
 void set_launch_error(cudaError_t error);
+// Whether the emulated runtime takes a launch on `stream` (it may check that
+// the stream belongs to the calling thread's current device); where not, it
+// has set the launch error and nothing runs.
+bool accepts_launch(cudaStream_t stream);
+
+// Where launches go while a stream capture is recorded (set by an emulated
+// runtime that emulates graphs): each valid launch is appended, with its
+// arguments, instead of run; replaying the list runs them in order.
+inline std::vector<std::function<void()>>* capturing = nullptr;
+
+template <typename Kernel, typename... Args>
+void run_launch(Kernel kernel, dim3 grid, dim3 block_size, size_t shared_bytes, Args... args);
 
 // Runs kernel(args...) over grid x block with `shared_bytes` of dynamic
-// shared memory, one block after another. A configuration a GPU refuses
-// (more than 1024 threads, more than 48 KiB of dynamic shared memory without
-// opting in, an empty grid) sets the launch error and runs nothing, as a
-// failed launch does.
+// shared memory, one block after another (or records it, see capturing). A
+// configuration a GPU refuses (more than 1024 threads, more than 48 KiB of
+// dynamic shared memory without opting in, an empty grid) sets the launch
+// error and runs nothing, as a failed launch does.
 template <typename Kernel, typename... Args>
 void launch(Kernel kernel, dim3 grid, dim3 block_size, size_t shared_bytes, Args... args) {
   const int64_t threads = int64_t(block_size.x) * block_size.y * block_size.z;
@@ -215,6 +227,16 @@ void launch(Kernel kernel, dim3 grid, dim3 block_size, size_t shared_bytes, Args
     set_launch_error(cudaErrorInvalidConfiguration);
     return;
   }
+  if (capturing != nullptr) {
+    capturing->push_back([=] { run_launch(kernel, grid, block_size, shared_bytes, args...); });
+    return;
+  }
+  run_launch(kernel, grid, block_size, shared_bytes, args...);
+}
+
+template <typename Kernel, typename... Args>
+void run_launch(Kernel kernel, dim3 grid, dim3 block_size, size_t shared_bytes, Args... args) {
+  const int64_t threads = int64_t(block_size.x) * block_size.y * block_size.z;
   block_dim = block_size;
   grid_dim = grid;
   dynamic_shared_memory.assign((shared_bytes + sizeof(float4) - 1) / sizeof(float4) + 1, float4{});
@@ -249,8 +271,11 @@ void launch(Kernel kernel, dim3 grid, dim3 block_size, size_t shared_bytes, Args
 // `kernel<<<grid, block, shared, stream>>>(args...)` becomes
 // `launch_with(kernel, grid, block, shared, stream)(args...)`.
 template <typename Kernel>
-auto launch_with(Kernel kernel, dim3 grid, dim3 block_size, size_t shared_bytes = 0, cudaStream_t = nullptr) {
-  return [=](auto... args) { launch(kernel, grid, block_size, shared_bytes, args...); };
+auto launch_with(Kernel kernel, dim3 grid, dim3 block_size, size_t shared_bytes = 0,
+                 cudaStream_t stream = nullptr) {
+  return [=](auto... args) {
+    if (accepts_launch(stream)) launch(kernel, grid, block_size, shared_bytes, args...);
+  };
 }
 
 }  // namespace cuda_emu

@@ -16,6 +16,10 @@ thread_local cudaError_t last_error = cudaSuccess;
 void set_launch_error(cudaError_t error) {
   last_error = error;
 }
+
+bool accepts_launch(cudaStream_t) {
+  return true;  // one device
+}
 }  // namespace cuda_emu
 
 extern "C" {

@@ -1,0 +1,138 @@
+#include "backend/validate.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace infercost::backend {
+namespace {
+
+Status check_ln(const model::LayerNormWeights& ln, int hidden, const std::string& name) {
+  if (ln.gamma.size() != size_t(hidden) || ln.beta.size() != size_t(hidden)) {
+    return invalid_argument(fmt::format("{}: gamma has {} values and beta {}, expected {}", name,
+                                        ln.gamma.size(), ln.beta.size(), hidden));
+  }
+  return Status();
+}
+
+Status check_linear(const model::Linear& l, int out, int in, const std::string& name) {
+  if (l.out != out || l.in != in) {
+    return invalid_argument(fmt::format("{}: shape [{}, {}], expected [{}, {}]", name, l.out, l.in, out, in));
+  }
+  if (l.weight.size() != size_t(out) * size_t(in) || l.bias.size() != size_t(out)) {
+    return invalid_argument(fmt::format("{}: {} weights and {} biases for shape [{}, {}]", name,
+                                        l.weight.size(), l.bias.size(), out, in));
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status validate_config(const model::ModelConfig& config) {
+  const int hidden = config.hidden_size;
+  if (hidden <= 0 || config.num_heads <= 0 || hidden % config.num_heads != 0) {
+    return invalid_argument(
+        fmt::format("hidden_size {} does not divide into {} heads", hidden, config.num_heads));
+  }
+  if (config.vocab_size <= 0 || config.max_position_embeddings <= 0 || config.intermediate_size <= 0) {
+    return invalid_argument(
+        "config has a non-positive vocab_size, max_position_embeddings or intermediate_size");
+  }
+  if (config.activation != "gelu" && config.activation != "relu") {
+    return unsupported(fmt::format("activation '{}' (supported: gelu, relu)", config.activation));
+  }
+  return Status();
+}
+
+Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w) {
+  const int hidden = config.hidden_size;
+  const int inter = config.intermediate_size;
+  if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
+    return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
+                                        w.word_embeddings.size(), config.vocab_size, hidden));
+  }
+  if (w.position_embeddings.size() != size_t(config.max_position_embeddings) * hidden) {
+    return invalid_argument(fmt::format("position_embeddings has {} values, expected [{}, {}]",
+                                        w.position_embeddings.size(), config.max_position_embeddings,
+                                        hidden));
+  }
+  const bool bert = config.architecture == model::Architecture::kBert;
+  if (bert && (w.token_type_embeddings.size() < size_t(hidden) ||
+               w.token_type_embeddings.size() % size_t(hidden) != 0)) {
+    return invalid_argument(fmt::format("BERT needs token_type_embeddings [types, {}], got {} values", hidden,
+                                        w.token_type_embeddings.size()));
+  }
+  INFERCOST_RETURN_IF_ERROR(check_ln(w.embeddings_ln, hidden, "embeddings LayerNorm"));
+  if (w.layers.size() != size_t(config.num_layers)) {
+    return invalid_argument(
+        fmt::format("{} encoder layers in the weights, config says {}", w.layers.size(), config.num_layers));
+  }
+  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, bert ? "pooler" : "pre_classifier"));
+  if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
+    return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
+                                        w.head.classifier.out, w.head.classifier.in, hidden));
+  }
+  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.classifier, w.head.classifier.out, hidden, "classifier"));
+  if (config.num_labels() != 0 && config.num_labels() != w.head.classifier.out) {
+    return invalid_argument(fmt::format("classifier has {} outputs but config.json names {} labels",
+                                        w.head.classifier.out, config.num_labels()));
+  }
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    const model::EncoderLayerWeights& l = w.layers[i];
+    const std::string at = fmt::format("layer {}: ", i);
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.q, hidden, hidden, at + "q"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.k, hidden, hidden, at + "k"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.v, hidden, hidden, at + "v"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.attn_out, hidden, hidden, at + "attention output"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_in, inter, hidden, at + "ffn in"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_out, hidden, inter, at + "ffn out"));
+    INFERCOST_RETURN_IF_ERROR(check_ln(l.attn_ln, hidden, at + "attention LayerNorm"));
+    INFERCOST_RETURN_IF_ERROR(check_ln(l.ffn_ln, hidden, at + "output LayerNorm"));
+  }
+  return Status();
+}
+
+Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights) {
+  INFERCOST_RETURN_IF_ERROR(validate_config(config));
+  return validate_weights(config, weights);
+}
+
+Status validate_batch(const model::ModelConfig& config, const TokenBatch& b) {
+  if (b.batch < 0) return invalid_argument(fmt::format("token batch: negative batch size {}", b.batch));
+  if (b.batch == 0) return Status();
+  if (b.seq_len < 1) {
+    return invalid_argument(fmt::format("token batch: seq_len {} must be at least 1", b.seq_len));
+  }
+  if (b.seq_len > config.max_position_embeddings) {
+    return invalid_argument(
+        fmt::format("token batch: seq_len {} exceeds the model's max_position_embeddings {}", b.seq_len,
+                    config.max_position_embeddings));
+  }
+  if (b.ids.size() != size_t(b.batch) * size_t(b.seq_len)) {
+    return invalid_argument(fmt::format("token batch: {} ids for a batch of {} x {} (expected {})",
+                                        b.ids.size(), b.batch, b.seq_len, int64_t(b.batch) * b.seq_len));
+  }
+  if (b.lengths.size() != size_t(b.batch)) {
+    return invalid_argument(
+        fmt::format("token batch: {} lengths for a batch of {} rows", b.lengths.size(), b.batch));
+  }
+  for (int r = 0; r < b.batch; ++r) {
+    const int32_t len = b.lengths[size_t(r)];
+    if (len < 1 || len > b.seq_len) {
+      return invalid_argument(
+          fmt::format("token batch: row {} has length {}, outside 1..{} (seq_len)", r, len, b.seq_len));
+    }
+    const int32_t* ids = b.ids.data() + int64_t(r) * b.seq_len;
+    const int32_t checked = b.compute_padding ? b.seq_len : len;  // padding ids get computed too
+    for (int32_t p = 0; p < checked; ++p) {
+      if (ids[p] < 0 || ids[p] >= config.vocab_size) {
+        return invalid_argument(
+            fmt::format("token batch: row {} position {} has id {}, outside the vocabulary 0..{} of model {}",
+                        r, p, ids[p], config.vocab_size - 1, config.name));
+      }
+    }
+  }
+  return Status();
+}
+
+}  // namespace infercost::backend

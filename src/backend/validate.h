@@ -1,0 +1,32 @@
+// The checks every backend makes before it trusts a model or a batch: the
+// config's sizes, the weights' shapes against it, and a TokenBatch against
+// the model. Messages carry no backend prefix; the caller adds its context
+// ("cpu backend: prepare <model>: ", "cuda:0: classify: ").
+#pragma once
+
+#include "infercost/backend/backend.h"
+#include "infercost/core/status.h"
+#include "infercost/model/config.h"
+#include "infercost/model/weights.h"
+
+namespace infercost::backend {
+
+// hidden_size divides into num_heads; vocab_size, max_position_embeddings and
+// intermediate_size are positive (kInvalidArgument); the FFN activation is
+// gelu or relu (kUnsupported).
+Status validate_config(const model::ModelConfig& config);
+
+// The weights' shapes against a config that validate_config() accepted:
+// embeddings, every LayerNorm and linear layer (shape and value counts), the
+// layer count and the classifier against the config's labels.
+Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& weights);
+
+// validate_config(), then validate_weights().
+Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights);
+
+// A batch against the model: sizes, lengths in 1..seq_len, seq_len within the
+// model's positions, every id that gets computed (the padding too with
+// compute_padding) inside the vocabulary. An empty batch is valid.
+Status validate_batch(const model::ModelConfig& config, const TokenBatch& batch);
+
+}  // namespace infercost::backend
