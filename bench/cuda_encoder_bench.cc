@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/model/model_dir.h"
@@ -34,30 +35,10 @@
 namespace {
 
 namespace backend = infercost::backend;
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-const char* arg_str(int argc, char** argv, const char* name, const char* fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
-  }
-  return fallback;
-}
-
-bool arg_flag(int argc, char** argv, const char* name) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return true;
-  }
-  return false;
-}
+using infercost::bench::arg_flag;
+using infercost::bench::arg_str;
+using infercost::bench::median;
+using infercost::bench::now_s;
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;

@@ -30,7 +30,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
+
 namespace {
+
+using infercost::bench::arg_int;
+using infercost::bench::arg_str;
+using infercost::bench::median;
 
 struct Failure : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -47,18 +53,6 @@ void lt_check(cublasStatus_t s, const char* what) {
 
 #define GEMM_CUDA(expr) cuda_check((expr), #expr)
 #define GEMM_LT(expr) lt_check((expr), #expr)
-
-const char* arg_str(int argc, char** argv, const char* name, const char* fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
-  }
-  return fallback;
-}
-
-int arg_int(int argc, char** argv, const char* name, int fallback) {
-  const char* v = arg_str(argc, argv, name, nullptr);
-  return v ? std::atoi(v) : fallback;
-}
 
 // splitmix64: fast, and different for every element (never zeros, see
 // METHOD.md on timing zeros).
@@ -120,12 +114,6 @@ struct Result {
   int algos_tried = 0;
   double max_rel_err = 0;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 Result run_shape(cublasLtHandle_t lt, const Shape& s, bool bf16, bool out_fp32, int reps, int warmup,
                  int64_t l2_bytes) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "infercost/backend/backend.h"
 #include "infercost/backend/cpu_info.h"
 #include "infercost/model/config.h"
@@ -25,17 +26,11 @@
 
 namespace {
 
+using infercost::bench::arg_int;
+using infercost::bench::arg_str;
+using infercost::bench::median;
+using infercost::bench::now_s;
 using infercost::model::Linear;
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 void fill(std::vector<float>& v, std::mt19937& rng, float stddev, float mean = 0.0f) {
   std::normal_distribution<float> d(mean, stddev);
@@ -127,20 +122,6 @@ double time_gemm(const dnnl::engine& engine, dnnl::stream& stream, infercost::ba
     if (r > 0) times.push_back(now_s() - t0);  // the first run is warm-up
   }
   return median(times);
-}
-
-const char* arg_str(int argc, char** argv, const char* name, const char* fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
-  }
-  return fallback;
-}
-
-int arg_int(int argc, char** argv, const char* name, int fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return std::atoi(argv[i + 1]);
-  }
-  return fallback;
 }
 
 }  // namespace

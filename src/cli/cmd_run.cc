@@ -201,7 +201,7 @@ void execute(RunFlags& flags) {
     fail(invalid_argument("--price-list, --prices and --corpus-rows price a run: give --instance NAME too"));
   }
   options.keep_text = !flags.no_text;
-  // GPU runs: NVML samples the run's GPUs from the model's load to the end.
+  // GPU runs: NVML samples the run's GPUs from the end of the model's load to the end.
   std::unique_ptr<sweep::Nvml> nvml;
   std::string nvml_missing;
   if (device->kind == "cuda") {
@@ -212,12 +212,19 @@ void execute(RunFlags& flags) {
       nvml_missing = loaded.status().message();
     }
   }
+  // Declared after nvml, so stopped (and joined) before it is closed; stopped
+  // explicitly right after the run too, whatever its outcome.
   std::optional<GpuMonitor> monitor;
   options.on_model_loaded = [&](const model::ModelConfig& config) {
     print_synthetic_notice(config);
-    if (nvml)
-      monitor.emplace(*nvml, sweep::device_gpu_indices(options.device, nvml->device_count()),
-                      kGpuSampleSeconds);
+    if (!nvml) return;
+    std::vector<int> gpus = sweep::device_gpu_indices(options.device, nvml->device_count());
+    if (gpus.empty()) {
+      nvml_missing = fmt::format("NVML lists no GPU of device '{}' ({} GPUs listed)", options.device,
+                                 nvml->device_count());
+      return;
+    }
+    monitor.emplace(*nvml, std::move(gpus), kGpuSampleSeconds);
   };
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !flags.quiet;
   if (tty) {
@@ -229,6 +236,7 @@ void execute(RunFlags& flags) {
   }
   Result<pipeline::RunMetrics> metrics = pipeline::run_classification(options);
   if (monitor) monitor->stop();
+  options.on_model_loaded = nullptr;  // it refers to this function's locals
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (!metrics.ok()) fail(metrics.status());
   if (monitor) monitor->fill(*metrics);
@@ -293,16 +301,15 @@ void register_run(CLI::App& app) {
   cmd->add_option("--batch-size", flags->batch_size,
                   "Most rows per batch; 0 picks the policy's default: 256 for 'tokens' (a cap; the token "
                   "budget usually binds first), 100 x threads for 'seed'; 'auto': as many as the device's "
-                  "memory holds ('seed': its token capacity / --max-length)")
+                  "memory holds beside the token budget ('seed': rows of --max-length tokens)")
       ->capture_default_str();
   cmd->add_option("--max-batch-tokens", flags->max_batch_tokens,
                   "'tokens' batching: most tokens per batch (rows x longest row; a longer row runs alone); "
                   "default 4096; 'auto': as many as the device's memory holds");
   cmd->add_option("--window-rows", o.window_rows,
                   "Rows read, tokenized and sorted together; bounds reordering and memory ('seed' rounds it "
-                  "up to whole batches)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+                  "up to whole batches; under 'tokens' no batch spans two windows)")
+      ->capture_default_str();
   cmd->add_option("--precision", o.precision,
                   "Linear-layer arithmetic: auto (CPU: bf16 where the CPU has native bf16, else fp32; GPU: "
                   "bf16, fp16 before compute capability 8.0), fp32, bf16, fp16 (GPU) or int8 (CPU)")
@@ -321,11 +328,11 @@ void register_run(CLI::App& app) {
                   "Device to run on: cpu; cuda or cuda:all (every GPU); cuda:N or cuda:N,M,... (those GPUs). "
                   "Each GPU runs its own workers, all pulling from one queue of batches")
       ->capture_default_str();
+  // Range checked by the runner, whose message names the flag and the range.
   cmd->add_option("--streams-per-device", o.streams_per_device,
                   "Inference workers per device, each with its own stream and memory (0: 2 on a GPU, 1 on "
-                  "the CPU)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+                  "the CPU; at most 16)")
+      ->capture_default_str();
   cmd->add_option("--metrics", flags->metrics_path, "Write the run's metrics as JSON to this file");
   cmd->add_option("--instance", flags->instance,
                   "The instance this run represents (e.g. p3.8xlarge): adds its cost-to-solution, cost per "

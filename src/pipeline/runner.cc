@@ -60,9 +60,13 @@ namespace {
 constexpr size_t kTokenizeTaskRows = 512;
 // Queue capacities. Windows in flight stay at about ordered + 1 (batcher) +
 // those referenced by queued batches + to-write + 1 (writer): a few windows.
+// The inference queue holds batches of successive windows and their window
+// markers: kBatchesPerWorker items per worker keep two batches queued for
+// each even when every window makes a single batch (a marker per batch).
 constexpr size_t kWindowsAhead = 2;
 constexpr size_t kTasksAhead = 64;
 constexpr size_t kBatchesAhead = 8;
+constexpr size_t kBatchesPerWorker = 4;
 constexpr size_t kWindowsToWrite = 2;
 
 // 0: every CPU this process may run on (its affinity mask), as cpu_info counts them.
@@ -164,7 +168,7 @@ class Pipeline {
         workers_(make_workers(config.devices)),
         ordered_(kWindowsAhead),
         tasks_(kTasksAhead),
-        infer_(std::max(kBatchesAhead, 2 * workers_.size())),
+        infer_(std::max(kBatchesAhead, kBatchesPerWorker * workers_.size())),
         written_(kWindowsToWrite),
         workers_left_(static_cast<int>(workers_.size())) {
     counts_.tokenize_s.assign(static_cast<size_t>(c_.tokenizer_threads), 0.0);
@@ -666,6 +670,28 @@ Result<std::vector<std::unique_ptr<Device>>> open_devices(const RunOptions& opti
   return devices;
 }
 
+// The shortest row a tokenizer makes: [CLS] and [SEP].
+constexpr int kShortestRowTokens = 2;
+
+// The capacity of a device (its first stream) for the run's auto sizes. Under
+// kTokens with --batch-size auto the token budget (rows x longest row) bounds
+// a batch, so its rows need only fit in memory beside the tokens: the
+// capacity for rows of the shortest length, whose rows and tokens fit
+// together (Backend::capacity), as long as one row of max_length still fits
+// the budget. Otherwise, and under kSeed, the capacity for rows of max_length.
+Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const RunOptions& options) {
+  if (options.batching == Batching::kTokens && options.batch_size_auto) {
+    Result<backend::BatchCapacity> shortest = engine.capacity(kShortestRowTokens);
+    if (shortest.ok() && shortest->max_tokens >= options.max_length) {
+      shortest->basis += fmt::format(
+          "; rows counted at {} tokens, the shortest row, since the token budget bounds a batch first",
+          kShortestRowTokens);
+      return shortest;
+    }
+  }
+  return engine.capacity(options.max_length);
+}
+
 // The batch capacity per stream, the smallest over the devices.
 Result<backend::BatchCapacity> stream_capacity(const std::vector<std::unique_ptr<Device>>& devices,
                                                const std::vector<backend::BatchCapacity>& per_device) {
@@ -682,7 +708,7 @@ Result<backend::BatchCapacity> stream_capacity(const std::vector<std::unique_ptr
     const int rows = std::max(1, c.max_rows / streams);
     if (i == 0 || tokens < least.max_tokens) {
       least.basis = streams > 1
-                        ? fmt::format("{}: {}, shared by {} streams", devices[i]->name, c.basis, streams)
+                        ? fmt::format("{} (shared by {} streams): {}", devices[i]->name, streams, c.basis)
                         : fmt::format("{}: {}", devices[i]->name, c.basis);
       least.max_tokens = tokens;
       least.free_bytes = c.free_bytes;
@@ -703,8 +729,10 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     return invalid_argument("--tokenizer-threads must be at least 1 (or 0 for the device's default)");
   }
   if (options.threads < 0) return invalid_argument("--threads must be at least 1 (or 0 for all cores)");
-  if (options.streams_per_device < 0) {
-    return invalid_argument("--streams-per-device must be at least 1 (or 0 for the device's default)");
+  if (options.streams_per_device < 0 || options.streams_per_device > kMaxStreamsPerDevice) {
+    return invalid_argument(
+        fmt::format("--streams-per-device {}: must be 1 to {} (or 0 for the device's default)",
+                    options.streams_per_device, kMaxStreamsPerDevice));
   }
   if (options.max_length < 2) return invalid_argument("--max-length must be at least 2 ([CLS] and [SEP])");
   INFERCOST_ASSIGN_OR_RETURN(backend::Precision precision,
@@ -758,7 +786,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     std::vector<backend::BatchCapacity> capacities;
     if (options.batch_size_auto || options.max_batch_tokens_auto) {
       for (const std::unique_ptr<Device>& d : devices) {
-        Result<backend::BatchCapacity> c = d->streams[0]->capacity(options.max_length);
+        Result<backend::BatchCapacity> c = device_capacity(*d->streams[0], options);
         if (!c.ok()) return c.status().with_context(d->name + ": batch capacity");
         capacities.push_back(std::move(*c));
       }
@@ -783,8 +811,10 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   }
   // The batch policy, now that the devices' capacity is known.
   if (options.batch_size_auto) {
-    metrics.batch_size =
-        seed ? clamp_to_int(metrics.capacity_max_tokens / options.max_length) : metrics.capacity_max_rows;
+    // kSeed pads every row of a batch to at most max_length.
+    metrics.batch_size = seed ? std::min(metrics.capacity_max_rows,
+                                         clamp_to_int(metrics.capacity_max_tokens / options.max_length))
+                              : metrics.capacity_max_rows;
   } else {
     metrics.batch_size = options.batch_size > 0
                              ? options.batch_size

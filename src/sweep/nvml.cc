@@ -3,7 +3,10 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
+#include <optional>
 
 #include "infercost/backend/backend.h"
 
@@ -161,16 +164,56 @@ Result<std::vector<GpuSample>> Nvml::sample(const std::vector<int>& indices) con
   return out;
 }
 
+namespace {
+
+// The NVML indices CUDA_VISIBLE_DEVICES makes CUDA's ordinals 0, 1, ...: the
+// leading whole numbers below gpu_count (CUDA ignores the rest from the first
+// entry it cannot use). nullopt where it is unset or names GPUs by UUID (the
+// ordinals are then taken to be NVML's).
+std::optional<std::vector<int>> visible_gpus(const char* cuda_visible_devices, int gpu_count) {
+  if (cuda_visible_devices == nullptr) return std::nullopt;
+  std::vector<int> out;
+  const std::string_view all(cuda_visible_devices);
+  size_t at = 0;
+  while (at <= all.size() && !all.empty()) {
+    size_t end = all.find(',', at);
+    if (end == std::string_view::npos) end = all.size();
+    std::string_view entry = all.substr(at, end - at);
+    while (!entry.empty() && entry.front() == ' ') entry.remove_prefix(1);
+    while (!entry.empty() && entry.back() == ' ') entry.remove_suffix(1);
+    if (entry.rfind("GPU-", 0) == 0 || entry.rfind("MIG-", 0) == 0) return std::nullopt;
+    int n = -1;
+    auto [ptr, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), n);
+    if (entry.empty() || ec != std::errc() || ptr != entry.data() + entry.size() || n < 0 || n >= gpu_count ||
+        std::find(out.begin(), out.end(), n) != out.end()) {
+      break;
+    }
+    out.push_back(n);
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<int> device_gpu_indices(std::string_view device, int gpu_count) {
+  return device_gpu_indices(device, gpu_count, std::getenv("CUDA_VISIBLE_DEVICES"));
+}
+
+std::vector<int> device_gpu_indices(std::string_view device, int gpu_count,
+                                    const char* cuda_visible_devices) {
   std::vector<int> out;
   Result<backend::DeviceSpec> spec = backend::parse_device(std::string(device));
   if (!spec.ok() || spec->kind != "cuda") return out;
-  if (spec->all) {
-    for (int i = 0; i < gpu_count; ++i) out.push_back(i);
-    return out;
+  std::vector<int> nvml;  // NVML's index of each CUDA ordinal
+  if (std::optional<std::vector<int>> visible = visible_gpus(cuda_visible_devices, gpu_count)) {
+    nvml = std::move(*visible);
+  } else {
+    for (int i = 0; i < gpu_count; ++i) nvml.push_back(i);
   }
+  if (spec->all) return nvml;
   for (int n : spec->indices) {
-    if (n < gpu_count) out.push_back(n);
+    if (n < static_cast<int>(nvml.size())) out.push_back(nvml[static_cast<size_t>(n)]);
   }
   return out;
 }

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The GPU check's parts that run without a GPU (DEVELOPERS.md, "Running the GPU check"):
-#   gpu_check_test.sh tools [PYTHON] the tools/gpu self-tests (the table against its fixture)
-#   gpu_check_test.sh script [PYTHON] scripts/gpu-check.sh: syntax, shellcheck, argument errors,
-#                                    and a dry run that lists every step and makes the table
-#   gpu_check_test.sh pack BUILD     scripts/gpu-pack.sh on BUILD into a temporary folder,
-#                                    with its own verification of the unpacked copy (slow)
+#   gpu_check_test.sh tools [PYTHON [BUILD]]  the tools/gpu self-tests (the table against its
+#                        fixture); where PYTHON has torch and transformers and BUILD/infercost
+#                        exists, hf_parity.py and study_method.py also run on the CPU on a
+#                        model made by `infercost model synth`, against `infercost run`
+#   gpu_check_test.sh script [PYTHON]  scripts/gpu-check.sh: syntax, shellcheck, argument
+#                        errors, and a dry run that lists every step and makes the table
+#   gpu_check_test.sh pack BUILD [PYTHON]  scripts/gpu-pack.sh on BUILD into a temporary
+#                        folder, with its own verification of the unpacked copy, then the
+#                        check itself on that archive with small sizes: without a GPU its GPU
+#                        steps fail (their tests skip) while the CPU steps and the table run (slow)
 # Exit 77 (skipped) when what a part needs is absent.
 set -u
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -17,6 +22,7 @@ fail() { echo "FAIL: $*"; failed=1; }
 # PYTHON (the build's pyenv) when it exists, else python3 (the tools need only the standard
 # library; numpy, pyarrow and transformers widen what their self-tests cover).
 py=${2:-}
+[ "${1:-}" = pack ] && py=${3:-}
 [ -x "$py" ] || py=$(command -v python3 || true)
 
 case ${1:-} in
@@ -25,6 +31,44 @@ case ${1:-} in
     for t in compare_predictions hf_parity study_method gpu_table; do
       "$py" "tools/gpu/$t.py" --self-test || fail "tools/gpu/$t.py --self-test"
     done
+    build=${3:-build}
+    if ! "$py" -c 'import torch, transformers' >/dev/null 2>&1; then
+      echo "note: $py lacks torch or transformers: hf_parity.py and study_method.py not run"
+    elif [ ! -x "$build/infercost" ]; then
+      echo "note: $build/infercost not built: hf_parity.py and study_method.py not run"
+    else
+      # The tools as the GPU check runs them, on the CPU: transformers loads what
+      # `infercost model synth` writes and agrees with `infercost run` in fp32.
+      ic=$build/infercost
+      mkdir -p "$tmp/pred"
+      "$ic" model synth --out "$tmp/m" --preset tiny --seed 2 >/dev/null 2>&1 || fail "model synth"
+      "$ic" datagen --rows 300 --seed 3 --out "$tmp/in.jsonl" >/dev/null 2>&1 || fail "datagen jsonl"
+      "$ic" datagen --rows 300 --seed 3 --out "$tmp/in.parquet" --shape parquet >/dev/null 2>&1 ||
+        fail "datagen parquet"
+      "$ic" run "$tmp/in.jsonl" --model "$tmp/m" --precision fp32 --no-text -o "$tmp/pred/cpu-fp32.jsonl" \
+        --quiet 2>/dev/null || fail "infercost run"
+      "$py" tools/gpu/hf_parity.py --model "$tmp/m" --input "$tmp/in.jsonl" --out-dir "$tmp/pred" \
+        --precisions fp32 --device cpu >"$tmp/hf.log" 2>&1 || { cat "$tmp/hf.log"; fail "hf_parity.py --device cpu"; }
+      "$py" tools/gpu/compare_predictions.py --results "$tmp/parity.jsonl" \
+        --pair "hf-fp32 vs cpu-fp32=$tmp/pred/hf-fp32.jsonl,$tmp/pred/cpu-fp32.jsonl,fp32" ||
+        fail "HF transformers and infercost run disagree in fp32 on the CPU"
+      grep -q '"compared": 300' "$tmp/parity.jsonl" || fail "the parity pair did not compare 300 rows"
+      for padding in batch file; do
+        "$py" tools/gpu/study_method.py --model "$tmp/m" --input "$tmp/in.parquet" --rows 200 \
+          --corpus-rows 300 --batch-size-per-gpu 40 --padding "$padding" --device cpu \
+          --metrics "$tmp/study-$padding.json" >"$tmp/study.log" 2>&1 ||
+          { cat "$tmp/study.log"; fail "study_method.py --padding $padding --device cpu"; }
+        "$py" -c 'import json, sys
+m = json.load(open(sys.argv[1]))
+want = {"rows": 200, "subset": True, "padding": sys.argv[2], "batch_size": 40, "precision": "fp32"}
+bad = {k: m.get(k) for k in want if m.get(k) != want[k]}
+bad.update({k: m.get(k) for k in ("wall_seconds", "tokens", "computed_tokens", "model_flops")
+            if not (m.get(k) or 0) > 0})
+if bad:
+    sys.exit("unexpected metrics: %r" % bad)' "$tmp/study-$padding.json" "$padding" ||
+          fail "study_method.py --padding $padding: metrics"
+      done
+    fi
     ;;
   script)
     [ -n "$py" ] || { echo "skip: no Python interpreter (the table needs one)"; exit 77; }
@@ -80,6 +124,28 @@ case ${1:-} in
     mkdir -p "$tmp/empty"
     scripts/gpu-pack.sh --build "$tmp/empty" --out "$tmp/carry2" >/dev/null 2>&1
     [ $? = 1 ] || fail "packing a build without infercost does not fail"
+    # The check on that archive, as the GPU machine runs it, with small sizes.
+    OUT=$tmp/out bash scripts/gpu-check.sh --rows 2000 --study-rows 200 --seed-rows 200 --literal-rows 100 \
+      --parity-rows 100 --work "$tmp/check" --archive "$tmp/carry/infercost-gpu.tar.xz" --python "$py" \
+      >"$tmp/check.log" 2>&1
+    rc=$?
+    [ "$rc" = 1 ] || fail "the check exits $rc, not 1 (no GPU here, or a step cannot run)"
+    results=$tmp/out/results.jsonl
+    for s in devices synth_model datagen parity_cpu_fp32; do
+      grep -q "\"name\": \"$s\", \"status\": \"OK\"" "$results" || fail "step $s is not OK"
+    done
+    [ -s "$tmp/check/pred/cpu-fp32.jsonl" ] || fail "no CPU predictions"
+    grep -q "unpacked $tmp/carry/infercost-gpu.tar.xz" "$tmp/check.log" || fail "the archive was not unpacked"
+    grep -q '^Overall: FAIL' "$tmp/out/gpu-check.md" || fail "the table does not say FAIL"
+    if ! nvidia-smi -L >/dev/null 2>&1; then
+      for s in cuda_kernels_tests cuda_backend_tests; do
+        grep -q "\"name\": \"$s\", \"status\": \"SKIPPED\"" "$results" ||
+          fail "step $s is not SKIPPED without a GPU"
+      done
+      grep -q "CUDA cannot run here" "$tmp/check/logs/e2e_ours_bf16.log" ||
+        fail "the end-to-end run does not say why CUDA cannot run"
+    fi
+    [ "$failed" = 0 ] || { echo "--- check output:"; cat "$tmp/check.log"; }
     ;;
   *)
     echo "usage: gpu_check_test.sh tools [PYTHON] | script [PYTHON] | pack BUILD" >&2

@@ -26,6 +26,19 @@ std::vector<int32_t> all_rows(const Window& w) {
   return rows;
 }
 
+// The kTokens batches of every row of `w` (pad id -1); the batcher keeps no row.
+std::vector<Batch> tokens_batches(const std::shared_ptr<Window>& w, int batch_size, int max_batch_tokens) {
+  BatchPolicy policy;
+  policy.batch_size = batch_size;
+  policy.max_batch_tokens = max_batch_tokens;
+  policy.pad_id = -1;
+  Batcher batcher(policy);
+  std::vector<Batch> out;
+  batcher.add(w, all_rows(*w), out);
+  EXPECT_FALSE(batcher.holds_rows());
+  return out;
+}
+
 // Every batch's rows hold their own ids then pad_id up to seq_len.
 void expect_well_formed(const Batch& b, int32_t pad_id) {
   const backend::TokenBatch& t = b.tokens;
@@ -43,14 +56,7 @@ void expect_well_formed(const Batch& b, int32_t pad_id) {
 TEST(Batcher, TokensPacksSortedRowsWithinBothLimits) {
   const std::vector<int> lengths = {9, 3, 30, 3, 12, 5, 7, 2, 11, 4, 6, 8, 3, 10, 5};
   auto w = window_of(lengths);
-  BatchPolicy policy;
-  policy.batch_size = 4;
-  policy.max_batch_tokens = 24;
-  policy.pad_id = -1;
-  Batcher batcher(policy);
-  std::vector<Batch> out;
-  batcher.add(w, all_rows(*w), out);
-  EXPECT_FALSE(batcher.holds_rows());
+  const std::vector<Batch> out = tokens_batches(w, 4, 24);
   std::vector<int> seen(lengths.size(), 0);
   int previous_longest = 0;
   std::vector<int32_t> order;
@@ -167,13 +173,7 @@ TEST(Batcher, SeedKeepsInputOrderPadsToTheFileMaxAcrossWindows) {
 TEST(SplitBatch, HalvesKeepTheirTargetsAndShrinkToTheirLongestRow) {
   // Sorted by length, as tokens batching makes them: 2 3 5 | 7 12.
   auto w = window_of({7, 3, 12, 2, 5});
-  BatchPolicy policy;
-  policy.batch_size = 8;
-  policy.max_batch_tokens = 1000;
-  policy.pad_id = -1;
-  Batcher batcher(policy);
-  std::vector<Batch> out;
-  batcher.add(w, all_rows(*w), out);
+  const std::vector<Batch> out = tokens_batches(w, 8, 1000);
   ASSERT_EQ(out.size(), 1u);
   const Batch& whole = out[0];
   ASSERT_EQ(whole.tokens.seq_len, 12);

@@ -2,16 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
-#include <future>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "infercost/backend/backend.h"
 #include "infercost/data/tweets.h"
 #include "infercost/model/model_dir.h"
-#include "infercost/model/synth.h"
+#include "pipeline_test_util.h"
 #include "test_utils.h"
 
 namespace infercost::pipeline {
@@ -26,12 +24,7 @@ class RunnerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    model::SynthOptions synth;
-    synth.out_dir = dir_->file("tiny");
-    synth.preset = "tiny";
-    synth.seed = 3;
-    Status s = model::synthesize_model(synth);
-    ASSERT_TRUE(s.ok()) << s.to_string();
+    make_tiny_model(*dir_, 3);
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -470,9 +463,7 @@ TEST_F(RunnerTest, BadRowAfterSeveralWindowsFailsPromptlyAndLeavesNothing) {
       o.window_rows = 7;
       o.batch_size = 3;
       o.tokenizer_threads = 2;
-      auto future = std::async(std::launch::async, [o] { return run_classification(o); });
-      ASSERT_EQ(future.wait_for(std::chrono::seconds(30)), std::future_status::ready) << "the run hangs";
-      auto metrics = future.get();
+      auto metrics = run_or_abort_on_hang(o);
       ASSERT_FALSE(metrics.ok());
       EXPECT_NE(metrics.status().message().find(input + ": line 61"), std::string::npos)
           << metrics.status().message();
@@ -490,9 +481,7 @@ TEST_F(RunnerTest, ZeroRowInputGivesAnEmptyOutput) {
   for (Batching batching : {Batching::kTokens, Batching::kSeed}) {
     RunOptions o = options({input}, work.file("out.csv"));
     o.batching = batching;
-    auto future = std::async(std::launch::async, [o] { return run_classification(o); });
-    ASSERT_EQ(future.wait_for(std::chrono::seconds(30)), std::future_status::ready) << "the run hangs";
-    auto metrics = future.get();
+    auto metrics = run_or_abort_on_hang(o);
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     EXPECT_EQ(metrics->rows, 0);
     EXPECT_EQ(metrics->batches, 0);

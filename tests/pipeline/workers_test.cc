@@ -2,9 +2,9 @@
 // several devices and streams, out-of-memory split-retry, auto batch sizes.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <future>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -16,8 +16,8 @@
 #include "infercost/backend/backend.h"
 #include "infercost/data/tweets.h"
 #include "infercost/model/model_dir.h"
-#include "infercost/model/synth.h"
 #include "infercost/pipeline/runner.h"
+#include "pipeline_test_util.h"
 #include "test_utils.h"
 
 namespace infercost::pipeline {
@@ -37,7 +37,13 @@ struct FakeDevice {
   int64_t oom_above = 0;
   // The call (1-based, counted over the device) that fails with kInternal; 0: none.
   int64_t fail_at_call = 0;
-  backend::BatchCapacity capacity;  // max_tokens 0: the Backend default
+  // Microseconds each classify() sleeps when `sleeps`; -1: a random 0..399.
+  int sleep_us = -1;
+  // capacity(max_length): capacity_at[max_length] where given, else
+  // `capacity` (max_tokens 0: the Backend default).
+  backend::BatchCapacity capacity;
+  std::map<int, backend::BatchCapacity> capacity_at;
+  Status capacity_error;  // returned by capacity() when set
 
   std::mutex mu;
   int64_t calls = 0, ooms = 0, streams = 0;
@@ -47,7 +53,12 @@ struct FakeDevice {
   int64_t calls_above_learned_limit = 0;
   int max_rows_seen = 0;
   int64_t max_computed_seen = 0;
+  std::vector<int> capacity_lengths;  // max_length of each capacity() call
 };
+
+// classify() calls running at once, over every fake device.
+std::atomic<int> g_running{0};
+std::atomic<int> g_most_running{0};
 
 // Logits that depend on nothing but the row's own ids and length, so every
 // batching and every worker gives bit-identical outputs.
@@ -94,8 +105,14 @@ class FakeBackend : public backend::Backend {
       d.max_computed_seen = std::max(d.max_computed_seen, computed);
     }
     if (device_->sleeps) {
+      const int now = ++g_running;
+      int most = g_most_running.load();
+      while (now > most && !g_most_running.compare_exchange_weak(most, now)) {
+      }
       thread_local std::mt19937 rng(std::hash<std::thread::id>()(std::this_thread::get_id()));
-      std::this_thread::sleep_for(std::chrono::microseconds(rng() % 400));
+      const int us = device_->sleep_us >= 0 ? device_->sleep_us : static_cast<int>(rng() % 400);
+      std::this_thread::sleep_for(std::chrono::microseconds(us));
+      --g_running;
     }
     backend::Logits logits;
     logits.rows = batch.batch;
@@ -109,6 +126,11 @@ class FakeBackend : public backend::Backend {
     return logits;
   }
   Result<backend::BatchCapacity> capacity(int max_length) override {
+    std::lock_guard<std::mutex> lock(device_->mu);
+    device_->capacity_lengths.push_back(max_length);
+    if (!device_->capacity_error.ok()) return device_->capacity_error;
+    auto at = device_->capacity_at.find(max_length);
+    if (at != device_->capacity_at.end()) return at->second;
     if (device_->capacity.max_tokens == 0) return Backend::capacity(max_length);
     return device_->capacity;
   }
@@ -157,12 +179,7 @@ class WorkersTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    model::SynthOptions synth;
-    synth.out_dir = dir_->file("tiny");
-    synth.preset = "tiny";
-    synth.seed = 5;
-    Status s = model::synthesize_model(synth);
-    ASSERT_TRUE(s.ok()) << s.to_string();
+    make_tiny_model(*dir_, 5);
     // Three files of tweets, one empty in between.
     for (int f = 0; f < 3; ++f) {
       const std::string path = dir_->file("in/part" + std::to_string(f) + ".jsonl");
@@ -262,9 +279,7 @@ TEST_F(WorkersTest, FourWorkersOnTwoDevicesGiveTheSameOutputs) {
     o.window_rows = c.window_rows;
     o.batch_size = c.batch_size;
     machine.install(o);
-    auto future = std::async(std::launch::async, [o] { return run_classification(o); });
-    ASSERT_EQ(future.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the run hangs";
-    Result<RunMetrics> m = future.get();
+    Result<RunMetrics> m = run_or_abort_on_hang(o);
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     EXPECT_EQ(m->rows, 3000);
     EXPECT_EQ(m->workers, 4);
@@ -317,9 +332,7 @@ TEST_F(WorkersTest, OutOfMemorySplitsBatchesAndKeepsTheLimit) {
     RunOptions o = options(work.file("out/"));
     o.streams_per_device = streams;
     machine.install(o);
-    auto future = std::async(std::launch::async, [o] { return run_classification(o); });
-    ASSERT_EQ(future.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the run hangs";
-    Result<RunMetrics> m = future.get();
+    Result<RunMetrics> m = run_or_abort_on_hang(o);
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     EXPECT_EQ(m->rows, 3000);
     expect_same_outputs(work.file("out/"), reference(Batching::kTokens));
@@ -359,9 +372,7 @@ TEST_F(WorkersTest, ARowThatDoesNotFitFailsTheRunAndLeavesNothing) {
   machine.devices[1]->oom_above = 2;  // no row fits: every one has [CLS] text [SEP]
   RunOptions o = options(work.file("out.jsonl"));
   machine.install(o);
-  auto future = std::async(std::launch::async, [o] { return run_classification(o); });
-  ASSERT_EQ(future.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the run hangs";
-  Result<RunMetrics> m = future.get();
+  Result<RunMetrics> m = run_or_abort_on_hang(o);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kResourceExhausted) << m.status().to_string();
   const std::string& message = m.status().message();
@@ -377,9 +388,7 @@ TEST_F(WorkersTest, AnErrorInOneWorkerStopsEveryStage) {
   machine.devices[0]->fail_at_call = 5;
   RunOptions o = options(work.file("out/"));
   machine.install(o);
-  auto future = std::async(std::launch::async, [o] { return run_classification(o); });
-  ASSERT_EQ(future.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the run hangs";
-  Result<RunMetrics> m = future.get();
+  Result<RunMetrics> m = run_or_abort_on_hang(o);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kInternal);
   EXPECT_NE(m.status().message().find("cuda:0: the fake device broke"), std::string::npos)
@@ -406,7 +415,7 @@ TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {
     // Per stream (2 each): A 1500 tokens / 25 rows, B 2500 / 20.
     EXPECT_EQ(m->capacity_max_tokens, 1500);
     EXPECT_EQ(m->capacity_max_rows, 20);
-    EXPECT_NE(m->capacity_basis.find("cuda:0: fake memory A, shared by 2 streams"), std::string::npos)
+    EXPECT_NE(m->capacity_basis.find("cuda:0 (shared by 2 streams): fake memory A"), std::string::npos)
         << m->capacity_basis;
     EXPECT_EQ(m->max_batch_tokens, 1500);
     EXPECT_EQ(m->batch_size, batching == Batching::kSeed ? 1500 / 128 : 20);
@@ -417,6 +426,8 @@ TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {
       EXPECT_LE(d->max_computed_seen, batching == Batching::kSeed ? m->batch_size * 128 : 1500);
     }
     EXPECT_EQ(m->rows, 3000);
+    // kTokens asks for rows of the shortest length (the budget fits a row of 128).
+    EXPECT_EQ(machine.devices[0]->capacity_lengths, std::vector<int>{batching == Batching::kSeed ? 128 : 2});
     auto j = nlohmann::json::parse(m->to_json());
     EXPECT_EQ(j["batch_size_auto"], true);
     EXPECT_EQ(j["capacity"]["max_tokens"], 1500);
@@ -434,6 +445,95 @@ TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {
   EXPECT_EQ(m.status().code(), StatusCode::kResourceExhausted);
   EXPECT_NE(m.status().message().find("cuda:1: no batch fits"), std::string::npos) << m.status().message();
   EXPECT_FALSE(std::filesystem::exists(work.file("out.jsonl")));
+}
+
+TEST_F(WorkersTest, TokensAutoRowsAreCountedAtTheShortestRow) {
+  constexpr int64_t kGiB = int64_t{1} << 30;
+  struct Case {
+    Batching batching;
+    bool batch_auto;
+    int64_t short_tokens;  // capacity(2).max_tokens
+    std::vector<int> lengths_asked;
+    int batch_size, max_batch_tokens;
+  };
+  // As on a GPU: far more rows of 2 tokens fit than rows of 128.
+  for (Case c : {Case{Batching::kTokens, true, 8000, {2}, 4000, 8000},
+                 // The short-row budget cannot hold one row of 128 tokens: the
+                 // figures for rows of 128.
+                 Case{Batching::kTokens, true, 100, {2, 128}, 62, 7900},
+                 // --max-batch-tokens auto alone, and seed batches: rows of 128.
+                 Case{Batching::kTokens, false, 8000, {128}, 64, 7900},
+                 Case{Batching::kSeed, true, 8000, {128}, 61, 7900}}) {
+    SCOPED_TRACE(std::string(batching_name(c.batching)) + (c.batch_auto ? " batch auto" : "") +
+                 " short budget " + std::to_string(c.short_tokens));
+    FakeMachine machine(1);
+    FakeDevice& d = *machine.devices[0];
+    d.capacity_at[2] = {c.short_tokens, 4000, kGiB, 2 * kGiB, "short rows"};
+    d.capacity_at[128] = {7900, 62, kGiB, 2 * kGiB, "long rows"};
+    TempDir work;
+    RunOptions o = options(work.file("out/"));
+    o.batching = c.batching;
+    o.streams_per_device = 1;
+    o.batch_size_auto = c.batch_auto;
+    o.max_batch_tokens_auto = true;
+    o.max_length = 128;
+    machine.install(o);
+    Result<RunMetrics> m = run_classification(o);
+    ASSERT_TRUE(m.ok()) << m.status().to_string();
+    EXPECT_EQ(d.capacity_lengths, c.lengths_asked);
+    EXPECT_EQ(m->batch_size, c.batch_size);  // seed: min(62 rows, 7900 / 128)
+    EXPECT_EQ(m->max_batch_tokens, c.max_batch_tokens);
+    EXPECT_EQ(m->rows, 3000);
+    EXPECT_LE(d.max_rows_seen, c.batch_size);
+    const bool short_rows = c.lengths_asked.size() == 1 && c.lengths_asked[0] == 2;
+    EXPECT_EQ(m->capacity_basis.find("short rows; rows counted at 2 tokens") != std::string::npos, short_rows)
+        << m->capacity_basis;
+    if (short_rows) {
+      // Rows beyond what 128-token rows allow: the 256-row windows bound them.
+      EXPECT_GT(d.max_rows_seen, 62);
+    }
+  }
+}
+
+TEST_F(WorkersTest, ACapacityErrorFailsTheRunNamingTheDevice) {
+  for (bool batch_auto : {true, false}) {
+    SCOPED_TRACE(batch_auto ? "batch size auto" : "token budget auto");
+    FakeMachine machine(2);
+    machine.devices[1]->capacity_error = internal_error("cudaMemGetInfo: the fake driver broke");
+    TempDir work;
+    RunOptions o = options(work.file("out.jsonl"));
+    o.batch_size_auto = batch_auto;
+    o.max_batch_tokens_auto = !batch_auto;
+    machine.install(o);
+    Result<RunMetrics> m = run_classification(o);
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.status().code(), StatusCode::kInternal);
+    EXPECT_NE(m.status().message().find("cuda:1: batch capacity: cudaMemGetInfo: the fake driver broke"),
+              std::string::npos)
+        << m.status().message();
+    EXPECT_EQ(count_entries(work.path()), 0);
+  }
+}
+
+TEST_F(WorkersTest, EveryWorkerRunsAtOnceWhenEachWindowMakesOneBatch) {
+  // 32-row windows of 32-row batches: one batch and one window marker per
+  // window. Batches of later windows must still reach the idle workers.
+  TempDir work;
+  FakeMachine machine(2);  // 2 streams each: 4 workers
+  for (auto& d : machine.devices) d->sleep_us = 3000;
+  RunOptions o = options(work.file("out/"));
+  o.window_rows = 32;
+  o.batch_size = 32;
+  o.max_batch_tokens = 1 << 20;
+  machine.install(o);
+  g_most_running = 0;
+  Result<RunMetrics> m = run_or_abort_on_hang(o);
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  EXPECT_EQ(m->workers, 4);
+  EXPECT_EQ(g_most_running.load(), 4);
+  EXPECT_EQ(m->batches, 2 * (1500 / 32 + 1));  // 1500-row files: a partial window each
+  for (const DeviceRunMetrics& d : m->per_device) EXPECT_GT(d.batches, 0) << d.name;
+  expect_same_outputs(work.file("out/"), reference(Batching::kTokens));
 }
 
 TEST_F(WorkersTest, CpuAutoSizesAreTheCpuDefaults) {
@@ -496,8 +596,15 @@ TEST_F(WorkersTest, RejectsBadDevicesAndStreams) {
   EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(m.status().message().find("cuda:N"), std::string::npos) << m.status().message();
   o = options(work.file("out.jsonl"));
-  o.streams_per_device = -1;
-  EXPECT_EQ(run_classification(o).status().code(), StatusCode::kInvalidArgument);
+  for (int streams : {-1, kMaxStreamsPerDevice + 1}) {
+    o.streams_per_device = streams;
+    m = run_classification(o);
+    EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(
+        m.status().message().find("--streams-per-device " + std::to_string(streams) + ": must be 1 to 16"),
+        std::string::npos)
+        << m.status().message();
+  }
   EXPECT_EQ(count_entries(work.path()), 0);
 }
 

@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -144,19 +146,45 @@ TEST(ProcStatus, ReadsAnyKibField) {
 }
 
 TEST(Gpus, ADeviceSamplesItsOwnGpusOnly) {
-  EXPECT_TRUE(device_gpu_indices("cpu", 4).empty());
-  EXPECT_EQ(device_gpu_indices("cuda", 4), (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(device_gpu_indices("cuda:all", 2), (std::vector<int>{0, 1}));
-  EXPECT_EQ(device_gpu_indices("cuda:1", 4), (std::vector<int>{1}));
-  EXPECT_EQ(device_gpu_indices("cuda:0", 1), (std::vector<int>{0}));
-  EXPECT_TRUE(device_gpu_indices("cuda:4", 4).empty());  // no such GPU
-  EXPECT_TRUE(device_gpu_indices("cuda", 0).empty());
-  EXPECT_TRUE(device_gpu_indices("cuda:x", 4).empty());
-  EXPECT_TRUE(device_gpu_indices("cuda:-1", 4).empty());
-  EXPECT_TRUE(device_gpu_indices("cuda:", 4).empty());
-  EXPECT_EQ(device_gpu_indices("cuda:2,0", 4), (std::vector<int>{2, 0}));
-  EXPECT_EQ(device_gpu_indices("cuda:1,7", 4), (std::vector<int>{1}));  // 7: no such GPU
-  EXPECT_TRUE(device_gpu_indices("cuda:1,1", 4).empty());               // not a valid device
+  EXPECT_TRUE(device_gpu_indices("cpu", 4, nullptr).empty());
+  EXPECT_EQ(device_gpu_indices("cuda", 4, nullptr), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(device_gpu_indices("cuda:all", 2, nullptr), (std::vector<int>{0, 1}));
+  EXPECT_EQ(device_gpu_indices("cuda:1", 4, nullptr), (std::vector<int>{1}));
+  EXPECT_EQ(device_gpu_indices("cuda:0", 1, nullptr), (std::vector<int>{0}));
+  EXPECT_TRUE(device_gpu_indices("cuda:4", 4, nullptr).empty());  // no such GPU
+  EXPECT_TRUE(device_gpu_indices("cuda", 0, nullptr).empty());
+  EXPECT_TRUE(device_gpu_indices("cuda:x", 4, nullptr).empty());
+  EXPECT_TRUE(device_gpu_indices("cuda:-1", 4, nullptr).empty());
+  EXPECT_TRUE(device_gpu_indices("cuda:", 4, nullptr).empty());
+  EXPECT_EQ(device_gpu_indices("cuda:2,0", 4, nullptr), (std::vector<int>{2, 0}));
+  EXPECT_EQ(device_gpu_indices("cuda:1,7", 4, nullptr), (std::vector<int>{1}));  // 7: no such GPU
+  EXPECT_TRUE(device_gpu_indices("cuda:1,1", 4, nullptr).empty());               // not a valid device
+}
+
+TEST(Gpus, CudaVisibleDevicesRenumbersTheOrdinals) {
+  // CUDA sees NVML's GPUs 2 and 3 as cuda:0 and cuda:1.
+  EXPECT_EQ(device_gpu_indices("cuda", 4, "2,3"), (std::vector<int>{2, 3}));
+  EXPECT_EQ(device_gpu_indices("cuda:all", 4, " 3 , 1 "), (std::vector<int>{3, 1}));
+  EXPECT_EQ(device_gpu_indices("cuda:1", 4, "2,3"), (std::vector<int>{3}));
+  EXPECT_EQ(device_gpu_indices("cuda:1,0", 4, "2,3"), (std::vector<int>{3, 2}));
+  EXPECT_TRUE(device_gpu_indices("cuda:2", 4, "2,3").empty());  // CUDA has no third GPU
+  // CUDA stops at the first entry it cannot use.
+  EXPECT_EQ(device_gpu_indices("cuda", 4, "1,9,2"), (std::vector<int>{1}));
+  EXPECT_EQ(device_gpu_indices("cuda", 4, "1,x,2"), (std::vector<int>{1}));
+  EXPECT_EQ(device_gpu_indices("cuda", 4, "1,1"), (std::vector<int>{1}));
+  EXPECT_TRUE(device_gpu_indices("cuda", 4, "").empty());  // no GPU visible
+  EXPECT_TRUE(device_gpu_indices("cuda", 4, "-1").empty());
+  // UUIDs cannot be matched here: the ordinals are taken to be NVML's.
+  EXPECT_EQ(device_gpu_indices("cuda:1", 4, "GPU-8f0c1e2a-0000"), (std::vector<int>{1}));
+  EXPECT_TRUE(device_gpu_indices("cpu", 4, "2,3").empty());
+  // Without the third argument, the variable itself.
+  const char* saved = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string saved_value = saved ? saved : "";
+  ::setenv("CUDA_VISIBLE_DEVICES", "3", 1);
+  EXPECT_EQ(device_gpu_indices("cuda:0", 4), (std::vector<int>{3}));
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(device_gpu_indices("cuda:0", 4), (std::vector<int>{0}));
+  if (saved) ::setenv("CUDA_VISIBLE_DEVICES", saved_value.c_str(), 1);
 }
 
 // Only NVML's absence can be tested on a machine without an NVIDIA driver;

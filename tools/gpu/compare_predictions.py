@@ -140,12 +140,7 @@ def parse_pair(spec):
 def self_test():
     import tempfile
 
-    failures = []
-
-    def check(cond, what):
-        if not cond:
-            failures.append(what)
-            print("FAIL:", what)
+    check = gc.Checks()
 
     labels = ["NEGATIVE", "POSITIVE"]
     with tempfile.TemporaryDirectory() as d:
@@ -197,7 +192,7 @@ def self_test():
         check(False, "parse_pair accepts a bad kind")
     except argparse.ArgumentTypeError:
         pass
-    return len(failures)
+    return check.count()
 
 
 def main(argv=None):
@@ -209,9 +204,7 @@ def main(argv=None):
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args(argv)
     if args.self_test:
-        n = self_test() + gc.self_test()
-        print("compare_predictions self-test:", "ok" if n == 0 else "%d failed" % n)
-        return 1 if n else 0
+        return gc.self_test_exit("compare_predictions", self_test, gc.self_test)
     if not args.pair:
         ap.error("give at least one --pair")
     failed = False

@@ -11,6 +11,10 @@ import os
 import threading
 import time
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# A DistilBERT classifier saved by transformers' save_pretrained, committed for tests.
+TINY_MODEL = os.path.join(REPO, "tests", "data_files", "golden", "tiny-distilbert")
+
 
 def model_shape(model_dir):
     """(layers, hidden, intermediate, labels) from a DistilBERT or BERT config.json."""
@@ -136,6 +140,74 @@ def read_predictions(path):
     return columns, rows
 
 
+def forward_inputs(model, enc):
+    """The encodings the model's forward takes (a BertTokenizer on a DistilBERT directory
+    also returns token_type_ids, which DistilBERT's forward refuses)."""
+    import inspect
+
+    accepted = inspect.signature(model.forward).parameters
+    return {k: v for k, v in enc.items() if k in accepted}
+
+
+def load_tokenizer(model_dir):
+    """transformers' AutoTokenizer of a local model directory (`infercost model synth` writes
+    vocab.txt and tokenizer_config.json; HF directories may hold tokenizer.json)."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+
+
+def load_classifier(model_dir, **kwargs):
+    """AutoModelForSequenceClassification of a local directory in fp32, in eval mode.
+    transformers 5 loads in the dtype the config names ("auto") unless told: fp32 is
+    asked for explicitly (`dtype`; before transformers 4.56 `torch_dtype`)."""
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            model_dir, dtype=torch.float32, local_files_only=True, **kwargs)
+    except TypeError:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            model_dir, torch_dtype=torch.float32, local_files_only=True, **kwargs)
+    return model.eval()
+
+
+def tiny_tokenizer():
+    """The committed tiny model's tokenizer, or None (saying so) where transformers is not
+    importable: self-tests then skip what needs it."""
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is None:
+        print("skip: transformers not importable, tokenizer batching not checked")
+        return None
+    return load_tokenizer(TINY_MODEL)
+
+
+class Checks:
+    """A self-test's checks: check(cond, what) prints what failed and counts it."""
+
+    def __init__(self):
+        self.failed = []
+
+    def __call__(self, cond, what):
+        if not cond:
+            self.failed.append(what)
+            print("FAIL:", what)
+        return bool(cond)
+
+    def count(self):
+        return len(self.failed)
+
+
+def self_test_exit(name, *tests):
+    """Runs self-test functions (each returns its number of failures), prints the verdict
+    and returns the exit status."""
+    n = sum(test() for test in tests)
+    print("%s self-test:" % name, "ok" if n == 0 else "%d failed" % n)
+    return 1 if n else 0
+
+
 def ieee_fp32(torch):
     """fp32 matmuls and convolutions in IEEE fp32, not TF32 (torch's default for matmuls,
     set explicitly; newer torch has fp32_precision, older only allow_tf32)."""
@@ -232,12 +304,7 @@ def self_test():
     """Checks of the pieces above; returns the number of failed checks."""
     import tempfile
 
-    failures = []
-
-    def check(cond, what):
-        if not cond:
-            failures.append(what)
-            print("FAIL:", what)
+    check = Checks()
 
     # FLOPs: one DistilBERT-base row of 128 tokens, computed by hand.
     flops = encoder_row_flops(6, 768, 3072, 128)
@@ -285,14 +352,20 @@ def self_test():
     with sw.time("a"):
         pass
     check(set(sw.seconds) == {"a"} and sw.seconds["a"] >= 0, "Stopwatch")
-    return len(failures)
+
+    class Fake:
+        def forward(self, input_ids=None, attention_mask=None, labels=None):
+            pass
+
+    got = forward_inputs(Fake(), {"input_ids": 1, "attention_mask": 2, "token_type_ids": 3})
+    check(sorted(got) == ["attention_mask", "input_ids"], "forward_inputs drops token_type_ids: %r" % got)
+    check(model_shape(TINY_MODEL)[3] == ["NEGATIVE", "POSITIVE"], "labels of the tiny model")
+    return check.count()
 
 
 if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] == ["--self-test"]:
-        n = self_test()
-        print("gpu_common self-test:", "ok" if n == 0 else "%d failed" % n)
-        sys.exit(1 if n else 0)
+        sys.exit(self_test_exit("gpu_common", self_test))
     sys.exit("usage: gpu_common.py --self-test")

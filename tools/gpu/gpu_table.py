@@ -21,6 +21,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_common as gc  # noqa: E402
+
 GIB = 1024.0 ** 3
 E2E_RATIO_TARGET = 10.0
 MODEL_PEAK_TARGET = 40.0
@@ -157,13 +160,16 @@ def build(work, reference="e2e_study_b40"):
     # Steps.
     if c.steps:
         lines.append("Steps: " + ", ".join("%s %s%s" % (s.get("name"), s.get("status"),
-                                                         " %ss" % s["seconds"] if s.get("seconds") else "")
+                                                         " %ss" % s["seconds"] if s.get("rc") is not None
+                                                         and s.get("status") not in ("SKIP", "DRY") else "")
                                             for s in c.steps))
     else:
         lines.append("Steps: none recorded")
     for s in c.steps:
         if s.get("status") in ("FAIL", "TIMEOUT"):
             failures.append("step %s %s" % (s.get("name"), s.get("status")))
+        elif s.get("status") == "SKIPPED":
+            failures.append("step %s SKIPPED (its tests saw no GPU)" % s.get("name"))
         elif s.get("status") in ("SKIP", "DRY"):
             incomplete.append("step %s %s" % (s.get("name"), s.get("status")))
     lines.append("")
@@ -200,7 +206,8 @@ def build(work, reference="e2e_study_b40"):
                       fmt_f(m["util"], 0, "%"), fmt_f(ratio, 2, "x")])
     for r in c.encoder:
         if "error" in r:
-            table.append(["model only %s %sx%s" % (r.get("precision"), r.get("batch"), r.get("seq")),
+            shape = " %sx%s" % (r.get("batch"), r.get("seq")) if r.get("batch") else ""
+            table.append(["model only %s%s" % (r.get("precision"), shape),
                           "error: %s" % str(r["error"])[:80]] + ["-"] * 8)
             continue
         tflops = num(r.get("tflops"))
@@ -272,15 +279,8 @@ def self_test():
     an empty work folder (nothing measured: every target FAIL, no numbers)."""
     import tempfile
 
-    failures = []
-
-    def check(cond, what):
-        if not cond:
-            failures.append(what)
-            print("FAIL:", what)
-
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    fixture = os.path.join(repo, "tests", "data_files", "gpu_check")
+    check = gc.Checks()
+    fixture = os.path.join(gc.REPO, "tests", "data_files", "gpu_check")
     text, fails = build(os.path.join(fixture, "work"))
     with open(os.path.join(fixture, "expected.md"), encoding="utf-8") as f:
         expected = f.read()
@@ -295,7 +295,13 @@ def self_test():
         text, fails = build(d)
         check("Overall: FAIL" in text and "not measured" in text, "an empty work folder fails, saying why")
         check("end-to-end ratio not measured" in fails and "parity not measured" in fails, "empty: %r" % fails)
-    return len(failures)
+        # Test binaries whose tests all skipped (no GPU seen) fail the check.
+        with open(os.path.join(d, "results.jsonl"), "w", encoding="utf-8") as f:
+            f.write('{"kind": "step", "name": "cuda_backend_tests", "status": "SKIPPED", "rc": 0, "seconds": 0.1}\n')
+        text, fails = build(d)
+        check("step cuda_backend_tests SKIPPED (its tests saw no GPU)" in fails, "skipped tests fail: %r" % fails)
+        check("Steps: cuda_backend_tests SKIPPED 0.1s" in text, "the step line: %s" % text.splitlines()[2])
+    return check.count()
 
 
 def main():
@@ -306,9 +312,7 @@ def main():
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args()
     if args.self_test:
-        n = self_test()
-        print("gpu_table self-test:", "ok" if n == 0 else "%d failed" % n)
-        return 1 if n else 0
+        return gc.self_test_exit("gpu_table", self_test)
     if not args.work:
         ap.error("--work is required")
     text, failures = build(args.work, args.reference)

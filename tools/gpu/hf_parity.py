@@ -33,19 +33,9 @@ def tokenize_batches(tokenizer, texts, batch_size, max_length):
         yield start, dict(enc)
 
 
-def forward_inputs(model, enc):
-    """The encodings the model's forward takes (a BertTokenizer on a DistilBERT directory
-    also returns token_type_ids, which DistilBERT's forward refuses)."""
-    import inspect
-
-    accepted = inspect.signature(model.forward).parameters
-    return {k: v for k, v in enc.items() if k in accepted}
-
-
 def run(args):
     import numpy as np
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         sys.exit("hf_parity: --device %s but torch sees no CUDA device (torch %s)" % (args.device, torch.__version__))
@@ -59,8 +49,8 @@ def run(args):
 
     texts, nulls = gc.read_texts(args.input, args.column, args.rows)
     labels = gc.model_shape(args.model)[3]
-    tokenizer = AutoTokenizer.from_pretrained(args.model)
-    base = AutoModelForSequenceClassification.from_pretrained(args.model).eval()
+    tokenizer = gc.load_tokenizer(args.model)
+    base = gc.load_classifier(args.model)
     print("hf_parity: %s (%s), %d rows of %s, torch %s, attention %s, device %s" %
           (args.model, type(base).__name__, len(texts), args.input, torch.__version__,
            getattr(base.config, "_attn_implementation", "?"), torch.cuda.get_device_name(dev)
@@ -73,7 +63,7 @@ def run(args):
         probs = np.zeros((len(texts), len(labels)), np.float32)
         with torch.inference_mode():
             for start, enc in batches:
-                inputs = {k: torch.from_numpy(v).to(dev) for k, v in forward_inputs(model, enc).items()}
+                inputs = {k: torch.from_numpy(v).to(dev) for k, v in gc.forward_inputs(model, enc).items()}
                 logits = model(**inputs).logits.float()
                 probs[start:start + logits.shape[0]] = torch.softmax(logits, dim=-1).cpu().numpy()
         if dev.type == "cuda":
@@ -89,33 +79,17 @@ def run(args):
 
 
 def self_test():
-    """What runs without torch: reading, batching and writing (with transformers' tokenizer
-    on the committed tiny model when transformers is importable)."""
+    """What runs without torch: batching and writing (with transformers' tokenizer on the
+    committed tiny model when transformers is importable)."""
     import tempfile
 
-    failures = []
-
-    def check(cond, what):
-        if not cond:
-            failures.append(what)
-            print("FAIL:", what)
-
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    tiny = os.path.join(repo, "tests", "data_files", "golden", "tiny-distilbert")
-    check(gc.model_shape(tiny)[3] == ["NEGATIVE", "POSITIVE"], "labels of the tiny model")
-
-    class Fake:
-        def forward(self, input_ids=None, attention_mask=None, labels=None):
-            pass
-
-    got = forward_inputs(Fake(), {"input_ids": 1, "attention_mask": 2, "token_type_ids": 3})
-    check(sorted(got) == ["attention_mask", "input_ids"], "forward_inputs drops token_type_ids: %r" % got)
-    try:
-        from transformers import AutoTokenizer
-    except ImportError:
-        print("skip: transformers not importable, tokenizer batching not checked")
-        return len(failures)
-    tok = AutoTokenizer.from_pretrained(tiny)
+    check = gc.Checks()
+    with tempfile.TemporaryDirectory() as d:
+        gc.write_predictions(os.path.join(d, "x.jsonl"), [[0.1, 0.9]], ["NEGATIVE", "POSITIVE"])
+        check(gc.read_predictions(os.path.join(d, "x.jsonl"))[1] == [[0.1, 0.9]], "write/read round trip")
+    tok = gc.tiny_tokenizer()
+    if tok is None:
+        return check.count()
     texts = ["a b c", "a", "", "a b c d e f g h i j k l m n o p"]
     batches = list(tokenize_batches(tok, texts, 3, 8))
     check([s for s, _ in batches] == [0, 3], "batch starts %r" % [s for s, _ in batches])
@@ -124,10 +98,7 @@ def self_test():
           "first batch shape %r" % (first["input_ids"].shape,))
     check(batches[1][1]["input_ids"].shape[1] == 8, "truncation to max_length 8")
     check(int(first["attention_mask"][1].sum()) == 3, "[CLS] a [SEP] is 3 tokens")
-    with tempfile.TemporaryDirectory() as d:
-        gc.write_predictions(os.path.join(d, "x.jsonl"), [[0.1, 0.9]], ["NEGATIVE", "POSITIVE"])
-        check(gc.read_predictions(os.path.join(d, "x.jsonl"))[1] == [[0.1, 0.9]], "write/read round trip")
-    return len(failures)
+    return check.count()
 
 
 def main():
@@ -144,9 +115,7 @@ def main():
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args()
     if args.self_test:
-        n = self_test()
-        print("hf_parity self-test:", "ok" if n == 0 else "%d failed" % n)
-        return 1 if n else 0
+        return gc.self_test_exit("hf_parity", self_test)
     if not (args.model and args.input and args.out_dir):
         ap.error("--model, --input and --out-dir are required")
     return run(args)

@@ -2,12 +2,13 @@
 """The 2021 study's method on GPUs, the baseline scripts/gpu-check.sh measures the engine against.
 
   study_method.py --model DIR --input FILE [--rows N] [--batch-size-per-gpu 40]
-                  [--padding batch|file] [--max-length 512] [--attn default|eager]
-                  [--metrics FILE] [--name NAME] [--corpus-rows N]
+                  [--padding batch|file] [--max-length 512] [--attn default|eager|sdpa]
+                  [--metrics FILE] [--name NAME] [--corpus-rows N] [--device cuda|cpu]
   study_method.py --self-test
 
 As the study did (../shared/MISSION.md): HF AutoModelForSequenceClassification in PyTorch
-eager fp32 (TF32 off), wrapped in torch.nn.DataParallel over every visible GPU, a fixed batch
+eager fp32 (TF32 off; loaded as fp32 whatever the config's dtype), attention as transformers
+picks it (--attn default: SDPA in transformers 5, faster than the study's), wrapped in torch.nn.DataParallel over every visible GPU, a fixed batch
 of --batch-size-per-gpu x GPUs rows in input order, tokenizer(padding=True, truncation=True,
 max_length=512), softmax probabilities moved to the CPU batch by batch.
   --padding file  the study's own tokenization: the whole input at once, every row padded
@@ -32,14 +33,6 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpu_common as gc  # noqa: E402
-
-
-def forward_inputs(model, enc):
-    """The encodings the model's forward takes (DistilBERT refuses token_type_ids)."""
-    import inspect
-
-    accepted = inspect.signature(model.forward).parameters
-    return {k: v for k, v in enc.items() if k in accepted}
 
 
 class TokenCounts:
@@ -78,23 +71,25 @@ def run(args):
     import torch
     import transformers
     from torch.utils.data import DataLoader, TensorDataset
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    if not torch.cuda.is_available():
+    cuda = args.device == "cuda"
+    if cuda and not torch.cuda.is_available():
         sys.exit("study_method: torch sees no CUDA device (torch %s)" % torch.__version__)
     gc.ieee_fp32(torch)
-    n_gpus = torch.cuda.device_count()
-    batch_size = args.batch_size_per_gpu * n_gpus
+    n_gpus = torch.cuda.device_count() if cuda else 0
+    batch_size = args.batch_size_per_gpu * max(n_gpus, 1)
     shape = gc.model_shape(args.model)
 
-    tokenizer = AutoTokenizer.from_pretrained(args.model)
+    tokenizer = gc.load_tokenizer(args.model)
     kwargs = {} if args.attn == "default" else {"attn_implementation": args.attn}
-    module = AutoModelForSequenceClassification.from_pretrained(args.model, **kwargs).eval().to("cuda:0")
-    model = torch.nn.DataParallel(module, device_ids=list(range(n_gpus)))
-    dev0 = torch.device("cuda:0")
+    dev0 = torch.device("cuda:0" if cuda else "cpu")
+    module = gc.load_classifier(args.model, **kwargs).to(dev0)
+    # The study's wrapper over every GPU (on one GPU it moves the inputs and calls the
+    # module); --device cpu (testing the tool) calls the module itself.
+    model = torch.nn.DataParallel(module, device_ids=list(range(n_gpus))) if cuda else module
 
     def infer(enc):
-        inputs = {k: torch.from_numpy(v).to(dev0) for k, v in forward_inputs(module, enc).items()}
+        inputs = {k: torch.from_numpy(v).to(dev0) for k, v in gc.forward_inputs(module, enc).items()}
         out = model(**inputs)
         logits = out.logits if hasattr(out, "logits") else out[0]
         return torch.softmax(logits, dim=-1).cpu().numpy()
@@ -104,8 +99,8 @@ def run(args):
         warm, _ = gc.read_texts(args.input, args.column, batch_size)
         infer(dict(tokenizer(warm, padding=True, truncation=True, max_length=args.max_length,
                              return_tensors="np")))
-    torch.cuda.synchronize()
     for i in range(n_gpus):
+        torch.cuda.synchronize(i)
         torch.cuda.reset_peak_memory_stats(i)
 
     timer = gc.Stopwatch()
@@ -122,7 +117,7 @@ def run(args):
             with timer.time("tokenize"):
                 enc = tokenizer(texts, padding=True, truncation=True, max_length=args.max_length, return_tensors="pt")
                 names = [k for k in ("input_ids", "attention_mask", "token_type_ids")
-                         if k in enc and k in forward_inputs(module, enc)]
+                         if k in enc and k in gc.forward_inputs(module, enc)]
                 loader = DataLoader(TensorDataset(*[enc[k] for k in names]), batch_size=batch_size, shuffle=False)
             padded_length = int(enc["input_ids"].shape[1]) if texts else 0
             for tensors in loader:
@@ -170,6 +165,7 @@ def run(args):
         "batch_size": batch_size,
         "batch_size_per_gpu": args.batch_size_per_gpu,
         "gpus_used": n_gpus,
+        "device": args.device,
         "padding": args.padding,
         "padded_length_max": padded_length,
         "max_length": args.max_length,
@@ -195,14 +191,8 @@ def run(args):
 
 def self_test():
     """What runs without torch: token and FLOP accounting, batching (with transformers'
-    tokenizer on the committed tiny model when it is importable), the input filter."""
-    failures = []
-
-    def check(cond, what):
-        if not cond:
-            failures.append(what)
-            print("FAIL:", what)
-
+    tokenizer on the committed tiny model when it is importable)."""
+    check = gc.Checks()
     try:
         import numpy as np
     except ImportError:
@@ -214,22 +204,9 @@ def self_test():
     check(counts.tokens == 9 and counts.computed == 10, "tokens %d computed %d" % (counts.tokens, counts.computed))
     expect = sum(gc.encoder_row_flops(6, 768, 3072, n) for n in (3, 4, 2))
     check(abs(counts.model_flops() - expect) <= 1e-9 * expect, "model_flops %g vs %g" % (counts.model_flops(), expect))
-
-    class Fake:
-        def forward(self, input_ids=None, attention_mask=None):
-            pass
-
-    got = forward_inputs(Fake(), {"input_ids": 1, "attention_mask": 2, "token_type_ids": 3})
-    check(sorted(got) == ["attention_mask", "input_ids"], "forward_inputs drops token_type_ids: %r" % got)
-
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    tiny = os.path.join(repo, "tests", "data_files", "golden", "tiny-distilbert")
-    try:
-        from transformers import AutoTokenizer
-    except ImportError:
-        print("skip: transformers not importable, tokenizer batching not checked")
-        return len(failures)
-    tok = AutoTokenizer.from_pretrained(tiny)
+    tok = gc.tiny_tokenizer()
+    if tok is None:
+        return check.count()
     texts = ["a", "a b c d e f", "a b", "a b c"]
     timer = gc.Stopwatch()
     got = [b["input_ids"].shape for b in batches_of(tok, texts, 2, 512, timer)]
@@ -237,7 +214,7 @@ def self_test():
     check("tokenize" in timer.seconds, "the tokenizer is timed")
     got = [b["input_ids"].shape for b in batches_of(tok, texts, 3, 4, timer)]
     check(got == [(3, 4), (1, 4)], "truncation to max_length 4: %r" % got)
-    return len(failures)
+    return check.count()
 
 
 def main():
@@ -251,14 +228,14 @@ def main():
     ap.add_argument("--padding", choices=["batch", "file"], default="batch")
     ap.add_argument("--max-length", type=int, default=512)
     ap.add_argument("--attn", default="default", choices=["default", "eager", "sdpa"])
+    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                    help="cpu: no GPU, for testing the tool (the figures mean nothing)")
     ap.add_argument("--metrics")
     ap.add_argument("--name")
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args()
     if args.self_test:
-        n = self_test() + gc.self_test()
-        print("study_method self-test:", "ok" if n == 0 else "%d failed" % n)
-        return 1 if n else 0
+        return gc.self_test_exit("study_method", self_test, gc.self_test)
     if not (args.model and args.input):
         ap.error("--model and --input are required")
     return run(args)

@@ -32,6 +32,7 @@ inline constexpr int kDefaultTokensBatchSize = 256;  // rows, a cap under kToken
 inline constexpr int kDefaultMaxBatchTokens = 4096;
 inline constexpr int kSeedRowsPerThread = 100;  // kSeed: the study's 100 x vCPUs
 inline constexpr int kDefaultWindowRows = 8192;
+inline constexpr int kMaxStreamsPerDevice = 16;
 
 struct RunOptions {
   // Files, folders and globs (io::expand_inputs), read in the order given.
@@ -51,7 +52,8 @@ struct RunOptions {
   std::string device = "cpu";
   // Backends per device, each with its own stream and scratch memory, so a
   // device has several batches in flight; 0: 2 where the backend can fork()
-  // (GPUs), else 1. A backend that cannot fork runs 1 whatever is asked.
+  // (GPUs), else 1; at most kMaxStreamsPerDevice. A backend that cannot fork
+  // runs 1 whatever is asked.
   int streams_per_device = 0;
   Batching batching = Batching::kTokens;
   // Rows per batch; 0 picks the policy's default: tokens -> 256 (a cap, the
@@ -60,14 +62,22 @@ struct RunOptions {
   int batch_size = 0;
   // kTokens: most tokens per batch (rows x longest row); 0 -> 4096.
   int max_batch_tokens = 0;
-  // "auto" sizes, from Backend::capacity(max_length) of every device once the
-  // model is loaded (each device's figures divided by its streams, the
-  // smallest taken): kTokens: batch_size = capacity rows, max_batch_tokens =
-  // capacity tokens; kSeed: batch_size = capacity tokens / max_length (a seed
-  // batch is padded to at most max_length). The numbers above are then ignored.
+  // "auto" sizes, from Backend::capacity() of every device once the model is
+  // loaded (each device's figures divided by its streams, the smallest
+  // taken); the numbers above are then ignored.
+  //   kTokens: max_batch_tokens = capacity tokens; batch_size = capacity rows,
+  //            with --batch-size auto measured for rows of 2 tokens (the
+  //            shortest; the token budget bounds real batches first) while a
+  //            row of max_length fits that budget, else for rows of max_length.
+  //   kSeed:   batch_size = the least of capacity rows and capacity tokens /
+  //            max_length, measured for rows of max_length (a seed batch is
+  //            padded to at most max_length).
   bool batch_size_auto = false;
   bool max_batch_tokens_auto = false;
   // kTokens: rows sorted by length together; bounds reordering and memory.
+  // No row waits for the next window, so a window also bounds a batch's rows.
+  // Workers need no larger windows: batches of successive windows queue
+  // together, 4 items (batches and window markers) per worker.
   int window_rows = kDefaultWindowRows;
   // "auto", "fp32", "bf16", "int8" (backend::resolve_precision).
   std::string precision = "auto";

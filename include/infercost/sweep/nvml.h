@@ -54,10 +54,15 @@ class Nvml {
 };
 
 // The NVML indices of the GPUs a run on `device` uses, out of `gpu_count`
-// that NVML lists: none for "cpu" (or any non-GPU device); {N, M} for
-// "cuda:N,M" (leaving out those >= gpu_count); every one for "cuda" and
-// "cuda:all". NVML
-// numbers GPUs in PCI bus order: cuda:N is taken to be NVML's GPU N.
+// that NVML lists: none for "cpu" (or any non-GPU device); the GPUs of CUDA
+// ordinals N, M for "cuda:N,M" (leaving out ordinals CUDA does not have);
+// every GPU CUDA sees for "cuda" and "cuda:all". CUDA numbers the GPUs that
+// CUDA_VISIBLE_DEVICES lists: where it lists NVML indices ("2,3"), cuda:N is
+// its N-th entry; where it is unset (or names GPUs by UUID), cuda:N is taken
+// to be NVML's GPU N (both count in PCI bus order on machines of one GPU
+// model).
 std::vector<int> device_gpu_indices(std::string_view device, int gpu_count);
+// The same with CUDA_VISIBLE_DEVICES given (nullptr: unset).
+std::vector<int> device_gpu_indices(std::string_view device, int gpu_count, const char* cuda_visible_devices);
 
 }  // namespace infercost::sweep

@@ -1,0 +1,41 @@
+// Helpers shared by the pipeline test suites.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <string>
+
+#include "infercost/model/synth.h"
+#include "infercost/pipeline/runner.h"
+#include "test_utils.h"
+
+namespace infercost::pipeline {
+
+// Synthesizes the tiny preset with `seed` into dir/tiny (deterministic).
+inline void make_tiny_model(const testing::TempDir& dir, uint64_t seed) {
+  model::SynthOptions synth;
+  synth.out_dir = dir.file("tiny");
+  synth.preset = "tiny";
+  synth.seed = seed;
+  Status s = model::synthesize_model(synth);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+}
+
+// run_classification on its own thread. A run still going after a minute
+// hangs: the test binary then stops at once with that message, since the
+// stuck threads could never be joined.
+inline Result<RunMetrics> run_or_abort_on_hang(const RunOptions& options) {
+  auto future = std::async(std::launch::async, [options] { return run_classification(options); });
+  if (future.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    std::fprintf(stderr, "FATAL: run_classification did not finish within 60 s: the run hangs\n");
+    std::fflush(stderr);
+    std::abort();
+  }
+  return future.get();
+}
+
+}  // namespace infercost::pipeline
