@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace infercost::record {
@@ -169,14 +170,22 @@ struct FieldError {
   std::string expected;
 };
 
-// Reads fields of one JSON object. A missing or null field keeps the
-// default; a field of the wrong type throws FieldError.
+// Reads fields of one JSON object. A missing field keeps the default; a
+// null one too, except a number, where null is how a NaN was written (JSON
+// has no NaN) and reads back as NaN; a field of the wrong type throws
+// FieldError.
 class Fields {
  public:
   Fields(const Json& j, std::string path) : j_(j), path_(std::move(path)) {}
 
   template <typename T>
   void get(const char* key, T& out) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (is_null(key)) {
+        out = std::numeric_limits<T>::quiet_NaN();
+        return;
+      }
+    }
     const Json* v = find(key);
     if (v == nullptr) return;
     if constexpr (std::is_same_v<T, bool>) {
@@ -205,6 +214,10 @@ class Fields {
       } else if constexpr (std::is_integral_v<T>) {
         good = e.is_number_integer();
       } else {
+        if (e.is_null()) {  // a NaN, written as null
+          out.push_back(std::numeric_limits<T>::quiet_NaN());
+          continue;
+        }
         good = e.is_number();
       }
       if (!good) throw FieldError{fmt::format("{}[{}]", where(key), i), "a value of the list's type"};
@@ -218,6 +231,10 @@ class Fields {
     if (!v->is_object()) throw FieldError{where(key), "an object"};
     out.clear();
     for (auto it = v->begin(); it != v->end(); ++it) {
+      if (it->is_null()) {  // a NaN, written as null
+        out[it.key()] = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
       if (!it->is_number()) throw FieldError{where(key) + "." + it.key(), "a number"};
       out[it.key()] = it->get<double>();
     }
@@ -247,6 +264,10 @@ class Fields {
   std::string where(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
  private:
+  bool is_null(const char* key) const {
+    auto it = j_.find(key);
+    return it != j_.end() && it->is_null();
+  }
   const Json* find(const char* key) const {
     auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return nullptr;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "test_utils.h"
 
 namespace infercost::record {
@@ -126,6 +129,28 @@ TEST(Record, RoundTripsThroughJson) {
   EXPECT_EQ(parsed->min_repetitions, 3);
   EXPECT_DOUBLE_EQ(parsed->min_seconds, 1.5);
   EXPECT_EQ(parsed->config.tokenizer_threads, 1);
+}
+
+TEST(Record, NaNWrittenAsNullReadsBackAsNaN) {
+  Record r = sample();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  r.padding_efficiency = nan;
+  r.rows_per_second.min = nan;
+  r.repetitions.at(0).stage_seconds["infer"] = nan;
+  const std::string line = to_json_line(r);
+  EXPECT_NE(line.find("\"padding_efficiency\":null"), std::string::npos) << line;
+  auto parsed = parse_record(line, "t:1");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+  EXPECT_TRUE(std::isnan(parsed->padding_efficiency));
+  EXPECT_TRUE(std::isnan(parsed->rows_per_second.min));
+  EXPECT_TRUE(std::isnan(parsed->repetitions.at(0).stage_seconds.at("infer")));
+  EXPECT_DOUBLE_EQ(parsed->rows_per_second.max, 105.3);
+  EXPECT_EQ(to_json_line(*parsed), line);
+  // A null where a whole number or a string belongs still keeps the default.
+  auto nulls =
+      parse_record(R"({"schema": "infercost.bench/1", "label": null, "peak_rss_bytes": null})", "t:2");
+  ASSERT_TRUE(nulls.ok()) << nulls.status().to_string();
+  EXPECT_EQ(nulls->peak_rss_bytes, 0);
 }
 
 TEST(Record, FailedPointKeepsItsReasonAndMachineFallsBack) {
