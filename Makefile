@@ -5,18 +5,21 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test asan-test fuzz pyenv format clean
+.PHONY: all deps configure build demo test asan-test fuzz pyenv format clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-# build/Makefile, not CMakeCache.txt: a configure that failed half-way leaves the cache behind.
-$(BUILD)/Makefile: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+# Configures when the build folder has no build files (Makefile, or build.ninja
+# for a Ninja folder); not CMakeCache.txt: a configure that failed half-way
+# leaves the cache behind.
+configure: deps
+	@if [ ! -f $(BUILD)/Makefile ] && [ ! -f $(BUILD)/build.ninja ]; then \
+		cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS); fi
 
-build: deps $(BUILD)/Makefile
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
