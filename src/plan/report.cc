@@ -6,6 +6,7 @@
 
 #include "infercost/core/numbers.h"
 #include "infercost/plan/plan.h"
+#include "infercost/report/format.h"
 
 namespace infercost::plan {
 
@@ -25,23 +26,11 @@ std::string human_bytes(uint64_t b) {
   return fmt::format("{} B", b);
 }
 
-std::string duration(double s) {
-  if (!(s >= 0)) return "?";
-  if (s < 1) return fmt::format("{:.3f} s", s);
-  if (s < 60) return fmt::format("{:.1f} s", s);
-  const int64_t t = std::llround(s);
-  if (t < 3600) return fmt::format("{}m {:02}s", t / 60, t % 60);
-  if (t < 86400) return fmt::format("{}h {:02}m", t / 3600, (t % 3600) / 60);
-  return fmt::format("{}d {:02}h", t / 86400, (t % 86400) / 3600);
-}
+// The report's formats, so that plan and report print the same figure alike.
+using report::duration;
 
-// Three significant digits below $1, cents above.
 std::string money(double usd) {
-  if (usd <= 0) return "$0";
-  if (usd >= 100) return fmt::format("${:.0f}", usd);
-  if (usd >= 1) return fmt::format("${:.2f}", usd);
-  const int decimals = std::min(12, 2 - static_cast<int>(std::floor(std::log10(usd))));
-  return fmt::format("${:.{}f}", usd, decimals);
+  return report::usd(usd);
 }
 
 bool on_demand(const cost::Pricing& p) {

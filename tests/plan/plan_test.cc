@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "infercost/report/format.h"
 #include "test_utils.h"
 
 namespace infercost::plan {
@@ -456,6 +457,10 @@ TEST(Plan, TextAndJsonSayTheSame) {
                            "Padding per batching policy", "1 failed"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   }
+  // Durations and money as `infercost report` prints them.
+  const Prediction& first = plan->predictions[0];
+  EXPECT_NE(text.find(report::duration(first.seconds)), std::string::npos) << text;
+  EXPECT_NE(text.find(report::usd(first.usd)), std::string::npos) << text;
   auto j = nlohmann::json::parse(plan_json(*plan));
   EXPECT_EQ(j["schema"], kPlanSchema);
   EXPECT_EQ(j["corpus_rows"], 4000000);
