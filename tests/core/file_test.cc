@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "test_utils.h"
 
@@ -18,6 +19,25 @@ namespace {
 using testing::count_entries;
 using testing::slurp;
 using testing::TempDir;
+
+// Forks a child that installs the signal cleanup, runs `prepare` (0, or an
+// exit code naming what failed; what it makes must outlive it) and raises
+// SIGTERM; expects the child to die of that signal.
+void expect_child_dies_of_sigterm(const std::function<int()>& prepare) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    install_temporary_cleanup_on_signals();
+    const int failed = prepare();
+    if (failed != 0) ::_exit(failed);
+    std::raise(SIGTERM);
+    ::_exit(11);  // not reached: the handler re-raises with the default action
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exit status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+}
 
 TEST(File, ReadAndMap) {
   TempDir dir;
@@ -55,21 +75,13 @@ TEST(File, AtomicOutputAppearsOnlyOnCommit) {
 TEST(File, SignalRemovesTemporaries) {
   TempDir dir;
   const std::string p = dir.file("out.txt");
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    install_temporary_cleanup_on_signals();
-    auto a = AtomicOutputFile::create(p);
-    auto b = AtomicOutputFile::create(dir.file("other.txt"));
-    AtomicOutputFile moved = std::move(*a);  // the moved-to file is still tracked
-    if (!moved.write("partial").ok() || count_entries(dir.path()) != 2) ::_exit(10);
-    std::raise(SIGTERM);
-    ::_exit(11);  // not reached: the handler re-raises with the default action
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "child exit status " << WEXITSTATUS(status);
-  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  expect_child_dies_of_sigterm([&] {
+    // Leaked on purpose: alive when the signal comes.
+    auto* a = new Result<AtomicOutputFile>(AtomicOutputFile::create(p));
+    new Result<AtomicOutputFile>(AtomicOutputFile::create(dir.file("other.txt")));
+    auto* moved = new AtomicOutputFile(std::move(**a));  // the moved-to file is still tracked
+    return moved->write("partial").ok() && count_entries(dir.path()) == 2 ? 0 : 10;
+  });
   EXPECT_EQ(count_entries(dir.path()), 0);
 }
 
@@ -132,30 +144,22 @@ TEST(File, TempDirIsRemovedWhenItGoesOutOfScope) {
 TEST(File, SignalRemovesTempDirsAndStopsTrackedChildren) {
   TempDir base;
   const std::string pid_file = base.file("grandchild.pid");
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    install_temporary_cleanup_on_signals();
+  expect_child_dies_of_sigterm([&] {
     ::setenv("TMPDIR", base.path().c_str(), 1);
     Result<infercost::TempDir> tmp = infercost::TempDir::create("infercost-test-tmp-");
-    if (!tmp.ok() || fill_tree(tmp->path()) == 0) ::_exit(10);
-    infercost::TempDir moved = std::move(*tmp);
+    if (!tmp.ok() || fill_tree(tmp->path()) == 0) return 10;
+    new infercost::TempDir(std::move(*tmp));  // leaked on purpose: alive when the signal comes
     // A process of its own that would outlive this one without the cleanup.
     const pid_t grandchild = ::fork();
-    if (grandchild < 0) ::_exit(12);
+    if (grandchild < 0) return 12;
     if (grandchild == 0) {
       ::execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
       ::_exit(13);
     }
     track_child_process(grandchild);
     std::ofstream(pid_file) << grandchild;
-    std::raise(SIGTERM);
-    ::_exit(11);  // not reached: the handler re-raises with the default action
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "child exit status " << WEXITSTATUS(status);
-  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+    return 0;
+  });
   const pid_t grandchild = std::atoi(slurp(pid_file).c_str());
   ASSERT_GT(grandchild, 0);
   // Reaped by the handler: no such process any more.
