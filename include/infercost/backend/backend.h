@@ -121,6 +121,12 @@ struct BackendOptions {
   bool cuda_graphs = true;
 };
 
+// The batch a backend whose memory does not bind takes by default (the CPU):
+// `--max-batch-tokens` and `--batch-size` under tokens batching default to
+// these too (pipeline::kDefaultMaxBatchTokens, kDefaultTokensBatchSize).
+inline constexpr int kDefaultBatchTokens = 4096;
+inline constexpr int kDefaultBatchRows = 256;
+
 // The most one batch may hold on a backend (`--batch-size auto`,
 // `--max-batch-tokens auto`).
 struct BatchCapacity {
@@ -154,8 +160,8 @@ class Backend {
   // fixed default (memory is rarely what binds there).
   virtual Result<BatchCapacity> capacity(int max_length) {
     BatchCapacity c;
-    c.max_tokens = 4096;
-    c.max_rows = 256;
+    c.max_tokens = kDefaultBatchTokens;
+    c.max_rows = kDefaultBatchRows;
     c.basis = "the CPU defaults (memory does not bind on the CPU)";
     return c;
   }

@@ -28,8 +28,8 @@ Result<Batching> parse_batching(const std::string& name);  // "tokens", "seed"
 
 // Defaults run_classification resolves a 0 to (docs/cpu.md); `infercost plan`
 // simulates the same rules.
-inline constexpr int kDefaultTokensBatchSize = 256;  // rows, a cap under kTokens
-inline constexpr int kDefaultMaxBatchTokens = 4096;
+inline constexpr int kDefaultTokensBatchSize = backend::kDefaultBatchRows;  // rows, a cap under kTokens
+inline constexpr int kDefaultMaxBatchTokens = backend::kDefaultBatchTokens;
 inline constexpr int kSeedRowsPerThread = 100;  // kSeed: the study's 100 x vCPUs
 inline constexpr int kDefaultWindowRows = 8192;
 inline constexpr int kMaxStreamsPerDevice = 16;
