@@ -39,15 +39,30 @@ void markdown_table(std::string& out, const Table& t) {
 }
 
 constexpr const char* kCss = R"(body{margin:0;background:#f6f6f4;color:#222;font:15px/1.5 sans-serif}
-main{max-width:1040px;margin:0 auto;padding:24px 28px 48px;background:#fff}
+main{max-width:1180px;margin:0 auto;padding:24px 28px 48px;background:#fff}
+h1,h2,p,li,figcaption{overflow-wrap:break-word}
 h1{font-size:26px;margin:8px 0 12px}h2{font-size:20px;margin:36px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}
 p{margin:8px 0}nav{font-size:14px;margin:12px 0}nav a{margin-right:14px;color:#0b5cad}
 .answer p{margin:6px 0;padding:6px 10px;background:#f0f5fb;border-left:4px solid #0072b2}
-table{border-collapse:collapse;margin:12px 0 20px;font-size:13px;display:block;overflow-x:auto}
-th,td{border:1px solid #d8d8d8;padding:4px 8px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;margin:12px 0 20px;font-size:13px;display:block;overflow-x:auto;max-width:100%}
+th,td{border:1px solid #d8d8d8;padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f2f2f2}th.n{text-align:right}td.n{text-align:right;white-space:nowrap}
 figure{margin:12px 0}figure svg{width:100%;max-width:920px;height:auto;display:block}
 figcaption{font-size:12px;color:#666}ol,ul{margin:6px 0 12px})";
+
+// A cell's text, escaped, with a line-break opportunity after each '/' and
+// '_' (browsers break after '-' of themselves), so model names such as
+// "org/some_long_model-name" wrap in a narrow column instead of widening it.
+std::string cell_html(const std::string& text) {
+  const std::string escaped = xml_escape(text);
+  std::string out;
+  out.reserve(escaped.size());
+  for (char c : escaped) {
+    out += c;
+    if (c == '/' || c == '_') out += "<wbr>";
+  }
+  return out;
+}
 
 void html_table(std::string& out, const Table& t) {
   out += "<table>\n<thead><tr>";
@@ -62,7 +77,7 @@ void html_table(std::string& out, const Table& t) {
     for (size_t i = 0; i < row.size(); ++i) {
       const bool right = i < t.right_aligned.size() && t.right_aligned[i];
       out += right ? "<td class=\"n\">" : "<td>";
-      out += xml_escape(row[i]) + "</td>";
+      out += cell_html(row[i]) + "</td>";
     }
     out += "</tr>\n";
   }

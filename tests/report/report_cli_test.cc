@@ -1,5 +1,5 @@
 // `infercost report` run as a user runs it, and its HTML opened in headless
-// Chromium (skipped when chromium is not installed).
+// Chromium (skipped when chromium or python3 is not installed).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "check_helpers.h"
+#include "infercost/report/svg.h"
 #include "test_utils.h"
 
 namespace infercost {
@@ -192,50 +194,98 @@ std::string chromium() {
   return "";
 }
 
-TEST(ReportBrowser, OpensWithoutConsoleErrorsAndRendersCharts) {
+// What a chart's capture shows: the share of pixels that are not the
+// background, how many colours, and how many pixels of each palette colour.
+struct Ink {
+  double ink = 0;
+  size_t colours = 0;
+  int palette_colours = 0;  // palette colours with at least 4 solid pixels
+};
+
+Ink ink_of(const testing::Image& image) {
+  std::map<uint32_t, size_t> histogram;
+  for (uint32_t px : image.rgb) ++histogram[px];
+  size_t background = 0;
+  for (const auto& [colour, n] : histogram) background = std::max(background, n);
+  Ink out;
+  out.ink = image.rgb.empty() ? 0 : 1.0 - double(background) / double(image.rgb.size());
+  out.colours = histogram.size();
+  for (const char* hex : report::svg::kPalette) {
+    const auto it = histogram.find(uint32_t(std::strtoul(hex + 1, nullptr, 16)));
+    out.palette_colours += it != histogram.end() && it->second >= 4;
+  }
+  return out;
+}
+
+// The page in headless Chromium, driven through the DevTools protocol by
+// tests/report/browser_check.py at a desktop and a phone width: no console
+// message; every chart the Markdown lists is an <svg> on the page, visible,
+// with content, and drawn (captured in its own box, wherever the layout puts
+// it: non-blank, several colours, the palette's solid fills); the page never
+// scrolls sideways, and a table wider than the page scrolls inside its own box.
+TEST(ReportBrowser, EveryChartIsDrawnAndNoTableOverflowsThePage) {
   const std::string browser = chromium();
   if (browser.empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+  if (shell("command -v python3").exit_code != 0) GTEST_SKIP() << "python3 is not installed";
   TempDir work;
   const std::string out = work.file("out");
   Outcome o = report(kDir + "/records.jsonl --out " + out + " --deadline 1m");
   ASSERT_EQ(o.exit_code, 0) << o.output;
-  const std::string png = work.file("shot.png");
-  const std::string log = work.file("chromium.log");
-  // A private profile folder keeps parallel runs apart.
-  const std::string cmd = "timeout 90 " + browser +
-                          " --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0"
-                          " --hide-scrollbars --user-data-dir=" +
-                          work.file("profile") + " --window-size=1280,2400 --screenshot=" + png + " file://" +
-                          out + "/report.html > " + log + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  const std::string messages = slurp(log);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "chromium failed:\n" << messages;
-  EXPECT_FALSE(contains(messages, ":INFO:CONSOLE")) << messages;
-  EXPECT_FALSE(contains(messages, "Uncaught")) << messages;
+  const std::string md = slurp(out + "/report.md");
+  size_t charts_listed = 0;
+  for (size_t at = md.find("\n!["); at != std::string::npos; at = md.find("\n![", at + 1)) ++charts_listed;
+  ASSERT_EQ(charts_listed, std::size(kCharts)) << "the fixture's report lists every chart";
 
-  testing::Image image;
-  ASSERT_EQ(testing::decode_png(slurp(png), image), "") << png;
-  EXPECT_EQ(image.width, 1280);
-  EXPECT_EQ(image.height, 2400);
-  // The two most common colours are the page backgrounds; everything else is
-  // text, lines, bars and markers.
-  std::map<uint32_t, size_t> histogram;
-  for (uint32_t px : image.rgb) ++histogram[px];
-  std::vector<std::pair<size_t, uint32_t>> by_count;
-  for (const auto& [color, n] : histogram) by_count.emplace_back(n, color);
-  std::sort(by_count.rbegin(), by_count.rend());
-  size_t background = 0;
-  for (size_t i = 0; i < std::min<size_t>(2, by_count.size()); ++i) background += by_count[i].first;
-  const double ink = 1.0 - double(background) / double(image.rgb.size());
-  EXPECT_GT(ink, 0.04) << "the page looks blank";
-  EXPECT_GE(histogram.size(), 50u) << "too few distinct colours for text and charts";
-  // Solid fills of the palette (bars, legend boxes) show the charts were drawn.
-  int palette_seen = 0;
-  for (uint32_t c : {0x0072b2u, 0xe69f00u, 0x009e73u, 0xcc79a7u}) palette_seen += histogram.count(c) > 0;
-  EXPECT_GE(palette_seen, 3);
-  // Keep the screenshot for people to look at when asked to.
+  const std::string facts_path = work.file("facts.json");
+  Outcome check =
+      shell("timeout 180 python3 " + std::string(INFERCOST_SOURCE_DIR) + "/tests/report/browser_check.py " +
+            browser + " " + out + "/report.html " + work.path() + " 1280 390 > " + facts_path);
+  ASSERT_EQ(check.exit_code, 0) << "the browser could not be driven:\n" << check.output;
+  const nlohmann::json facts = nlohmann::json::parse(slurp(facts_path));
+  EXPECT_TRUE(facts["console"].empty()) << facts["console"].dump(2);
+
+  for (const char* width : {"1280", "390"}) {
+    SCOPED_TRACE(std::string("viewport ") + width + " px");
+    const nlohmann::json& page = facts["widths"][width];
+    const int viewport = page["viewport"].get<int>();
+    EXPECT_EQ(viewport, std::stoi(width));
+    EXPECT_LE(page["page_width"].get<int>(), viewport) << "the page scrolls sideways";
+    const nlohmann::json& charts = page["charts"];
+    ASSERT_EQ(charts.size(), charts_listed) << "an <svg> per chart";
+    for (const nlohmann::json& c : charts) {
+      SCOPED_TRACE("chart " + std::to_string(c["index"].get<int>()));
+      EXPECT_TRUE(c["visible"].get<bool>());
+      EXPECT_GE(c["elements"].get<int>(), 10) << "an empty chart";
+      EXPECT_GE(c["width"].get<double>(), 0.8 * std::min(viewport, 920) - 60)
+          << "the chart does not fill its box";
+      EXPECT_GE(c["height"].get<double>(), 100);
+      EXPECT_LE(c["x"].get<double>() + c["width"].get<double>(), viewport + 0.5) << "the chart sticks out";
+      ASSERT_NE(c["png"].get<std::string>(), "") << "no box to capture";
+      testing::Image image;
+      ASSERT_EQ(testing::decode_png(slurp(c["png"].get<std::string>()), image), "");
+      EXPECT_NEAR(image.width, c["width"].get<double>(), 1.5);
+      const Ink ink = ink_of(image);
+      EXPECT_GT(ink.ink, 0.01) << "the chart is blank";
+      EXPECT_GE(ink.colours, 20u) << "too few colours for axes, text and data";
+      EXPECT_GE(ink.palette_colours, 1) << "no series drawn in the palette's colours";
+    }
+    const nlohmann::json& tables = page["tables"];
+    EXPECT_GE(tables.size(), 3u);
+    for (const nlohmann::json& t : tables) {
+      SCOPED_TRACE("table " + std::to_string(t["index"].get<int>()));
+      EXPECT_LE(t["box_right"].get<double>(), viewport + 0.5) << "the table's box is wider than the page";
+      if (std::string(width) == "1280") {
+        EXPECT_FALSE(t["scrolls"].get<bool>()) << "a table does not fit a desktop page: " << t.dump();
+      } else if (t["scrolls"].get<bool>()) {
+        const std::string overflow = t["overflow_x"].get<std::string>();
+        EXPECT_TRUE(overflow == "auto" || overflow == "scroll") << "a wide table is cut: " << t.dump();
+      }
+    }
+  }
+  // Keep the whole page for people to look at when asked to.
   if (const char* keep = std::getenv("INFERCOST_KEEP_SCREENSHOT")) {
-    std::filesystem::copy_file(png, keep, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(work.file("page-1280.png"), keep,
+                               std::filesystem::copy_options::overwrite_existing);
   }
 }
 
