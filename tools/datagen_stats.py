@@ -7,7 +7,7 @@ bert-base-uncased WordPiece vocabulary, without truncation. Token counts
 include [CLS] and [SEP], so "truncated" means more than --max-length tokens.
 
     python3 tools/datagen_stats.py corpus.jsonl \
-        --vocab ../shared/data/vocab/bert-base-uncased-vocab.txt
+        --vocab PATH/TO/bert-base-uncased/vocab.txt
 """
 import argparse
 import json
@@ -20,7 +20,7 @@ from transformers import BertTokenizerFast
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("jsonl")
-    parser.add_argument("--vocab", default="/work/shared/data/vocab/bert-base-uncased-vocab.txt")
+    parser.add_argument("--vocab", required=True, help="a BERT uncased vocab.txt")
     parser.add_argument("--max-length", type=int, default=512)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args()

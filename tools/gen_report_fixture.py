@@ -22,7 +22,7 @@ import sys
 
 GIB = 1024**3
 
-PRICES = {  # seed-2021 (../shared/MISSION.md)
+PRICES = {  # seed-2021, the study's published table
     "p3.8xlarge": dict(usd=1.66, gpus=4, gpu="V100", vcpus=32),
     "p3dn.24xlarge": dict(usd=4.233, gpus=8, gpu="V100", vcpus=96),
     "c5.12xlarge": dict(usd=0.728, gpus=0, gpu="", vcpus=48),
@@ -120,7 +120,7 @@ def record(index, point):
     if priced:
         p = PRICES[machine]
         j["instance"] = {"name": machine, "price_list": "seed-2021",
-                         "price_source": "the 2021 study's published table (../shared/MISSION.md)",
+                         "price_source": "the hourly prices published in \"Are GPUs Really Expensive? Benchmarking GPUs for Inference on Databricks Clusters\", Databricks engineering blog, 2021-12-15, https://www.databricks.com/blog/2021/12/15/are-gpus-really-expensive-benchmarking-gpus-for-inference-on-the-databricks-clusters.html",
                          "price_date": "2021", "on_demand_usd_per_hour": p["usd"], "spot_discount": 0.0,
                          "platform_usd_per_hour": 0.0, "machines": 1, "usd_per_hour": p["usd"],
                          "gpus": p["gpus"], "gpu": p["gpu"], "vcpus": p["vcpus"]}

@@ -16,7 +16,8 @@
 #   --work DIR       model and generated data; default /tmp/infercost-study
 #   --out DIR        records (records.jsonl) and the report; default bench/study/results
 #
-# The study's tests, as ../shared/MISSION.md gives them, and what runs here:
+# The study's tests ("Are GPUs Really Expensive? Benchmarking GPUs for Inference on Databricks
+# Clusters", Databricks engineering blog, 2021-12-15), and what runs here:
 #   Test 1   3 JSON files          batch 40 x GPUs    here: --shape json-3     --batch-size 40 (40xgpus on a GPU)
 #   Test 2   one large Parquet     batch 40 x GPUs    here: --shape parquet    --batch-size 40 (40xgpus)
 #   Test 3   10 Parquet files      batch 70 x GPUs    here: --shape parquet-10 --batch-size 70 (70xgpus)

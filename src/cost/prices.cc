@@ -40,6 +40,12 @@ constexpr const char* kSkyPilotGcp =
 // date is the day the snapshot was read.
 constexpr const char* kSkyPilotDate = "2026-12-01 (read)";
 
+// A row of the study's table: the list's own source, date and region.
+Instance published(const char* name, double usd_per_hour, int gpus, const char* gpu, int vcpus,
+                   const char* memory) {
+  return Instance{name, usd_per_hour, gpus, gpu, vcpus, memory, "", "", ""};
+}
+
 Instance priced(const char* name, double usd_per_hour, int gpus, const char* gpu, int vcpus,
                 const char* memory, const char* source, const char* date, const char* region) {
   return Instance{name, usd_per_hour, gpus, gpu, vcpus, memory, source, date, region};
@@ -52,22 +58,24 @@ const std::vector<PriceList>& builtin_price_lists() {
       // vCPU counts are AWS's published instance sizes; the study's table gives
       // accelerators and memory only.
       {"seed-2021",
-       "the 2021 study's published table (../shared/MISSION.md, \"Instances and hourly prices as published "
-       "in the study\")",
+       "the hourly prices published in \"Are GPUs Really Expensive? Benchmarking GPUs for Inference on "
+       "Databricks Clusters\", Databricks engineering blog, 2021-12-15, "
+       "https://www.databricks.com/blog/2021/12/15/"
+       "are-gpus-really-expensive-benchmarking-gpus-for-inference-on-the-databricks-clusters.html",
        "2021",
        "As published by the study, not AWS's on-demand list prices of the time; kept unchanged so the "
        "study's cost figures can be reproduced.",
        {
-           {"g4dn.xlarge", 0.071, 1, "T4", 4, "16 GB"},
-           {"g4dn.12xlarge", 0.856, 4, "T4", 48, "192 GB"},
-           {"g4dn.16xlarge", 1.141, 1, "T4", 64, "256 GB"},
-           {"p2.xlarge", 0.122, 1, "K80", 4, "12 GB"},
-           {"p2.8xlarge", 0.976, 8, "K80", 32, "96 GB"},
-           {"p3.2xlarge", 0.415, 1, "V100", 8, "16 GB GPU"},
-           {"p3.8xlarge", 1.66, 4, "V100", 32, "64 GB GPU"},
-           {"p3dn.24xlarge", 4.233, 8, "V100", 96, "256 GB GPU"},
-           {"c5.12xlarge", 0.728, 0, "", 48, "96 GB"},
-           {"c5.24xlarge", 1.456, 0, "", 96, "192 GB"},
+           published("g4dn.xlarge", 0.071, 1, "T4", 4, "16 GB"),
+           published("g4dn.12xlarge", 0.856, 4, "T4", 48, "192 GB"),
+           published("g4dn.16xlarge", 1.141, 1, "T4", 64, "256 GB"),
+           published("p2.xlarge", 0.122, 1, "K80", 4, "12 GB"),
+           published("p2.8xlarge", 0.976, 8, "K80", 32, "96 GB"),
+           published("p3.2xlarge", 0.415, 1, "V100", 8, "16 GB GPU"),
+           published("p3.8xlarge", 1.66, 4, "V100", 32, "64 GB GPU"),
+           published("p3dn.24xlarge", 4.233, 8, "V100", 96, "256 GB GPU"),
+           published("c5.12xlarge", 0.728, 0, "", 48, "96 GB"),
+           published("c5.24xlarge", 1.456, 0, "", 96, "192 GB"),
        }},
       // Linux, shared tenancy, on demand, US East (N. Virginia). The P4d and P5
       // prices are those after AWS's June 2025 GPU price cut.

@@ -8,6 +8,8 @@
 #include <set>
 #include <string>
 
+#include "test_utils.h"
+
 namespace infercost::cost {
 namespace {
 
@@ -17,9 +19,14 @@ TEST(BuiltinPrices, SeedListIsTheStudysTable) {
   const PriceList& seed = lists[0];
   EXPECT_EQ(seed.name, "seed-2021");
   EXPECT_EQ(seed.date, "2021");
-  EXPECT_NE(seed.source.find("MISSION.md"), std::string::npos);
+  // Cited by its title and address: a user has no copy of the team's notes.
+  EXPECT_NE(
+      seed.source.find("Are GPUs Really Expensive? Benchmarking GPUs for Inference on Databricks Clusters"),
+      std::string::npos);
+  EXPECT_NE(seed.source.find("https://www.databricks.com/blog/2021/12/15/"), std::string::npos);
+  EXPECT_EQ(seed.source.find("../"), std::string::npos);
   ASSERT_EQ(seed.instances.size(), 10u);
-  // Every row of ../shared/MISSION.md's table, as published.
+  // Every row of the study's table, as published.
   const std::vector<std::pair<const char*, double>> want = {
       {"g4dn.xlarge", 0.071}, {"g4dn.12xlarge", 0.856}, {"g4dn.16xlarge", 1.141}, {"p2.xlarge", 0.122},
       {"p2.8xlarge", 0.976},  {"p3.2xlarge", 0.415},    {"p3.8xlarge", 1.66},     {"p3dn.24xlarge", 4.233},
@@ -115,7 +122,8 @@ TEST(PriceFile, BadListsNameTheFileAndInstance) {
 }
 
 TEST(PriceFile, LoadReadsAFileAndReportsAMissingOne) {
-  const std::string path = (std::filesystem::temp_directory_path() / "infercost_prices_test.json").string();
+  testing::TempDir scratch;
+  const std::string path = scratch.file("infercost_prices_test.json");
   {
     std::ofstream out(path);
     out << R"({"name": "f", "source": "s", "date": "d", "instances": [{"name": "a", "usd_per_hour": 1}]})";
@@ -182,7 +190,8 @@ namespace infercost::cost {
 namespace {
 
 TEST(PriceLists, BuiltInFirstThenFilesInOrderAndErrorsNameTheFile) {
-  const std::string path = (std::filesystem::temp_directory_path() / "infercost_prices_with.json").string();
+  testing::TempDir scratch;
+  const std::string path = scratch.file("infercost_prices_with.json");
   {
     std::ofstream out(path);
     out << R"({"name": "extra", "source": "s", "date": "d", "instances": [{"name": "a", "usd_per_hour": 1}]})";
@@ -202,7 +211,8 @@ TEST(PriceLists, BuiltInFirstThenFilesInOrderAndErrorsNameTheFile) {
 // Lists are looked up by name, so a user list named like a built-in one (or
 // like another file's) would be shadowed without a word: it is refused.
 TEST(PriceLists, RefuseAListNamedLikeAnother) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  testing::TempDir scratch;
+  const std::filesystem::path dir = scratch.path();
   auto write = [&dir](const std::string& file, const std::string& name) {
     const std::string path = (dir / file).string();
     std::ofstream out(path);

@@ -6,7 +6,8 @@
                   [--metrics FILE] [--name NAME] [--corpus-rows N] [--device cuda|cpu]
   study_method.py --self-test
 
-As the study did (../shared/MISSION.md): HF AutoModelForSequenceClassification in PyTorch
+As the study did ("Are GPUs Really Expensive? Benchmarking GPUs for Inference on Databricks
+Clusters", Databricks engineering blog, 2021-12-15): HF AutoModelForSequenceClassification in PyTorch
 eager fp32 (TF32 off; loaded as fp32 whatever the config's dtype), attention as transformers
 picks it (--attn default: SDPA in transformers 5, faster than the study's), wrapped in torch.nn.DataParallel over every visible GPU, a fixed batch
 of --batch-size-per-gpu x GPUs rows in input order, tokenizer(padding=True, truncation=True,

@@ -1,8 +1,9 @@
 // Instance price lists and cost-to-solution arithmetic.
 //
 // A price list names where its prices come from and when. Built-in lists, in
-// this order: "seed-2021", the hourly prices the 2021 study published
-// (../shared/MISSION.md), kept as published; "aws-2026" and "gcp-2026", current
+// this order: "seed-2021", the hourly prices the 2021 study published ("Are
+// GPUs Really Expensive? Benchmarking GPUs for Inference on Databricks
+// Clusters", Databricks engineering blog, 2021-12-15), kept as published; "aws-2026" and "gcp-2026", current
 // on-demand prices with a source, date and region for every instance
 // (docs/cost.md says how they were compiled). Users add their own lists as JSON
 // files.
