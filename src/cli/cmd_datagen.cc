@@ -1,16 +1,21 @@
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "infercost/data/tweets.h"
 
 namespace infercost::cli {
 
 namespace {
+
+// Rows between two updates of the progress counters.
+constexpr int64_t kProgressEveryRows = 4096;
 
 struct DatagenOptions {
   int64_t rows = 0;
@@ -18,11 +23,9 @@ struct DatagenOptions {
   uint64_t seed = 1;
   std::string shape = "jsonl";
   std::string compression = "snappy";
+  bool quiet = false;
   int64_t row_group_rows = 1'000'000;
 };
-
-// Below this many rows a run takes well under a second: no progress line.
-constexpr int64_t kProgressMinRows = 200000;
 
 void run_datagen(const DatagenOptions& options) {
   if (options.rows < 0) fail(invalid_argument("--rows must be >= 0, got " + std::to_string(options.rows)));
@@ -30,33 +33,31 @@ void run_datagen(const DatagenOptions& options) {
   Result<data::DatasetShape> shape = data::dataset_shape_from_name(options.shape);
   if (!shape.ok()) fail(shape.status());
   if (options.row_group_rows < 1) fail(invalid_argument("--row-group-rows must be at least 1"));
-  bool show_progress = options.rows >= kProgressMinRows && ::isatty(STDERR_FILENO) == 1;
-  int64_t every = std::max<int64_t>(options.rows / 100, 1);
   auto start = std::chrono::steady_clock::now();
   auto seconds_since_start = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  data::TweetsProgressFn progress;
-  if (show_progress) {
-    progress = [&](int64_t rows_done, int64_t bytes_done) {
-      // \r rewrites one terminal line; the summary below ends it.
-      std::fprintf(stderr, "\rdatagen: %lld/%lld rows (%.0f%%), %.1f MB, %.1f s",
-                   static_cast<long long>(rows_done), static_cast<long long>(options.rows),
-                   100.0 * static_cast<double>(rows_done) / static_cast<double>(options.rows),
-                   static_cast<double>(bytes_done) / 1e6, seconds_since_start());
-      std::fflush(stderr);
-    };
-  }
+  // Written by the generator, read by the progress line's thread.
+  std::atomic<int64_t> rows_done{0};
+  ProgressLine line(
+      ProgressLine::wanted(options.quiet),
+      [&] {
+        return "datagen: " + progress_text("rows", rows_done.load(), static_cast<double>(options.rows), true,
+                                           seconds_since_start(), 0);
+      },
+      1.0);
+  const data::TweetsProgressFn progress = [&](int64_t rows, int64_t) { rows_done.store(rows); };
   data::DatasetOptions dataset;
   dataset.shape = *shape;
   dataset.rows = options.rows;
   dataset.seed = options.seed;
   dataset.compression = options.compression;
   dataset.row_group_rows = options.row_group_rows;
-  auto result = data::write_tweets_dataset(options.out, dataset, progress, every);
-  if (show_progress) std::fputc('\n', stderr);
+  auto result = data::write_tweets_dataset(options.out, dataset, progress, kProgressEveryRows);
+  line.stop();
   if (!result.ok()) fail(result.status().with_context("datagen"));
   double seconds = seconds_since_start();
+  if (options.quiet) return;
   std::fprintf(
       stderr,
       "datagen: wrote %lld rows, %lld bytes in %zu file%s (%s) to %s in %.2f s (%.0f rows/s, seed %llu)\n",
@@ -90,6 +91,7 @@ void register_datagen(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Generator seed; the same seed gives the same texts")
       ->capture_default_str();
+  cmd->add_flag("-q,--quiet", options->quiet, "No progress and no summary on stderr");
   cmd->callback([options] { run_datagen(*options); });
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "infercost/core/file.h"
 #include "infercost/data/tweets.h"
 #include "infercost/model/synth.h"
@@ -81,14 +82,16 @@ void execute(const DemoFlags& flags) {
   run.output = cache + "/demo-predictions.jsonl";
   run.threads = flags.threads;
   run.batch_size = flags.batch_size;
-  run.on_model_loaded = [](const model::ModelConfig& config) {
-    if (config.synthetic) {
-      std::fprintf(stderr,
-                   "demo: note: the model is synthetic: its speed is real, its sentiments are not.\n");
-    }
-  };
   std::fprintf(stderr, "demo: classifying %lld rows on the CPU\n", static_cast<long long>(flags.rows));
+  pipeline::RunProgress progress;
+  ProgressLine line(ProgressLine::wanted(false), [&progress] { return run_progress_text(progress); });
+  run.progress = &progress;
+  run.on_model_loaded = [&line](const model::ModelConfig& config) {
+    if (config.synthetic)
+      line.print("demo: note: the model is synthetic: its speed is real, its sentiments are not.\n");
+  };
   Result<pipeline::RunMetrics> metrics = pipeline::run_classification(run);
+  line.stop();
   if (!metrics.ok()) fail(metrics.status());
   std::fputs(metrics->to_summary().c_str(), stdout);
   std::printf("predictions     %s\n", run.output.c_str());

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/cost/prices.h"
@@ -32,27 +34,21 @@ struct PlanFlags {
   bool quiet = false;
 };
 
-// Progress on a terminal: nothing for the first half second (small inputs
-// finish silently), then a line refreshed at most four times a second.
-class Progress {
- public:
-  void update(int64_t rows, uint64_t done, uint64_t total) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - start_ < std::chrono::milliseconds(500) || now - last_ < std::chrono::milliseconds(250)) return;
-    last_ = now;
-    shown_ = true;
-    std::fprintf(stderr, "\rscanning: %lld rows, %.1f%% of input bytes   ", static_cast<long long>(rows),
-                 total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0);
-    std::fflush(stderr);
-  }
-  void clear() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
-  }
+// What the scan has done, for the progress line (written by the scan, read
+// by the line's thread).
+struct ScanProgress {
+  std::atomic<int64_t> rows{0};
+  std::atomic<uint64_t> bytes_done{0}, bytes_total{0};
+  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_;
-  bool shown_ = false;
+  std::string text() const {
+    const int64_t n = rows.load();
+    const uint64_t done = bytes_done.load(), total = bytes_total.load();
+    const double expected =
+        done > 0 ? static_cast<double>(n) * static_cast<double>(total) / static_cast<double>(done) : -1;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return "scanning: " + progress_text("rows", n, expected, false, seconds, 0);
+  }
 };
 
 void execute(PlanFlags& flags) {
@@ -96,15 +92,17 @@ void execute(PlanFlags& flags) {
   Status list_ok = plan::check_price_list(options.price_lists, options.price_list);
   if (!list_ok.ok()) fail(list_ok);
 
-  const bool tty = ::isatty(STDERR_FILENO) == 1 && !flags.quiet;
-  auto progress = std::make_shared<Progress>();
-  if (tty) {
-    flags.scan.progress = [progress](int64_t rows, uint64_t done, uint64_t total) {
-      progress->update(rows, done, total);
-    };
-  }
+  ScanProgress progress;
+  ProgressLine line(
+      ProgressLine::wanted(flags.quiet), [&progress] { return progress.text(); }, 1.0);
+  flags.scan.progress = [&progress](int64_t rows, uint64_t done, uint64_t total) {
+    progress.rows.store(rows);
+    progress.bytes_done.store(done);
+    progress.bytes_total.store(total);
+  };
   Result<plan::ScanResult> scan = plan::scan_inputs(flags.scan, *model->tokenizer);
-  progress->clear();
+  line.stop();
+  flags.scan.progress = nullptr;
   if (!scan.ok()) fail(scan.status());
   if (plan::needs_content_hash(*scan, *records)) {
     Status hashed = plan::hash_inputs(*scan);

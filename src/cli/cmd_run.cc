@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/cost/prices.h"
@@ -149,12 +150,12 @@ class GpuMonitor {
 
 constexpr double kGpuSampleSeconds = 0.2;
 
-void print_synthetic_notice(const model::ModelConfig& config) {
-  if (!config.synthetic) return;
-  std::fprintf(stderr,
-               "infercost: note: '%s' is a synthetic model (random weights): its speed is real, "
-               "its sentiments are not.\n",
-               config.name.c_str());
+std::string synthetic_notice(const model::ModelConfig& config) {
+  if (!config.synthetic) return "";
+  return fmt::format(
+      "infercost: note: '{}' is a synthetic model (random weights): its speed is real, its sentiments are "
+      "not.\n",
+      config.name);
 }
 
 void execute(RunFlags& flags) {
@@ -215,8 +216,11 @@ void execute(RunFlags& flags) {
   // Declared after nvml, so stopped (and joined) before it is closed; stopped
   // explicitly right after the run too, whatever its outcome.
   std::optional<GpuMonitor> monitor;
+  pipeline::RunProgress progress;
+  ProgressLine line(ProgressLine::wanted(flags.quiet), [&progress] { return run_progress_text(progress); });
+  options.progress = &progress;
   options.on_model_loaded = [&](const model::ModelConfig& config) {
-    print_synthetic_notice(config);
+    line.print(synthetic_notice(config));
     if (!nvml) return;
     std::vector<int> gpus = sweep::device_gpu_indices(options.device, nvml->device_count());
     if (gpus.empty()) {
@@ -226,18 +230,11 @@ void execute(RunFlags& flags) {
     }
     monitor.emplace(*nvml, std::move(gpus), kGpuSampleSeconds);
   };
-  const bool tty = ::isatty(STDERR_FILENO) == 1 && !flags.quiet;
-  if (tty) {
-    options.progress = [](int64_t rows, uint64_t done, uint64_t total) {
-      std::fprintf(stderr, "\r%lld rows, %.1f%% of input bytes   ", static_cast<long long>(rows),
-                   total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0);
-      std::fflush(stderr);
-    };
-  }
   Result<pipeline::RunMetrics> metrics = pipeline::run_classification(options);
   if (monitor) monitor->stop();
-  options.on_model_loaded = nullptr;  // it refers to this function's locals
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  line.stop();
+  options.on_model_loaded = nullptr;  // they refer to this function's locals
+  options.progress = nullptr;
   if (!metrics.ok()) fail(metrics.status());
   if (monitor) monitor->fill(*metrics);
   if (!nvml_missing.empty()) metrics->gpu_monitor = nvml_missing;

@@ -69,6 +69,11 @@ class ParquetSource : public RowSource {
 
 }  // namespace
 
+Result<int64_t> parquet_rows(const std::string& path) {
+  INFERCOST_ASSIGN_OR_RETURN(std::shared_ptr<parquet::ParquetFile> file, parquet::ParquetFile::open(path));
+  return file->metadata().num_rows;
+}
+
 Result<std::unique_ptr<RowSource>> open_parquet_source(const std::string& path,
                                                        const SourceOptions& options) {
   INFERCOST_ASSIGN_OR_RETURN(std::shared_ptr<parquet::ParquetFile> file, parquet::ParquetFile::open(path));

@@ -17,4 +17,7 @@ namespace infercost::io {
 // BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY. RowBatch::lines are 1-based rows.
 Result<std::unique_ptr<RowSource>> open_parquet_source(const std::string& path, const SourceOptions& options);
 
+// The footer's row count.
+Result<int64_t> parquet_rows(const std::string& path);
+
 }  // namespace infercost::io

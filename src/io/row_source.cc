@@ -95,4 +95,9 @@ Result<std::unique_ptr<RowSource>> open_row_source(const std::string& path, Inpu
   return internal_error("open_row_source: unknown format");
 }
 
+Result<int64_t> rows_stated(const std::string& path, InputFormat format) {
+  if (format == InputFormat::kParquet) return parquet_rows(path);
+  return int64_t{-1};
+}
+
 }  // namespace infercost::io

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -285,6 +286,10 @@ class Pipeline {
             bytes_done = bytes_before + source->bytes_read();
             window->bytes_done = bytes_done;
             window->bytes_total = bytes_total;
+            if (RunProgress* p = c_.options->progress) {
+              p->rows_read.fetch_add(static_cast<int64_t>(*got));
+              p->bytes_read.store(bytes_done);
+            }
           }
           if (end) {
             window->last_in_file = true;
@@ -371,6 +376,9 @@ class Pipeline {
         fail(w.read_status);
         return false;
       }
+      if (RunProgress* p = options.progress; p && !w.scan) {
+        p->rows_done.fetch_add(static_cast<int64_t>(n - classify.size()));  // null and skipped rows
+      }
       if (w.scan) {
         if (w.file_index != scan_file) {
           scan_file = w.file_index;
@@ -392,6 +400,7 @@ class Pipeline {
           counts_.first_skip_reason = w.source_first_skip.to_string();
         }
         counts_.rows_skipped += w.source_rows_skipped;
+        if (RunProgress* p = options.progress) p->rows_done.fetch_add(w.source_rows_skipped);
       }
       for (Batch& batch : batches) {
         const backend::TokenBatch& t = batch.tokens;
@@ -520,6 +529,10 @@ class Pipeline {
     }
     counts.rows += t.batch;
     ++counts.batches;
+    if (RunProgress* p = c_.options->progress) {
+      p->rows_done.fetch_add(t.batch);
+      p->tokens_done.fetch_add(t.real_tokens());
+    }
     return Status();
   }
 
@@ -584,9 +597,7 @@ class Pipeline {
           part.reset();
         }
       }
-      if (options.progress && (!texts.empty() || w.last_in_file)) {
-        options.progress(rows_done, w.bytes_done, w.bytes_total);
-      }
+      if (options.progress) options.progress->rows_written.store(rows_done);
     }
   }
 
@@ -717,6 +728,28 @@ Result<backend::BatchCapacity> stream_capacity(const std::vector<std::unique_ptr
     least.max_rows = i == 0 ? rows : std::min(least.max_rows, rows);
   }
   return least;
+}
+
+// What is known of the inputs' size before any row is read. A file that
+// cannot be opened here fails later, in input order, in the reader.
+void start_progress(RunProgress& progress, const std::vector<std::string>& inputs,
+                    const std::vector<io::InputFormat>& formats,
+                    std::chrono::steady_clock::time_point start) {
+  uint64_t bytes = 0;
+  int64_t rows = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(inputs[i], ec);
+    if (!ec) bytes += size;
+    if (rows >= 0) {
+      Result<int64_t> stated = io::rows_stated(inputs[i], formats[i]);
+      rows = !stated.ok() || *stated < 0 ? -1 : rows + *stated;
+    }
+  }
+  progress.bytes_total.store(bytes);
+  progress.rows_total.store(rows);
+  progress.started_ns.store(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count());
 }
 
 }  // namespace
@@ -870,6 +903,9 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   config.n_labels = model.config.num_labels();
 
   const auto wall_start = std::chrono::steady_clock::now();
+  if (options.progress) {
+    start_progress(*options.progress, inputs, input_formats, wall_start);
+  }
   Pipeline pipeline(config);
   Status status = pipeline.run();
   const StageCounts& counts = pipeline.counts();

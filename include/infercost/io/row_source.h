@@ -60,6 +60,11 @@ class RowSource {
 Result<std::unique_ptr<RowSource>> open_row_source(const std::string& path, InputFormat format,
                                                    const SourceOptions& options);
 
+// The rows `path` holds where its format states the count without reading
+// the rows (a Parquet footer's num_rows), else -1. Errors: those of opening
+// the file (ParquetFile::open).
+Result<int64_t> rows_stated(const std::string& path, InputFormat format);
+
 // Expands command-line inputs into files, in a deterministic order: a file
 // as given; a folder -> its regular files with a known input extension
 // (not recursive, hidden files skipped), sorted by name; a glob pattern

@@ -12,6 +12,7 @@
 #include "infercost/io/rows.h"
 #include "infercost/model/config.h"
 #include "infercost/pipeline/metrics.h"
+#include "infercost/pipeline/progress.h"
 
 namespace infercost::pipeline {
 
@@ -89,8 +90,9 @@ struct RunOptions {
   int max_length = 512;
   bool keep_text = true;
   io::OnBadRow on_bad_row = io::OnBadRow::kFail;
-  // Called with (rows done, bytes read, bytes total) after each batch.
-  std::function<void(int64_t, uint64_t, uint64_t)> progress;
+  // Counters the run keeps up to date while it runs (progress.h); may be
+  // null. The caller reads them from any thread.
+  RunProgress* progress = nullptr;
   // Called once the model is loaded on every device, before any row is read.
   std::function<void(const model::ModelConfig&)> on_model_loaded;
   // Tests: stand-ins for backend::resolve_devices and backend::create_backend
