@@ -317,7 +317,32 @@ void TempDir::remove() {
   }
 }
 
+int remove_stale_temporaries(const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::string prefix = target.filename().string() + ".tmp-";
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+  DIR* listing = ::opendir(dir.c_str());
+  if (!listing) return 0;
+  int removed = 0;
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string_view name(entry->d_name);
+    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
+    const std::string_view digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string_view::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::strtol(std::string(digits).c_str(), nullptr, 10));
+    // Only a process that is certainly gone: a live one (ours, another run's,
+    // or an unrelated process that reused the number) keeps its file.
+    if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    const std::string stale = dir + "/" + std::string(name);
+    struct stat st {};
+    if (::lstat(stale.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(stale.c_str()) == 0) ++removed;
+  }
+  ::closedir(listing);
+  return removed;
+}
+
 Result<AtomicOutputFile> AtomicOutputFile::create(const std::string& path) {
+  remove_stale_temporaries(path);
   AtomicOutputFile f;
   f.path_ = path;
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());

@@ -72,6 +72,45 @@ TEST(File, AtomicOutputAppearsOnlyOnCommit) {
   EXPECT_FALSE(f->write("more").ok());
 }
 
+// A run killed with SIGKILL leaves "<out>.tmp-<pid>"; the next output to the
+// same path removes it, but never the temporary of a process still alive, nor
+// another output's.
+TEST(File, CreateRemovesStaleTemporariesOfDeadProcessesOnly) {
+  TempDir dir;
+  const pid_t dead = ::fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) ::_exit(0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(dead, &status, 0), dead);  // reaped: the pid names no process now
+  const pid_t alive = ::fork();
+  ASSERT_GE(alive, 0);
+  if (alive == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  const std::string p = dir.file("out.jsonl");
+  const std::string stale = dir.write("out.jsonl.tmp-" + std::to_string(dead), "half");
+  const std::string live = dir.write("out.jsonl.tmp-" + std::to_string(alive), "busy");
+  const std::string other = dir.write("other.jsonl.tmp-" + std::to_string(dead), "not ours");
+  const std::string odd = dir.write("out.jsonl.tmp-12x", "not a pid");
+  {
+    auto f = AtomicOutputFile::create(p);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE(f->write("done").ok());
+    ASSERT_TRUE(f->commit().ok());
+  }
+  ::kill(alive, SIGKILL);
+  ASSERT_EQ(::waitpid(alive, &status, 0), alive);
+  EXPECT_FALSE(path_exists(stale)) << "a dead run's temporary stays";
+  EXPECT_TRUE(path_exists(live)) << "a live process's temporary was removed";
+  EXPECT_TRUE(path_exists(other));
+  EXPECT_TRUE(path_exists(odd));
+  EXPECT_EQ(slurp(p), "done");
+  // Now the second one is stale too.
+  EXPECT_EQ(remove_stale_temporaries(p), 1);
+  EXPECT_FALSE(path_exists(live));
+}
+
 TEST(File, SignalRemovesTemporaries) {
   TempDir dir;
   const std::string p = dir.file("out.txt");

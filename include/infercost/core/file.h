@@ -45,11 +45,17 @@ class MappedFile {
   std::string path_;
 };
 
+// Removes the temporaries "<path>.tmp-<pid>" that AtomicOutputFiles of
+// processes no longer alive left (a run killed with SIGKILL); never those of a
+// live process. Returns how many it removed.
+int remove_stale_temporaries(const std::string& path);
+
 // Buffered writer to "<path>.tmp-<pid>"; commit() flushes, fsyncs and renames
 // it to <path>. Destroying an uncommitted file removes the temporary, so a
 // failed run leaves no partial output behind; after
 // install_temporary_cleanup_on_signals() so does SIGINT, SIGTERM or SIGHUP.
-// Not thread-safe.
+// create() first removes the stale temporaries of `path`
+// (remove_stale_temporaries). Not thread-safe.
 class AtomicOutputFile {
  public:
   static Result<AtomicOutputFile> create(const std::string& path);
