@@ -42,6 +42,13 @@ class TempDir {
   std::string path_;
 };
 
+// One TempDir for the whole test process, made on first use and removed when
+// the process exits (each test runs in its own process under ctest).
+inline const TempDir& process_temp_dir() {
+  static const TempDir dir;
+  return dir;
+}
+
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_utils.h"
+
 namespace infercost::model {
 namespace {
 
@@ -12,8 +14,7 @@ namespace fs = std::filesystem;
 const std::string kData = std::string(INFERCOST_TEST_DATA_DIR) + "/model/";
 
 std::string scratch_dir(const std::string& name) {
-  fs::path dir =
-      fs::temp_directory_path() / ("infercost_model_dir_test_" + std::to_string(::getpid())) / name;
+  fs::path dir = fs::path(testing::process_temp_dir().path()) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();

@@ -10,13 +10,13 @@
 #include <limits>
 #include <random>
 
+#include "test_utils.h"
+
 namespace infercost::model {
 namespace {
 
 std::string temp_path(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("infercost_model_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  return testing::process_temp_dir().file(name);
 }
 
 std::string read_bytes(const std::string& path) {

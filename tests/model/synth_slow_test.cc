@@ -6,6 +6,7 @@
 
 #include "infercost/model/model_dir.h"
 #include "infercost/model/synth.h"
+#include "test_utils.h"
 
 namespace infercost::model {
 namespace {
@@ -13,15 +14,13 @@ namespace {
 TEST(SynthFullSize, PresetsLoadWithPublishedParameterCounts) {
   for (auto [preset, params] :
        {std::pair<const char*, size_t>{"distilbert-base", 66955010u}, {"bert-base", 109483778u}}) {
-    auto dir = (std::filesystem::temp_directory_path() /
-                ("infercost_synth_slow_" + std::to_string(::getpid())) / preset)
-                   .string();
+    testing::TempDir scratch;
+    const std::string dir = scratch.file(preset);
     ASSERT_TRUE(synthesize_model({dir, preset, 1}).ok()) << preset;
     auto m = load_model_dir(dir, {});
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     EXPECT_EQ(m->weights.parameter_count(), params) << preset;
     EXPECT_EQ(m->config.synthetic_preset, preset);
-    std::filesystem::remove_all(dir);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "infercost/data/tweets.h"
 #include "infercost/model/model_dir.h"
+#include "test_utils.h"
 
 namespace infercost::model {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string scratch_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("infercost_synth_test_" + std::to_string(::getpid())) / name;
+  fs::path dir = fs::path(testing::process_temp_dir().path()) / name;
   fs::remove_all(dir);
   return dir.string();
 }

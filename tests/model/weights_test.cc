@@ -9,6 +9,7 @@
 
 #include "infercost/model/model_dir.h"
 #include "infercost/model/safetensors.h"
+#include "test_utils.h"
 
 namespace infercost::model {
 namespace {
@@ -76,10 +77,7 @@ std::string rewrite_bert(const std::string& out_name,
     }
     out.push_back({n, shape, &store.back()});
   }
-  auto dir =
-      std::filesystem::temp_directory_path() / ("infercost_weights_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / out_name).string();
+  std::string path = testing::process_temp_dir().file(out_name);
   EXPECT_TRUE(write_safetensors(path, out, {{"format", "pt"}}, DType::kBF16).ok());
   return path;
 }

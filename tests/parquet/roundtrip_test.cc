@@ -32,6 +32,7 @@
 #include "infercost/parquet/metadata.h"
 #include "infercost/parquet/reader.h"
 #include "infercost/parquet/writer.h"
+#include "test_utils.h"
 
 namespace infercost::parquet {
 namespace {
@@ -424,9 +425,7 @@ Result<PageCounts> count_pages(const ParquetFile& file, int column) {
 }
 
 std::filesystem::path temp_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("infercost_roundtrip_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return testing::process_temp_dir().path();
 }
 
 void check_read_back(const std::string& path, const std::vector<Row>& rows, size_t batch) {
@@ -532,7 +531,6 @@ TEST(WriterRoundTrip, EveryCodecPageVersionAndDictionarySetting) {
       }
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(WriterRoundTrip, EmptyFileAndOneRow) {
@@ -545,7 +543,6 @@ TEST(WriterRoundTrip, EmptyFileAndOneRow) {
     ASSERT_TRUE(st.ok()) << st.message();
     check_read_back(path, rows, 7);
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "test_utils.h"
+
 namespace infercost::text {
 namespace {
 
@@ -36,7 +38,7 @@ std::vector<int32_t> ids(const WordPieceTokenizer& tok, std::string_view text) {
 using V = std::vector<int32_t>;
 
 std::string temp_file(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path = infercost::testing::process_temp_dir().file(name);
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }
