@@ -37,7 +37,7 @@ std::string duration(double seconds) {
 }
 
 std::string usd(double value) {
-  return "$" + sig(value, 3);
+  return fmt::format("${}", sig(value, 3));
 }
 
 std::string percent(double fraction) {
@@ -70,7 +70,7 @@ std::string trimmed(double value, int digits) {
 }
 
 std::string hourly(double usd_per_hour) {
-  return "$" + trimmed(usd_per_hour, 4) + "/h";
+  return fmt::format("${}/h", trimmed(usd_per_hour, 4));
 }
 
 std::string tick_label(double value, int decimals) {
