@@ -22,7 +22,9 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# Only what the demo runs (the CLI); `make test` builds the rest.
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target infercost
 	$(BUILD)/infercost demo
 
 # Python with pyarrow, pandas and duckdb for the Parquet/CSV round-trip tests

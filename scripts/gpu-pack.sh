@@ -37,7 +37,7 @@ die() { echo "gpu-pack: $*" >&2; exit 1; }
 for tool in ldd strip tar xz readelf; do
   command -v "$tool" >/dev/null || die "'$tool' is not installed"
 done
-[ -x "$build/infercost" ] || die "$build/infercost not found: build first (make build, or cmake --build build --target infercost)"
+[ -x "$build/infercost" ] || die "$build/infercost not found: build first (make build, or cmake --build build --target infercost infercost_cuda)"
 
 # Glibc, the C++ runtime and everything CUDA/NVIDIA stay behind.
 system_re='^(linux-vdso|linux-gate|ld-linux.*|libc|libm|libmvec|libdl|librt|libpthread|libresolv|libutil|libanl|libnsl)\.so'
