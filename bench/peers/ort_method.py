@@ -4,13 +4,16 @@
   ort_method.py INPUT --model DIR --output FILE [--precision fp32|int8] [--threads N]
                 [--batch-size N] [--batching sorted|input|file] [--cache DIR] [--metrics FILE]
 
-The model directory is loaded with HF transformers (SDPA attention: with transformers 4.46 the eager
-DistilBERT graph's masked_fill is a pattern ONNX Runtime's fuser does not match, the SDPA one fuses into
-its Attention op), exported with torch.onnx.export (dynamic batch and sequence axes,
-opset 14), then optimized with onnxruntime.transformers.optimizer (model_type 'bert', num_heads and
-hidden size from config.json: 12 and 768 for DistilBERT-base), which fuses attention, LayerNorm,
-GELU and the embeddings. int8 is onnxruntime.quantization.quantize_dynamic of the optimized fp32 graph
-(weights QInt8 by default, --weight-type quint8 for U8U8; activations quantized at run time). The exports are cached under --cache (default
+The model directory is loaded with HF transformers (eager attention) and exported with the
+TorchScript exporter, torch.onnx.export(..., dynamo=False) (dynamic batch and sequence axes, opset
+14), then optimized with onnxruntime.transformers.optimizer (model_type 'bert', num_heads and hidden
+size from config.json: 12 and 768 for DistilBERT-base), which fuses attention, LayerNorm, GELU and
+the embeddings. Which export fuses depends on the versions: with the pinned ones
+(bench/peers/requirements.txt: torch 2.15, transformers 5.24, onnxruntime 1.32) only this one
+fuses attention; torch 2.15's default dynamo exporter (which needs onnxscript), and SDPA attention
+with either exporter, leave attention unfused (bench/RESULTS.md has the cost). The optimizer's
+fused-operator counts are logged, with a warning when attention was not fused. int8 is
+onnxruntime.quantization.quantize_dynamic of the optimized fp32 graph (weights QInt8 by default, --weight-type quint8 for U8U8; activations quantized at run time). The exports are cached under --cache (default
 build/peers-cache), keyed by the model directory's weights, and their cost is not in the timing.
 
 Inference: an InferenceSession with intra_op_num_threads = --threads (inter-op 1, sequential,
@@ -34,8 +37,13 @@ import peers_common as pc  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
+# Bumped when the export changes, so a cached export of another method is not reused.
+EXPORT_METHOD = "torchscript-eager-opset14"
+
+
 def weights_key(model_dir):
     h = hashlib.sha256()
+    h.update(EXPORT_METHOD.encode())
     for name in ("config.json", "model.safetensors"):
         path = os.path.join(model_dir, name)
         st = os.stat(path)
@@ -56,8 +64,8 @@ def export_models(model_dir, cache_dir, config, log, weight_type="qint8"):
         import torch
         from transformers import AutoModelForSequenceClassification
 
-        log("exporting %s to ONNX (opset 14)" % model_dir)
-        model = AutoModelForSequenceClassification.from_pretrained(model_dir, attn_implementation="sdpa")
+        log("exporting %s to ONNX (%s)" % (model_dir, EXPORT_METHOD))
+        model = AutoModelForSequenceClassification.from_pretrained(model_dir, attn_implementation="eager")
         model.eval()
         ids = torch.ones((2, 16), dtype=torch.int64)
         mask = torch.ones((2, 16), dtype=torch.int64)
@@ -67,7 +75,8 @@ def export_models(model_dir, cache_dir, config, log, weight_type="qint8"):
                               output_names=["logits"], opset_version=14, do_constant_folding=True,
                               dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
                                             "attention_mask": {0: "batch", 1: "sequence"},
-                                            "logits": {0: "batch"}})
+                                            "logits": {0: "batch"}},
+                              dynamo=False)
         os.replace(tmp, raw)
     if not os.path.exists(fp32):
         from onnxruntime.transformers import optimizer
