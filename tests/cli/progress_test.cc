@@ -166,18 +166,23 @@ TEST_F(ProgressTest, QuietAndNonTerminalRunsDrawNothing) {
   EXPECT_TRUE(contains(piped.output, "padding efficiency")) << piped.output;
 }
 
+// At least one line starting with `prefix` was drawn, and each holds every part.
+void expect_lines_hold(const std::string& screen, const std::string& prefix,
+                       const std::vector<std::string>& parts) {
+  int seen = 0;
+  for (const std::string& l : drawn_lines(screen)) {
+    if (!contains(l, prefix)) continue;
+    ++seen;
+    for (const std::string& part : parts) EXPECT_TRUE(contains(l, part)) << l;
+  }
+  EXPECT_GE(seen, 1) << "no '" << prefix << "' line drawn:\n" << screen;
+}
+
 TEST_F(ProgressTest, DatagenShowsRowsOfItsTotalAndPlanItsScan) {
   TempDir work;
   const Terminal t = run_on_terminal({"datagen", "--rows", "1500000", "--out", work.file("big.jsonl")});
   ASSERT_EQ(t.exit_code, 0) << t.screen;
-  bool seen = false;
-  for (const std::string& l : drawn_lines(t.screen)) {
-    if (!contains(l, "datagen: ")) continue;
-    seen = true;
-    EXPECT_TRUE(contains(l, " of 1,500,000 rows (")) << l;
-    EXPECT_TRUE(contains(l, " left")) << l;
-  }
-  EXPECT_TRUE(seen) << t.screen;
+  expect_lines_hold(t.screen, "datagen: ", {" of 1,500,000 rows (", " left"});
   EXPECT_TRUE(contains(t.screen, "datagen: wrote 1500000 rows")) << t.screen;
   const Terminal quiet =
       run_on_terminal({"datagen", "--quiet", "--rows", "10", "--out", work.file("q.jsonl")});
@@ -188,14 +193,7 @@ TEST_F(ProgressTest, DatagenShowsRowsOfItsTotalAndPlanItsScan) {
   // the rows scanned, of an estimated total (JSON lines).
   const Terminal plan = run_on_terminal({"plan", work.file("big.jsonl"), "--model", dir_->file("tiny")});
   ASSERT_EQ(plan.exit_code, 0) << plan.screen;
-  seen = false;
-  for (const std::string& l : drawn_lines(plan.screen)) {
-    if (!contains(l, "scanning: ")) continue;
-    seen = true;
-    EXPECT_TRUE(contains(l, " rows (~")) << l;
-    EXPECT_TRUE(contains(l, " rows/s")) << l;
-  }
-  EXPECT_TRUE(seen) << plan.screen;
+  expect_lines_hold(plan.screen, "scanning: ", {" rows (~", " rows/s"});
   EXPECT_TRUE(contains(plan.screen, "infercost plan: a dry run")) << plan.screen;
 }
 
