@@ -362,8 +362,9 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
   // The bench command: these inputs and model, one instance.
   auto bench_command = [&options](const std::string& instance, bool gpu) {
     std::string cmd = "infercost bench";
-    for (const std::string& input : options.inputs) cmd += " " + shell_word(input);
-    cmd += " --model " + shell_word(options.model_dir.empty() ? "MODEL_DIR" : options.model_dir);
+    // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) of " " + std::string here.
+    for (const std::string& input : options.inputs) (cmd += ' ') += shell_word(input);
+    (cmd += " --model ") += shell_word(options.model_dir.empty() ? "MODEL_DIR" : options.model_dir);
     cmd += " --batching seed,tokens";
     if (gpu) cmd += " --device cuda";
     cmd += " --instance " + (instance.empty() ? std::string("NAME") : shell_word(instance));
