@@ -18,6 +18,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "infercost/core/crash_point.h"
+
 namespace infercost {
 
 namespace {
@@ -226,7 +228,17 @@ void stop_children() {
   }
 }
 
+// Set by stop_gracefully_on_signals: the first SIGINT or SIGTERM is only
+// recorded there.
+std::atomic<std::atomic<int>*> g_stop_flag{nullptr};
+
 extern "C" void remove_temporaries_and_die(int sig) {
+  if (sig != SIGHUP) {
+    if (std::atomic<int>* flag = g_stop_flag.load()) {
+      int none = 0;
+      if (flag->compare_exchange_strong(none, sig)) return;  // the first one: stop at the next durable step
+    }
+  }
   stop_children();
   for (auto& slot : g_tracked) {
     if (const char* p = slot.load()) ::unlink(p);  // async-signal-safe
@@ -250,6 +262,10 @@ void install_temporary_cleanup_on_signals() {
   for (int sig : kCleanupSignals) sigaddset(&action.sa_mask, sig);
   action.sa_flags = SA_RESTART;
   for (int sig : kCleanupSignals) ::sigaction(sig, &action, nullptr);
+}
+
+void stop_gracefully_on_signals(std::atomic<int>* signal_seen) {
+  g_stop_flag.store(signal_seen);
 }
 
 void track_child_process(pid_t pid) {
@@ -359,14 +375,59 @@ Result<AtomicOutputFile> AtomicOutputFile::create(const std::string& path) {
   return f;
 }
 
+Result<AtomicOutputFile> AtomicOutputFile::open_resumable(const std::string& path, const std::string& partial,
+                                                          uint64_t resume_bytes) {
+  AtomicOutputFile f;
+  f.path_ = path;
+  f.keep_ = true;
+  const int flags = O_WRONLY | O_CLOEXEC | (resume_bytes == 0 ? O_CREAT | O_TRUNC : 0);
+  const int fd = ::open(partial.c_str(), flags, 0644);
+  if (fd < 0) {
+    return errno == ENOENT ? not_found(os_error("the partial output to resume is missing", partial))
+                           : io_error(os_error("cannot open the partial output", partial));
+  }
+  struct stat st {};
+  Status s;
+  if (::fstat(fd, &st) != 0) {
+    s = io_error(os_error("cannot stat", partial));
+  } else if (static_cast<uint64_t>(st.st_size) < resume_bytes) {
+    s = corruption(partial + ": the partial output holds " + std::to_string(st.st_size) +
+                   " bytes, fewer than the " + std::to_string(resume_bytes) +
+                   " the checkpoint says were written");
+  } else if (::ftruncate(fd, static_cast<off_t>(resume_bytes)) != 0 ||
+             ::lseek(fd, static_cast<off_t>(resume_bytes), SEEK_SET) < 0) {
+    s = io_error(os_error("cannot cut the partial output to its checkpoint", partial));
+  }
+  if (s.ok()) {
+    f.file_ = ::fdopen(fd, "wb");
+    if (!f.file_) s = io_error(os_error("cannot open the partial output", partial));
+  }
+  if (!s.ok()) {
+    ::close(fd);
+    return s;
+  }
+  f.bytes_ = resume_bytes;
+  f.tmp_path_ = std::make_unique<char[]>(partial.size() + 1);
+  std::memcpy(f.tmp_path_.get(), partial.c_str(), partial.size() + 1);
+  static constexpr size_t kBufferBytes = 1 << 20;
+  std::setvbuf(f.file_, nullptr, _IOFBF, kBufferBytes);
+  return f;
+}
+
 AtomicOutputFile::AtomicOutputFile(AtomicOutputFile&& o) noexcept
-    : file_(std::exchange(o.file_, nullptr)), path_(std::move(o.path_)), tmp_path_(std::move(o.tmp_path_)) {}
+    : file_(std::exchange(o.file_, nullptr)),
+      path_(std::move(o.path_)),
+      bytes_(std::exchange(o.bytes_, 0)),
+      keep_(std::exchange(o.keep_, false)),
+      tmp_path_(std::move(o.tmp_path_)) {}
 
 AtomicOutputFile& AtomicOutputFile::operator=(AtomicOutputFile&& o) noexcept {
   if (this != &o) {
     abandon();
     file_ = std::exchange(o.file_, nullptr);
     path_ = std::move(o.path_);
+    bytes_ = std::exchange(o.bytes_, 0);
+    keep_ = std::exchange(o.keep_, false);
     tmp_path_ = std::move(o.tmp_path_);
   }
   return *this;
@@ -382,6 +443,20 @@ Status AtomicOutputFile::write(std::string_view bytes) {
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
     return io_error(os_error("write failed", path_));
   }
+  bytes_ += bytes.size();
+  return Status();
+}
+
+Status AtomicOutputFile::flush() {
+  if (!file_) return internal_error(path_ + ": flush after commit or abandon");
+  if (std::fflush(file_) != 0) return io_error(os_error("write failed", path_));
+  return Status();
+}
+
+Status AtomicOutputFile::sync() {
+  if (!file_) return internal_error(path_ + ": sync after commit or abandon");
+  if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
+    return io_error(os_error("write failed", path_));
   return Status();
 }
 
@@ -390,13 +465,16 @@ Status AtomicOutputFile::commit() {
   bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
   ok = (std::fclose(file_) == 0) && ok;
   file_ = nullptr;
+  if (keep_) crash_point("output-rename");
   Status s;
   if (!ok) {
     s = io_error(os_error("write failed", path_));
   } else if (std::rename(tmp_path_.get(), path_.c_str()) != 0) {
     s = io_error(os_error("cannot rename temporary output into place", path_));
+  } else {
+    sync_parent_folder(path_);
   }
-  if (!s.ok()) ::unlink(tmp_path_.get());
+  if (!s.ok() && !keep_) ::unlink(tmp_path_.get());
   untrack(tmp_path_.get());
   tmp_path_.reset();
   return s;
@@ -408,10 +486,24 @@ void AtomicOutputFile::abandon() {
     file_ = nullptr;
   }
   if (tmp_path_) {
-    ::unlink(tmp_path_.get());
+    if (!keep_) ::unlink(tmp_path_.get());
     untrack(tmp_path_.get());
     tmp_path_.reset();
   }
+}
+
+void AtomicOutputFile::discard() {
+  keep_ = false;
+  abandon();
+}
+
+void sync_parent_folder(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
 }
 
 bool path_exists(const std::string& path) {

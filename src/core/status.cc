@@ -16,6 +16,7 @@ std::string_view status_code_name(StatusCode code) {
     case StatusCode::kResourceExhausted: return "Resource exhausted";
     case StatusCode::kInternal: return "Internal error";
     case StatusCode::kUnavailable: return "Unavailable";
+    case StatusCode::kCancelled: return "Stopped";
   }
   return "Unknown";
 }
@@ -60,6 +61,9 @@ Status internal_error(std::string m) {
 
 Status unavailable(std::string m) {
   return {StatusCode::kUnavailable, std::move(m)};
+}
+Status cancelled(std::string m) {
+  return {StatusCode::kCancelled, std::move(m)};
 }
 
 namespace detail {

@@ -111,6 +111,46 @@ TEST(File, CreateRemovesStaleTemporariesOfDeadProcessesOnly) {
   EXPECT_FALSE(path_exists(live));
 }
 
+// A resumable output outlives its writer: cut back to what was durable and
+// continued, it is renamed into place on commit; discard() removes it.
+TEST(File, ResumableOutputIsKeptCutBackAndContinued) {
+  TempDir dir;
+  const std::string path = dir.file("out.jsonl"), partial = dir.file("out.jsonl.partial");
+  uint64_t durable = 0;
+  {
+    auto f = AtomicOutputFile::open_resumable(path, partial, 0);
+    ASSERT_TRUE(f.ok()) << f.status().to_string();
+    ASSERT_TRUE(f->write("row 1\nrow 2\n").ok());
+    ASSERT_TRUE(f->sync().ok());
+    durable = f->bytes_written();
+    ASSERT_TRUE(f->write("row 3, never made durable").ok());
+  }  // destroyed uncommitted: the partial stays
+  EXPECT_FALSE(path_exists(path));
+  ASSERT_TRUE(path_exists(partial));
+  EXPECT_EQ(durable, 12u);
+  auto shorter = AtomicOutputFile::open_resumable(path, partial, 1000);
+  ASSERT_FALSE(shorter.ok());
+  EXPECT_EQ(shorter.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(AtomicOutputFile::open_resumable(path, dir.file("missing"), 5).status().code(),
+            StatusCode::kNotFound);
+  {
+    auto f = AtomicOutputFile::open_resumable(path, partial, durable);
+    ASSERT_TRUE(f.ok()) << f.status().to_string();
+    EXPECT_EQ(f->bytes_written(), durable);
+    ASSERT_TRUE(f->write("row 3\n").ok());
+    ASSERT_TRUE(f->commit().ok());
+  }
+  EXPECT_EQ(slurp(path), "row 1\nrow 2\nrow 3\n");
+  EXPECT_FALSE(path_exists(partial));
+  {
+    auto f = AtomicOutputFile::open_resumable(dir.file("other"), partial, 0);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE(f->write("x").ok());
+    f->discard();
+  }
+  EXPECT_FALSE(path_exists(partial));
+}
+
 TEST(File, SignalRemovesTemporaries) {
   TempDir dir;
   const std::string p = dir.file("out.txt");

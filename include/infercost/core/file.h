@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdio>
 #include <memory>
@@ -59,6 +60,14 @@ int remove_stale_temporaries(const std::string& path);
 class AtomicOutputFile {
  public:
   static Result<AtomicOutputFile> create(const std::string& path);
+  // A resumable output: written to `partial` (a stable name beside `path`)
+  // that outlives this object, abandon() and signals, so that a later run
+  // can continue it; commit() renames it to `path` as create()'s does.
+  // resume_bytes 0 starts a new partial file; otherwise the existing one is
+  // cut to resume_bytes (kCorruption naming it when it is shorter, kNotFound
+  // when it is missing) and written on from there.
+  static Result<AtomicOutputFile> open_resumable(const std::string& path, const std::string& partial,
+                                                 uint64_t resume_bytes);
   AtomicOutputFile() = default;
   AtomicOutputFile(AtomicOutputFile&& other) noexcept;
   AtomicOutputFile& operator=(AtomicOutputFile&& other) noexcept;
@@ -67,14 +76,26 @@ class AtomicOutputFile {
   ~AtomicOutputFile();
 
   Status write(std::string_view bytes);
+  // Hands the bytes written so far to the OS (out of this process's buffer)
+  // without closing; kIOError naming the path.
+  Status flush();
+  // flush(), then fsync: every byte written so far is durable.
+  Status sync();
+  // Bytes written so far (the size the file has once flushed).
+  uint64_t bytes_written() const { return bytes_; }
   Status commit();
-  // Removes the temporary without renaming; safe to call twice.
+  // Closes without renaming and removes the temporary; a resumable file's
+  // partial is kept (discard() removes it). Safe to call twice.
   void abandon();
+  // Closes without renaming and removes the temporary, resumable or not.
+  void discard();
   const std::string& path() const { return path_; }
 
  private:
   std::FILE* file_ = nullptr;
   std::string path_;
+  uint64_t bytes_ = 0;
+  bool keep_ = false;  // resumable: abandon() keeps the partial file
   // Heap-owned so its address survives moves: the signal handler reads it.
   std::unique_ptr<char[]> tmp_path_;
 };
@@ -110,6 +131,12 @@ class TempDir {
 // of the signal as before. Call once from main().
 void install_temporary_cleanup_on_signals();
 
+// While set, the first SIGINT or SIGTERM does not end the program: it is
+// stored in *signal_seen (which must be 0, and lock-free) for the program to
+// stop at its next durable step; a second one removes the temporaries and
+// dies as above. SIGHUP always does. nullptr restores the default.
+void stop_gracefully_on_signals(std::atomic<int>* signal_seen);
+
 // Child processes (at most 16 at once) that the signal cleanup stops before
 // it removes temporaries, so that none goes on writing into a folder being
 // removed: each gets SIGTERM, then SIGKILL if it has not ended within 2 s,
@@ -121,6 +148,10 @@ void untrack_child_process(pid_t pid);
 // that may have been reused. Returns what waitpid returns (errno set on -1).
 // Signals wait while it blocks: use WNOHANG unless the child has been killed.
 pid_t wait_child_process(pid_t pid, int* status, int options);
+
+// fsyncs the folder holding `path`, so that a rename or a new file in it
+// survives a crash of the machine; best effort (errors are ignored).
+void sync_parent_folder(const std::string& path);
 
 // True when `path` names an existing regular file or directory.
 bool path_exists(const std::string& path);

@@ -27,6 +27,7 @@ enum class StatusCode {
   kResourceExhausted,  // out of memory on host or device
   kInternal,           // a bug: a broken invariant reported, not aborted
   kUnavailable,        // a device or library this machine lacks (no GPU, no driver)
+  kCancelled,          // stopped on request (a signal) before the work was done
 };
 
 std::string_view status_code_name(StatusCode code);
@@ -59,6 +60,7 @@ Status unsupported(std::string message);
 Status resource_exhausted(std::string message);
 Status internal_error(std::string message);
 Status unavailable(std::string message);
+Status cancelled(std::string message);
 
 // Either a T or a non-OK Status. Accessing value() of an error aborts.
 template <typename T>
