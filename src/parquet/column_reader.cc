@@ -130,6 +130,34 @@ class ColumnReaderImpl : public ColumnReader {
     return produced;
   }
 
+  Status skip_rows(int64_t rows) override {
+    if (rows < 0) return invalid_argument(file_->path() + ": cannot skip a negative number of rows");
+    const std::vector<RowGroup>& groups = file_->metadata().row_groups;
+    // Whole row groups, while no chunk is open.
+    while (rows > 0 && !chunk_open_ && page_left_ == 0 && row_group_ < static_cast<int>(groups.size()) &&
+           groups[row_group_].num_rows <= rows) {
+      const RowGroup& group = groups[row_group_];
+      rows -= group.num_rows;
+      rows_read_ += group.num_rows;
+      const ColumnChunk& chunk = group.columns[column_.leaf_index];
+      if (chunk.meta_data)
+        bytes_read_ += static_cast<uint64_t>(std::max<int64_t>(chunk.meta_data->total_compressed_size, 0));
+      ++row_group_;
+    }
+    ColumnValues dropped;
+    while (rows > 0) {
+      dropped.clear();
+      INFERCOST_ASSIGN_OR_RETURN(size_t n, next(static_cast<size_t>(std::min<int64_t>(rows, 4096)), dropped));
+      if (n == 0) {
+        return invalid_argument(
+            fmt::format("{}: column '{}': cannot skip {} more rows: the column ends at row {}", file_->path(),
+                        column_.path, rows, rows_read_));
+      }
+      rows -= static_cast<int64_t>(n);
+    }
+    return Status();
+  }
+
   int64_t rows_read() const override { return rows_read_; }
   uint64_t bytes_read() const override { return bytes_read_; }
   uint64_t peak_buffer_bytes() const override { return peak_; }

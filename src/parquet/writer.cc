@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "infercost/core/crash_point.h"
 #include "infercost/core/file.h"
 #include "infercost/parquet/compression.h"
 #include "infercost/parquet/encoding.h"
@@ -624,6 +625,64 @@ class ParquetWriterImpl final : public ParquetWriter {
     return Status();
   }
 
+  // Checks that `from` describes a file of this schema ending at from.bytes
+  // (before the partial is touched), and takes its row groups.
+  Status resume(const WriterCheckpoint& from, const std::string& partial) {
+    auto bad = [&](const std::string& why) { return corruption(partial + ": cannot resume: " + why); };
+    Result<FileMetaData> md =
+        parse_file_metadata(reinterpret_cast<const uint8_t*>(from.footer.data()), from.footer.size());
+    if (!md.ok()) return bad("the checkpoint's footer does not parse: " + md.status().message());
+    const FileMetaData expected = metadata({});
+    if (md->schema.size() != expected.schema.size()) return bad("its schema differs from this run's");
+    for (size_t i = 0; i < md->schema.size(); ++i) {
+      if (md->schema[i].name != expected.schema[i].name || md->schema[i].type != expected.schema[i].type) {
+        return bad("its schema differs from this run's at column '" + md->schema[i].name + "'");
+      }
+    }
+    int64_t end = 4, rows = 0;
+    for (const RowGroup& rg : md->row_groups) {
+      if (rg.columns.size() != schema_.size()) return bad("a row group has the wrong number of columns");
+      for (const ColumnChunk& chunk : rg.columns) {
+        if (!chunk.meta_data) return bad("a column chunk has no metadata");
+        const ColumnMetaData& m = *chunk.meta_data;
+        int64_t start = m.data_page_offset;
+        if (m.dictionary_page_offset && *m.dictionary_page_offset > 0)
+          start = std::min(start, *m.dictionary_page_offset);
+        end = std::max(end, start + m.total_compressed_size);
+      }
+      rows += rg.num_rows;
+    }
+    if (static_cast<uint64_t>(end) != from.bytes || rows != md->num_rows) {
+      return bad(fmt::format("its row groups end at byte {} ({} rows), the checkpoint says {} ({} rows)", end,
+                             rows, from.bytes, md->num_rows));
+    }
+    row_groups_ = std::move(md->row_groups);
+    rows_written_ = rows;
+    offset_ = end;
+    return Status();
+  }
+
+  // The output to write to, once resume() has accepted the checkpoint.
+  void adopt(AtomicOutputFile out) { out_ = std::move(out); }
+
+  Result<WriterCheckpoint> checkpoint() override {
+    if (!failed_.ok()) return failed_;
+    if (closed_) return invalid_argument(out_.path() + ": checkpoint() after close()");
+    INFERCOST_RETURN_IF_ERROR(flush_row_group());
+    Status synced = out_.sync();
+    if (!synced.ok()) return fail(synced);
+    WriterCheckpoint c;
+    c.bytes = static_cast<uint64_t>(offset_);
+    c.footer = serialize_file_metadata(metadata(row_groups_));
+    c.rows = rows_written_;
+    return c;
+  }
+
+  void discard() override {
+    closed_ = true;
+    out_.discard();
+  }
+
   Status close() override {
     if (!failed_.ok()) return failed_;
     if (closed_) return invalid_argument(out_.path() + ": close() called twice");
@@ -632,9 +691,30 @@ class ParquetWriterImpl final : public ParquetWriter {
       misuse_ = Status();
     }
     INFERCOST_RETURN_IF_ERROR(flush_row_group());
+    const FileMetaData md = metadata(std::move(row_groups_));
+    std::string footer = serialize_file_metadata(md);
+    put_u32(footer, static_cast<uint32_t>(footer.size()));
+    footer.append(kMagic, 4);
+    crash_point("parquet-footer");
+    // In two writes, so that a crash test can stop between them.
+    const size_t half = footer.size() / 2;
+    Status st = with_path(out_.write(std::string_view(footer).substr(0, half)));
+    if (st.ok()) st = with_path(out_.flush());
+    crash_point("parquet-footer-half");
+    if (st.ok()) st = with_path(out_.write(std::string_view(footer).substr(half)));
+    if (st.ok()) st = with_path(out_.commit());
+    if (!st.ok()) return fail(st);
+    closed_ = true;
+    return Status();
+  }
+
+  int64_t rows_written() const override { return rows_written_; }
+
+ private:
+  // The file's metadata with these row groups.
+  FileMetaData metadata(std::vector<RowGroup> row_groups) const {
     FileMetaData md;
     md.version = 2;
-    md.num_rows = rows_written_;
     SchemaElement root;
     root.name = "schema";
     root.num_children = static_cast<int32_t>(schema_.size());
@@ -650,23 +730,16 @@ class ParquetWriterImpl final : public ParquetWriter {
       }
       md.schema.push_back(std::move(e));
     }
-    md.row_groups = std::move(row_groups_);
+    md.row_groups = std::move(row_groups);
+    int64_t rows = 0;
+    for (const RowGroup& rg : md.row_groups) rows += rg.num_rows;
+    md.num_rows = rows;
     for (const auto& [k, v] : options_.key_value_metadata) md.key_value_metadata.emplace_back(k, v);
     md.created_by = kCreatedBy;
     md.column_orders.assign(schema_.size(), 1);  // TYPE_ORDER: min/max are meaningful
-    std::string footer = serialize_file_metadata(md);
-    put_u32(footer, static_cast<uint32_t>(footer.size()));
-    footer.append(kMagic, 4);
-    Status st = with_path(out_.write(footer));
-    if (st.ok()) st = with_path(out_.commit());
-    if (!st.ok()) return fail(st);
-    closed_ = true;
-    return Status();
+    return md;
   }
 
-  int64_t rows_written() const override { return rows_written_; }
-
- private:
   struct Cell {
     enum State { kEmpty, kNull, kString, kInt, kDouble };
     State state = kEmpty;
@@ -748,9 +821,10 @@ class ParquetWriterImpl final : public ParquetWriter {
 
 }  // namespace
 
-Result<std::unique_ptr<ParquetWriter>> ParquetWriter::create(const std::string& path,
-                                                             std::vector<ColumnSpec> schema,
-                                                             const WriterOptions& options) {
+namespace {
+
+Status check_writer_arguments(const std::string& path, const std::vector<ColumnSpec>& schema,
+                              const WriterOptions& options) {
   if (schema.empty()) return invalid_argument(path + ": Parquet schema has no columns");
   std::unordered_set<std::string> names;
   for (const ColumnSpec& spec : schema) {
@@ -769,9 +843,39 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::create(const std::string& 
   if (!can_decompress(options.codec)) {  // compress() writes every codec decompress() reads
     return invalid_argument(fmt::format("{}: cannot write codec {}", path, codec_name(options.codec)));
   }
+  return Status();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::create(const std::string& path,
+                                                             std::vector<ColumnSpec> schema,
+                                                             const WriterOptions& options) {
+  INFERCOST_RETURN_IF_ERROR(check_writer_arguments(path, schema, options));
   INFERCOST_ASSIGN_OR_RETURN(AtomicOutputFile out, AtomicOutputFile::create(path));
   auto writer = std::make_unique<ParquetWriterImpl>(std::move(out), std::move(schema), options);
   INFERCOST_RETURN_IF_ERROR(writer->start());
+  return std::unique_ptr<ParquetWriter>(std::move(writer));
+}
+
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::create_resumable(const std::string& path,
+                                                                       const std::string& partial,
+                                                                       std::vector<ColumnSpec> schema,
+                                                                       const WriterOptions& options,
+                                                                       const WriterCheckpoint* from) {
+  INFERCOST_RETURN_IF_ERROR(check_writer_arguments(path, schema, options));
+  if (!from) {
+    INFERCOST_ASSIGN_OR_RETURN(AtomicOutputFile out, AtomicOutputFile::open_resumable(path, partial, 0));
+    auto writer = std::make_unique<ParquetWriterImpl>(std::move(out), std::move(schema), options);
+    INFERCOST_RETURN_IF_ERROR(writer->start());
+    return std::unique_ptr<ParquetWriter>(std::move(writer));
+  }
+  // The checkpoint is checked first: the partial is cut back only for one that fits.
+  auto writer = std::make_unique<ParquetWriterImpl>(AtomicOutputFile(), std::move(schema), options);
+  INFERCOST_RETURN_IF_ERROR(writer->resume(*from, partial));
+  INFERCOST_ASSIGN_OR_RETURN(AtomicOutputFile out,
+                             AtomicOutputFile::open_resumable(path, partial, from->bytes));
+  writer->adopt(std::move(out));
   return std::unique_ptr<ParquetWriter>(std::move(writer));
 }
 

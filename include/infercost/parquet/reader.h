@@ -87,6 +87,11 @@ class ColumnReader {
   // Appends up to max_rows rows to `out` (not cleared first); returns how
   // many, 0 at the end of the column.
   virtual Result<size_t> next(size_t max_rows, ColumnValues& out) = 0;
+  // Skips `rows` rows: whole row groups by the footer's counts, without
+  // reading their pages, then decoded and dropped within the next one.
+  // Skipped rows count in rows_read() and their groups' bytes in
+  // bytes_read(). kInvalidArgument past the column's end.
+  virtual Status skip_rows(int64_t rows) = 0;
   virtual int64_t rows_read() const = 0;
   // Bytes of the file consumed so far (compressed pages), for progress.
   virtual uint64_t bytes_read() const = 0;

@@ -34,6 +34,15 @@ struct WriterOptions {
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
 };
 
+// Where a resumable file stands after ParquetWriter::checkpoint(): its bytes
+// up to the end of the last complete row group, and the footer that would
+// describe them (a serialized FileMetaData, without the length and magic).
+struct WriterCheckpoint {
+  uint64_t bytes = 0;
+  std::string footer;
+  int64_t rows = 0;
+};
+
 class ParquetWriter {
  public:
   // Errors: kInvalidArgument (empty schema, duplicate names, bad options),
@@ -41,6 +50,17 @@ class ParquetWriter {
   static Result<std::unique_ptr<ParquetWriter>> create(const std::string& path,
                                                        std::vector<ColumnSpec> schema,
                                                        const WriterOptions& options = {});
+  // A resumable file, written to `partial` (AtomicOutputFile::open_resumable)
+  // and renamed to `path` by close(). `from` null: a new file. Otherwise the
+  // partial is cut to from->bytes and the row groups from->footer lists are
+  // kept: close() writes one footer holding them and those written after.
+  // kCorruption naming the partial when the footer does not parse, does not
+  // match `schema`, or does not end where from->bytes says.
+  static Result<std::unique_ptr<ParquetWriter>> create_resumable(const std::string& path,
+                                                                 const std::string& partial,
+                                                                 std::vector<ColumnSpec> schema,
+                                                                 const WriterOptions& options,
+                                                                 const WriterCheckpoint* from);
   virtual ~ParquetWriter() = default;
 
   // Append one cell to column `column` of the current row; the kind must
@@ -58,6 +78,12 @@ class ParquetWriter {
   // into place. After an error nothing is left at the path.
   virtual Status close() = 0;
   virtual int64_t rows_written() const = 0;
+  // Ends the current row group (if it has rows), makes the file durable
+  // (fsync) and says where it stands, for a later create_resumable().
+  virtual Result<WriterCheckpoint> checkpoint() = 0;
+  // Closes without writing the footer; the partial of a resumable file is
+  // removed too (it is kept by destruction without close()).
+  virtual void discard() = 0;
 };
 
 }  // namespace infercost::parquet
