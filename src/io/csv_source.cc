@@ -77,7 +77,23 @@ class CsvSource final : public RowSource {
       out.add(std::move(text), is_null, record_line_);
       ++appended;
     }
+    rows_ += static_cast<int64_t>(appended);
     return appended;
+  }
+
+  SourcePosition position() const override { return {rows_before_ + rows_ + bad_.skipped(), pos_, line_}; }
+
+  // After start(): a position is always just past a record's line end.
+  Status seek(const SourcePosition& at) override {
+    const bool record_start = at.offset == pos_ || at.offset == data_.size() || data_[at.offset - 1] == '\n';
+    if (at.offset < pos_ || at.offset > data_.size() || !record_start || at.rows < 0 || at.line < line_) {
+      return invalid_argument(file_.path() + ": cannot continue at byte " + std::to_string(at.offset) +
+                              ": not the start of a record of this file");
+    }
+    pos_ = at.offset;
+    line_ = at.line;
+    rows_before_ = at.rows;
+    return Status();
   }
 
   int64_t rows_skipped() const override { return bad_.skipped(); }
@@ -210,6 +226,7 @@ class CsvSource final : public RowSource {
   size_t pos_ = 0;
   int64_t line_ = 1;
   int64_t record_line_ = 1;
+  int64_t rows_ = 0, rows_before_ = 0;
 };
 
 }  // namespace

@@ -100,7 +100,30 @@ class JsonArraySource final : public RowSource {
       out.add(std::move(text), is_null, element_line);
       ++appended;
     }
+    rows_ += static_cast<int64_t>(appended);
     return appended;
+  }
+
+  // At the end (the array closed) the offset is the file's size, which no
+  // element can end at.
+  SourcePosition position() const override {
+    return {rows_before_ + rows_ + bad_.skipped(), state_ == State::kDone ? data_.size() : pos_, line_};
+  }
+
+  // After start(): a position with rows is just past an element (before its
+  // ',' or the closing ']'); what follows is checked as it is read.
+  Status seek(const SourcePosition& at) override {
+    if (at.rows == 0 && at.offset <= pos_) return Status();
+    if (state_ == State::kDone || at.rows < 0 || at.offset <= pos_ || at.offset > data_.size() ||
+        at.line < line_) {
+      return invalid_argument(file_.path() + ": cannot continue at byte " + std::to_string(at.offset) +
+                              ": not a position after an element of this file's array");
+    }
+    pos_ = at.offset;
+    line_ = at.line;
+    rows_before_ = at.rows;
+    state_ = at.offset == data_.size() ? State::kDone : State::kSeparator;
+    return Status();
   }
 
   int64_t rows_skipped() const override { return bad_.skipped(); }
@@ -217,6 +240,7 @@ class JsonArraySource final : public RowSource {
   State state_ = State::kDone;
   size_t pos_ = 0;
   int64_t line_ = 1;
+  int64_t rows_ = 0, rows_before_ = 0;
   int64_t array_line_ = 1;
 };
 

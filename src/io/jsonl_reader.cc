@@ -78,7 +78,24 @@ class SimdJsonlReader final : public JsonlReader {
       ++appended;
     }
     if (pos_ > all.size()) pos_ = all.size();
+    rows_ += static_cast<int64_t>(appended);
     return appended;
+  }
+
+  SourcePosition position() const override { return {rows_before_ + rows_ + bad_.skipped(), pos_, line_no_}; }
+
+  Status seek(const SourcePosition& at) override {
+    std::string_view all = file_.view();
+    const size_t start = bom_length(all);
+    const bool line_start = at.offset == start || at.offset == all.size() || all[at.offset - 1] == '\n';
+    if (at.offset < start || at.offset > all.size() || !line_start || at.rows < 0 || at.line < 0) {
+      return invalid_argument(file_.path() + ": cannot continue at byte " + std::to_string(at.offset) +
+                              ": not the start of a line of this file");
+    }
+    pos_ = at.offset;
+    line_no_ = at.line;
+    rows_before_ = at.rows;
+    return Status();
   }
 
   int64_t rows_skipped() const override { return bad_.skipped(); }
@@ -94,6 +111,7 @@ class SimdJsonlReader final : public JsonlReader {
   JsonRowParser parser_;
   size_t pos_ = 0;
   int64_t line_no_ = 0;
+  int64_t rows_ = 0, rows_before_ = 0;
 };
 
 }  // namespace

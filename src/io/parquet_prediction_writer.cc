@@ -14,8 +14,11 @@ namespace {
 class ParquetPredictionWriter final : public PredictionWriter {
  public:
   ParquetPredictionWriter(std::string path, std::unique_ptr<parquet::ParquetWriter> writer,
-                          PredictionColumns columns)
-      : path_(std::move(path)), writer_(std::move(writer)), columns_(std::move(columns)) {}
+                          PredictionColumns columns, bool resumable)
+      : path_(std::move(path)),
+        writer_(std::move(writer)),
+        columns_(std::move(columns)),
+        resumable_(resumable) {}
 
   Status write(const std::vector<std::string>& texts, const std::vector<uint8_t>& is_null,
                const std::vector<float>& probabilities) override {
@@ -47,16 +50,30 @@ class ParquetPredictionWriter final : public PredictionWriter {
 
   Status close() override { return writer_->close(); }
 
+  Result<OutputCheckpoint> checkpoint() override {
+    if (!resumable_) return internal_error(path_ + ": checkpoint() of an output that cannot resume");
+    INFERCOST_ASSIGN_OR_RETURN(parquet::WriterCheckpoint c, writer_->checkpoint());
+    OutputCheckpoint out;
+    out.bytes = c.bytes;
+    out.rows = c.rows;
+    out.parquet_footer = std::move(c.footer);
+    return out;
+  }
+
+  void discard() override { writer_->discard(); }
+
  private:
   std::string path_;
   std::unique_ptr<parquet::ParquetWriter> writer_;
   PredictionColumns columns_;
+  bool resumable_ = false;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<PredictionWriter>> create_parquet_prediction_writer(const std::string& path,
-                                                                           const PredictionColumns& columns) {
+                                                                           const PredictionColumns& columns,
+                                                                           const ResumableOutput* resumable) {
   if (columns.labels.empty()) return invalid_argument(path + ": prediction writer: the model has no labels");
   Result<parquet::Codec> codec = parquet::codec_from_name(columns.compression);
   if (!codec.ok()) return codec.status().with_context(path);
@@ -72,8 +89,22 @@ Result<std::unique_ptr<PredictionWriter>> create_parquet_prediction_writer(const
   options.codec = *codec;
   // ParquetWriter::create names the path in its errors (duplicate column
   // names from labels that collide once lowercased, or the OS refusing).
-  INFERCOST_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::create(path, std::move(schema), options));
-  return std::unique_ptr<PredictionWriter>(new ParquetPredictionWriter(path, std::move(writer), columns));
+  std::unique_ptr<parquet::ParquetWriter> writer;
+  if (resumable) {
+    parquet::WriterCheckpoint from;
+    if (resumable->from) {
+      from.bytes = resumable->from->bytes;
+      from.rows = resumable->from->rows;
+      from.footer = resumable->from->parquet_footer;
+    }
+    INFERCOST_ASSIGN_OR_RETURN(
+        writer, parquet::ParquetWriter::create_resumable(path, resumable->partial, std::move(schema), options,
+                                                         resumable->from ? &from : nullptr));
+  } else {
+    INFERCOST_ASSIGN_OR_RETURN(writer, parquet::ParquetWriter::create(path, std::move(schema), options));
+  }
+  return std::unique_ptr<PredictionWriter>(
+      new ParquetPredictionWriter(path, std::move(writer), columns, resumable != nullptr));
 }
 
 }  // namespace infercost::io

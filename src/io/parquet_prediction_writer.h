@@ -11,6 +11,7 @@
 namespace infercost::io {
 
 Result<std::unique_ptr<PredictionWriter>> create_parquet_prediction_writer(const std::string& path,
-                                                                           const PredictionColumns& columns);
+                                                                           const PredictionColumns& columns,
+                                                                           const ResumableOutput* resumable);
 
 }  // namespace infercost::io

@@ -56,6 +56,17 @@ class ParquetSource : public RowSource {
   uint64_t bytes_total() const override { return file_->file_size(); }
   uint64_t bytes_read() const override { return reader_->bytes_read(); }
   const char* location_unit() const override { return "row"; }
+  // The next row's index; Parquet rows have no byte offset of their own.
+  SourcePosition position() const override { return {row_, 0, 0}; }
+  Status seek(const SourcePosition& at) override {
+    if (at.rows < 0 || at.rows > file_->metadata().num_rows || row_ != 0) {
+      return invalid_argument(fmt::format("{}: cannot continue at row {}: the file has {} rows",
+                                          file_->path(), at.rows, file_->metadata().num_rows));
+    }
+    INFERCOST_RETURN_IF_ERROR(reader_->skip_rows(at.rows));
+    row_ = at.rows;
+    return Status();
+  }
 
  private:
   std::shared_ptr<parquet::ParquetFile> file_;

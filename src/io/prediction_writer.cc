@@ -27,13 +27,26 @@ std::string lowercase(std::string s) {
 // pipe cannot be taken back).
 class Sink {
  public:
-  static Result<Sink> open(const std::string& path) {
+  static Result<Sink> open(const std::string& path, const ResumableOutput* resumable) {
     Sink sink;
+    if (resumable) {
+      if (path == "-") return invalid_argument("standard output cannot be resumed; name an output file");
+      INFERCOST_ASSIGN_OR_RETURN(
+          sink.file_, AtomicOutputFile::open_resumable(path, resumable->partial,
+                                                       resumable->from ? resumable->from->bytes : 0));
+      sink.to_file_ = true;
+      sink.resumable_ = true;
+      return sink;
+    }
     if (path == "-") return sink;
     INFERCOST_ASSIGN_OR_RETURN(sink.file_, AtomicOutputFile::create(path));
     sink.to_file_ = true;
     return sink;
   }
+  bool resumable() const { return resumable_; }
+  Status sync() { return file_.sync(); }
+  uint64_t bytes() const { return file_.bytes_written(); }
+  void discard() { file_.discard(); }
   Status write(std::string_view bytes) {
     if (to_file_) return file_.write(bytes);
     if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
@@ -49,14 +62,17 @@ class Sink {
  private:
   AtomicOutputFile file_;
   bool to_file_ = false;
+  bool resumable_ = false;
 };
 
 class DelimitedWriter final : public PredictionWriter {
  public:
-  DelimitedWriter(Sink sink, OutputFormat format, PredictionColumns columns)
-      : sink_(std::move(sink)), format_(format), columns_(std::move(columns)) {
+  // `rows`: rows already in a resumed output (its header too).
+  DelimitedWriter(Sink sink, OutputFormat format, PredictionColumns columns, int64_t rows)
+      : sink_(std::move(sink)), format_(format), columns_(std::move(columns)), rows_(rows) {
     for (const std::string& label : columns_.labels) names_.push_back(lowercase(label));
-    if (format_ == OutputFormat::kCsv) {
+    const bool resumed = rows > 0 || sink_.bytes() > 0;
+    if (format_ == OutputFormat::kCsv && !resumed) {
       if (columns_.keep_text) buffer_ += "text,";
       for (const std::string& name : names_) {
         append_csv_field(buffer_, name);
@@ -84,6 +100,7 @@ class DelimitedWriter final : public PredictionWriter {
       }
       if (buffer_.size() >= kFlushBytes) INFERCOST_RETURN_IF_ERROR(flush());
     }
+    rows_ += static_cast<int64_t>(texts.size());
     return Status();
   }
 
@@ -91,6 +108,20 @@ class DelimitedWriter final : public PredictionWriter {
     INFERCOST_RETURN_IF_ERROR(flush());
     return sink_.close();
   }
+
+  Result<OutputCheckpoint> checkpoint() override {
+    if (!sink_.resumable())
+      return internal_error("prediction writer: checkpoint() of an output that cannot resume");
+    INFERCOST_RETURN_IF_ERROR(flush());
+    Status synced = sink_.sync();
+    if (!synced.ok()) return failed_ = synced;
+    OutputCheckpoint c;
+    c.bytes = sink_.bytes();
+    c.rows = rows_;
+    return c;
+  }
+
+  void discard() override { sink_.discard(); }
 
  private:
   static constexpr size_t kFlushBytes = 1 << 20;
@@ -148,9 +179,13 @@ class DelimitedWriter final : public PredictionWriter {
     buffer_ += '\n';
   }
 
+  // After a failed write the output no longer holds what rows_ counts:
+  // every later write, close and checkpoint fails the same way.
   Status flush() {
+    if (!failed_.ok()) return failed_;
     Status s = sink_.write(buffer_);
     buffer_.clear();
+    if (!s.ok()) failed_ = s;
     return s;
   }
 
@@ -159,6 +194,8 @@ class DelimitedWriter final : public PredictionWriter {
   PredictionColumns columns_;
   std::vector<std::string> names_;
   std::string buffer_;
+  int64_t rows_ = 0;
+  Status failed_;
 };
 
 }  // namespace
@@ -182,14 +219,16 @@ Result<OutputFormat> output_format_for(const std::string& path, const std::strin
 
 Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::string& path,
                                                                    OutputFormat format,
-                                                                   const PredictionColumns& columns) {
+                                                                   const PredictionColumns& columns,
+                                                                   const ResumableOutput* resumable) {
   if (columns.labels.empty()) return invalid_argument("prediction writer: the model has no labels");
   if (format == OutputFormat::kParquet) {
     if (path == "-") return invalid_argument("Parquet output cannot go to stdout; name a file");
-    return create_parquet_prediction_writer(path, columns);
+    return create_parquet_prediction_writer(path, columns, resumable);
   }
-  INFERCOST_ASSIGN_OR_RETURN(Sink sink, Sink::open(path));
-  return std::unique_ptr<PredictionWriter>(new DelimitedWriter(std::move(sink), format, columns));
+  INFERCOST_ASSIGN_OR_RETURN(Sink sink, Sink::open(path, resumable));
+  const int64_t rows = resumable && resumable->from ? resumable->from->rows : 0;
+  return std::unique_ptr<PredictionWriter>(new DelimitedWriter(std::move(sink), format, columns, rows));
 }
 
 void append_csv_field(std::string& out, std::string_view text) {

@@ -40,6 +40,22 @@ struct PredictionColumns {
   std::string compression = "snappy";  // Parquet only: a codec_from_name() name
 };
 
+// Where a resumable output stands (PredictionWriter::checkpoint()): its
+// durable bytes and rows and, for Parquet, the footer of its row groups.
+struct OutputCheckpoint {
+  uint64_t bytes = 0;
+  int64_t rows = 0;
+  std::string parquet_footer;  // Parquet only (parquet::WriterCheckpoint::footer)
+};
+
+// A resumable output: written to `partial` and renamed to its path by
+// close(); `from` null starts it, otherwise it continues from that
+// checkpoint (the partial cut back to it).
+struct ResumableOutput {
+  std::string partial;
+  const OutputCheckpoint* from = nullptr;
+};
+
 class PredictionWriter {
  public:
   virtual ~PredictionWriter() = default;
@@ -49,11 +65,20 @@ class PredictionWriter {
   virtual Status write(const std::vector<std::string>& texts, const std::vector<uint8_t>& is_null,
                        const std::vector<float>& probabilities) = 0;
   virtual Status close() = 0;
+  // Makes every row written so far durable (Parquet: ends the row group) and
+  // says where the output stands. Resumable outputs only (kInternal else).
+  virtual Result<OutputCheckpoint> checkpoint() = 0;
+  // Closes without finishing: the partial of a resumable output is removed.
+  // (Destroying a writer without close() keeps a resumable output's partial
+  // and removes any other temporary.)
+  virtual void discard() = 0;
 };
 
-Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::string& path,
-                                                                   OutputFormat format,
-                                                                   const PredictionColumns& columns);
+// `resumable` null: written to a temporary that nothing outlives but the
+// finished file (or to stdout for "-").
+Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(
+    const std::string& path, OutputFormat format, const PredictionColumns& columns,
+    const ResumableOutput* resumable = nullptr);
 
 // RFC 4180 field: quoted when it holds a comma, quote, CR or LF.
 void append_csv_field(std::string& out, std::string_view text);

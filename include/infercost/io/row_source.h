@@ -37,6 +37,16 @@ struct SourceOptions {
   bool values_as_json = false;
 };
 
+// Where a source stands in its file: the rows consumed so far (returned, or
+// skipped as bad) and, for the text formats, the byte offset and line number
+// of what comes next. A resumed run continues from a position an earlier
+// reading of the same file reported.
+struct SourcePosition {
+  int64_t rows = 0;
+  uint64_t offset = 0;
+  int64_t line = 0;
+};
+
 class RowSource {
  public:
   virtual ~RowSource() = default;
@@ -52,6 +62,13 @@ class RowSource {
   // "line" (JSON lines, JSON array, CSV) or "row" (Parquet): what
   // RowBatch::lines counts, for messages.
   virtual const char* location_unit() const = 0;
+  virtual SourcePosition position() const = 0;
+  // Continues from `at` (a position() of an earlier reading of this same
+  // file), before the first next(): JSON lines, JSON arrays and CSV jump to
+  // the byte offset; Parquet skips whole row groups by its footer, then rows.
+  // rows_skipped() counts only what is skipped after it. kInvalidArgument
+  // naming the file when `at` cannot be a position of it.
+  virtual Status seek(const SourcePosition& at) = 0;
 };
 
 // Opens `path` as `format`. Errors: kNotFound / kIOError naming the path;
