@@ -82,6 +82,7 @@ void execute(const DemoFlags& flags) {
   run.output = cache + "/demo-predictions.jsonl";
   run.threads = flags.threads;
   run.batch_size = flags.batch_size;
+  run.force = true;  // the demo always starts over (an interrupted demo leaves a checkpoint)
   std::fprintf(stderr, "demo: classifying %lld rows on the CPU\n", static_cast<long long>(flags.rows));
   pipeline::RunProgress progress;
   ProgressLine line(ProgressLine::wanted(false), [&progress] { return run_progress_text(progress); });

@@ -1,8 +1,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -230,11 +232,24 @@ void execute(RunFlags& flags) {
     }
     monitor.emplace(*nvml, std::move(gpus), kGpuSampleSeconds);
   };
+  // A run with an output file or folder stops at its next durable step on
+  // the first SIGINT or SIGTERM, leaving a checkpoint; a second one ends it at once.
+  std::atomic<int> signal_seen{0};
+  if (options.output != "-") {
+    options.stop = &signal_seen;
+    stop_gracefully_on_signals(&signal_seen);
+  }
   Result<pipeline::RunMetrics> metrics = pipeline::run_classification(options);
+  stop_gracefully_on_signals(nullptr);
   if (monitor) monitor->stop();
   line.stop();
   options.on_model_loaded = nullptr;  // they refer to this function's locals
   options.progress = nullptr;
+  options.stop = nullptr;
+  if (!metrics.ok() && metrics.status().code() == StatusCode::kCancelled) {
+    std::fprintf(stderr, "infercost: %s\n", metrics.status().message().c_str());
+    throw CliExit{128 + (signal_seen.load() != 0 ? signal_seen.load() : SIGINT)};
+  }
   if (!metrics.ok()) fail(metrics.status());
   if (monitor) monitor->fill(*metrics);
   if (!nvml_missing.empty()) metrics->gpu_monitor = nvml_missing;
@@ -353,6 +368,19 @@ void register_run(CLI::App& app) {
                   "Bad rows: 'fail' (stop, write nothing) or 'skip' (count and go on)")
       ->capture_default_str();
   cmd->add_flag("--no-text", flags->no_text, "Leave the text column out of the output");
+  cmd->add_flag(
+      "--resume", o.resume,
+      "Continue the job that last wrote --output from its checkpoint (kept beside the output); without "
+      "one, start it. The job must be the same: inputs, model and output options");
+  cmd->add_flag(
+      "--force", o.force,
+      "Start over although a previous run of --output stopped half-way (its checkpoint is dropped)");
+  cmd->add_option(
+         "--checkpoint-seconds", o.checkpoint_seconds,
+         "Most seconds between two checkpoints of an output file or folder (each taken at the end of a "
+         "window of rows; 0: after every window)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", flags->quiet, "No progress and no summary on stderr");
   cmd->callback([flags]() { execute(*flags); });
 }

@@ -99,7 +99,7 @@ std::string progress_duration(double seconds) {
 }
 
 std::string progress_text(const std::string& what, int64_t done, double expected, bool expected_is_exact,
-                          double seconds, int64_t tokens_done) {
+                          double seconds, int64_t tokens_done, int64_t done_before) {
   std::string text;
   const double share = expected > 0 ? std::min(100.0, 100.0 * static_cast<double>(done) / expected) : 0;
   if (expected > 0 && expected_is_exact) {
@@ -110,9 +110,9 @@ std::string progress_text(const std::string& what, int64_t done, double expected
   } else {
     text = fmt::format("{} {}", group_thousands(done), what);
   }
-  if (seconds <= 0 || done <= 0) return text;
+  if (seconds <= 0 || done - done_before <= 0) return text;
   // The time left first: on a narrow terminal the line is cut at its end.
-  const double rate = static_cast<double>(done) / seconds;
+  const double rate = static_cast<double>(done - done_before) / seconds;
   if (expected > 0) {
     text += ", " + progress_duration(std::max(0.0, expected - static_cast<double>(done)) / rate) + " left";
   }
@@ -129,8 +129,10 @@ std::string progress_text(const std::string& what, int64_t done, double expected
 // and the time left at that rate.
 std::string run_progress_text(const pipeline::RunProgress& p) {
   if (p.started_ns.load() == 0) return "infercost: loading the model...";
-  return "infercost: " + progress_text("rows", p.rows_done.load(), p.rows_expected(),
-                                       p.rows_total.load() >= 0, p.seconds_running(), p.tokens_done.load());
+  const int64_t before = p.rows_resumed.load();
+  return "infercost: " + progress_text("rows", before + p.rows_done.load(), p.rows_expected(),
+                                       p.rows_total.load() >= 0, p.seconds_running(), p.tokens_done.load(),
+                                       before);
 }
 
 }  // namespace infercost::cli

@@ -58,8 +58,9 @@ std::string progress_duration(double seconds);
 // "<done> of <total> rows (p%)" when the total is known, "<done> rows (~p%)"
 // when it is estimated (expected > 0), else "<done> rows"; then the time left
 // at the rate so far, rows/s and (tokens_done > 0) tokens/s.
+// `done_before`: of `done`, those an earlier run did (not in the rates).
 std::string progress_text(const std::string& what, int64_t done, double expected, bool expected_is_exact,
-                          double seconds, int64_t tokens_done);
+                          double seconds, int64_t tokens_done, int64_t done_before = 0);
 
 // The line of `infercost run` and `demo`: "infercost: loading the model..."
 // until rows flow, then the rows done (classified, or null / skipped) of the

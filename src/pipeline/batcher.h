@@ -10,6 +10,7 @@
 
 #include "infercost/backend/backend.h"
 #include "infercost/core/status.h"
+#include "infercost/io/row_source.h"
 #include "infercost/io/rows.h"
 #include "infercost/pipeline/runner.h"
 
@@ -28,16 +29,18 @@ struct Window {
   std::vector<std::vector<int32_t>> ids;  // per row; empty for null rows
   std::vector<Status> errors;             // per row tokenizer error
   std::vector<uint8_t> dropped;           // per row: skipped as bad (not written)
+  std::string first_drop_reason;          // why the first dropped row was bad, located
   std::vector<float> probs;               // [rows, labels]; zero for null/dropped rows
   // The reader's error right after these rows (in-band, so errors surface in
   // input order); when set, this is the stream's final window.
   Status read_status;
-  // Set on last_in_file windows of the real pass: the source's own skips.
+  // The real pass: where the source stands after these rows, and the rows it
+  // skipped as bad so far (in this reading of the file); on last_in_file
+  // windows also why it skipped the first.
+  io::SourcePosition end_position;
   int64_t source_rows_skipped = 0;
   Status source_first_skip;
-  uint64_t bytes_done = 0;   // input bytes read by the end of this window, all files
-  uint64_t bytes_total = 0;  // sizes of the files opened so far
-  int tasks_left = 0;        // tokenize tasks not finished (guarded by the pipeline's mutex)
+  int tasks_left = 0;  // tokenize tasks not finished (guarded by the pipeline's mutex)
 };
 
 // One backend batch and where each of its rows goes back to.

@@ -130,12 +130,28 @@ std::string RunMetrics::to_json() const {
     }
   }
   if (!gpu_monitor.empty()) j["gpu_monitor"] = gpu_monitor;
+  if (!checkpoint.empty()) {
+    j["resume"] = {{"checkpoint", checkpoint},     {"resumed", resumed},
+                   {"resumed_rows", resumed_rows}, {"already_complete", already_complete},
+                   {"checkpoints", checkpoints},   {"checkpoint_seconds", checkpoint_seconds}};
+  }
   return j.dump(2) + "\n";
 }
 
 std::string RunMetrics::to_summary() const {
   std::string out;
   auto line = std::back_inserter(out);
+  if (already_complete) {
+    return fmt::format(
+        "complete        nothing to do: --resume found every output in place (no checkpoint left: "
+        "the job finished)\n");
+  }
+  if (resumed) {
+    fmt::format_to(line,
+                   "resumed         after {} rows an earlier run did (checkpoint {}); the figures below are "
+                   "this run's\n",
+                   resumed_rows, checkpoint);
+  }
   fmt::format_to(line, "rows            {} from {} file{}", rows, input_files, input_files == 1 ? "" : "s");
   if (rows_null > 0) fmt::format_to(line, " (+{} null texts, written with null outputs)", rows_null);
   if (rows_skipped > 0) {
@@ -194,6 +210,10 @@ std::string RunMetrics::to_summary() const {
                    g.memory_total_bytes / kGiB, 100.0 * g.utilization_mean, 100.0 * g.utilization_peak);
   }
   if (!gpu_monitor.empty()) fmt::format_to(line, "gpus            not monitored: {}\n", gpu_monitor);
+  if (checkpoints > 0) {
+    fmt::format_to(line, "checkpoints     {} saved in {:.3f} s ({:.2f}% of the wall time)\n", checkpoints,
+                   checkpoint_seconds, wall_seconds > 0 ? 100.0 * checkpoint_seconds / wall_seconds : 0.0);
+  }
   fmt::format_to(
       line,
       "config          device {}, precision {}, {} threads (+{} tokenizing), batching {} (batch {} "

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -19,11 +20,13 @@
 
 #include "infercost/backend/backend.h"
 #include "infercost/backend/cpu_info.h"
+#include "infercost/core/crash_point.h"
 #include "infercost/io/prediction_writer.h"
 #include "infercost/io/row_source.h"
 #include "infercost/model/model_dir.h"
 #include "pipeline/batcher.h"
 #include "pipeline/bounded_queue.h"
+#include "pipeline/job.h"
 #include "pipeline/output_plan.h"
 
 namespace infercost::pipeline {
@@ -136,6 +139,8 @@ struct PipelineConfig {
   size_t window_rows = 0;
   int tokenizer_threads = 1;
   int n_labels = 0;
+  // A run with an output file or folder: its checkpoint and where it starts.
+  ResumableJob* job = nullptr;
 };
 
 // What one inference worker did.
@@ -174,10 +179,26 @@ class Pipeline {
         workers_left_(static_cast<int>(workers_.size())) {
     counts_.tokenize_s.assign(static_cast<size_t>(c_.tokenizer_threads), 0.0);
     counts_.workers.resize(workers_.size());
+    if (c_.job) progress_ = c_.job->start();
   }
 
   // Runs every stage to the end or to the first error; all threads joined.
   Status run() {
+    // RunOptions::stop: a signal ends the run at the next durable step.
+    std::thread watcher;
+    std::atomic<bool> finished{false};
+    if (const std::atomic<int>* stop = c_.options->stop) {
+      watcher = std::thread([this, stop, &finished] {
+        while (!finished.load()) {
+          if (const int sig = stop->load(); sig != 0) {
+            fail(cancelled(
+                fmt::format("stopped by signal {} ({})", sig, sig == SIGINT ? "SIGINT" : "SIGTERM")));
+            return;
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+      });
+    }
     std::vector<std::thread> threads;
     threads.emplace_back([this] { read_stage(); });
     for (int t = 0; t < c_.tokenizer_threads; ++t) {
@@ -187,9 +208,23 @@ class Pipeline {
     for (size_t w = 0; w < workers_.size(); ++w) threads.emplace_back([this, w] { infer_stage(w); });
     threads.emplace_back([this] { write_stage(); });
     for (std::thread& t : threads) t.join();
+    finished.store(true);
+    if (watcher.joinable()) watcher.join();
     std::lock_guard<std::mutex> lock(mu_);
     return first_error_;
   }
+
+  // After a failed run() that can be resumed from: a last checkpoint of the
+  // rows written (whole windows only), where the writer was left clean.
+  Status save_final_checkpoint() {
+    if (!c_.job) return Status();
+    if (!writer_clean_) return internal_error("the writer stopped inside a window");
+    return save_checkpoint();
+  }
+  // The rows the job has accounted for (the checkpoint's, the last one saved).
+  const JobProgress& progress() const { return progress_; }
+  // The part of a folder output still open (a failed run), to discard.
+  io::PredictionWriter* open_part() { return part_.get(); }
 
   const StageCounts& counts() const { return counts_; }
   const std::vector<Worker>& workers() const { return workers_; }
@@ -245,8 +280,16 @@ class Pipeline {
     source_options.column = options.column;
     source_options.on_bad_row = options.on_bad_row;
     const bool seed = c_.policy.batching == Batching::kSeed;
-    uint64_t bytes_done = 0, bytes_total = 0;
-    for (size_t f = 0; f < c_.inputs->size(); ++f) {
+    uint64_t bytes_done = 0;  // input bytes behind the rows read, all files
+    // A resumed run: the inputs the checkpoint says are done are not read;
+    // the next one continues where it stopped.
+    const size_t first = c_.job ? static_cast<size_t>(c_.job->start().files_done) : 0;
+    for (size_t f = 0; f < first && f < c_.inputs->size(); ++f) {
+      std::error_code ec;
+      const uint64_t size = std::filesystem::file_size((*c_.inputs)[f], ec);
+      bytes_done += ec ? 0 : size;
+    }
+    for (size_t f = first; f < c_.inputs->size(); ++f) {
       // kSeed reads each file twice: a scan for its longest row, then the run.
       for (int pass = seed ? 0 : 1; pass < 2; ++pass) {
         const bool scan = pass == 0;
@@ -263,8 +306,17 @@ class Pipeline {
             return;
           }
           source = std::move(*opened);
+          const bool resumed_file = c_.job && f == first && !scan;
+          const io::SourcePosition at = resumed_file ? c_.job->start().position : io::SourcePosition();
+          Status sought = at.rows > 0 || at.offset > 0 ? source->seek(at) : Status();
+          if (!sought.ok()) {
+            auto window = std::make_shared<Window>();
+            window->file_index = static_cast<int>(f);
+            window->read_status = sought;
+            submit(window);
+            return;
+          }
         }
-        if (!scan) bytes_total += source->bytes_total();
         const uint64_t bytes_before = bytes_done;
         for (;;) {
           auto window = std::make_shared<Window>();
@@ -283,9 +335,9 @@ class Pipeline {
           }
           const bool end = *got == 0;
           if (!scan) {
+            window->end_position = source->position();
+            window->source_rows_skipped = source->rows_skipped();
             bytes_done = bytes_before + source->bytes_read();
-            window->bytes_done = bytes_done;
-            window->bytes_total = bytes_total;
             if (RunProgress* p = c_.options->progress) {
               p->rows_read.fetch_add(static_cast<int64_t>(*got));
               p->bytes_read.store(bytes_done);
@@ -293,10 +345,7 @@ class Pipeline {
           }
           if (end) {
             window->last_in_file = true;
-            if (!scan) {
-              window->source_rows_skipped = source->rows_skipped();
-              window->source_first_skip = source->first_skip_reason();
-            }
+            if (!scan) window->source_first_skip = source->first_skip_reason();
           }
           if (!submit(window)) return;
           if (end) break;
@@ -369,6 +418,7 @@ class Pipeline {
         }
         if (w.scan) continue;  // counted in the real pass
         if (counts_.first_skip_reason.empty()) counts_.first_skip_reason = located.to_string();
+        if (w.first_drop_reason.empty()) w.first_drop_reason = located.to_string();
         ++counts_.rows_skipped;
         w.dropped[i] = 1;
       }
@@ -546,36 +596,54 @@ class Pipeline {
     const RunOptions& options = *c_.options;
     const OutputPlan& plan = *c_.plan;
     const size_t labels = static_cast<size_t>(c_.n_labels);
-    std::unique_ptr<io::PredictionWriter> part;  // a destroyed, unclosed part leaves nothing
     std::vector<std::string> texts;
     std::vector<uint8_t> nulls;
     std::vector<float> probs;
     int64_t rows_done = 0;
+    int current_file = -1;
+    io::SourcePosition file_position;  // of the current file, after the last window written
+    int64_t source_skipped = 0;        // the current file's source had skipped this many so far
+    auto last_checkpoint = std::chrono::steady_clock::now();
     while (std::optional<std::shared_ptr<Window>> popped = written_.pop()) {
       Window& w = **popped;
+      if (w.file_index != current_file) {
+        current_file = w.file_index;
+        const bool resumed = c_.job && c_.job->resuming() && w.file_index == c_.job->start().files_done;
+        file_position = resumed ? c_.job->start().position : io::SourcePosition();
+        source_skipped = 0;
+      }
+      writer_clean_ = false;
+      bool saved = false;
       {
         BusyTimer timer(counts_.write_s);
+        const size_t f = static_cast<size_t>(w.file_index);
         io::PredictionWriter* out = c_.single_writer;
         if (plan.per_file) {
-          if (!part) {
-            const size_t f = static_cast<size_t>(w.file_index);
-            Result<std::unique_ptr<io::PredictionWriter>> created =
-                io::create_prediction_writer(plan.paths[f], plan.formats[f], *c_.columns);
+          if (!part_) {
+            io::ResumableOutput resumable;
+            if (c_.job) resumable = c_.job->output_for(f);
+            Result<std::unique_ptr<io::PredictionWriter>> created = io::create_prediction_writer(
+                plan.paths[f], plan.formats[f], *c_.columns, c_.job ? &resumable : nullptr);
             if (!created.ok()) {
               fail(created.status());
               return;
             }
-            part = std::move(*created);
+            part_ = std::move(*created);
           }
-          out = part.get();
+          out = part_.get();
         }
         texts.clear();
         nulls.clear();
         probs.clear();
+        int64_t nulls_here = 0, dropped_here = 0;
         for (size_t i = 0; i < w.rows.size(); ++i) {
-          if (w.dropped[i]) continue;
+          if (w.dropped[i]) {
+            ++dropped_here;
+            continue;
+          }
           texts.push_back(options.keep_text ? std::move(w.rows.texts[i]) : std::string());
           nulls.push_back(w.rows.is_null[i]);
+          nulls_here += w.rows.is_null[i] ? 1 : 0;
           probs.insert(probs.end(), w.probs.begin() + static_cast<ptrdiff_t>(i * labels),
                        w.probs.begin() + static_cast<ptrdiff_t>((i + 1) * labels));
         }
@@ -587,18 +655,68 @@ class Pipeline {
           }
         }
         rows_done += static_cast<int64_t>(texts.size());
+        // What the job has accounted for once these rows are durable.
+        progress_.rows_done += w.end_position.rows - file_position.rows;
+        progress_.rows_null += nulls_here;
+        progress_.rows_skipped += dropped_here + (w.source_rows_skipped - source_skipped);
+        source_skipped = w.source_rows_skipped;
+        if (progress_.first_skip_reason.empty()) {
+          progress_.first_skip_reason = !w.first_drop_reason.empty() ? w.first_drop_reason
+                                        : w.source_first_skip.ok()   ? std::string()
+                                                                     : w.source_first_skip.to_string();
+        }
+        file_position = w.end_position;
+        progress_.position = w.end_position;
+        if (w.last_in_file) {
+          progress_.files_done = w.file_index + 1;
+          progress_.position = io::SourcePosition();
+        }
         if (w.last_in_file && plan.per_file) {
-          Status s = part->close();
+          Status s = part_->close();
           if (!s.ok()) {
             fail(s);
             return;
           }
-          counts_.committed.push_back(plan.paths[static_cast<size_t>(w.file_index)]);
-          part.reset();
+          counts_.committed.push_back(plan.paths[f]);
+          part_.reset();
+          crash_point("part-done");
+          // Between two parts: a checkpoint now says the part is done.
+          if (c_.job) {
+            Status saved_now = save_checkpoint();
+            if (!saved_now.ok()) {
+              fail(saved_now);
+              return;
+            }
+            saved = true;
+          }
         }
       }
+      writer_clean_ = true;
+      if (c_.job && !saved &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count() >=
+              options.checkpoint_seconds) {
+        Status s = save_checkpoint();
+        if (!s.ok()) {
+          fail(s);
+          return;
+        }
+        saved = true;
+      }
+      if (saved) last_checkpoint = std::chrono::steady_clock::now();
       if (options.progress) options.progress->rows_written.store(rows_done);
     }
+  }
+
+  // The output written so far made durable, then the checkpoint saying so.
+  Status save_checkpoint() {
+    io::PredictionWriter* out = c_.plan->per_file ? part_.get() : c_.single_writer;
+    if (out) {
+      INFERCOST_ASSIGN_OR_RETURN(progress_.output, out->checkpoint());
+    } else {
+      progress_.output = io::OutputCheckpoint();
+    }
+    crash_point("output-synced");  // the output durable, its checkpoint not yet written
+    return c_.job->save(progress_);
   }
 
   const PipelineConfig& c_;
@@ -618,6 +736,12 @@ class Pipeline {
   bool cancelled_ = false;
   Status first_error_;
   StageCounts counts_;
+  // The writer's: the part of a folder output being written (a destroyed,
+  // unclosed part leaves nothing, or a resumable partial), the job's progress
+  // after the last window written, and whether the writer is between windows.
+  std::unique_ptr<io::PredictionWriter> part_;
+  JobProgress progress_;
+  bool writer_clean_ = true;
 };
 
 }  // namespace
@@ -752,6 +876,39 @@ void start_progress(RunProgress& progress, const std::vector<std::string>& input
       std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count());
 }
 
+// A failed run: where it can be resumed from (an interruption, an I/O,
+// device or memory error), a last checkpoint of what was written and the
+// partial outputs stay, and the message says how to go on; otherwise (bad
+// data, bad usage) nothing of the output is left.
+Status end_failed_run(const Status& status, ResumableJob* job, Pipeline& pipeline,
+                      io::PredictionWriter* writer, const OutputPlan& plan) {
+  if (job && resumable_failure(status)) {
+    // Fails where the writer itself failed; the last checkpoint saved stands.
+    Status saved = pipeline.save_final_checkpoint();
+    if (!job->has_checkpoint()) {
+      return Status(status.code(), status.message() + "; no rows were checkpointed yet: a rerun starts over");
+    }
+    return Status(
+        status.code(),
+        fmt::format("{}; the job stopped after {} rows (checkpoint {}{}): rerun with --resume to continue",
+                    status.message(), job->last_saved().rows_done, job->checkpoint_path(),
+                    saved.ok() ? "" : ", saved before the error"));
+  }
+  if (writer) writer->discard();
+  if (io::PredictionWriter* part = pipeline.open_part()) part->discard();
+  std::vector<std::string> written = pipeline.counts().committed;
+  if (job) {
+    // Parts of inputs an earlier run of the job finished go too.
+    for (int64_t f = 0; f < job->start().files_done && plan.per_file; ++f) {
+      written.push_back(plan.paths[static_cast<size_t>(f)]);
+    }
+    job->abandon(written);
+  } else {
+    for (const std::string& path : written) std::remove(path.c_str());
+  }
+  return status;
+}
+
 }  // namespace
 
 Result<RunMetrics> run_classification(const RunOptions& options) {
@@ -783,6 +940,14 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     input_formats.push_back(format);
   }
   INFERCOST_ASSIGN_OR_RETURN(OutputPlan plan, plan_outputs(options, inputs, input_formats));
+  // An output file or folder is a resumable job: locked, checkpointed.
+  std::unique_ptr<ResumableJob> job;
+  if (options.output == "-") {
+    if (options.resume)
+      return invalid_argument("--resume needs an output file or folder (--output), not stdout");
+  } else {
+    INFERCOST_ASSIGN_OR_RETURN(job, ResumableJob::open(options, plan, inputs, input_formats));
+  }
 
   RunMetrics metrics;
   metrics.threads = resolve_threads(options.threads);
@@ -797,6 +962,16 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   metrics.input_files = static_cast<int64_t>(inputs.size());
   metrics.batch_size_auto = options.batch_size_auto;
   metrics.max_batch_tokens_auto = options.max_batch_tokens_auto;
+  if (job) {
+    metrics.checkpoint = job->checkpoint_path();
+    metrics.resumed = job->resuming();
+    metrics.resumed_rows = job->start().rows_done;
+    if (job->complete()) {
+      metrics.already_complete = true;
+      metrics.output_files = static_cast<int64_t>(plan.paths.size());
+      return metrics;
+    }
+  }
 
   model::LoadedModel model;
   std::vector<std::unique_ptr<Device>> devices;
@@ -871,6 +1046,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     if (std::find(precisions.begin(), precisions.end(), p) == precisions.end()) precisions.push_back(p);
   }
   metrics.precision = fmt::format("{}", fmt::join(precisions, "+"));
+  if (job) INFERCOST_RETURN_IF_ERROR(job->check_precision(metrics.precision));
   metrics.model_name = model.config.name;
   metrics.model_synthetic = model.config.synthetic;
   if (options.on_model_loaded) options.on_model_loaded(model.config);
@@ -881,7 +1057,10 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   columns.compression = options.compression;
   std::unique_ptr<io::PredictionWriter> writer;
   if (!plan.per_file) {
-    INFERCOST_ASSIGN_OR_RETURN(writer, io::create_prediction_writer(plan.paths[0], plan.formats[0], columns));
+    io::ResumableOutput resumable;
+    if (job) resumable = job->output_for(0);
+    INFERCOST_ASSIGN_OR_RETURN(writer, io::create_prediction_writer(plan.paths[0], plan.formats[0], columns,
+                                                                    job ? &resumable : nullptr));
   }
 
   PipelineConfig config;
@@ -901,25 +1080,33 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   config.window_rows = static_cast<size_t>(metrics.window_rows);
   config.tokenizer_threads = metrics.tokenizer_threads;
   config.n_labels = model.config.num_labels();
+  config.job = job.get();
 
   const auto wall_start = std::chrono::steady_clock::now();
   if (options.progress) {
     start_progress(*options.progress, inputs, input_formats, wall_start);
+    if (job) {
+      // Reading starts past what earlier runs did: rows and bytes read count it.
+      options.progress->rows_resumed.store(job->start().rows_done);
+      options.progress->rows_read.store(job->start().rows_done);
+    }
   }
   Pipeline pipeline(config);
   Status status = pipeline.run();
   const StageCounts& counts = pipeline.counts();
-  if (!status.ok()) {
-    writer.reset();
-    for (const std::string& path : counts.committed) std::remove(path.c_str());
-    return status;
-  }
+  if (!status.ok()) return end_failed_run(status, job.get(), pipeline, writer.get(), plan);
   if (writer) {
     const auto start = std::chrono::steady_clock::now();
     Status closed = writer->close();
     metrics.stage_seconds["write"] +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!closed.ok()) return closed;
+    if (!closed.ok()) return end_failed_run(closed, job.get(), pipeline, writer.get(), plan);
+  }
+  if (job) {
+    crash_point("job-finish");  // every output in place, the checkpoint not yet removed
+    job->finish();
+    metrics.checkpoints = job->checkpoints_written();
+    metrics.checkpoint_seconds = job->checkpoint_seconds();
   }
   metrics.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   metrics.rows_null = counts.rows_null;

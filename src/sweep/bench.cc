@@ -17,6 +17,7 @@
 #include "infercost/backend/backend.h"
 #include "infercost/backend/cpu_info.h"
 #include "infercost/core/file.h"
+#include "infercost/core/time_text.h"
 #include "infercost/data/tweets.h"
 #include "infercost/sweep/child.h"
 #include "infercost/sweep/environment.h"
@@ -232,6 +233,8 @@ std::vector<std::string> run_arguments(const SweepSpec& spec, const Point& point
   add("--output", output_dir);
   add("--metrics", metrics_path);
   a.emplace_back("--quiet");
+  // A repetition killed by its timeout leaves a checkpoint; the next one starts over.
+  a.emplace_back("--force");
   add("--column", spec.column);
   add("--device", point.device);
   add("--precision", point.precision);
@@ -317,15 +320,6 @@ std::string describe_points(const SweepSpec& spec, const std::vector<Point>& poi
 // ---- the sweep ----
 
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string new_sweep_id() {
   const std::time_t t = std::time(nullptr);
@@ -587,7 +581,7 @@ class Bench {
   record::Record run_point(const Point& p) {
     record::Record r = base_;
     r.point = p.index;
-    r.started_at = utc_now();
+    r.started_at = utc_now_iso8601();
     const ShapeData& d = data_.at(p.shape);
     r.data.shape = p.shape;
     r.data.inputs = d.inputs;

@@ -366,7 +366,18 @@ TEST_F(WorkersTest, OutOfMemorySplitsBatchesAndKeepsTheLimit) {
   }
 }
 
-TEST_F(WorkersTest, ARowThatDoesNotFitFailsTheRunAndLeavesNothing) {
+// What a failed run on a device leaves: no output, only the job's checkpoint
+// and partial (a device error can be resumed from: on a larger GPU, say).
+void expect_only_job_files(const std::string& dir, const std::string& message) {
+  EXPECT_NE(message.find("rerun with --resume to continue"), std::string::npos) << message;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_NE(name.find(".infercost-"), std::string::npos) << "not a job file: " << name;
+    EXPECT_EQ(name.find(".infercost-lock"), std::string::npos) << "the lock outlived the run";
+  }
+}
+
+TEST_F(WorkersTest, ARowThatDoesNotFitFailsTheRunAndLeavesNoOutput) {
   TempDir work;
   FakeMachine machine(2);
   machine.devices[1]->oom_above = 2;  // no row fits: every one has [CLS] text [SEP]
@@ -379,7 +390,8 @@ TEST_F(WorkersTest, ARowThatDoesNotFitFailsTheRunAndLeavesNothing) {
   EXPECT_NE(message.find("cuda:1: a single row of "), std::string::npos) << message;
   EXPECT_NE(message.find(" tokens"), std::string::npos) << message;
   EXPECT_NE(message.find("fake: out of memory"), std::string::npos) << message;
-  EXPECT_EQ(count_entries(work.path()), 0);
+  EXPECT_FALSE(std::filesystem::exists(work.file("out.jsonl")));
+  expect_only_job_files(work.path(), message);
 }
 
 TEST_F(WorkersTest, AnErrorInOneWorkerStopsEveryStage) {
@@ -393,7 +405,7 @@ TEST_F(WorkersTest, AnErrorInOneWorkerStopsEveryStage) {
   EXPECT_EQ(m.status().code(), StatusCode::kInternal);
   EXPECT_NE(m.status().message().find("cuda:0: the fake device broke"), std::string::npos)
       << m.status().message();
-  EXPECT_EQ(count_entries(work.file("out")), 0);
+  expect_only_job_files(work.file("out"), m.status().message());
 }
 
 TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {

@@ -106,6 +106,14 @@ struct RunMetrics {
   std::string gpu_monitor;
   double gpu_sample_interval_seconds = 0;
   int64_t gpu_samples = 0;
+  // Resumable runs (an output file or folder). rows, tokens and the rates
+  // count only what this run classified.
+  std::string checkpoint;         // the job's checkpoint file; empty for stdout
+  bool resumed = false;           // continued an earlier run's checkpoint
+  int64_t resumed_rows = 0;       // input rows the earlier runs had done
+  bool already_complete = false;  // --resume found the job finished: nothing ran
+  int64_t checkpoints = 0;        // checkpoints this run saved
+  double checkpoint_seconds = 0;  // spent saving them (fsyncs of the output included)
 
   double rows_per_second() const { return wall_seconds > 0 ? rows / wall_seconds : 0; }
   double tokens_per_second() const { return wall_seconds > 0 ? tokens / wall_seconds : 0; }

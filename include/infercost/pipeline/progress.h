@@ -16,6 +16,8 @@ struct RunProgress {
   // bad (nothing to compute). Under --batching seed the first pass that scans
   // a file for its longest row counts nothing.
   std::atomic<int64_t> rows_done{0};
+  // Rows an earlier run of a resumed job had done (not in rows_done).
+  std::atomic<int64_t> rows_resumed{0};
   std::atomic<int64_t> tokens_done{0};  // real tokens of the rows classified
   std::atomic<int64_t> rows_written{0};
   // Rows and input bytes read so far (the real pass), for the bytes a row

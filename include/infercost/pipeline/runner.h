@@ -2,6 +2,7 @@
 // input order. Stages: read -> tokenize -> batch -> infer -> softmax -> write.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -93,6 +94,18 @@ struct RunOptions {
   // Counters the run keeps up to date while it runs (progress.h); may be
   // null. The caller reads them from any thread.
   RunProgress* progress = nullptr;
+  // Resumable runs (docs/checkpoint.md). A run with an output file or folder
+  // keeps a checkpoint beside it, saved at the end of each window of rows
+  // written once checkpoint_seconds have passed since the last (and between
+  // two parts of a folder output), and removed when the output is complete.
+  //   resume: continue from the checkpoint of `output` (none: start).
+  //   force:  start over although a previous run of `output` stopped half-way.
+  bool resume = false;
+  bool force = false;
+  double checkpoint_seconds = 30;
+  // Read while the run runs: non-zero (a signal number) stops it at the next
+  // durable step, with a checkpoint to resume from (kCancelled).
+  const std::atomic<int>* stop = nullptr;
   // Called once the model is loaded on every device, before any row is read.
   std::function<void(const model::ModelConfig&)> on_model_loaded;
   // Tests: stand-ins for backend::resolve_devices and backend::create_backend

@@ -1,0 +1,84 @@
+// The resumable side of a run with an output file or folder: its lock, its
+// checkpoint, the partial files of its outputs, and what a resumed run skips
+// (docs/checkpoint.md).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "infercost/core/status.h"
+#include "infercost/io/prediction_writer.h"
+#include "infercost/io/row_source.h"
+#include "infercost/pipeline/checkpoint.h"
+#include "infercost/pipeline/runner.h"
+#include "pipeline/output_plan.h"
+
+namespace infercost::pipeline {
+
+class ResumableJob {
+ public:
+  // Locks the output and reads its checkpoint. Without options.resume, a
+  // checkpoint of a run that stopped half-way is kInvalidArgument ("add
+  // --resume ... or --force") unless options.force (then it is dropped).
+  // With options.resume: a checkpoint of another job (inputs, model or an
+  // output-changing option differ) or one that cannot be read is
+  // kInvalidArgument naming what differs and nothing is touched; none at all
+  // starts the job afresh, unless its outputs all exist (a finished job:
+  // complete()).
+  static Result<std::unique_ptr<ResumableJob>> open(const RunOptions& options, const OutputPlan& plan,
+                                                    const std::vector<std::string>& inputs,
+                                                    const std::vector<io::InputFormat>& formats);
+
+  // --resume of a job whose outputs are all there: nothing to do.
+  bool complete() const { return complete_; }
+  // Continuing an earlier run's checkpoint.
+  bool resuming() const { return resuming_; }
+  // Where this run starts: all zero for a new job.
+  const JobProgress& start() const { return checkpoint_.progress; }
+  const std::string& checkpoint_path() const { return files_.checkpoint; }
+
+  // Resuming: kInvalidArgument when the backends resolved the precision
+  // otherwise than the checkpoint's run did (another CPU, say).
+  Status check_precision(const std::string& resolved);
+
+  // How output file `index` of the plan is written: to its partial, from the
+  // checkpoint for the one in progress when resuming.
+  io::ResumableOutput output_for(size_t index) const;
+
+  // Records `progress` (taken after the outputs it describes were made
+  // durable) in the checkpoint.
+  Status save(const JobProgress& progress);
+  // The run ended with every output in place: the checkpoint goes.
+  void finish();
+  // The run failed on something a resume cannot get past (bad data, bad
+  // usage): everything the job wrote goes: partials, the parts of a folder
+  // output (`written`: every part path the job completed), the checkpoint.
+  void abandon(const std::vector<std::string>& written);
+
+  // A checkpoint is on disk (this run saved one, or it resumed one), and the
+  // progress it holds.
+  bool has_checkpoint() const { return resuming_ || checkpoints_written_ > 0; }
+  const JobProgress& last_saved() const { return checkpoint_.progress; }
+  int checkpoints_written() const { return checkpoints_written_; }
+  double checkpoint_seconds() const { return checkpoint_seconds_; }
+
+ private:
+  ResumableJob() = default;
+
+  const OutputPlan* plan_ = nullptr;
+  JobFiles files_;
+  JobLock lock_;
+  Checkpoint checkpoint_;  // the job, and where it stands as last saved
+  bool resuming_ = false;
+  bool complete_ = false;
+  int checkpoints_written_ = 0;
+  double checkpoint_seconds_ = 0;
+};
+
+// Whether a failed run's checkpoint is worth keeping: interruptions, I/O,
+// device and memory errors can be resumed from; bad data and bad usage would
+// fail again at the same row.
+bool resumable_failure(const Status& status);
+
+}  // namespace infercost::pipeline
