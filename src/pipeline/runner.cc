@@ -219,6 +219,8 @@ class Pipeline {
   Status save_final_checkpoint() {
     if (!c_.job) return Status();
     if (!writer_clean_) return internal_error("the writer stopped inside a window");
+    // Nothing written yet and nothing to resume: no checkpoint to leave.
+    if (!c_.job->has_checkpoint() && progress_.rows_done == 0 && progress_.files_done == 0) return Status();
     return save_checkpoint();
   }
   // The rows the job has accounted for (the checkpoint's, the last one saved).
@@ -885,7 +887,10 @@ Status end_failed_run(const Status& status, ResumableJob* job, Pipeline& pipelin
   if (job && resumable_failure(status)) {
     // Fails where the writer itself failed; the last checkpoint saved stands.
     Status saved = pipeline.save_final_checkpoint();
-    if (!job->has_checkpoint()) {
+    if (!job->has_checkpoint()) {  // nothing to resume from: the partial output goes
+      if (writer) writer->discard();
+      if (io::PredictionWriter* part = pipeline.open_part()) part->discard();
+      job->abandon(pipeline.counts().committed);
       return Status(status.code(), status.message() + "; no rows were checkpointed yet: a rerun starts over");
     }
     return Status(

@@ -332,6 +332,45 @@ TEST_F(ResumeTest, SigtermStopsAtADurableStepAndSaysHowToGoOn) {
   EXPECT_TRUE(contains(again.output, "nothing to do")) << again.output;
 }
 
+// A second Ctrl-C does not wait for the durable step: the run dies of it at
+// once, and the job still resumes (from the last checkpoint saved).
+TEST_F(ResumeTest, ASecondInterruptEndsTheRunAtOnce) {
+  TempDir work;
+  const std::string got = work.file("got.csv");
+  const std::string binary = std::string(INFERCOST_BINARY_DIR) + "/infercost";
+  std::vector<std::string> a = args("in.jsonl", got, {}, "4");
+  std::vector<char*> argv{const_cast<char*>(binary.c_str())};
+  for (std::string& s : a) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  // Once the first checkpoint is there the run is well under way.
+  for (int i = 0; i < 4000 && !fs::exists(got + ".infercost-checkpoint"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(fs::exists(got + ".infercost-checkpoint"));
+  // Apart, so that the first is handled (not merged with the second), and
+  // close, so that the second comes before the run has stopped of itself
+  // (its watcher looks every 50 ms).
+  ::kill(pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  Exit resumed = run_infercost(args("in.jsonl", got, {"--resume"}, "4"));
+  EXPECT_EQ(resumed.code, 0) << resumed.output;
+  EXPECT_TRUE(fs::exists(got));
+}
+
 // A checkpoint left by a run killed half-way, and the bytes of every job file.
 struct Stopped {
   std::string output;
