@@ -1,5 +1,6 @@
 # Dependencies, all from Debian 12 packages (scripts/install-deps.sh).
 find_package(Threads REQUIRED)
+find_package(OpenMP REQUIRED)               # the CPU backend's threads
 find_package(dnnl REQUIRED CONFIG)          # libdnnl-dev (oneDNN 2.x)
 find_package(fmt REQUIRED CONFIG)           # libfmt-dev
 find_package(nlohmann_json REQUIRED CONFIG) # nlohmann-json3-dev
@@ -44,11 +45,11 @@ if(INFERCOST_BUILD_BENCH)
   find_package(benchmark CONFIG)
 endif()
 
-# infercost_add_test(NAME SOURCES... LIBS ... LABELS ...)
-function(infercost_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest_main)
+# What every test suite compiles with (infercost_add_test and the suites'
+# precompiled header, tests/CMakeLists.txt). OpenMP for all: the CPU backend's
+# suites need it, and a precompiled header is only used with the same flags.
+function(infercost_test_settings name)
+  target_link_libraries(${name} PRIVATE GTest::gtest_main nlohmann_json::nlohmann_json fmt::fmt OpenMP::OpenMP_CXX)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${name} PRIVATE
     INFERCOST_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
@@ -56,6 +57,30 @@ function(infercost_add_test name)
     INFERCOST_SHARED_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data"
     INFERCOST_BINARY_DIR="${PROJECT_BINARY_DIR}"
     INFERCOST_PYTHON="${INFERCOST_PYTHON}")
+endfunction()
+
+# Test code is compiled at -O0: optimizing it costs compile time (much of a
+# fresh build) and gains the tests nothing, since the libraries they test
+# keep their build's level. A suite whose own sources do heavy arithmetic (the
+# CUDA emulator's kernels) passes OPTIMIZED to keep the build's level.
+function(infercost_test_optimization name optimized)
+  if(NOT optimized)
+    target_compile_options(${name} PRIVATE -O0)
+  endif()
+endfunction()
+
+# infercost_add_test(NAME [OPTIMIZED] SOURCES... LIBS ... LABELS ...)
+function(infercost_add_test name)
+  cmake_parse_arguments(ARG "OPTIMIZED" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS})
+  infercost_test_settings(${name})
+  infercost_test_optimization(${name} "${ARG_OPTIMIZED}")
+  # GoogleTest, nlohmann/json and fmt parsed once for every suite (the
+  # precompiled header is made at -O0: GCC 12 crashed reusing one at -O3).
+  if(NOT ARG_OPTIMIZED)
+    target_precompile_headers(${name} REUSE_FROM infercost_test_pch)
+  endif()
   # gtest_discover_tests flattens list-valued PROPERTIES (only the first label
   # would survive), so the labels are set by a script ctest includes after the
   # discovered tests.

@@ -2,7 +2,7 @@
 # Packs the build for scripts/gpu-check.sh on a GPU machine (DEVELOPERS.md, "Running the GPU
 # check"): one archive, gpu-carry/infercost-gpu.tar.xz, that the device tool carries there.
 #
-#   scripts/gpu-pack.sh [--build DIR] [--out DIR] [--limit-mib N] [--no-verify]
+#   scripts/gpu-pack.sh [--build DIR] [--out DIR] [--limit-mib N] [--xz-level N] [--no-verify]
 #
 # It holds, in the build folder's layout: infercost, libinfercost_cuda.so, the GPU test
 # binaries (tests/backend/cuda_{kernels,backend}_tests) and benchmarks (bench/cuda_*) that
@@ -14,7 +14,8 @@
 # over --limit-mib (48: the device tool carries 64 MiB, the tracked tree included). Then it
 # unpacks the archive into a temporary folder and checks (unless --no-verify) that every
 # library resolves inside lib/ or to the system or CUDA sets, and that the unpacked
-# infercost runs (--version, devices).
+# infercost runs (--version, devices). --xz-level (9, the smallest archive) trades size for
+# time: the pack's own test uses 1.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,11 +23,13 @@ build=$repo/build
 out=$repo/gpu-carry
 limit_mib=48
 verify=1
+xz_level=9
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
     --out) out=$2; shift 2 ;;
     --limit-mib) limit_mib=$2; shift 2 ;;
+    --xz-level) xz_level=$2; shift 2 ;;
     --no-verify) verify=0; shift ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-pack: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -97,7 +100,8 @@ done
 mkdir -p "$out"
 rm -f "$out"/*.tar.xz
 archive=$out/infercost-gpu.tar.xz
-tar -C "$stage" -cf - . | xz -9 -T0 -c > "$archive.tmp"
+[[ $xz_level =~ ^[0-9]$ ]] || die "--xz-level must be 0 to 9, not '$xz_level'"
+tar -C "$stage" -cf - . | xz "-$xz_level" -T0 -c > "$archive.tmp"
 mv "$archive.tmp" "$archive"
 bytes=$(stat -c %s "$archive")
 unpacked=$(du -sb "$stage" | cut -f1)

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -47,6 +48,19 @@ class TempDir {
 inline const TempDir& process_temp_dir() {
   static const TempDir dir;
   return dir;
+}
+
+// A fresh, empty folder `name` inside the process's TempDir.
+inline std::string scratch_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(process_temp_dir().path()) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+// A string's bytes, as the byte-oriented APIs take them.
+inline const uint8_t* bytes_of(const std::string& s) {
+  return reinterpret_cast<const uint8_t*>(s.data());
 }
 
 inline std::string slurp(const std::string& path) {
@@ -97,7 +111,12 @@ inline CommandOutcome run_shell(const std::string& command) {
 #ifdef INFERCOST_BINARY_DIR
 // Runs the built `infercost` binary with `args` (a shell-quoted string).
 inline CommandOutcome run_infercost(const std::string& args) {
-  return run_shell(std::string(INFERCOST_BINARY_DIR) + "/infercost " + args);
+  // Appended, not `std::string(...) + "..."`: GCC 12 warns falsely
+  // (-Warray-bounds) on that temporary at -O1.
+  std::string command = INFERCOST_BINARY_DIR;
+  command += "/infercost ";
+  command += args;
+  return run_shell(command);
 }
 #endif
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "infercost/core/numbers.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/model/synth.h"
 
@@ -22,12 +23,6 @@ struct ModelFlags {
 
 constexpr const char* kSyntheticNote =
     "note: this model is synthetic (random weights): its speed is real, its sentiments are not.";
-
-std::string with_commas(size_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
 
 void run_info(const ModelFlags& flags) {
   Result<model::LoadedModel> loaded = model::load_model_dir(flags.dir, {});
@@ -47,7 +42,8 @@ void run_info(const ModelFlags& flags) {
   std::printf("max positions   %d\n", c.max_position_embeddings);
   if (!distil) std::printf("token types     %d\n", c.type_vocab_size);
   std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
-  std::printf("parameters      %s\n", with_commas(m.weights.parameter_count()).c_str());
+  std::printf("parameters      %s\n",
+              group_thousands(static_cast<int64_t>(m.weights.parameter_count())).c_str());
   std::printf("weights dtype   %s (model.safetensors; computed in fp32 after loading)\n",
               m.weights_dtype.c_str());
   std::string labels;

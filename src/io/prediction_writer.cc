@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "file_names.h"
 #include "infercost/core/file.h"
 #include "infercost/core/json_text.h"
 #include "parquet_prediction_writer.h"
@@ -13,15 +14,6 @@
 namespace infercost::io {
 
 namespace {
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Output goes to an AtomicOutputFile, or to stdout for "-" (not atomic: a
 // pipe cannot be taken back).
@@ -70,7 +62,7 @@ class DelimitedWriter final : public PredictionWriter {
   // `rows`: rows already in a resumed output (its header too).
   DelimitedWriter(Sink sink, OutputFormat format, PredictionColumns columns, int64_t rows)
       : sink_(std::move(sink)), format_(format), columns_(std::move(columns)), rows_(rows) {
-    for (const std::string& label : columns_.labels) names_.push_back(lowercase(label));
+    for (const std::string& label : columns_.labels) names_.push_back(lowercase_ascii(label));
     const bool resumed = rows > 0 || sink_.bytes() > 0;
     if (format_ == OutputFormat::kCsv && !resumed) {
       if (columns_.keep_text) buffer_ += "text,";
@@ -201,17 +193,17 @@ class DelimitedWriter final : public PredictionWriter {
 }  // namespace
 
 Result<OutputFormat> output_format_for(const std::string& path, const std::string& format_flag) {
-  std::string f = lowercase(format_flag);
+  std::string f = lowercase_ascii(format_flag);
   if (f == "jsonl" || f == "json" || f == "ndjson") return OutputFormat::kJsonl;
   if (f == "csv") return OutputFormat::kCsv;
   if (f == "parquet") return OutputFormat::kParquet;
   if (!f.empty())
     return invalid_argument("unknown output format '" + format_flag + "' (expected jsonl, csv or parquet)");
   if (path == "-") return OutputFormat::kJsonl;
-  std::string p = lowercase(path);
-  if (ends_with(p, ".jsonl") || ends_with(p, ".json") || ends_with(p, ".ndjson")) return OutputFormat::kJsonl;
-  if (ends_with(p, ".csv")) return OutputFormat::kCsv;
-  if (ends_with(p, ".parquet") || ends_with(p, ".parq") || ends_with(p, ".pq")) return OutputFormat::kParquet;
+  std::string p = lowercase_ascii(path);
+  if (p.ends_with(".jsonl") || p.ends_with(".json") || p.ends_with(".ndjson")) return OutputFormat::kJsonl;
+  if (p.ends_with(".csv")) return OutputFormat::kCsv;
+  if (p.ends_with(".parquet") || p.ends_with(".parq") || p.ends_with(".pq")) return OutputFormat::kParquet;
   return invalid_argument(path +
                           ": cannot tell the output format from the extension; use .jsonl, .json, .ndjson, "
                           ".csv, .parquet, .parq or .pq, or --output-format jsonl, csv or parquet");

@@ -5,21 +5,13 @@
 #include <cstdio>
 #include <cstring>
 
+#include "file_names.h"
 #include "parquet_source.h"
 #include "text_sources.h"
 
 namespace infercost::io {
 
 namespace {
-
-std::string lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // A .json file holds either JSON lines or one array: the first byte that is
 // not blank (after a byte order mark) decides. Reads only that far.
@@ -65,7 +57,7 @@ std::string input_format_name(InputFormat format) {
 }
 
 Result<InputFormat> input_format_for(const std::string& path, const std::string& format_flag) {
-  std::string f = lowercase(format_flag);
+  std::string f = lowercase_ascii(format_flag);
   if (f == "jsonl" || f == "ndjson") return InputFormat::kJsonl;
   if (f == "json") return sniff_json(path);
   if (f == "csv") return InputFormat::kCsv;
@@ -73,11 +65,11 @@ Result<InputFormat> input_format_for(const std::string& path, const std::string&
   if (!f.empty()) {
     return invalid_argument("unknown input format '" + format_flag + "' (expected " + kChoices + ")");
   }
-  std::string p = lowercase(path);
-  if (ends_with(p, ".jsonl") || ends_with(p, ".ndjson")) return InputFormat::kJsonl;
-  if (ends_with(p, ".json")) return sniff_json(path);
-  if (ends_with(p, ".csv")) return InputFormat::kCsv;
-  if (ends_with(p, ".parquet") || ends_with(p, ".parq") || ends_with(p, ".pq")) return InputFormat::kParquet;
+  std::string p = lowercase_ascii(path);
+  if (p.ends_with(".jsonl") || p.ends_with(".ndjson")) return InputFormat::kJsonl;
+  if (p.ends_with(".json")) return sniff_json(path);
+  if (p.ends_with(".csv")) return InputFormat::kCsv;
+  if (p.ends_with(".parquet") || p.ends_with(".parq") || p.ends_with(".pq")) return InputFormat::kParquet;
   return invalid_argument(path +
                           ": cannot tell the input format from the extension; use .jsonl, .ndjson, .json, "
                           ".csv, .parquet, .parq or .pq, or --input-format " +

@@ -11,7 +11,6 @@
 namespace infercost::parquet {
 namespace {
 
-constexpr char kMagic[4] = {'P', 'A', 'R', '1'};
 constexpr char kEncryptedMagic[4] = {'P', 'A', 'R', 'E'};
 // A schema deeper than this is refused rather than recursed into.
 constexpr int kMaxSchemaDepth = 64;
@@ -91,10 +90,10 @@ class ParquetFileImpl : public ParquetFile {
     if (std::memcmp(tail + 4, kEncryptedMagic, 4) == 0) {
       return unsupported(fmt::format("{}: encrypted Parquet files are not supported", path_));
     }
-    if (std::memcmp(head, kMagic, 4) != 0 && std::memcmp(head, kEncryptedMagic, 4) != 0) {
+    if (std::memcmp(head, kParquetMagic, 4) != 0 && std::memcmp(head, kEncryptedMagic, 4) != 0) {
       return corruption(fmt::format("{}: offset 0: not a Parquet file (no \"PAR1\" magic)", path_));
     }
-    if (std::memcmp(tail + 4, kMagic, 4) != 0) {
+    if (std::memcmp(tail + 4, kParquetMagic, 4) != 0) {
       return corruption(
           fmt::format("{}: offset {}: no \"PAR1\" magic at the end (truncated file?)", path_, size_ - 4));
     }

@@ -17,7 +17,6 @@
 namespace infercost::parquet {
 namespace {
 
-constexpr char kMagic[] = "PAR1";
 constexpr char kCreatedBy[] = "infercost version 0.1.0 (build infercost-parquet)";
 // Dictionary encoding stops (for the rest of the column chunk) once the
 // dictionary's PLAIN size passes this, as parquet-cpp does by default.
@@ -537,7 +536,7 @@ class ParquetWriterImpl final : public ParquetWriter {
 
   Status start() {
     offset_ = 4;
-    return with_path(out_.write(std::string_view(kMagic, 4)));
+    return with_path(out_.write(std::string_view(kParquetMagic, 4)));
   }
 
   void append_string(int column, std::string_view value) override {
@@ -694,7 +693,7 @@ class ParquetWriterImpl final : public ParquetWriter {
     const FileMetaData md = metadata(std::move(row_groups_));
     std::string footer = serialize_file_metadata(md);
     put_u32(footer, static_cast<uint32_t>(footer.size()));
-    footer.append(kMagic, 4);
+    footer.append(kParquetMagic, 4);
     crash_point("parquet-footer");
     // In two writes, so that a crash test can stop between them.
     const size_t half = footer.size() / 2;

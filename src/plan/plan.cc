@@ -62,10 +62,6 @@ cost::Pricing record_pricing(const record::InstanceInfo& i) {
   return p;
 }
 
-bool on_demand(const cost::Pricing& p) {
-  return p.spot_discount == 0 && p.platform_usd_per_hour == 0 && p.machines == 1;
-}
-
 }  // namespace
 
 std::string terms_text(const cost::Pricing& p) {
@@ -329,7 +325,7 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
                 p.price_how +=
                     fmt::format(" (its on-demand price then: ${:.4f}/h)", r.instance->on_demand_usd_per_hour);
               }
-            } else if (r.instance && !on_demand(record_pricing(*r.instance))) {
+            } else if (r.instance && !cost::is_plain_on_demand(record_pricing(*r.instance))) {
               p.price_how += fmt::format(" (the record's terms, {}, apply to {} from {} only)",
                                          terms_text(record_pricing(*r.instance)), r.instance->name,
                                          r.instance->price_list);

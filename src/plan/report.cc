@@ -33,13 +33,9 @@ std::string money(double usd) {
   return report::usd(usd);
 }
 
-bool on_demand(const cost::Pricing& p) {
-  return p.spot_discount == 0 && p.platform_usd_per_hour == 0 && p.machines == 1;
-}
-
 // A priced prediction whose hourly price is not the plain on-demand one.
 bool special_terms(const Prediction& p) {
-  return p.priced && p.record_terms && !on_demand(p.terms);
+  return p.priced && p.record_terms && !cost::is_plain_on_demand(p.terms);
 }
 
 std::string percent(double fraction) {
@@ -200,7 +196,7 @@ std::string plan_text(const PlanResult& plan) {
     bool compare = false;
     for (const Unmeasured& u : plan.unmeasured) compare = compare || u.has_break_even;
     const Prediction* cheapest = plan.has_cheapest ? &plan.predictions[plan.cheapest] : nullptr;
-    const bool special = cheapest && compare && !on_demand(cheapest->terms);
+    const bool special = cheapest && compare && !cost::is_plain_on_demand(cheapest->terms);
     if (compare && cheapest) {
       line(
           fmt::format("Not measured: no records on these instances (what each must do to beat the cheapest "

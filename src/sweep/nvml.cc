@@ -13,8 +13,9 @@
 namespace infercost::sweep {
 
 // The few NVML entry points used, declared from NVML's public C API
-// (nvml.h): every call returns an nvmlReturn_t, 0 on success.
-namespace {
+// (nvml.h): every call returns an nvmlReturn_t, 0 on success. A named
+// namespace: Nvml::Api, which has external linkage, holds these types.
+namespace nvml_c {
 using NvmlReturn = int;
 using NvmlDevice = void*;
 constexpr NvmlReturn kNvmlSuccess = 0;
@@ -24,7 +25,12 @@ struct NvmlMemory {
 struct NvmlUtilization {
   unsigned int gpu, memory;
 };
-}  // namespace
+}  // namespace nvml_c
+using nvml_c::kNvmlSuccess;
+using nvml_c::NvmlDevice;
+using nvml_c::NvmlMemory;
+using nvml_c::NvmlReturn;
+using nvml_c::NvmlUtilization;
 
 struct Nvml::Api {
   NvmlReturn (*init)() = nullptr;

@@ -13,7 +13,7 @@ namespace infercost::backend::testing {
 namespace {
 
 TEST(SynthPrecision, DistilBertBaseAgreesWithFp32) {
-  const std::string dir = std::string(INFERCOST_BINARY_DIR) + "/precision_synth/distilbert-base";
+  const std::string dir = std::filesystem::path(INFERCOST_BINARY_DIR) / "precision_synth/distilbert-base";
   model::ModelConfig config;
   model::EncoderWeights weights;
   ASSERT_NO_FATAL_FAILURE(synthesize_and_load("distilbert-base", dir, config, weights));

@@ -108,7 +108,7 @@ if bad:
   pack)
     build=${2:-build}
     [ -x "$build/infercost" ] || { echo "skip: $build/infercost not built"; exit 77; }
-    scripts/gpu-pack.sh --build "$build" --out "$tmp/carry" || fail "scripts/gpu-pack.sh"
+    scripts/gpu-pack.sh --build "$build" --out "$tmp/carry" --xz-level 1 || fail "scripts/gpu-pack.sh"
     [ -f "$tmp/carry/infercost-gpu.tar.xz" ] || fail "no archive"
     mkdir -p "$tmp/x"
     tar -C "$tmp/x" -xJf "$tmp/carry/infercost-gpu.tar.xz" || fail "the archive does not unpack"

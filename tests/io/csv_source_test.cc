@@ -11,16 +11,13 @@ namespace infercost::io {
 namespace {
 
 using infercost::testing::TempDir;
+using test::contains;
 using test::expect_mutations_never_crash;
 using test::read_all;
 
 Result<test::ReadResult> read_csv(const TempDir& dir, const std::string& content, SourceOptions options = {},
                                   size_t chunk = 3) {
   return read_all(dir.write("in.csv", content), InputFormat::kCsv, options, chunk);
-}
-
-bool contains(const Status& s, const std::string& what) {
-  return s.message().find(what) != std::string::npos;
 }
 
 TEST(CsvSource, QuotesEscapesAndEmbeddedSeparators) {

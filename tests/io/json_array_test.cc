@@ -11,16 +11,13 @@ namespace infercost::io {
 namespace {
 
 using infercost::testing::TempDir;
+using test::contains;
 using test::expect_mutations_never_crash;
 using test::read_all;
 
 Result<test::ReadResult> read_array(const TempDir& dir, const std::string& content,
                                     SourceOptions options = {}, size_t chunk = 2) {
   return read_all(dir.write("in.json", content), InputFormat::kJsonArray, options, chunk);
-}
-
-bool contains(const Status& s, const std::string& what) {
-  return s.message().find(what) != std::string::npos;
 }
 
 TEST(JsonArraySource, NestedValuesAndBracketsInsideStrings) {

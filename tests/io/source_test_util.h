@@ -13,6 +13,11 @@
 
 namespace infercost::io::test {
 
+// Whether the status's message contains `what`.
+inline bool contains(const Status& s, const std::string& what) {
+  return s.message().find(what) != std::string::npos;
+}
+
 struct ReadResult {
   RowBatch rows;
   int64_t skipped = 0;

@@ -13,12 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kData = std::string(INFERCOST_TEST_DATA_DIR) + "/model/";
 
-std::string scratch_dir(const std::string& name) {
-  fs::path dir = fs::path(testing::process_temp_dir().path()) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+using testing::scratch_dir;
 
 void write(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;

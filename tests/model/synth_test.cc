@@ -15,11 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string scratch_dir(const std::string& name) {
-  fs::path dir = fs::path(testing::process_temp_dir().path()) / name;
-  fs::remove_all(dir);
-  return dir.string();
-}
+using testing::scratch_dir;
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

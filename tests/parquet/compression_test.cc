@@ -16,15 +16,14 @@
 #include <vector>
 
 #include "infercost/parquet/metadata.h"
+#include "test_utils.h"
 
 namespace infercost::parquet {
 namespace {
 
 namespace fs = std::filesystem;
 
-const uint8_t* bytes(const std::string& s) {
-  return reinterpret_cast<const uint8_t*>(s.data());
-}
+using testing::bytes_of;
 
 const Codec kCompressible[] = {Codec::kUncompressed, Codec::kSnappy, Codec::kGzip,  Codec::kBrotli,
                                Codec::kLz4,          Codec::kZstd,   Codec::kLz4Raw};
@@ -64,7 +63,7 @@ TEST(Compression, RoundTripEveryCodec) {
     for (const auto& [label, data] : inputs) {
       SCOPED_TRACE(codec_name(codec) + " " + label);
       std::string packed;
-      Status st = compress(codec, bytes(data), data.size(), packed);
+      Status st = compress(codec, bytes_of(data), data.size(), packed);
       ASSERT_TRUE(st.ok()) << st.message();
       if (codec != Codec::kUncompressed && data.size() >= 1 << 20) {
         EXPECT_LT(packed.size(), data.size() / 4);
@@ -96,24 +95,26 @@ TEST(Compression, LevelsAreHonouredOrRefused) {
   std::string data = repetitive(50000);
   for (Codec codec : {Codec::kGzip, Codec::kZstd, Codec::kBrotli}) {
     std::string fast, best, back;
-    ASSERT_TRUE(compress(codec, bytes(data), data.size(), fast, 1).ok());
-    ASSERT_TRUE(compress(codec, bytes(data), data.size(), best, 9).ok());
+    ASSERT_TRUE(compress(codec, bytes_of(data), data.size(), fast, 1).ok());
+    ASSERT_TRUE(compress(codec, bytes_of(data), data.size(), best, 9).ok());
     ASSERT_TRUE(decompress_to(codec, fast, data.size(), &back).ok());
     EXPECT_EQ(back, data);
     ASSERT_TRUE(decompress_to(codec, best, data.size(), &back).ok());
     EXPECT_EQ(back, data);
   }
   std::string out;
-  EXPECT_EQ(compress(Codec::kGzip, bytes(data), data.size(), out, 10).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(compress(Codec::kBrotli, bytes(data), data.size(), out, 12).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(compress(Codec::kGzip, bytes_of(data), data.size(), out, 10).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(compress(Codec::kBrotli, bytes_of(data), data.size(), out, 12).code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(Compression, GzipConcatenatedMembersAndZlibHeader) {
   std::string a = repetitive(10000), b = random_bytes(3000, 2), c = "tail";
   std::string pa, pb, pc;
-  ASSERT_TRUE(compress(Codec::kGzip, bytes(a), a.size(), pa).ok());
-  ASSERT_TRUE(compress(Codec::kGzip, bytes(b), b.size(), pb).ok());
-  ASSERT_TRUE(compress(Codec::kGzip, bytes(c), c.size(), pc).ok());
+  ASSERT_TRUE(compress(Codec::kGzip, bytes_of(a), a.size(), pa).ok());
+  ASSERT_TRUE(compress(Codec::kGzip, bytes_of(b), b.size(), pb).ok());
+  ASSERT_TRUE(compress(Codec::kGzip, bytes_of(c), c.size(), pc).ok());
   ASSERT_EQ(static_cast<uint8_t>(pa[0]), 0x1f);  // a gzip member
   ASSERT_EQ(static_cast<uint8_t>(pa[1]), 0x8b);
   std::string back;
@@ -127,7 +128,7 @@ TEST(Compression, GzipConcatenatedMembersAndZlibHeader) {
   // A zlib (RFC 1950) stream, as some writers produce.
   std::string z(compressBound(a.size()), '\0');
   uLongf zlen = z.size();
-  ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &zlen, bytes(a), a.size(), 6), Z_OK);
+  ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &zlen, bytes_of(a), a.size(), 6), Z_OK);
   z.resize(zlen);
   st = decompress_to(Codec::kGzip, z, a.size(), &back);
   ASSERT_TRUE(st.ok()) << st.message();
@@ -137,8 +138,8 @@ TEST(Compression, GzipConcatenatedMembersAndZlibHeader) {
 TEST(Compression, ZstdSeveralFrames) {
   std::string a = repetitive(7000), b = random_bytes(500, 3);
   std::string pa, pb, back;
-  ASSERT_TRUE(compress(Codec::kZstd, bytes(a), a.size(), pa).ok());
-  ASSERT_TRUE(compress(Codec::kZstd, bytes(b), b.size(), pb).ok());
+  ASSERT_TRUE(compress(Codec::kZstd, bytes_of(a), a.size(), pa).ok());
+  ASSERT_TRUE(compress(Codec::kZstd, bytes_of(b), b.size(), pb).ok());
   Status st = decompress_to(Codec::kZstd, pa + pb, a.size() + b.size(), &back);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(back, a + b);
@@ -159,7 +160,7 @@ std::string be32_bytes(uint32_t v) {
 TEST(Compression, Lz4HadoopFramingWithTwoBlocks) {
   std::string data = repetitive(300 * 1024) + random_bytes(1000, 4);
   std::string packed;
-  ASSERT_TRUE(compress(Codec::kLz4, bytes(data), data.size(), packed).ok());
+  ASSERT_TRUE(compress(Codec::kLz4, bytes_of(data), data.size(), packed).ok());
   // Our writer emits 256 KiB blocks: [size][compressed size][raw block] twice.
   ASSERT_GT(packed.size(), 16u);
   EXPECT_EQ(be32(packed, 0), 256u * 1024);
@@ -174,8 +175,8 @@ TEST(Compression, Lz4HadoopFramingWithTwoBlocks) {
 
   // One Hadoop block made of two compressed chunks.
   std::string a = repetitive(5000), b = random_bytes(700, 5), ra, rb;
-  ASSERT_TRUE(compress(Codec::kLz4Raw, bytes(a), a.size(), ra).ok());
-  ASSERT_TRUE(compress(Codec::kLz4Raw, bytes(b), b.size(), rb).ok());
+  ASSERT_TRUE(compress(Codec::kLz4Raw, bytes_of(a), a.size(), ra).ok());
+  ASSERT_TRUE(compress(Codec::kLz4Raw, bytes_of(b), b.size(), rb).ok());
   std::string chunked = be32_bytes(static_cast<uint32_t>(a.size() + b.size())) +
                         be32_bytes(static_cast<uint32_t>(ra.size())) + ra +
                         be32_bytes(static_cast<uint32_t>(rb.size())) + rb;
@@ -202,7 +203,7 @@ TEST(Compression, Lz4FallsBackToFrameAndRawBlock) {
   EXPECT_EQ(decompress_to(Codec::kLz4, frame, data.size() - 1, &back).code(), StatusCode::kCorruption);
   // A bare raw block.
   std::string raw;
-  ASSERT_TRUE(compress(Codec::kLz4Raw, bytes(data), data.size(), raw).ok());
+  ASSERT_TRUE(compress(Codec::kLz4Raw, bytes_of(data), data.size(), raw).ok());
   st = decompress_to(Codec::kLz4, raw, data.size(), &back);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(back, data);
@@ -223,7 +224,7 @@ TEST(Compression, GarbageIsCorruptionForEveryCodec) {
   std::mt19937 rng(99);
   for (Codec codec : kCompressible) {
     std::string packed, back;
-    ASSERT_TRUE(compress(codec, bytes(data), data.size(), packed).ok());
+    ASSERT_TRUE(compress(codec, bytes_of(data), data.size(), packed).ok());
     for (size_t cut = 0; cut < packed.size(); cut += 1 + packed.size() / 50) {
       EXPECT_FALSE(decompress_to(codec, packed.substr(0, cut), data.size(), &back).ok())
           << codec_name(codec) << cut;
@@ -271,7 +272,7 @@ TEST(Compression, CodecFromName) {
 
 TEST(Compression, PageCrc32) {
   const std::string check = "123456789";
-  EXPECT_EQ(page_crc32(bytes(check), check.size()), 0xCBF43926u);  // the CRC-32 check value
+  EXPECT_EQ(page_crc32(bytes_of(check), check.size()), 0xCBF43926u);  // the CRC-32 check value
   EXPECT_EQ(page_crc32(nullptr, 0), 0u);
 }
 
@@ -295,14 +296,14 @@ TEST(CompressionRealFiles, FirstPagesDecompress) {
     uint32_t len = 0;
     std::memcpy(&len, file.data() + file.size() - 8, 4);
     ASSERT_LE(len, file.size() - 12);
-    auto md = parse_file_metadata(bytes(file) + file.size() - 8 - len, len);
+    auto md = parse_file_metadata(bytes_of(file) + file.size() - 8 - len, len);
     ASSERT_TRUE(md.ok()) << md.status().message();
     for (const auto& rg : md->row_groups) {
       for (const auto& cc : rg.columns) {
         const ColumnMetaData& m = *cc.meta_data;
         size_t off = static_cast<size_t>(m.data_page_offset);
         size_t hs = 0;
-        auto h = parse_page_header(bytes(file) + off, file.size() - off, &hs);
+        auto h = parse_page_header(bytes_of(file) + off, file.size() - off, &hs);
         ASSERT_TRUE(h.ok()) << h.status().message();
         off += hs;
         size_t csize = static_cast<size_t>(h->compressed_page_size);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../../src/parquet/thrift_compact.h"
+#include "test_utils.h"
 
 namespace infercost::parquet {
 namespace {
@@ -25,9 +26,7 @@ using thrift::CompactReader;
 using thrift::CompactWriter;
 using thrift::CType;
 
-const uint8_t* bytes(const std::string& s) {
-  return reinterpret_cast<const uint8_t*>(s.data());
-}
+using testing::bytes_of;
 
 // ---- field-by-field comparisons (the structs have no operator==) ----
 
@@ -227,7 +226,7 @@ TEST(ThriftCompact, ScalarsRoundTrip) {
   w.write_bool_element(true);
   w.write_bool_element(false);
   std::string buf = w.take();
-  CompactReader r(bytes(buf), buf.size());
+  CompactReader r(bytes_of(buf), buf.size());
   for (int64_t v : i64s) {
     int64_t got = 0;
     ASSERT_TRUE(r.read_i64(&got).ok());
@@ -265,15 +264,15 @@ TEST(ThriftCompact, VarintOverflowAndRangeChecks) {
   std::string too_long(10, '\xff');
   too_long.push_back('\x01');
   uint64_t v = 0;
-  CompactReader r1(bytes(too_long), too_long.size());
+  CompactReader r1(bytes_of(too_long), too_long.size());
   EXPECT_FALSE(r1.read_varint(&v).ok());
   std::string overflow(9, '\xff');
   overflow.push_back('\x02');
-  CompactReader r2(bytes(overflow), overflow.size());
+  CompactReader r2(bytes_of(overflow), overflow.size());
   EXPECT_FALSE(r2.read_varint(&v).ok());
   std::string max64(9, '\xff');
   max64.push_back('\x01');
-  CompactReader r3(bytes(max64), max64.size());
+  CompactReader r3(bytes_of(max64), max64.size());
   ASSERT_TRUE(r3.read_varint(&v).ok());
   EXPECT_EQ(v, UINT64_MAX);
   // A zigzag value past i32 read as i32, and past i16 read as i16.
@@ -281,7 +280,7 @@ TEST(ThriftCompact, VarintOverflowAndRangeChecks) {
   w.write_i64(int64_t{1} << 31);
   w.write_i32(40000);
   std::string buf = w.take();
-  CompactReader r4(bytes(buf), buf.size());
+  CompactReader r4(bytes_of(buf), buf.size());
   int32_t i32 = 0;
   EXPECT_FALSE(r4.read_i32(&i32).ok());
   int64_t skip = 0;
@@ -327,7 +326,7 @@ TEST(ThriftCompact, SkipsEveryTypeIncludingNested) {
   w.struct_end();
   std::string buf = w.take();
 
-  CompactReader r(bytes(buf), buf.size());
+  CompactReader r(bytes_of(buf), buf.size());
   ASSERT_TRUE(r.struct_begin().ok());
   std::vector<int16_t> ids;
   while (true) {
@@ -350,12 +349,12 @@ TEST(ThriftCompact, SkipsEveryTypeIncludingNested) {
   EXPECT_EQ(ids, (std::vector<int16_t>{1, 2, 3, 4, 40, 41, 42, 43, 44, 45, 46, 47}));
 
   // Skipping the same bytes as one struct consumes them exactly.
-  CompactReader r2(bytes(buf), buf.size());
+  CompactReader r2(bytes_of(buf), buf.size());
   ASSERT_TRUE(r2.skip(CType::kStruct).ok());
   EXPECT_EQ(r2.remaining(), 0u);
   // Every truncation of it fails cleanly.
   for (size_t n = 0; n < buf.size(); ++n) {
-    CompactReader rt(bytes(buf), n);
+    CompactReader rt(bytes_of(buf), n);
     EXPECT_FALSE(rt.skip(CType::kStruct).ok()) << n;
   }
 }
@@ -363,7 +362,7 @@ TEST(ThriftCompact, SkipsEveryTypeIncludingNested) {
 TEST(Metadata, FileMetaDataRoundTrip) {
   FileMetaData md = full_file_metadata();
   std::string wire = serialize_file_metadata(md);
-  auto parsed = parse_file_metadata(bytes(wire), wire.size());
+  auto parsed = parse_file_metadata(bytes_of(wire), wire.size());
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   expect_eq(md, *parsed);
   EXPECT_EQ(serialize_file_metadata(*parsed), wire);
@@ -375,7 +374,7 @@ TEST(Metadata, MinimalFileMetaDataRoundTrip) {
   root.name = "schema";
   md.schema.push_back(root);
   std::string wire = serialize_file_metadata(md);
-  auto parsed = parse_file_metadata(bytes(wire), wire.size());
+  auto parsed = parse_file_metadata(bytes_of(wire), wire.size());
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   expect_eq(md, *parsed);
   EXPECT_FALSE(parsed->created_by.has_value());
@@ -433,7 +432,7 @@ TEST(Metadata, PageHeaderRoundTripAndTruncation) {
     std::string wire = serialize_page_header(h);
     std::string with_payload = wire + "PAGE BYTES FOLLOW";
     size_t header_size = 0;
-    auto parsed = parse_page_header(bytes(with_payload), with_payload.size(), &header_size);
+    auto parsed = parse_page_header(bytes_of(with_payload), with_payload.size(), &header_size);
     ASSERT_TRUE(parsed.ok()) << parsed.status().message();
     EXPECT_EQ(header_size, wire.size());
     EXPECT_EQ(parsed->type, h.type);
@@ -471,7 +470,7 @@ TEST(Metadata, PageHeaderRoundTripAndTruncation) {
     }
     EXPECT_EQ(serialize_page_header(*parsed), wire);
     for (size_t n = 0; n < wire.size(); ++n) {
-      auto t = parse_page_header(bytes(wire), n, &header_size);
+      auto t = parse_page_header(bytes_of(wire), n, &header_size);
       ASSERT_FALSE(t.ok()) << n;
       EXPECT_EQ(t.status().code(), StatusCode::kCorruption);
       EXPECT_NE(t.status().message().find("truncated"), std::string::npos)
@@ -493,7 +492,7 @@ TEST(Metadata, DataPageV2IsCompressedDefaultsToTrue) {
   w.struct_end();
   std::string wire = w.take();
   size_t n = 0;
-  auto h = parse_page_header(bytes(wire), wire.size(), &n);
+  auto h = parse_page_header(bytes_of(wire), wire.size(), &n);
   ASSERT_TRUE(h.ok()) << h.status().message();
   ASSERT_TRUE(h->data_page_header_v2.has_value());
   EXPECT_TRUE(h->data_page_header_v2->is_compressed);
@@ -517,7 +516,7 @@ std::string footer_with_element(const std::function<void(CompactWriter&)>& eleme
 
 TEST(Metadata, MissingRequiredFieldsAreNamed) {
   std::string no_name = footer_with_element([](CompactWriter& w) { w.field_i32(1, 1); });
-  auto r = parse_file_metadata(bytes(no_name), no_name.size());
+  auto r = parse_file_metadata(bytes_of(no_name), no_name.size());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
   EXPECT_NE(r.status().message().find("SchemaElement"), std::string::npos) << r.status().message();
@@ -530,7 +529,7 @@ TEST(Metadata, MissingRequiredFieldsAreNamed) {
   w.field_list_begin(2, CType::kStruct, 0);
   w.struct_end();
   std::string partial = w.take();
-  r = parse_file_metadata(bytes(partial), partial.size());
+  r = parse_file_metadata(bytes_of(partial), partial.size());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("num_rows"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("row_groups"), std::string::npos) << r.status().message();
@@ -564,7 +563,7 @@ TEST(Metadata, MissingRequiredFieldsAreNamed) {
   wire += std::string("\0", 1);                    // end ColumnChunk
   wire += std::string("\x16\x00\x16\x00\x00", 5);  // RowGroup total_byte_size, num_rows, stop
   wire += std::string("\0", 1);                    // end FileMetaData
-  r = parse_file_metadata(bytes(wire), wire.size());
+  r = parse_file_metadata(bytes_of(wire), wire.size());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(
       r.status().message().find("footer: ColumnMetaData: required field(s) missing: codec, data_page_offset"),
@@ -577,7 +576,7 @@ TEST(Metadata, WrongWireTypeNamesStructAndField) {
     w.field_i32(1, 1);
     w.field_i32(4, 5);  // name must be binary
   });
-  auto r = parse_file_metadata(bytes(bad), bad.size());
+  auto r = parse_file_metadata(bytes_of(bad), bad.size());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind("footer: SchemaElement.name: ", 0), 0u) << r.status().message();
 }
@@ -597,7 +596,7 @@ TEST(Metadata, UnknownFieldsAreSkipped) {
     w.struct_end();
     w.field_i32(6, 0);  // converted_type UTF8 after the unknown fields
   });
-  auto r = parse_file_metadata(bytes(wire), wire.size());
+  auto r = parse_file_metadata(bytes_of(wire), wire.size());
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->schema.size(), 1u);
   EXPECT_EQ(r->schema[0].name, "x");
@@ -618,7 +617,7 @@ TEST(Metadata, DeepNestingIsRefused) {
         w.list_begin(CType::kI32, 0);
       }
     });
-    auto r = parse_file_metadata(bytes(wire), wire.size());
+    auto r = parse_file_metadata(bytes_of(wire), wire.size());
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.status().message().find("nesting deeper than 64"), std::string::npos) << r.status().message();
   }
@@ -719,7 +718,7 @@ TEST(MetadataRealFiles, EveryFooterAndPageHeaderParses) {
     std::string file = read_whole(path);
     std::string footer = footer_of(file);
     ASSERT_FALSE(footer.empty());
-    auto md = parse_file_metadata(bytes(footer), footer.size());
+    auto md = parse_file_metadata(bytes_of(footer), footer.size());
     ASSERT_TRUE(md.ok()) << md.status().message();
     ASSERT_FALSE(md->schema.empty());
     int64_t rows = 0;
@@ -733,7 +732,7 @@ TEST(MetadataRealFiles, EveryFooterAndPageHeaderParses) {
           ASSERT_GE(off, 4);
           ASSERT_LT(static_cast<size_t>(off), file.size());
           size_t hs = 0;
-          auto h = parse_page_header(bytes(file) + off, file.size() - off, &hs);
+          auto h = parse_page_header(bytes_of(file) + off, file.size() - off, &hs);
           ASSERT_TRUE(h.ok()) << h.status().message();
           EXPECT_GT(hs, 0u);
           EXPECT_LE(static_cast<size_t>(off) + hs + h->compressed_page_size, file.size());
@@ -744,7 +743,7 @@ TEST(MetadataRealFiles, EveryFooterAndPageHeaderParses) {
     EXPECT_EQ(rows, md->num_rows);
     // Re-serializing what we understood parses back to the same values.
     std::string again = serialize_file_metadata(*md);
-    auto md2 = parse_file_metadata(bytes(again), again.size());
+    auto md2 = parse_file_metadata(bytes_of(again), again.size());
     ASSERT_TRUE(md2.ok()) << md2.status().message();
     expect_eq(*md, *md2);
   }
@@ -778,7 +777,7 @@ TEST(MetadataRealFiles, KnownFacts) {
     std::string file = read_whole(parquet_testing_dir() / f.file);
     ASSERT_FALSE(file.empty());
     std::string footer = footer_of(file);
-    auto md = parse_file_metadata(bytes(footer), footer.size());
+    auto md = parse_file_metadata(bytes_of(footer), footer.size());
     ASSERT_TRUE(md.ok()) << md.status().message();
     EXPECT_EQ(md->num_rows, f.rows);
     size_t leaves = 0;
@@ -791,7 +790,7 @@ TEST(MetadataRealFiles, KnownFacts) {
 
   std::string plain = read_whole(parquet_testing_dir() / "alltypes_plain.parquet");
   std::string footer = footer_of(plain);
-  auto md = parse_file_metadata(bytes(footer), footer.size());
+  auto md = parse_file_metadata(bytes_of(footer), footer.size());
   ASSERT_TRUE(md.ok());
   EXPECT_EQ(md->schema[0].name, "schema");
   EXPECT_EQ(md->schema[0].num_children, 11);
@@ -806,19 +805,19 @@ TEST(MetadataRealFiles, KnownFacts) {
 
   std::string v2 = read_whole(parquet_testing_dir() / "datapage_v2.snappy.parquet");
   footer = footer_of(v2);
-  md = parse_file_metadata(bytes(footer), footer.size());
+  md = parse_file_metadata(bytes_of(footer), footer.size());
   ASSERT_TRUE(md.ok());
   for (const auto& cc : md->row_groups[0].columns) {
     // parquet-mr 1.8 leaves dictionary_page_offset unset and puts the
     // dictionary page at data_page_offset; the data page follows it.
     size_t hs = 0;
     size_t off = static_cast<size_t>(cc.meta_data->data_page_offset);
-    auto h = parse_page_header(bytes(v2) + off, v2.size() - off, &hs);
+    auto h = parse_page_header(bytes_of(v2) + off, v2.size() - off, &hs);
     ASSERT_TRUE(h.ok()) << h.status().message();
     if (h->type == PageType::kDictionaryPage) {
       off += hs + static_cast<size_t>(h->compressed_page_size);
       ASSERT_LT(off, v2.size());
-      h = parse_page_header(bytes(v2) + off, v2.size() - off, &hs);
+      h = parse_page_header(bytes_of(v2) + off, v2.size() - off, &hs);
       ASSERT_TRUE(h.ok()) << h.status().message();
     }
     EXPECT_EQ(h->type, PageType::kDataPageV2) << page_type_name(h->type);
@@ -869,7 +868,7 @@ TEST(MetadataRealFiles, RandomMutationsNeverCrash) {
     if (md.ok()) {
       ++ok;
       std::string again = serialize_file_metadata(*md);
-      EXPECT_TRUE(parse_file_metadata(bytes(again), again.size()).ok());
+      EXPECT_TRUE(parse_file_metadata(bytes_of(again), again.size()).ok());
     } else {
       ++failed;
       EXPECT_EQ(md.status().code(), StatusCode::kCorruption);

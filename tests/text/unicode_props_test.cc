@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -58,7 +59,7 @@ std::string describe(char32_t cp) {
 }
 
 TEST(UnicodePropsTest, EveryCodePointMatchesHuggingFace) {
-  const std::string path = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/hf_char_props.txt";
+  const std::string path = std::filesystem::path(INFERCOST_TEST_DATA_DIR) / "tokenizer/hf_char_props.txt";
   std::ifstream in(path);
   ASSERT_TRUE(in) << "cannot open " << path;
   std::vector<std::string> expected(0x110000, "K - = = -");

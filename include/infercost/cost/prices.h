@@ -91,6 +91,11 @@ struct Pricing {
   int machines = 1;
 };
 
+// One machine at the plain on-demand price: no spot discount, no surcharge.
+inline bool is_plain_on_demand(const Pricing& p) {
+  return p.spot_discount == 0 && p.platform_usd_per_hour == 0 && p.machines == 1;
+}
+
 // kInvalidArgument unless 0 <= spot_discount < 1, platform >= 0 (finite) and
 // machines >= 1.
 Status validate(const Pricing& pricing);

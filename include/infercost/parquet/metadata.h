@@ -18,6 +18,9 @@
 
 namespace infercost::parquet {
 
+// The four bytes a Parquet file starts and ends with.
+inline constexpr char kParquetMagic[4] = {'P', 'A', 'R', '1'};
+
 // Values are the parquet-format enum values; unknown values from newer
 // writers are kept as-is (the enums have fixed underlying types).
 enum class PhysicalType : int32_t {

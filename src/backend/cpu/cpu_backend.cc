@@ -19,14 +19,6 @@
 namespace infercost::backend::cpu {
 namespace {
 
-// Scratch buffers that only grow, so steady-state classify() calls with
-// batches no larger than earlier ones do not allocate.
-template <typename T>
-T* ensure(std::vector<T>& buffer, int64_t count) {
-  if (int64_t(buffer.size()) < count) buffer.resize(size_t(count));
-  return buffer.data();
-}
-
 struct LinearScratch {
   Int8Scratch int8;
   std::vector<uint16_t> bf16;

@@ -12,16 +12,6 @@ namespace infercost::backend::cpu {
 
 using dnnl::memory;
 
-namespace {
-
-template <typename T>
-T* ensure(std::vector<T>& buffer, int64_t count) {
-  if (int64_t(buffer.size()) < count) buffer.resize(size_t(count));
-  return buffer.data();
-}
-
-}  // namespace
-
 ColumnQuantized quantize_columns(const std::vector<const model::Linear*>& parts) {
   ColumnQuantized c;
   c.in = parts.empty() ? 0 : parts[0]->in;

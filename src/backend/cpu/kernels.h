@@ -6,9 +6,19 @@
 // from outside any parallel region.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace infercost::backend::cpu {
+
+// A scratch buffer of at least `count` elements. Buffers only grow, so
+// steady-state calls with batches no larger than earlier ones do not allocate.
+template <typename T>
+T* ensure(std::vector<T>& buffer, int64_t count) {
+  if (int64_t(buffer.size()) < count) buffer.resize(size_t(count));
+  return buffer.data();
+}
 
 // y[r] = (x[r] - mean) / sqrt(var + eps) * gamma + beta, with the biased
 // variance as in torch.nn.LayerNorm. x and y may be the same buffer.
