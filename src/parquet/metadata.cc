@@ -302,7 +302,7 @@ Status parse_column_metadata(Parser& p, ColumnMetaData* out) {
       case 1: return p.enumeration(st, "type", t, &out->type);
       case 2:
         return p.list(st, "encodings", t, [&](CType et) -> Status {
-          Encoding e;
+          Encoding e{};
           INFERCOST_RETURN_IF_ERROR(p.enumeration(st, "encodings", et, &e));
           out->encodings.push_back(e);
           return Status::ok_status();
