@@ -67,6 +67,11 @@ Status cancelled(std::string m) {
 }
 
 namespace detail {
+void value_of_error(const Status& status) {
+  std::fprintf(stderr, "infercost: value() of an error result: %s\n", status.to_string().c_str());
+  std::abort();
+}
+
 void check_failed(const char* expr, const char* file, int line) {
   std::fprintf(stderr, "infercost: check failed: %s at %s:%d\n", expr, file, line);
   std::abort();

@@ -37,5 +37,19 @@ TEST(Status, ResultAndMacros) {
   EXPECT_EQ(from_ok_status.status().code(), StatusCode::kInternal);
 }
 
+// value() of an error aborts with the status in every build (Release too: no
+// assert), by each of its three overloads and through operator->.
+TEST(StatusDeathTest, ValueOfAnErrorAbortsWithItsStatus) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const char* expected = "value\\(\\) of an error result: Invalid argument: not positive: -3";
+  EXPECT_DEATH((void)parse_positive(-3).value(), expected);
+  Result<int> r = parse_positive(-3);
+  EXPECT_DEATH((void)r.value(), expected);
+  const Result<int>& cr = r;
+  EXPECT_DEATH((void)cr.value(), expected);
+  Result<std::string> text = not_found("no such file");
+  EXPECT_DEATH((void)text->size(), "Not found: no such file");
+}
+
 }  // namespace
 }  // namespace infercost

@@ -8,7 +8,6 @@
 // 'full_text' is missing". Add context once per layer with with_context().
 #pragma once
 
-#include <cassert>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,7 +61,13 @@ Status internal_error(std::string message);
 Status unavailable(std::string message);
 Status cancelled(std::string message);
 
-// Either a T or a non-OK Status. Accessing value() of an error aborts.
+namespace detail {
+// Prints "infercost: value() of an error result: <status>" and aborts.
+[[noreturn]] void value_of_error(const Status& status);
+}  // namespace detail
+
+// Either a T or a non-OK Status. Accessing value() of an error aborts, in
+// every build, printing the status (check ok() first, or use the macros below).
 template <typename T>
 class [[nodiscard]] Result {
  public:
@@ -74,15 +79,15 @@ class [[nodiscard]] Result {
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
   T& value() & {
-    assert(ok());
+    if (!ok()) detail::value_of_error(status_);
     return *value_;
   }
   const T& value() const& {
-    assert(ok());
+    if (!ok()) detail::value_of_error(status_);
     return *value_;
   }
   T&& value() && {
-    assert(ok());
+    if (!ok()) detail::value_of_error(status_);
     return std::move(*value_);
   }
   T* operator->() { return &value(); }
