@@ -18,6 +18,7 @@
 #include "infercost/cost/prices.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/plan/plan.h"
+#include "infercost/text/tokenizer.h"
 
 namespace infercost::cli {
 namespace {
@@ -57,7 +58,7 @@ void execute(PlanFlags& flags) {
   } else if (flags.on_error != "fail") {
     fail(invalid_argument("--on-error must be 'fail' or 'skip', not '" + flags.on_error + "'"));
   }
-  if (flags.scan.max_length < 2) fail(invalid_argument("--max-length must be at least 2 ([CLS] and [SEP])"));
+  if (Status s = text::check_max_length(flags.scan.max_length); !s.ok()) fail(s);
   // Everything that can be refused is checked before the (possibly long) scan.
   Result<std::vector<cost::PriceList>> lists = cost::price_lists_with(flags.price_files);
   if (!lists.ok()) fail(lists.status());

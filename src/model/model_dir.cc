@@ -110,8 +110,7 @@ Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& op
 
   // Tokenizer: tokenizer_config.json flags first, then tokenizer.json (which
   // carries its own normalizer flags) or vocab.txt, then caller overrides.
-  if (options.max_length < 2)
-    return invalid_argument("max_length must be at least 2, got " + std::to_string(options.max_length));
+  INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length, "max_length"));
   text::TokenizerOptions topts;
   topts.max_length = std::min(options.max_length, m.config.max_position_embeddings);
   const std::string tok_config = dir + "/tokenizer_config.json";

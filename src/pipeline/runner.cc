@@ -24,6 +24,7 @@
 #include "infercost/io/prediction_writer.h"
 #include "infercost/io/row_source.h"
 #include "infercost/model/model_dir.h"
+#include "infercost/text/tokenizer.h"
 #include "pipeline/batcher.h"
 #include "pipeline/bounded_queue.h"
 #include "pipeline/job.h"
@@ -807,22 +808,21 @@ Result<std::vector<std::unique_ptr<Device>>> open_devices(const RunOptions& opti
   return devices;
 }
 
-// The shortest row a tokenizer makes: [CLS] and [SEP].
-constexpr int kShortestRowTokens = 2;
-
 // The capacity of a device (its first stream) for the run's auto sizes. Under
 // kTokens with --batch-size auto the token budget (rows x longest row) bounds
 // a batch, so its rows need only fit in memory beside the tokens: the
 // capacity for rows of the shortest length, whose rows and tokens fit
 // together (Backend::capacity), as long as one row of max_length still fits
 // the budget. Otherwise, and under kSeed, the capacity for rows of max_length.
-Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const RunOptions& options) {
+// `shortest_row`: the tokens of an empty text (the tokenizer's special tokens).
+Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const RunOptions& options,
+                                               int shortest_row) {
   if (options.batching == Batching::kTokens && options.batch_size_auto) {
-    Result<backend::BatchCapacity> shortest = engine.capacity(kShortestRowTokens);
+    Result<backend::BatchCapacity> shortest = engine.capacity(shortest_row);
     if (shortest.ok() && shortest->max_tokens >= options.max_length) {
       shortest->basis += fmt::format(
           "; rows counted at {} tokens, the shortest row, since the token budget bounds a batch first",
-          kShortestRowTokens);
+          shortest_row);
       return shortest;
     }
   }
@@ -929,7 +929,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
         fmt::format("--streams-per-device {}: must be 1 to {} (or 0 for the device's default)",
                     options.streams_per_device, kMaxStreamsPerDevice));
   }
-  if (options.max_length < 2) return invalid_argument("--max-length must be at least 2 ([CLS] and [SEP])");
+  INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length));
   INFERCOST_ASSIGN_OR_RETURN(backend::Precision precision,
                              backend::resolve_precision(options.device, options.precision));
   INFERCOST_ASSIGN_OR_RETURN(backend::DeviceSpec device_spec, backend::parse_device(options.device));
@@ -999,7 +999,8 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     std::vector<backend::BatchCapacity> capacities;
     if (options.batch_size_auto || options.max_batch_tokens_auto) {
       for (const std::unique_ptr<Device>& d : devices) {
-        Result<backend::BatchCapacity> c = device_capacity(*d->streams[0], options);
+        Result<backend::BatchCapacity> c =
+            device_capacity(*d->streams[0], options, std::max(1, model.tokenizer->special_tokens()));
         if (!c.ok()) return c.status().with_context(d->name + ": batch capacity");
         capacities.push_back(std::move(*c));
       }

@@ -97,7 +97,7 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::WordPiece
       pipeline::check_batching_options(options.batch_size, options.max_batch_tokens, options.window_rows));
   if (options.threads < 0) return invalid_argument("--threads must be at least 1 (or 0 for all cores)");
   if (options.tokenizer_threads < 0) return invalid_argument("tokenizer threads must be at least 0");
-  if (options.max_length < 2) return invalid_argument("--max-length must be at least 2 ([CLS] and [SEP])");
+  INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length));
   const auto start = std::chrono::steady_clock::now();
 
   INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> paths, io::expand_inputs(options.inputs));

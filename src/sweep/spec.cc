@@ -15,6 +15,7 @@
 #include "infercost/core/file.h"
 #include "infercost/data/tweets.h"
 #include "infercost/pipeline/runner.h"
+#include "infercost/text/tokenizer.h"
 
 namespace infercost::sweep {
 
@@ -238,7 +239,7 @@ Status validate(const SweepSpec& spec) {
     }
   }
   if (spec.rows < 1) return invalid_argument(fmt::format("--rows must be at least 1, got {}", spec.rows));
-  if (spec.max_length < 2) return invalid_argument("--max-length must be at least 2 ([CLS] and [SEP])");
+  INFERCOST_RETURN_IF_ERROR(text::check_max_length(spec.max_length));
   if (spec.tokenizer_threads < 0) return invalid_argument("--tokenizer-threads must be >= 0");
   if (spec.column.empty()) return invalid_argument("--column must not be empty");
   if (spec.warmup < 0) return invalid_argument(fmt::format("--warmup must be >= 0, got {}", spec.warmup));

@@ -402,6 +402,12 @@ void build_text_tables(const TokenizerOptions& options, std::vector<std::pair<st
 
 }  // namespace
 
+Status check_max_length(int max_length, std::string_view what) {
+  if (max_length >= kSpecialTokensPerRow) return Status::ok_status();
+  return invalid_argument(std::string(what) + " must be at least " + std::to_string(kSpecialTokensPerRow) +
+                          " ([CLS] and [SEP]), got " + std::to_string(max_length));
+}
+
 Result<WordPieceTokenizer> WordPieceTokenizer::create(Vocab vocab, TokenizerOptions options) {
   WordPieceTokenizer tok;
   auto require = [&](const std::string& token, const char* what, int32_t* id) -> Status {
@@ -414,7 +420,7 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Vocab vocab, TokenizerOpti
   INFERCOST_RETURN_IF_ERROR(require(options.cls_token, "classifier", &tok.cls_id_));
   INFERCOST_RETURN_IF_ERROR(require(options.sep_token, "separator", &tok.sep_id_));
   INFERCOST_RETURN_IF_ERROR(require(options.pad_token, "padding", &tok.pad_id_));
-  if (options.add_special_tokens && options.max_length > 0 && options.max_length < 2) {
+  if (options.add_special_tokens && options.max_length > 0 && options.max_length < kSpecialTokensPerRow) {
     return invalid_argument("max_length " + std::to_string(options.max_length) +
                             " leaves no room for the [CLS] and [SEP] tokens");
   }

@@ -177,6 +177,26 @@ TEST(TokenizerTest, Truncation) {
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
 }
 
+// The special tokens of a row are the tokenizer's fact: what an empty text
+// encodes to, and the floor every --max-length check uses.
+TEST(TokenizerTest, SpecialTokensAreWhatAnEmptyTextEncodesTo) {
+  TokenizerOptions o;
+  auto tok = make(o);
+  EXPECT_EQ(tok.special_tokens(), kSpecialTokensPerRow);
+  EXPECT_EQ(ids(tok, "").size(), size_t(tok.special_tokens()));
+  o.add_special_tokens = false;
+  auto bare = make(o);
+  EXPECT_EQ(bare.special_tokens(), 0);
+  EXPECT_EQ(ids(bare, "").size(), size_t(bare.special_tokens()));
+
+  EXPECT_TRUE(check_max_length(kSpecialTokensPerRow).ok());
+  Status s = check_max_length(kSpecialTokensPerRow - 1);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "--max-length must be at least 2 ([CLS] and [SEP]), got 1");
+  EXPECT_EQ(check_max_length(0, "max_length").message(),
+            "max_length must be at least 2 ([CLS] and [SEP]), got 0");
+}
+
 TEST(TokenizerTest, InvalidUtf8NamesTheByteOffset) {
   TokenizerOptions o;
   o.max_length = 3;

@@ -51,6 +51,14 @@ class Vocab {
   std::unordered_map<std::string, int32_t, detail::StringHash, std::equal_to<>> ids_;
 };
 
+// The tokens a row carries besides its text: [CLS] before it and [SEP] after
+// it. It is the fewest tokens an encoded row has, so the least max_length.
+inline constexpr int kSpecialTokensPerRow = 2;
+
+// A max_length given before any tokenizer is loaded (a flag, a spec):
+// kInvalidArgument naming `what` unless it leaves room for the special tokens.
+Status check_max_length(int max_length, std::string_view what = "--max-length");
+
 struct TokenizerOptions {
   bool lowercase = true;
   // Unset: strip accents exactly when lowercasing (HF's rule).
@@ -96,6 +104,9 @@ class WordPieceTokenizer {
   int32_t cls_id() const { return cls_id_; }
   int32_t sep_id() const { return sep_id_; }
   int32_t unk_id() const { return unk_id_; }
+  // Tokens encode() adds to every row: kSpecialTokensPerRow, or 0 without
+  // add_special_tokens.
+  int special_tokens() const { return options_.add_special_tokens ? kSpecialTokensPerRow : 0; }
 
  private:
   Vocab vocab_;
