@@ -237,13 +237,13 @@ class ColumnReaderImpl : public ColumnReader {
     for (;;) {
       uint8_t* buf = header_.ensure(want);
       INFERCOST_RETURN_IF_ERROR(file_->read_at(pos_, want, buf));
-      auto parsed = parse_page_header(buf, want, header_size);
+      bool ran_out = false;
+      auto parsed = parse_page_header(buf, want, header_size, &ran_out);
       if (parsed.ok()) {
         *header = std::move(parsed).value();
         return Status();
       }
-      bool truncated = parsed.status().message().find("truncated") != std::string::npos;
-      if (!truncated || want >= limit) return error_at(pos_, parsed.status().message());
+      if (!ran_out || want >= limit) return error_at(pos_, parsed.status().message());
       want = static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(want) * 4, limit));
     }
   }

@@ -703,10 +703,12 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t size) {
   return md;
 }
 
-Result<PageHeader> parse_page_header(const uint8_t* data, size_t size, size_t* header_size) {
+Result<PageHeader> parse_page_header(const uint8_t* data, size_t size, size_t* header_size, bool* ran_out) {
   Parser p(data, size, "page header");
   PageHeader h;
-  INFERCOST_RETURN_IF_ERROR(parse_page_header_struct(p, &h));
+  Status parsed = parse_page_header_struct(p, &h);
+  if (ran_out != nullptr) *ran_out = !parsed.ok() && p.reader().ran_out();
+  INFERCOST_RETURN_IF_ERROR(parsed);
   if (header_size != nullptr) *header_size = p.reader().position();
   return h;
 }

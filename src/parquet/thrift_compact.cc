@@ -48,7 +48,8 @@ size_t min_wire_size(CType t) {
 
 // ---- CompactReader ----
 
-Status CompactReader::truncated(size_t need) const {
+Status CompactReader::truncated(size_t need) {
+  ran_out_ = true;
   return corruption(
       fmt::format("truncated: need {} byte(s) at offset {}, {} remain", need, pos_, size_ - pos_));
 }
@@ -276,6 +277,7 @@ Status CompactReader::read_binary_view(std::string_view* value) {
   uint64_t n = 0;
   INFERCOST_RETURN_IF_ERROR(read_varint(&n));
   if (n > remaining()) {
+    ran_out_ = true;
     Status st = corruption(
         fmt::format("truncated: binary of {} bytes at offset {}, {} remain", n, start, remaining()));
     pos_ = start;

@@ -93,8 +93,12 @@ class CompactReader {
   // Skips one value of `type` (nested structs, lists, sets and maps too).
   Status skip(CType type);
 
+  // Whether a read failed because the input ended inside a value (more
+  // bytes might have completed it), as opposed to bytes that are wrong.
+  bool ran_out() const { return ran_out_; }
+
  private:
-  Status truncated(size_t need) const;
+  Status truncated(size_t need);
   Status error(std::string_view what) const;
   Status check_collection_type(CType t) const;
 
@@ -105,6 +109,7 @@ class CompactReader {
   int depth_ = 0;
   std::vector<int16_t> last_field_id_;
   int16_t last_id_ = 0;
+  bool ran_out_ = false;
 };
 
 class CompactWriter {

@@ -470,14 +470,34 @@ TEST(Metadata, PageHeaderRoundTripAndTruncation) {
     }
     EXPECT_EQ(serialize_page_header(*parsed), wire);
     for (size_t n = 0; n < wire.size(); ++n) {
-      auto t = parse_page_header(bytes_of(wire), n, &header_size);
+      bool ran_out = false;
+      auto t = parse_page_header(bytes_of(wire), n, &header_size, &ran_out);
       ASSERT_FALSE(t.ok()) << n;
+      EXPECT_TRUE(ran_out) << n << ": " << t.status().message();
       EXPECT_EQ(t.status().code(), StatusCode::kCorruption);
       EXPECT_NE(t.status().message().find("truncated"), std::string::npos)
           << n << ": " << t.status().message();
       EXPECT_EQ(t.status().message().rfind("page header: ", 0), 0u) << t.status().message();
     }
   }
+}
+
+// Only bytes that end inside a header say "read more": a header that is wrong
+// (a negative size) fails at once, whatever its message says.
+TEST(Metadata, ABadPageHeaderIsNotTakenForAShortOne) {
+  CompactWriter w;
+  w.struct_begin();
+  w.field_i32(1, 0);
+  w.field_i32(2, -1);
+  w.field_i32(3, 10);
+  w.struct_end();
+  std::string wire = w.take();
+  size_t n = 0;
+  bool ran_out = true;
+  auto h = parse_page_header(bytes_of(wire), wire.size(), &n, &ran_out);
+  ASSERT_FALSE(h.ok());
+  EXPECT_FALSE(ran_out) << h.status().message();
+  EXPECT_NE(h.status().message().find("uncompressed_page_size"), std::string::npos) << h.status().message();
 }
 
 TEST(Metadata, DataPageV2IsCompressedDefaultsToTrue) {

@@ -221,8 +221,10 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t size);
 // Parses a page header at the start of data[0, size); on success
 // *header_size is the number of bytes it took. Errors: kCorruption
 // "page header: ...". A header that runs past `size` is kCorruption with
-// "truncated" in the message (the caller may read more and retry).
-Result<PageHeader> parse_page_header(const uint8_t* data, size_t size, size_t* header_size);
+// "truncated" in the message, and sets *ran_out (where given) to true: the
+// caller may read more and retry; it is false for any other error.
+Result<PageHeader> parse_page_header(const uint8_t* data, size_t size, size_t* header_size,
+                                     bool* ran_out = nullptr);
 
 // Compact-protocol serialization (what the writer emits). Optional fields
 // that are absent are not written.
