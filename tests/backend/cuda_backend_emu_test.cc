@@ -25,6 +25,7 @@
 #include "cuda_test_util.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/version.h"
+#include "parity_suite.h"
 #include "random_weights.h"
 
 extern "C" const InfercostCudaModule* infercost_cuda_module_v1();
@@ -83,23 +84,43 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
   return worst;
 }
 
+// After every backend is gone: nothing may stay allocated on the "device" or
+// alive in cuBLASLt, and no capture may have made a forbidden call.
+void expect_emulator_clean() {
+  EXPECT_EQ(emu::allocated_bytes(), 0);
+  const emu::Live live = emu::live();
+  EXPECT_TRUE(live.none()) << "alive: " << live.handles << " cuBLASLt handles, " << live.descs
+                           << " descriptors, " << live.layouts << " layouts, " << live.preferences
+                           << " preferences, " << live.streams << " streams, " << live.graphs << " graphs, "
+                           << live.graph_execs << " graph executables, " << live.pinned << " pinned buffers";
+  EXPECT_EQ(emu::unsafe_calls_during_capture(), 0);
+  EXPECT_EQ(emu::heuristics_during_capture(), 0);
+}
+
 class CudaEmu : public ::testing::Test {
  protected:
   void SetUp() override { emu::reset(); }
-  // Every backend is gone by now: nothing may stay allocated on the "device"
-  // or alive in cuBLASLt, and no capture may have made a forbidden call.
-  void TearDown() override {
-    EXPECT_EQ(emu::allocated_bytes(), 0);
-    const emu::Live live = emu::live();
-    EXPECT_TRUE(live.none()) << "alive: " << live.handles << " cuBLASLt handles, " << live.descs
-                             << " descriptors, " << live.layouts << " layouts, " << live.preferences
-                             << " preferences, " << live.streams << " streams, " << live.graphs << " graphs, "
-                             << live.graph_execs << " graph executables, " << live.pinned
-                             << " pinned buffers";
-    EXPECT_EQ(emu::unsafe_calls_during_capture(), 0);
-    EXPECT_EQ(emu::heuristics_during_capture(), 0);
-  }
+  void TearDown() override { expect_emulator_clean(); }
 };
+
+// The emulated backend in the parity suite: its fp32 is fp32 arithmetic on
+// the CPU, so within the goldens' own tolerance. The emulator takes seconds
+// a batch: 6 of each model's 60 cases, of up to 32 ids, none alone (the GPU
+// runs them all).
+testing::ParityTarget emulated_target() {
+  testing::ParityTarget t;
+  t.name = "cuda_emulated";
+  t.make = [] { return make_gpu(BackendOptions{}); };
+  t.tolerance = 1e-4;
+  t.one_by_one = false;
+  t.cases = 6;
+  t.max_ids = 32;
+  t.set_up = [] { emu::reset(); };
+  t.tear_down = expect_emulator_clean;
+  return t;
+}
+
+INFERCOST_BACKEND_PARITY(CudaEmulated, emulated_target());
 
 // A small model of `arch` with random weights: the emulated GPU's workload.
 struct SmallModel {

@@ -20,6 +20,7 @@
 #include "golden_util.h"
 #include "infercost/backend/backend.h"
 #include "infercost/model/synth.h"
+#include "parity_suite.h"
 #include "random_weights.h"
 
 namespace infercost::backend {
@@ -97,6 +98,22 @@ std::unique_ptr<Backend> prepared(const std::string& device, Precision precision
   options.cuda_graphs = graphs;
   return testing::prepared_or_null(create_backend(device, options), config, weights);
 }
+
+// The GPU in the parity suite: fp32 within 1e-3 of HF, the tolerance of the
+// CUDA backend against the CPU (the GPU's GEMMs sum in another order).
+testing::ParityTarget gpu_target() {
+  testing::ParityTarget t;
+  t.name = "cuda";
+  t.make = [] { return create_backend("cuda:0", BackendOptions{}); };
+  t.tolerance = 1e-3;
+  t.unavailable = [] {
+    const std::string why = no_gpu();
+    return why.empty() ? why : "no GPU to test the CUDA backend: " + why;
+  };
+  return t;
+}
+
+INFERCOST_BACKEND_PARITY(Cuda, gpu_target());
 
 // ---- Small models ------------------------------------------------------------
 

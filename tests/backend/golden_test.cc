@@ -1,24 +1,19 @@
-#include "golden_util.h"
-#include "test_utils.h"
+// The CPU backend in the parity suite: fp32 within the goldens' own tolerance
+// (1e-4) of HF transformers.
+#include "parity_suite.h"
 
 namespace infercost::backend::testing {
 namespace {
 
-class TinyGoldenTest : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(TinyGoldenTest, MatchesTransformersLogits) {
-  const std::string name = GetParam();
-  const std::string dir = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/" + name;
-  model::ModelConfig config;
-  model::EncoderWeights weights;
-  ASSERT_NO_FATAL_FAILURE(load_model(dir, config, weights));
-  const Golden g = load_golden(dir + ".json");
-  check_all_batchings(name, config, weights, g);
+ParityTarget cpu_target() {
+  ParityTarget t;
+  t.name = "cpu";
+  t.make = [] { return create_backend("cpu", BackendOptions{}); };
+  t.tolerance = 1e-4;
+  return t;
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, TinyGoldenTest,
-                         ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert"),
-                         ::infercost::testing::DashesToUnderscores());
+INFERCOST_BACKEND_PARITY(Cpu, cpu_target());
 
 }  // namespace
 }  // namespace infercost::backend::testing

@@ -51,6 +51,22 @@ inline Golden load_golden(const std::string& path) {
   return g;
 }
 
+// `cases` of g's cases of at most `max_ids` ids (0: any), evenly spaced
+// through the file; all of those where there are no more.
+inline Golden some_cases(const Golden& g, size_t cases, size_t max_ids) {
+  Golden out;
+  out.doc = g.doc;
+  out.tolerance = g.tolerance;
+  for (const GoldenCase& c : g.cases) {
+    if (max_ids == 0 || c.ids.size() <= max_ids) out.cases.push_back(c);
+  }
+  if (cases == 0 || out.cases.size() <= cases) return out;
+  std::vector<GoldenCase> spaced;
+  for (size_t i = 0; i < cases; ++i) spaced.push_back(out.cases[i * out.cases.size() / cases]);
+  out.cases = std::move(spaced);
+  return out;
+}
+
 // Config and weights through the model module's own reader.
 inline void load_model(const std::string& dir, model::ModelConfig& config, model::EncoderWeights& weights) {
   auto c = model::load_config(dir + "/config.json");
@@ -78,14 +94,16 @@ inline void synthesize_and_load(const std::string& preset, const std::string& di
 }
 
 // Runs the cases in `order`, `chunk` rows per TokenBatch (each padded to its
-// longest row with a pad id that must not matter), returns max |ours - HF|.
+// longest row with a pad id that must not matter, and computed where
+// `compute_padding`), returns max |ours - HF|.
 inline double max_diff(Backend& backend, const Golden& g, const std::vector<size_t>& order, size_t chunk,
-                       int labels) {
+                       int labels, bool compute_padding = false) {
   double worst = 0;
   for (size_t start = 0; start < order.size(); start += chunk) {
     const size_t end = std::min(order.size(), start + chunk);
     TokenBatch b;
     b.batch = int(end - start);
+    b.compute_padding = compute_padding;
     for (size_t i = start; i < end; ++i) b.seq_len = std::max(b.seq_len, int(g.cases[order[i]].ids.size()));
     for (size_t i = start; i < end; ++i) {
       const auto& ids = g.cases[order[i]].ids;
@@ -109,8 +127,37 @@ inline double max_diff(Backend& backend, const Golden& g, const std::vector<size
   return worst;
 }
 
-// All at once, one by one, and shuffled in batches of 7; each within the
-// golden's tolerance. Prints the differences for the report.
+// All at once, one by one (where `one_by_one`), shuffled in batches of 7 (of
+// half the cases, when fewer than 14), and the same with the padding
+// computed; each within
+// `tolerance` of HF. Prints the differences for the report.
+inline void check_all_batchings(const std::string& name, Backend& backend, int labels, const Golden& g,
+                                double tolerance, bool one_by_one = true) {
+  ASSERT_GE(g.cases.size(), 6u);
+  std::vector<size_t> order(g.cases.size());
+  std::iota(order.begin(), order.end(), 0);
+  const double all = max_diff(backend, g, order, order.size(), labels);
+  const double single = one_by_one ? max_diff(backend, g, order, 1, labels) : 0.0;
+  std::mt19937 rng(9);
+  std::shuffle(order.begin(), order.end(), rng);
+  const size_t chunk = std::min<size_t>(7, order.size() / 2);  // more than one batch
+  const double shuffled = max_diff(backend, g, order, chunk, labels);
+  const double padded = max_diff(backend, g, order, chunk, labels, /*compute_padding=*/true);
+  char single_text[32] = "skipped";
+  if (one_by_one) std::snprintf(single_text, sizeof(single_text), "%.3g", single);
+  std::printf(
+      "[golden] %s: %zu cases, max |logit diff| all-at-once %.3g, one-by-one %s, shuffled-by-%zu %.3g, "
+      "padding computed %.3g (tolerance %.3g)\n",
+      name.c_str(), g.cases.size(), all, single_text, chunk, shuffled, padded, tolerance);
+  ::testing::Test::RecordProperty("max_abs_diff", std::to_string(std::max({all, single, shuffled, padded})));
+  EXPECT_LE(all, tolerance);
+  EXPECT_LE(single, tolerance);
+  EXPECT_LE(shuffled, tolerance);
+  EXPECT_LE(padded, tolerance);
+}
+
+// The same on a `device` backend (fp32) made and prepared here, within the
+// golden's own tolerance.
 inline void check_all_batchings(const std::string& name, const model::ModelConfig& config,
                                 const model::EncoderWeights& weights, const Golden& g, bool one_by_one = true,
                                 const std::string& device = "cpu") {
@@ -120,23 +167,7 @@ inline void check_all_batchings(const std::string& name, const model::ModelConfi
   const Status st = backend->prepare(config, weights);
   ASSERT_TRUE(st.ok()) << st.to_string();
   ASSERT_GE(g.cases.size(), 50u);
-  std::vector<size_t> order(g.cases.size());
-  std::iota(order.begin(), order.end(), 0);
-  const int labels = config.num_labels();
-  const double all = max_diff(*backend, g, order, order.size(), labels);
-  const double single = one_by_one ? max_diff(*backend, g, order, 1, labels) : 0.0;
-  std::mt19937 rng(9);
-  std::shuffle(order.begin(), order.end(), rng);
-  const double shuffled = max_diff(*backend, g, order, 7, labels);
-  char single_text[32] = "skipped";
-  if (one_by_one) std::snprintf(single_text, sizeof(single_text), "%.3g", single);
-  std::printf(
-      "[golden] %s: %zu cases, max |logit diff| all-at-once %.3g, one-by-one %s, shuffled-by-7 %.3g\n",
-      name.c_str(), g.cases.size(), all, single_text, shuffled);
-  ::testing::Test::RecordProperty("max_abs_diff", std::to_string(std::max({all, single, shuffled})));
-  EXPECT_LE(all, g.tolerance);
-  EXPECT_LE(single, g.tolerance);
-  EXPECT_LE(shuffled, g.tolerance);
+  check_all_batchings(name, *backend, config.num_labels(), g, g.tolerance, one_by_one);
 }
 
 }  // namespace infercost::backend::testing

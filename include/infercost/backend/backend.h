@@ -5,8 +5,9 @@
 // concurrent classify() calls on the same object are not allowed.
 //
 // How to add a backend: implement Backend in src/backend/<name>/, add a
-// factory to src/backend/registry.cc, and instantiate the parity test in
-// tests/backend/ for it with its tolerance.
+// factory to src/backend/registry.cc, and instantiate the parity suite
+// (tests/backend/parity_suite.h: HF's fp32 logits in any batching) for it
+// with its tolerance, as golden_test.cc does for the CPU.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The fp32 CPU encoder: oneDNN GEMMs plus the fused loops in kernels.h.
+// The CPU encoder (fp32, bf16 and int8): oneDNN GEMMs plus the fused loops in kernels.h.
 #pragma once
 
 #include <memory>
