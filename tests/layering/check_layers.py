@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Fails when a stage of the engine includes a stage above it.
+
+Each folder of src/ is a stage with a library of its own, and its public
+headers are include/infercost/<stage>/. A stage may include only itself and
+the stages listed for it in LAYERS below; the list is the one place the
+layering is written down (src/CMakeLists.txt points here). Every quoted
+include of a file in src/<stage>/ or include/infercost/<stage>/ is checked:
+"infercost/<stage>/x.h" (public) and "<stage>/x.h" (a private header, from
+src/). A stage missing from the table is an error too, so a new folder must
+say where it stands.
+
+    check_layers.py SOURCE_DIR
+"""
+
+import os
+import re
+import sys
+
+# stage: the stages it may include (besides itself). Lower stages first.
+LAYERS = {
+    "core": set(),
+    "text": {"core"},
+    "parquet": {"core"},
+    "cost": {"core"},
+    "record": {"core"},
+    "data": {"core", "parquet"},
+    "model": {"core", "text", "data"},
+    "io": {"core", "parquet"},
+    "backend": {"core", "text", "model"},
+    "pipeline": {"core", "text", "model", "backend", "io"},
+    "report": {"core", "cost", "record"},
+    "sweep": {"core", "cost", "record", "data", "text", "model", "backend", "io", "pipeline"},
+    "plan": {"core", "cost", "record", "report", "text", "model", "backend", "io", "pipeline"},
+    "cli": {"core", "text", "parquet", "cost", "record", "data", "model", "io", "backend", "pipeline",
+            "report", "sweep", "plan"},
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+SUFFIXES = (".h", ".cc", ".cu", ".cuh")
+
+
+def files_of(root, stage):
+    for base in (os.path.join(root, "src", stage), os.path.join(root, "include", "infercost", stage)):
+        for folder, _, names in os.walk(base):
+            for name in sorted(names):
+                if name.endswith(SUFFIXES):
+                    yield os.path.join(folder, name)
+
+
+def included_stage(path):
+    parts = path.split("/")
+    if parts[0] == "infercost" and len(parts) > 2:
+        return parts[1]
+    if len(parts) > 1 and parts[0] in LAYERS:
+        return parts[0]
+    return None  # a file beside the includer, or a third-party header
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
+        return 2
+    root = sys.argv[1]
+    problems = []
+    stages = sorted(d for d in os.listdir(os.path.join(root, "src"))
+                    if os.path.isdir(os.path.join(root, "src", d)))
+    for stage in stages:
+        if stage not in LAYERS:
+            problems.append("src/%s: a stage the layering does not place (add it to LAYERS in %s)"
+                            % (stage, os.path.relpath(__file__, root)))
+    checked = 0
+    for stage in stages:
+        allowed = LAYERS.get(stage, set()) | {stage}
+        for path in files_of(root, stage):
+            checked += 1
+            with open(path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    target = included_stage(m.group(1))
+                    if target is not None and target not in allowed:
+                        problems.append("%s:%d includes \"%s\": %s may use only %s" % (
+                            os.path.relpath(path, root), number, m.group(1), stage,
+                            ", ".join(sorted(allowed - {stage})) or "nothing below it"))
+    for p in problems:
+        print(p)
+    if checked == 0:
+        print("no source files found under %s/src" % root)
+        return 1
+    print("%d files of %d stages checked: %s" % (checked, len(stages),
+                                               "layering kept" if not problems else "%d includes break it" % len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
