@@ -56,6 +56,7 @@ infercost::model::EncoderWeights make_weights(const infercost::model::ModelConfi
   w.position_embeddings.resize(size_t(c.max_position_embeddings) * H);
   fill(w.word_embeddings, rng, 0.02f);
   fill(w.position_embeddings, rng, 0.02f);
+  w.embedding_bias = infercost::model::embedding_bias_of(c, w.token_type_embeddings);
   auto ln = [&] {
     infercost::model::LayerNormWeights l;
     l.gamma.resize(size_t(H));

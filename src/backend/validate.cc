@@ -38,8 +38,10 @@ Status validate_config(const model::ModelConfig& config) {
     return invalid_argument(
         "config has a non-positive vocab_size, max_position_embeddings or intermediate_size");
   }
-  if (config.activation != "gelu" && config.activation != "relu") {
-    return unsupported(fmt::format("activation '{}' (supported: gelu, relu)", config.activation));
+  if (config.ffn_activation != model::Activation::kGelu &&
+      config.ffn_activation != model::Activation::kRelu) {
+    return unsupported(fmt::format("FFN activation '{}' (supported: gelu, relu)",
+                                   model::activation_name(config.ffn_activation)));
   }
   return Status();
 }
@@ -56,18 +58,16 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
                                         w.position_embeddings.size(), config.max_position_embeddings,
                                         hidden));
   }
-  const bool bert = config.architecture == model::Architecture::kBert;
-  if (bert && (w.token_type_embeddings.size() < size_t(hidden) ||
-               w.token_type_embeddings.size() % size_t(hidden) != 0)) {
-    return invalid_argument(fmt::format("BERT needs token_type_embeddings [types, {}], got {} values", hidden,
-                                        w.token_type_embeddings.size()));
+  if (w.embedding_bias.size() != size_t(hidden)) {
+    return invalid_argument(fmt::format("embedding_bias has {} values, expected [{}] (see embedding_bias_of)",
+                                        w.embedding_bias.size(), hidden));
   }
   INFERCOST_RETURN_IF_ERROR(check_ln(w.embeddings_ln, hidden, "embeddings LayerNorm"));
   if (w.layers.size() != size_t(config.num_layers)) {
     return invalid_argument(
         fmt::format("{} encoder layers in the weights, config says {}", w.layers.size(), config.num_layers));
   }
-  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, bert ? "pooler" : "pre_classifier"));
+  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, "head (pooler or pre_classifier)"));
   if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
     return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
                                         w.head.classifier.out, w.head.classifier.in, hidden));

@@ -37,7 +37,7 @@ void run_info(const ModelFlags& flags) {
               c.model_type.c_str());
   std::printf("layers          %d\n", c.num_layers);
   std::printf("hidden          %d (%d heads x %d)\n", c.hidden_size, c.num_heads, c.head_dim());
-  std::printf("ffn             %d, %s\n", c.intermediate_size, c.activation.c_str());
+  std::printf("ffn             %d, %s\n", c.intermediate_size, model::activation_name(c.ffn_activation));
   std::printf("vocab           %d\n", c.vocab_size);
   std::printf("max positions   %d\n", c.max_position_embeddings);
   if (!distil) std::printf("token types     %d\n", c.type_vocab_size);

@@ -91,8 +91,14 @@ Status parse_labels(const json& doc, const std::string& source, ModelConfig& c) 
   return Status();
 }
 
-Status check_activation(const std::string& act, const char* key, const std::string& source) {
-  if (act == "gelu" || act == "relu") return Status();
+// The FFN activation named by `key` (default gelu): gelu or relu.
+Status read_ffn_activation(Reader& r, const char* key, const std::string& source, Activation* out) {
+  std::string act = "gelu";
+  INFERCOST_RETURN_IF_ERROR(r.string_key(key, act));
+  if (act == "gelu" || act == "relu") {
+    *out = act == "relu" ? Activation::kRelu : Activation::kGelu;
+    return Status();
+  }
   return unsupported(source + ": '" + key + "' is '" + act +
                      "'; supported activations are gelu (exact erf) and relu");
 }
@@ -124,9 +130,7 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
     INFERCOST_RETURN_IF_ERROR(r.int_key("n_layers", true, 1, kMaxLayers, c.num_layers));
     INFERCOST_RETURN_IF_ERROR(r.int_key("n_heads", true, 1, kMaxDim, c.num_heads));
     INFERCOST_RETURN_IF_ERROR(r.int_key("hidden_dim", true, 1, kMaxDim * 8, c.intermediate_size));
-    c.activation = "gelu";
-    INFERCOST_RETURN_IF_ERROR(r.string_key("activation", c.activation));
-    INFERCOST_RETURN_IF_ERROR(check_activation(c.activation, "activation", source));
+    INFERCOST_RETURN_IF_ERROR(read_ffn_activation(r, "activation", source, &c.ffn_activation));
     c.type_vocab_size = 0;
     c.layer_norm_eps = 1e-12f;  // hard-coded in HF's DistilBERT modules, not read from the config
   } else if (c.model_type == "bert") {
@@ -135,9 +139,7 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
     INFERCOST_RETURN_IF_ERROR(r.int_key("num_hidden_layers", true, 1, kMaxLayers, c.num_layers));
     INFERCOST_RETURN_IF_ERROR(r.int_key("num_attention_heads", true, 1, kMaxDim, c.num_heads));
     INFERCOST_RETURN_IF_ERROR(r.int_key("intermediate_size", true, 1, kMaxDim * 8, c.intermediate_size));
-    c.activation = "gelu";
-    INFERCOST_RETURN_IF_ERROR(r.string_key("hidden_act", c.activation));
-    INFERCOST_RETURN_IF_ERROR(check_activation(c.activation, "hidden_act", source));
+    INFERCOST_RETURN_IF_ERROR(read_ffn_activation(r, "hidden_act", source, &c.ffn_activation));
     c.type_vocab_size = 2;
     INFERCOST_RETURN_IF_ERROR(r.int_key("type_vocab_size", false, 1, kMaxVocab, c.type_vocab_size));
     c.layer_norm_eps = 1e-12f;
@@ -165,6 +167,7 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
                                   c.pad_token_id, c.vocab_size));
   }
   INFERCOST_RETURN_IF_ERROR(parse_labels(doc, source, c));
+  c.head_activation = head_activation_of(c.architecture);
   if (auto it = doc.find("infercost_synthetic"); it != doc.end() && !it->is_null()) {
     if (!it->is_object()) return corruption(source + ": 'infercost_synthetic' must be an object");
     c.synthetic = true;
@@ -191,7 +194,7 @@ std::string config_to_json(const ModelConfig& c) {
     label2id[c.labels[i]] = static_cast<int>(i);
   }
   if (c.architecture == Architecture::kDistilBert) {
-    j["activation"] = c.activation;
+    j["activation"] = activation_name(c.ffn_activation);
     j["architectures"] = {"DistilBertForSequenceClassification"};
     j["attention_dropout"] = 0.1;
     j["dim"] = c.hidden_size;
@@ -213,7 +216,7 @@ std::string config_to_json(const ModelConfig& c) {
     j["architectures"] = {"BertForSequenceClassification"};
     j["attention_probs_dropout_prob"] = 0.1;
     j["classifier_dropout"] = nullptr;
-    j["hidden_act"] = c.activation;
+    j["hidden_act"] = activation_name(c.ffn_activation);
     j["hidden_dropout_prob"] = 0.1;
     j["hidden_size"] = c.hidden_size;
     j["id2label"] = id2label;

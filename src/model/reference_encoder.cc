@@ -54,16 +54,24 @@ float reference_gelu(float x) {
   return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2)));
 }
 
+float reference_activation(Activation activation, float x) {
+  switch (activation) {
+    case Activation::kGelu: return reference_gelu(x);
+    case Activation::kRelu: return std::max(x, 0.0f);
+    case Activation::kTanh: return std::tanh(x);
+  }
+  return x;
+}
+
 std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWeights& w,
                                            std::span<const int32_t> ids) {
   const int n = static_cast<int>(ids.size()), h = c.hidden_size, nh = c.num_heads, dh = c.head_dim();
   std::vector<float> x(static_cast<size_t>(n) * h);
   for (int t = 0; t < n; ++t) {
     for (int i = 0; i < h; ++i) {
-      float v = w.word_embeddings[static_cast<size_t>(ids[static_cast<size_t>(t)]) * h + i] +
-                w.position_embeddings[static_cast<size_t>(t) * h + i];
-      if (!w.token_type_embeddings.empty()) v += w.token_type_embeddings[static_cast<size_t>(i)];  // type 0
-      x[static_cast<size_t>(t) * h + i] = v;
+      x[static_cast<size_t>(t) * h + i] =
+          w.word_embeddings[static_cast<size_t>(ids[static_cast<size_t>(t)]) * h + i] +
+          w.position_embeddings[static_cast<size_t>(t) * h + i] + w.embedding_bias[static_cast<size_t>(i)];
     }
   }
   reference_layer_norm(x.data(), n, h, w.embeddings_ln, c.layer_norm_eps);
@@ -97,14 +105,14 @@ std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWe
     for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
     reference_layer_norm(x.data(), n, h, l.attn_ln, c.layer_norm_eps);
     std::vector<float> ffn = linear(l.ffn_in, x, n);
-    for (auto& f : ffn) f = c.activation == "relu" ? std::max(f, 0.0f) : reference_gelu(f);
+    for (auto& f : ffn) f = reference_activation(c.ffn_activation, f);
     tmp = linear(l.ffn_out, ffn, n);
     for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
     reference_layer_norm(x.data(), n, h, l.ffn_ln, c.layer_norm_eps);
   }
   const std::vector<float> cls(x.begin(), x.begin() + h);
   std::vector<float> g = linear(w.head.pre, cls, 1);
-  for (auto& f : g) f = c.architecture == Architecture::kBert ? std::tanh(f) : std::max(f, 0.0f);
+  for (auto& f : g) f = reference_activation(c.head_activation, f);
   return g;
 }
 

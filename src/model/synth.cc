@@ -271,6 +271,7 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
     w.token_type_embeddings = normal_tensor(seed, emb + "token_type_embeddings.weight",
                                             static_cast<size_t>(c.type_vocab_size) * h, kInitStd);
   }
+  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
   w.embeddings_ln = make_ln(h);
   w.layers.resize(static_cast<size_t>(c.num_layers));
   for (int i = 0; i < c.num_layers; ++i) {
@@ -328,7 +329,7 @@ Result<ModelConfig> synth_config(const std::string& preset) {
   ModelConfig c;
   c.vocab_size = 30522;
   c.max_position_embeddings = 512;
-  c.activation = "gelu";
+  c.ffn_activation = Activation::kGelu;
   c.layer_norm_eps = 1e-12f;
   c.pad_token_id = 0;
   c.labels = {"NEGATIVE", "POSITIVE"};
@@ -352,6 +353,7 @@ Result<ModelConfig> synth_config(const std::string& preset) {
   } else {
     return invalid_argument("unknown synthetic preset '" + preset + "' (distilbert-base, bert-base or tiny)");
   }
+  c.head_activation = head_activation_of(c.architecture);
   c.name = "infercost-synthetic-" + preset;
   return c;
 }

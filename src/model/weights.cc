@@ -70,6 +70,7 @@ Result<EncoderWeights> read_weights(const SafeTensorsFile& file, const ModelConf
     INFERCOST_ASSIGN_OR_RETURN(w.token_type_embeddings,
                                src.read(e + "token_type_embeddings.weight", {c.type_vocab_size, h}));
   }
+  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
   INFERCOST_RETURN_IF_ERROR(src.layer_norm(e + "LayerNorm", h, w.embeddings_ln));
   w.layers.resize(static_cast<size_t>(c.num_layers));
   for (int i = 0; i < c.num_layers; ++i) {
@@ -106,6 +107,12 @@ size_t EncoderWeights::parameter_count() const {
          ln_count(l.attn_ln) + linear_count(l.ffn_in) + linear_count(l.ffn_out) + ln_count(l.ffn_ln);
   }
   return n;
+}
+
+std::vector<float> embedding_bias_of(const ModelConfig& config, const std::vector<float>& token_types) {
+  const size_t hidden = static_cast<size_t>(config.hidden_size);
+  if (token_types.size() < hidden) return std::vector<float>(hidden, 0.0f);
+  return std::vector<float>(token_types.begin(), token_types.begin() + static_cast<std::ptrdiff_t>(hidden));
 }
 
 Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config) {

@@ -205,12 +205,12 @@ TEST(CpuBackend, PrepareRejectsBadWeightsAndClassifyNeedsPrepare) {
   EXPECT_NE(st.message().find("layer 1: ffn in"), std::string::npos) << st.message();
 
   bad = weights;
-  bad.token_type_embeddings.clear();
-  EXPECT_NE(backend->prepare(config, bad).message().find("token_type_embeddings"), std::string::npos);
+  bad.embedding_bias.clear();
+  EXPECT_NE(backend->prepare(config, bad).message().find("embedding_bias"), std::string::npos);
 
-  model::ModelConfig swish = config;
-  swish.activation = "swish";
-  EXPECT_EQ(backend->prepare(swish, weights).code(), StatusCode::kUnsupported);
+  model::ModelConfig tanh_ffn = config;
+  tanh_ffn.ffn_activation = model::Activation::kTanh;
+  EXPECT_EQ(backend->prepare(tanh_ffn, weights).code(), StatusCode::kUnsupported);
 
   model::ModelConfig two_labels = config;
   two_labels.labels = {"a", "b"};

@@ -144,7 +144,7 @@ TEST_P(CudaSmallModel, Fp32MatchesTheCpuWithinParityTolerance) {
   for (size_t chunk : {size_t(1), size_t(16), rows.size()}) {
     const double diff = max_abs_diff(want, logits_of(*gpu, rows, chunk));
     std::printf("[cuda] small %s/%s fp32, %zu rows per batch: max |logit diff| vs CPU %.3g\n",
-                config.model_type.c_str(), config.activation.c_str(), chunk, diff);
+                config.model_type.c_str(), model::activation_name(config.ffn_activation), chunk, diff);
     EXPECT_LE(diff, 1e-3) << "chunk " << chunk;
   }
 }

@@ -167,10 +167,10 @@ TEST(ValidateModel, SameVerdictAndMessageAsTheCpuBackend) {
     cases.push_back(std::move(c));
   };
   add("heads", [](auto& c, auto&) { c.num_heads = 5; });
-  add("activation", [](auto& c, auto&) { c.activation = "swish"; });
+  add("activation", [](auto& c, auto&) { c.ffn_activation = model::Activation::kTanh; });
   add("word", [](auto&, auto& w) { w.word_embeddings.pop_back(); });
   add("position", [](auto&, auto& w) { w.position_embeddings.resize(7); });
-  add("token types", [](auto&, auto& w) { w.token_type_embeddings.clear(); });
+  add("embedding bias", [](auto&, auto& w) { w.embedding_bias.pop_back(); });
   add("embeddings LN", [](auto&, auto& w) { w.embeddings_ln.beta.pop_back(); });
   add("layer count", [](auto&, auto& w) { w.layers.pop_back(); });
   add("pooler", [](auto&, auto& w) { w.head.pre.out = 3; });

@@ -38,7 +38,7 @@ inline model::LayerNormWeights random_ln(int n, std::mt19937& rng) {
 
 // A small config of either architecture and weights with non-trivial biases
 // and LayerNorm parameters.
-inline model::ModelConfig small_config(model::Architecture arch, std::string activation) {
+inline model::ModelConfig small_config(model::Architecture arch, std::string_view activation) {
   model::ModelConfig c;
   c.architecture = arch;
   c.model_type = arch == model::Architecture::kBert ? "bert" : "distilbert";
@@ -50,7 +50,8 @@ inline model::ModelConfig small_config(model::Architecture arch, std::string act
   c.intermediate_size = 48;
   c.max_position_embeddings = 40;
   c.type_vocab_size = arch == model::Architecture::kBert ? 2 : 0;
-  c.activation = std::move(activation);
+  c.ffn_activation = activation == "relu" ? model::Activation::kRelu : model::Activation::kGelu;
+  c.head_activation = model::head_activation_of(arch);
   c.labels = {"NEGATIVE", "POSITIVE", "NEUTRAL"};
   return c;
 }
@@ -66,6 +67,7 @@ inline model::EncoderWeights random_weights(const model::ModelConfig& c, uint32_
   for (float& x : w.word_embeddings) x = n(rng);
   for (float& x : w.position_embeddings) x = n(rng);
   for (float& x : w.token_type_embeddings) x = n(rng);
+  w.embedding_bias = model::embedding_bias_of(c, w.token_type_embeddings);
   w.embeddings_ln = random_ln(H, rng);
   const float s = 1.0f / std::sqrt(float(H));
   for (int l = 0; l < c.num_layers; ++l) {

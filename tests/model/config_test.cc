@@ -55,6 +55,25 @@ TEST(Config, ParsesDistilBertSst2) {
   EXPECT_EQ(c->layer_norm_eps, 1e-12f);
   EXPECT_EQ(c->labels, (std::vector<std::string>{"NEGATIVE", "POSITIVE"}));
   EXPECT_FALSE(c->synthetic);
+  EXPECT_EQ(c->ffn_activation, Activation::kGelu);
+  EXPECT_EQ(c->head_activation, Activation::kRelu);  // pre_classifier + ReLU
+}
+
+// What the backends apply is decided here, by the family: they never read
+// `architecture` (see validate.cc and the backends).
+TEST(Config, TheFamilyDecidesTheActivations) {
+  std::string relu = kSst2Config;
+  relu.replace(relu.find("\"activation\": \"gelu\""), 20, "\"activation\": \"relu\"");
+  auto d = parse_config(relu, "config.json");
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->ffn_activation, Activation::kRelu);
+  EXPECT_EQ(d->head_activation, Activation::kRelu);
+  EXPECT_NE(config_to_json(*d).find("\"activation\": \"relu\""), std::string::npos);
+  auto b = parse_config(kBertConfig, "config.json");
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  EXPECT_EQ(b->ffn_activation, Activation::kGelu);
+  EXPECT_EQ(b->head_activation, Activation::kTanh);  // the pooler
+  EXPECT_STREQ(activation_name(Activation::kTanh), "tanh");
 }
 
 TEST(Config, ParsesBert) {
@@ -77,7 +96,7 @@ TEST(Config, DefaultsLikeHf) {
                         "c.json");
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   EXPECT_EQ(c->type_vocab_size, 2);
-  EXPECT_EQ(c->activation, "gelu");
+  EXPECT_EQ(c->ffn_activation, Activation::kGelu);
   EXPECT_EQ(c->max_position_embeddings, 512);
   EXPECT_EQ(c->labels, (std::vector<std::string>{"LABEL_0", "LABEL_1"}));
 }

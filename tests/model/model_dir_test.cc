@@ -52,6 +52,14 @@ TEST(ModelDir, PrefersTokenizerJson) {
   EXPECT_TRUE(m->tokenizer->options().lowercase);
   EXPECT_EQ(m->config.num_labels(), 3);
   EXPECT_EQ(m->weights.token_type_embeddings.size(), 16u);
+  // Every text is segment 0: BERT's embedding bias is the token type row 0.
+  const size_t hidden = size_t(m->config.hidden_size);
+  EXPECT_EQ(m->weights.embedding_bias,
+            std::vector<float>(m->weights.token_type_embeddings.begin(),
+                               m->weights.token_type_embeddings.begin() + std::ptrdiff_t(hidden)));
+  auto distil = load_model_dir(kData + "hf_tiny_distilbert", {});
+  ASSERT_TRUE(distil.ok()) << distil.status().to_string();
+  EXPECT_EQ(distil->weights.embedding_bias, std::vector<float>(size_t(distil->config.hidden_size), 0.0f));
   auto ids = m->tokenizer->encode("The good");
   ASSERT_TRUE(ids.ok()) << ids.status().to_string();
   EXPECT_EQ(*ids, (std::vector<int32_t>{2, 61, 62, 3}));  // [CLS] the good [SEP]

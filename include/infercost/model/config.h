@@ -11,6 +11,25 @@ namespace infercost::model {
 
 enum class Architecture { kDistilBert, kBert };
 
+// The nonlinearities an encoder applies: in its FFN, and in its classifier
+// head (on the first token, before the output layer).
+enum class Activation { kGelu, kRelu, kTanh };
+// "gelu" (exact erf), "relu", "tanh": the names config.json uses. Inline, as
+// the CUDA module reads configs without linking this library.
+constexpr const char* activation_name(Activation activation) {
+  switch (activation) {
+    case Activation::kGelu: return "gelu";
+    case Activation::kRelu: return "relu";
+    case Activation::kTanh: return "tanh";
+  }
+  return "?";
+}
+// The head's activation of each family: DistilBERT's pre_classifier ReLU,
+// BERT's pooler tanh.
+constexpr Activation head_activation_of(Architecture architecture) {
+  return architecture == Architecture::kBert ? Activation::kTanh : Activation::kRelu;
+}
+
 struct ModelConfig {
   Architecture architecture = Architecture::kDistilBert;
   std::string model_type;  // "distilbert" or "bert", as in config.json
@@ -21,8 +40,10 @@ struct ModelConfig {
   int num_heads = 12;            // DistilBERT "n_heads"
   int intermediate_size = 3072;  // DistilBERT "hidden_dim"
   int max_position_embeddings = 512;
-  int type_vocab_size = 0;          // BERT: 2; DistilBERT has no token types
-  std::string activation = "gelu";  // gelu (exact erf) or relu
+  int type_vocab_size = 0;  // BERT: 2; DistilBERT has no token types
+  // What the backends apply, decided here so that none reads `architecture`.
+  Activation ffn_activation = Activation::kGelu;   // gelu or relu (activation / hidden_act)
+  Activation head_activation = Activation::kRelu;  // head_activation_of(architecture)
   float layer_norm_eps = 1e-12f;
   int pad_token_id = 0;
   // Labels by id, from id2label; defaults to LABEL_0..LABEL_{n-1}.

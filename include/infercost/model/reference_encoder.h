@@ -29,9 +29,12 @@ void reference_layer_norm(float* x, int rows, int hidden, const LayerNormWeights
 
 // Exact (erf) GELU, as HF's "gelu".
 float reference_gelu(float x);
+// `activation` of x, GELU by reference_gelu.
+float reference_activation(Activation activation, float x);
 
-// The classifier's input for the sequence: relu(pre_classifier([CLS])) for
-// DistilBERT, tanh(pooler([CLS])) for BERT; hidden_size values.
+// The classifier's input for the sequence: the head's activation of its first
+// layer on the first token (DistilBERT: relu(pre_classifier([CLS])); BERT:
+// tanh(pooler([CLS]))); hidden_size values.
 std::vector<float> reference_head_features(const ModelConfig& config, const EncoderWeights& weights,
                                            std::span<const int32_t> ids);
 

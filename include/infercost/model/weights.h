@@ -37,11 +37,20 @@ struct EncoderWeights {
   std::vector<float> word_embeddings;        // [vocab, hidden]
   std::vector<float> position_embeddings;    // [max_positions, hidden]
   std::vector<float> token_type_embeddings;  // [type_vocab, hidden]; empty for DistilBERT
+  // What the backends add to every token's word and position embedding, so
+  // that none needs to know the family: embedding_bias_of() (BERT's token
+  // type 0 row; zeros for DistilBERT). Always [hidden]; not a parameter of
+  // its own (parameter_count() counts the token type table).
+  std::vector<float> embedding_bias;
   LayerNormWeights embeddings_ln;
   std::vector<EncoderLayerWeights> layers;
   ClassifierHeadWeights head;
 
   size_t parameter_count() const;
 };
+
+// The embedding bias of a model with these token type embeddings: their row 0
+// (every text is one segment, of type 0), or zeros where there are none.
+std::vector<float> embedding_bias_of(const ModelConfig& config, const std::vector<float>& token_types);
 
 }  // namespace infercost::model

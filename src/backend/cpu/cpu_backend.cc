@@ -19,6 +19,16 @@
 namespace infercost::backend::cpu {
 namespace {
 
+// The model's activation as the GEMM epilogue runs it.
+Activation activation_of(model::Activation a) {
+  switch (a) {
+    case model::Activation::kGelu: return Activation::kGelu;
+    case model::Activation::kRelu: return Activation::kRelu;
+    case model::Activation::kTanh: return Activation::kTanh;
+  }
+  return Activation::kNone;
+}
+
 struct LinearScratch {
   Int8Scratch int8;
   std::vector<uint16_t> bf16;
@@ -125,16 +135,13 @@ class CpuBackend final : public Backend {
  private:
   Status prepare_impl(const model::ModelConfig& config, const model::EncoderWeights& w) {
     INFERCOST_RETURN_IF_ERROR(validate_model(config, w));
-    const int hidden = config.hidden_size;
-    const bool bert = config.architecture == model::Architecture::kBert;
     config_ = config;
     word_ = w.word_embeddings;
     position_ = w.position_embeddings;
-    token_type0_.assign(w.token_type_embeddings.begin(),
-                        w.token_type_embeddings.begin() + (bert ? hidden : 0));
+    embedding_bias_ = w.embedding_bias;
     emb_gamma_ = w.embeddings_ln.gamma;
     emb_beta_ = w.embeddings_ln.beta;
-    const Activation ffn_act = config.activation == "relu" ? Activation::kRelu : Activation::kGelu;
+    const Activation ffn_act = activation_of(config.ffn_activation);
     layers_.clear();
     layers_.resize(w.layers.size());
     for (size_t i = 0; i < w.layers.size(); ++i) {
@@ -158,7 +165,7 @@ class CpuBackend final : public Backend {
     }
     // The head runs on one row per sequence: it stays fp32 in every precision.
     INFERCOST_RETURN_IF_ERROR(
-        pre_.init(engine_, {&w.head.pre}, bert ? Activation::kTanh : Activation::kRelu, false, "head pre"));
+        pre_.init(engine_, {&w.head.pre}, activation_of(config.head_activation), false, "head pre"));
     INFERCOST_RETURN_IF_ERROR(
         classifier_.init(engine_, {&w.head.classifier}, Activation::kNone, false, "classifier"));
     labels_ = w.head.classifier.out;
@@ -206,9 +213,8 @@ class CpuBackend final : public Backend {
     float* scratch = ensure(scratch_, per_thread * omp_get_max_threads());
 
     const float eps = config_.layer_norm_eps;
-    embed_layer_norm(ids, positions, total, hidden, word_.data(), position_.data(),
-                     token_type0_.empty() ? nullptr : token_type0_.data(), emb_gamma_.data(),
-                     emb_beta_.data(), eps, h);
+    embed_layer_norm(ids, positions, total, hidden, word_.data(), position_.data(), embedding_bias_.data(),
+                     emb_gamma_.data(), emb_beta_.data(), eps, h);
     for (const PreparedLayer& layer : layers_) {
       layer.qkv.run(stream_, h, total, qkv, linear_scratch_);
       attention(qkv, ctx, offsets, row_len, padded ? b.lengths.data() : nullptr, b.batch, heads,
@@ -241,7 +247,7 @@ class CpuBackend final : public Backend {
   bool prepared_ = false;
   model::ModelConfig config_;
   int labels_ = 0;
-  std::vector<float> word_, position_, token_type0_, emb_gamma_, emb_beta_;
+  std::vector<float> word_, position_, embedding_bias_, emb_gamma_, emb_beta_;
   std::vector<PreparedLayer> layers_;
   OnednnLinear pre_, classifier_;
   // Scratch, reused across calls.

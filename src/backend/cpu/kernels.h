@@ -26,8 +26,8 @@ void layer_norm(const float* x, float* y, int64_t rows, int cols, const float* g
                 float eps);
 
 // out[t] = LayerNorm(word[ids[t]] + position[positions[t]] + token_type0), for
-// t in [0, tokens). `token_type0` (one row of `hidden`) may be null
-// (DistilBERT). ids and positions must already be validated.
+// t in [0, tokens). `token_type0` (one row of `hidden`, the model's embedding
+// bias) may be null. ids and positions must already be validated.
 void embed_layer_norm(const int32_t* ids, const int32_t* positions, int64_t tokens, int hidden,
                       const float* word, const float* position, const float* token_type0, const float* gamma,
                       const float* beta, float eps, float* out);

@@ -29,6 +29,16 @@
 namespace infercost::backend::cuda {
 namespace {
 
+// The model's activation as the kernels and epilogues apply it.
+Act act_of(model::Activation a) {
+  switch (a) {
+    case model::Activation::kGelu: return Act::kGelu;
+    case model::Activation::kRelu: return Act::kRelu;
+    case model::Activation::kTanh: return Act::kTanh;
+  }
+  return Act::kNone;
+}
+
 // ---- Errors ----------------------------------------------------------------
 
 // What went wrong inside the backend; each Backend method catches it and
@@ -201,7 +211,7 @@ struct DeviceWeights {
   DType type = DType::kF32;
   void* base = nullptr;
   int64_t bytes = 0;
-  const void *word = nullptr, *position = nullptr, *type0 = nullptr;
+  const void *word = nullptr, *position = nullptr, *embedding_bias = nullptr;
   const float *emb_gamma = nullptr, *emb_beta = nullptr;
   std::vector<DeviceLayer> layers;
   DeviceLinear pre, classifier;
@@ -258,9 +268,8 @@ class WeightImage {
 
 // Converts and uploads the model (validated by validate_gpu_model). Blocks until
 // the copy is done.
-std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const model::ModelConfig& config,
-                                              const model::EncoderWeights& w, cudaStream_t stream) {
-  const int hidden = config.hidden_size;
+std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const model::EncoderWeights& w,
+                                              cudaStream_t stream) {
   WeightImage image(type);
   struct LinearAt {
     int64_t weight, bias;
@@ -283,10 +292,7 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
   };
   const int64_t word = image.put(w.word_embeddings);
   const int64_t position = image.put(w.position_embeddings);
-  const bool bert = config.architecture == model::Architecture::kBert;
-  std::vector<float> type0;
-  if (bert) type0.assign(w.token_type_embeddings.begin(), w.token_type_embeddings.begin() + hidden);
-  const int64_t type0_at = bert ? image.put(type0) : -1;
+  const int64_t embedding_bias_at = image.put(w.embedding_bias);
   const int64_t emb_gamma = image.put(w.embeddings_ln.gamma, DType::kF32);
   const int64_t emb_beta = image.put(w.embeddings_ln.beta, DType::kF32);
   struct LayerAt {
@@ -332,7 +338,7 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
   };
   out->word = base + word;
   out->position = base + position;
-  out->type0 = type0_at >= 0 ? base + type0_at : nullptr;
+  out->embedding_bias = base + embedding_bias_at;
   out->emb_gamma = f32(emb_gamma);
   out->emb_beta = f32(emb_beta);
   for (const LayerAt& at : layers) {
@@ -702,7 +708,7 @@ class CudaBackend final : public Backend {
       activations_.reset();
       ops_.clear();
       weights_.reset();
-      auto uploaded = upload_weights(facts_.index, type_, config, weights, stream_);
+      auto uploaded = upload_weights(facts_.index, type_, weights, stream_);
       adopt(config, std::move(uploaded));
       prepared_ = true;
       return Status();
@@ -835,8 +841,7 @@ class CudaBackend final : public Backend {
     weights_ = std::move(weights);
     labels_ = weights_->classifier.out;
     dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_};
-    const Act ffn_act = config.activation == "relu" ? Act::kRelu : Act::kGelu;
-    const bool bert = config.architecture == model::Architecture::kBert;
+    const Act ffn_act = act_of(config.ffn_activation);
     ops_.clear();
     layer_ops_.clear();
     for (size_t i = 0; i < weights_->layers.size(); ++i) {
@@ -849,8 +854,8 @@ class CudaBackend final : public Backend {
       ops.ffn_out = add_op(make_linear_op(l.ffn_out, Act::kNone, at + "ffn out"));
       layer_ops_.push_back(ops);
     }
-    pre_ = add_op(make_head_op(weights_->pre, bert ? "pooler" : "pre_classifier"));
-    pre_act_ = bert ? Act::kTanh : Act::kRelu;
+    pre_ = add_op(make_head_op(weights_->pre, "head"));
+    pre_act_ = act_of(config.head_activation);
     classifier_ = add_op(make_head_op(weights_->classifier, "classifier"));
     layout_ = ActivationLayout{};
     activations_.reset();
@@ -975,8 +980,8 @@ class CudaBackend final : public Backend {
     const float eps = config_.layer_norm_eps;
     const float scale = 1.0f / std::sqrt(float(head_dim));
     const int64_t t = k.total;
-    INFERCOST_CUDA_CHECK(embed_layer_norm(type_, p.ids, p.positions, t, hidden, w.word, w.position, w.type0,
-                                          w.emb_gamma, w.emb_beta, eps, p.h, stream_));
+    INFERCOST_CUDA_CHECK(embed_layer_norm(type_, p.ids, p.positions, t, hidden, w.word, w.position,
+                                          w.embedding_bias, w.emb_gamma, w.emb_beta, eps, p.h, stream_));
     for (size_t i = 0; i < w.layers.size(); ++i) {
       const DeviceLayer& l = w.layers[i];
       const LayerOps& ops = layer_ops_[i];
