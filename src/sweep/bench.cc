@@ -15,8 +15,8 @@
 #include <random>
 
 #include "infercost/backend/backend.h"
-#include "infercost/backend/cpu_info.h"
 #include "infercost/core/file.h"
+#include "infercost/core/threads.h"
 #include "infercost/core/time_text.h"
 #include "infercost/data/tweets.h"
 #include "infercost/sweep/child.h"
@@ -268,10 +268,6 @@ Result<std::optional<cost::PricedInstance>> find_spec_instance(const SweepSpec& 
 
 namespace {
 
-int resolved_threads(int threads) {
-  return threads > 0 ? threads : backend::cpu_info().logical_cpus;
-}
-
 // GPUs of a device, for a 'gpus' batch-size rule.
 Result<int> device_gpus(const std::string& device, const Nvml* nvml, const std::string& nvml_reason) {
   if (!is_gpu_device(device)) return invalid_argument(fmt::format("device '{}' has no GPUs", device));
@@ -305,7 +301,7 @@ std::string describe_points(const SweepSpec& spec, const std::vector<Point>& poi
     std::vector<std::string> args =
         run_arguments(spec, p, shape_inputs(spec, p.shape),
                       p.batch_size.rule == BatchSize::Rule::kVcpus
-                          ? resolve_batch_size(p.batch_size, resolved_threads(p.threads), 0)
+                          ? resolve_batch_size(p.batch_size, resolve_threads(p.threads), 0)
                           : (p.batch_size.rule == BatchSize::Rule::kNone ? p.batch_size.value : 0),
                       "<tmp>/out/", "<tmp>/metrics.json");
     std::string line = "       infercost";
@@ -595,7 +591,7 @@ class Bench {
     r.config.batch_size_rule = p.batch_size.rule_text();
     // "auto" (-1) becomes the run's resolved budget in fill_measurements; 0 until then.
     r.config.max_batch_tokens = std::max(p.max_batch_tokens, 0);
-    r.config.threads = resolved_threads(p.threads);
+    r.config.threads = resolve_threads(p.threads);
     r.config.tokenizer_threads = spec_.tokenizer_threads;
     r.config.max_length = spec_.max_length;
     progress_.start_point(p.index, p.describe());
