@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "infercost/core/file.h"
 
@@ -120,13 +121,10 @@ std::string RunMetrics::to_json() const {
     j["gpu_sample_interval_seconds"] = gpu_sample_interval_seconds;
     j["gpu_samples"] = gpu_samples;
     j["gpus"] = nlohmann::ordered_json::array();
-    for (const GpuRunUsage& g : gpus) {
-      j["gpus"].push_back({{"index", g.index},
-                           {"memory_total_bytes", g.memory_total_bytes},
-                           {"memory_used_peak_bytes", g.memory_used_peak_bytes},
-                           {"memory_used_mean_bytes", g.memory_used_mean_bytes},
-                           {"utilization_mean", g.utilization_mean},
-                           {"utilization_peak", g.utilization_peak}});
+    for (const GpuUsage& g : gpus) {
+      nlohmann::ordered_json usage;
+      for_each_gpu_usage_field(g, [&](const char* key, const auto& value) { usage[key] = value; });
+      j["gpus"].push_back(std::move(usage));
     }
   }
   if (!gpu_monitor.empty()) j["gpu_monitor"] = gpu_monitor;
@@ -201,7 +199,7 @@ std::string RunMetrics::to_summary() const {
                    max_batch_tokens_auto ? fmt::format("{} tokens", max_batch_tokens) : std::string(),
                    capacity_max_tokens, capacity_max_rows, capacity_basis);
   }
-  for (const GpuRunUsage& g : gpus) {
+  for (const GpuUsage& g : gpus) {
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     fmt::format_to(line,
                    "gpu {:<11} memory used {:.2f} GiB peak, {:.2f} GiB mean of {:.2f} GiB; utilization "

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "infercost/core/gpu_usage.h"
+
 namespace infercost::pipeline {
 
 // Bucket edges of the token-length histogram in the metrics JSON: bucket i
@@ -41,17 +43,6 @@ struct DeviceRunMetrics {
   // The most computed tokens per batch it learned from out-of-memory errors
   // (batches above it were split before classify); 0: none.
   int64_t max_computed_tokens = 0;
-};
-
-// One GPU as sampled through NVML while the run ran (`infercost run` fills
-// it; memory is device-wide, every process, as nvidia-smi shows it).
-struct GpuRunUsage {
-  int index = 0;  // NVML index
-  int64_t memory_total_bytes = 0;
-  int64_t memory_used_peak_bytes = 0;
-  double memory_used_mean_bytes = 0;
-  double utilization_mean = 0;  // 0..1
-  double utilization_peak = 0;
 };
 
 struct RunMetrics {
@@ -102,7 +93,7 @@ struct RunMetrics {
   // GPUs sampled while the run ran (`infercost run` on a cuda device), or why
   // they could not be (gpu_monitor, e.g. "NVML not available: ..."); both
   // empty for a CPU run.
-  std::vector<GpuRunUsage> gpus;
+  std::vector<GpuUsage> gpus;
   std::string gpu_monitor;
   double gpu_sample_interval_seconds = 0;
   int64_t gpu_samples = 0;
