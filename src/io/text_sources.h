@@ -19,7 +19,7 @@ Result<std::unique_ptr<RowSource>> open_json_array_source(const std::string& pat
                                                           const SourceOptions& options);
 Result<std::unique_ptr<RowSource>> open_csv_source(const std::string& path, const SourceOptions& options);
 
-// The column of one parsed JSON row (defined in jsonl_reader.cc). Sets
+// The column of one parsed JSON row (defined in jsonl_source.cc). Sets
 // `is_null` for a JSON null; a missing column or (unless values_as_json) a
 // value that is not a string is kCorruption without location.
 Status json_column_value(simdjson::dom::element row, const SourceOptions& options, std::string& text,
