@@ -36,10 +36,10 @@ std::string type_name(simdjson::dom::element_type t) {
   }
 }
 
-class JsonlSource final : public RowSource {
+class JsonlSource final : public MappedTextSource {
  public:
   JsonlSource(MappedFile file, SourceOptions options)
-      : file_(std::move(file)), options_(std::move(options)), bad_(options_.on_bad_row) {
+      : MappedTextSource(std::move(file), std::move(options)) {
     pos_ = bom_length(file_.view());
   }
 
@@ -102,18 +102,8 @@ class JsonlSource final : public RowSource {
     return Status();
   }
 
-  int64_t rows_skipped() const override { return bad_.skipped(); }
-  const Status& first_skip_reason() const override { return bad_.first(); }
-  uint64_t bytes_total() const override { return file_.size(); }
-  uint64_t bytes_read() const override { return pos_; }
-  const char* location_unit() const override { return "line"; }
-
  private:
-  MappedFile file_;
-  SourceOptions options_;
-  BadRows bad_;
   JsonRowParser parser_;
-  size_t pos_ = 0;
   int64_t line_no_ = 0;
   int64_t rows_ = 0, rows_before_ = 0;
 };
