@@ -1,12 +1,12 @@
 #include "infercost/backend/cpu_info.h"
 
 #include <cpuid.h>
-#include <sched.h>
 
 #include <cstdint>
 #include <fstream>
 #include <string>
-#include <thread>
+
+#include "infercost/core/threads.h"
 
 namespace infercost::backend {
 namespace {
@@ -36,21 +36,10 @@ std::string model_name() {
   return "unknown";
 }
 
-int allowed_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return n;
-  }
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : int(hw);
-}
-
 CpuInfo detect() {
   CpuInfo info;
   info.model = model_name();
-  info.logical_cpus = allowed_cpus();
+  info.logical_cpus = available_cpus();
   uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return info;
   const bool osxsave = bit(ecx, 27);

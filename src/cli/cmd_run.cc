@@ -110,16 +110,7 @@ class GpuMonitor {
   void fill(pipeline::RunMetrics& m) const {
     m.gpu_sample_interval_seconds = interval_;
     m.gpu_samples = samples_;
-    for (const record::GpuUsage& u : totals_.summary().gpus) {
-      pipeline::GpuRunUsage g;
-      g.index = u.index;
-      g.memory_total_bytes = u.memory_total_bytes;
-      g.memory_used_peak_bytes = u.memory_used_peak_bytes;
-      g.memory_used_mean_bytes = u.memory_used_mean_bytes;
-      g.utilization_mean = u.utilization_mean;
-      g.utilization_peak = u.utilization_peak;
-      m.gpus.push_back(g);
-    }
+    m.gpus = totals_.summary().gpus;
     if (samples_ == 0 && !error_.empty()) m.gpu_monitor = error_;
   }
 

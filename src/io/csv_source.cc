@@ -27,10 +27,9 @@ enum class RecordKind { kRecord, kBlank, kEnd };
 // where common writers are: LF or CRLF line ends, a final line without a
 // newline, a '"' inside an unquoted field taken literally, blank lines
 // skipped (as pandas does).
-class CsvSource final : public RowSource {
+class CsvSource final : public MappedTextSource {
  public:
-  CsvSource(MappedFile file, SourceOptions options)
-      : file_(std::move(file)), options_(std::move(options)), bad_(options_.on_bad_row) {}
+  CsvSource(MappedFile file, SourceOptions options) : MappedTextSource(std::move(file), std::move(options)) {}
 
   Status start() {
     data_ = file_.view();
@@ -95,12 +94,6 @@ class CsvSource final : public RowSource {
     rows_before_ = at.rows;
     return Status();
   }
-
-  int64_t rows_skipped() const override { return bad_.skipped(); }
-  const Status& first_skip_reason() const override { return bad_.first(); }
-  uint64_t bytes_total() const override { return file_.size(); }
-  uint64_t bytes_read() const override { return pos_; }
-  const char* location_unit() const override { return "line"; }
 
  private:
   std::string where(int64_t line) const { return file_.path() + ": line " + std::to_string(line); }
@@ -216,14 +209,10 @@ class CsvSource final : public RowSource {
     return Status();
   }
 
-  MappedFile file_;
-  SourceOptions options_;
-  BadRows bad_;
   std::string_view data_;
   std::vector<FieldSpan> fields_;
   size_t header_fields_ = 0;  // 0 until a header was read: no rows then
   size_t column_ = SIZE_MAX;
-  size_t pos_ = 0;
   int64_t line_ = 1;
   int64_t record_line_ = 1;
   int64_t rows_ = 0, rows_before_ = 0;

@@ -28,10 +28,10 @@ std::string shown(char c) {
 // whole: a scanner that knows only strings, escapes and bracket nesting finds
 // each element's byte range, and simdjson parses that element alone, so
 // memory is bounded by the largest element.
-class JsonArraySource final : public RowSource {
+class JsonArraySource final : public MappedTextSource {
  public:
   JsonArraySource(MappedFile file, SourceOptions options)
-      : file_(std::move(file)), options_(std::move(options)), bad_(options_.on_bad_row) {}
+      : MappedTextSource(std::move(file), std::move(options)) {}
 
   // Consumes the opening '[' and checks the first element for the column.
   Status start() {
@@ -125,12 +125,6 @@ class JsonArraySource final : public RowSource {
     state_ = at.offset == data_.size() ? State::kDone : State::kSeparator;
     return Status();
   }
-
-  int64_t rows_skipped() const override { return bad_.skipped(); }
-  const Status& first_skip_reason() const override { return bad_.first(); }
-  uint64_t bytes_total() const override { return file_.size(); }
-  uint64_t bytes_read() const override { return pos_; }
-  const char* location_unit() const override { return "line"; }
 
  private:
   enum class State { kFirst, kValue, kSeparator, kDone };
@@ -231,14 +225,10 @@ class JsonArraySource final : public RowSource {
     return Status();
   }
 
-  MappedFile file_;
-  SourceOptions options_;
-  BadRows bad_;
   std::string_view data_;
   JsonRowParser parser_;
   std::vector<char> kinds_;
   State state_ = State::kDone;
-  size_t pos_ = 0;
   int64_t line_ = 1;
   int64_t rows_ = 0, rows_before_ = 0;
   int64_t array_line_ = 1;

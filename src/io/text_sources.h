@@ -8,7 +8,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "infercost/core/file.h"
 #include "infercost/io/row_source.h"
 #include "io/bad_rows.h"
 
@@ -19,7 +21,28 @@ Result<std::unique_ptr<RowSource>> open_json_array_source(const std::string& pat
                                                           const SourceOptions& options);
 Result<std::unique_ptr<RowSource>> open_csv_source(const std::string& path, const SourceOptions& options);
 
-// The column of one parsed JSON row (defined in jsonl_reader.cc). Sets
+// What the text sources share: a memory-mapped file read from the front,
+// their options, their bad rows and how far they have read (pos_, a byte
+// offset of the file).
+class MappedTextSource : public RowSource {
+ public:
+  int64_t rows_skipped() const override { return bad_.skipped(); }
+  const Status& first_skip_reason() const override { return bad_.first(); }
+  uint64_t bytes_total() const override { return file_.size(); }
+  uint64_t bytes_read() const override { return pos_; }
+  const char* location_unit() const override { return "line"; }
+
+ protected:
+  MappedTextSource(MappedFile file, SourceOptions options)
+      : file_(std::move(file)), options_(std::move(options)), bad_(options_.on_bad_row) {}
+
+  MappedFile file_;
+  SourceOptions options_;
+  BadRows bad_;
+  size_t pos_ = 0;
+};
+
+// The column of one parsed JSON row (defined in jsonl_source.cc). Sets
 // `is_null` for a JSON null; a missing column or (unless values_as_json) a
 // value that is not a string is kCorruption without location.
 Status json_column_value(simdjson::dom::element row, const SourceOptions& options, std::string& text,

@@ -1,11 +1,14 @@
 #include "infercost/pipeline/metrics.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <type_traits>
+#include <utility>
 
 #include "infercost/core/file.h"
 
@@ -120,13 +123,10 @@ std::string RunMetrics::to_json() const {
     j["gpu_sample_interval_seconds"] = gpu_sample_interval_seconds;
     j["gpu_samples"] = gpu_samples;
     j["gpus"] = nlohmann::ordered_json::array();
-    for (const GpuRunUsage& g : gpus) {
-      j["gpus"].push_back({{"index", g.index},
-                           {"memory_total_bytes", g.memory_total_bytes},
-                           {"memory_used_peak_bytes", g.memory_used_peak_bytes},
-                           {"memory_used_mean_bytes", g.memory_used_mean_bytes},
-                           {"utilization_mean", g.utilization_mean},
-                           {"utilization_peak", g.utilization_peak}});
+    for (const GpuUsage& g : gpus) {
+      nlohmann::ordered_json usage;
+      for_each_gpu_usage_field(g, [&](const char* key, const auto& value) { usage[key] = value; });
+      j["gpus"].push_back(std::move(usage));
     }
   }
   if (!gpu_monitor.empty()) j["gpu_monitor"] = gpu_monitor;
@@ -136,6 +136,200 @@ std::string RunMetrics::to_json() const {
                    {"checkpoints", checkpoints},   {"checkpoint_seconds", checkpoint_seconds}};
   }
   return j.dump(2) + "\n";
+}
+
+namespace {
+
+using MetricsJson = nlohmann::json;
+
+// A field of the wrong type, or missing where the writer always writes it.
+struct MetricsFieldError {
+  std::string message;
+};
+
+// Reads the fields of one object of the metrics JSON; `path` names it in
+// errors ("per_device[0]"). need() throws MetricsFieldError when the field is
+// missing, get() keeps the default; both throw when it has the wrong type.
+class MetricsFields {
+ public:
+  MetricsFields(const MetricsJson& j, std::string path, const std::string& origin)
+      : j_(j), path_(std::move(path)), origin_(origin) {}
+
+  template <typename T>
+  void need(const char* key, T& out) const {
+    const MetricsJson* v = find(key);
+    if (v == nullptr) fail(fmt::format("no \"{}\"", where(key)));
+    read(*v, where(key), out);
+  }
+  template <typename T>
+  void get(const char* key, T& out) const {
+    if (const MetricsJson* v = find(key)) read(*v, where(key), out);
+  }
+  // The object at `key`; null when it is missing and not `required`.
+  const MetricsJson* object(const char* key, bool required) const {
+    const MetricsJson* v = find(key);
+    if (v == nullptr && required) fail(fmt::format("no \"{}\"", where(key)));
+    if (v != nullptr && !v->is_object()) fail(fmt::format("\"{}\" must be an object", where(key)));
+    return v;
+  }
+  // The array at `key`, or an empty one when it is missing and not `required`.
+  const MetricsJson& array(const char* key, bool required) const {
+    static const MetricsJson kEmpty = MetricsJson::array();
+    const MetricsJson* v = find(key);
+    if (v == nullptr && required) fail(fmt::format("no \"{}\"", where(key)));
+    if (v == nullptr) return kEmpty;
+    if (!v->is_array()) fail(fmt::format("\"{}\" must be an array", where(key)));
+    return *v;
+  }
+  MetricsFields at(const MetricsJson& j, const std::string& path) const {
+    if (!j.is_object()) fail(fmt::format("\"{}\" must be an object", path));
+    return MetricsFields(j, path, origin_);
+  }
+  std::string where(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  [[noreturn]] void fail(const std::string& what) const { throw MetricsFieldError{origin_ + ": " + what}; }
+
+ private:
+  const MetricsJson* find(const char* key) const {
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  template <typename T>
+  void read(const MetricsJson& v, const std::string& path, T& out) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!v.is_boolean()) fail(fmt::format("\"{}\" must be a boolean", path));
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!v.is_number_integer()) fail(fmt::format("\"{}\" must be an integer", path));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!v.is_number()) fail(fmt::format("\"{}\" must be a number", path));
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!v.is_string()) fail(fmt::format("\"{}\" must be a string", path));
+    } else {  // a list of strings or integers
+      if (!v.is_array()) fail(fmt::format("\"{}\" must be an array", path));
+      out.clear();
+      for (size_t i = 0; i < v.size(); ++i) {
+        typename T::value_type e{};
+        read(v[i], fmt::format("{}[{}]", path, i), e);
+        out.push_back(std::move(e));
+      }
+      return;
+    }
+    out = v.get<T>();
+  }
+
+  const MetricsJson& j_;
+  std::string path_;
+  const std::string& origin_;
+};
+
+RunMetrics read_metrics_fields(const MetricsJson& j, const std::string& origin) {
+  RunMetrics m;
+  MetricsFields top(j, "", origin);
+  top.need("rows", m.rows);
+  top.need("rows_null", m.rows_null);
+  top.need("rows_skipped", m.rows_skipped);
+  top.need("input_files", m.input_files);
+  top.need("output_files", m.output_files);
+  top.get("first_skip_reason", m.first_skip_reason);
+  top.need("tokens", m.tokens);
+  top.need("padded_tokens", m.padded_tokens);
+  top.need("computed_tokens", m.computed_tokens);
+  top.need("rows_at_max_length", m.rows_at_max_length);
+  top.need("batches", m.batches);
+  {
+    // The file has the histogram, not the exact lengths: each bucket's rows
+    // come back at its lower edge, so binning them again gives its counts.
+    MetricsFields h = top.at(*top.object("length_histogram", true), "length_histogram");
+    std::vector<int> edges;
+    std::vector<int64_t> counts;
+    h.need("edges", edges);
+    h.need("counts", counts);
+    if (edges != length_histogram_edges() || counts.size() != edges.size()) {
+      top.fail(fmt::format("\"length_histogram\" must hold \"edges\" [{}] and as many \"counts\"",
+                           fmt::join(length_histogram_edges(), ", ")));
+    }
+    m.length_counts.clear();
+    for (size_t i = 0; i < edges.size(); ++i) {
+      if (counts[i] == 0) continue;
+      m.length_counts.resize(static_cast<size_t>(edges[i]) + 1, 0);
+      m.length_counts[static_cast<size_t>(edges[i])] = counts[i];
+    }
+  }
+  top.need("wall_seconds", m.wall_seconds);
+  top.need("peak_rss_bytes", m.peak_rss_bytes);
+  const MetricsJson& stages = *top.object("stages", true);
+  for (auto it = stages.begin(); it != stages.end(); ++it) {
+    if (!it->is_number()) top.fail(fmt::format("\"stages.{}\" must be a number", it.key()));
+    m.stage_seconds[it.key()] = it->get<double>();
+  }
+  MetricsFields model = top.at(*top.object("model", true), "model");
+  model.need("name", m.model_name);
+  model.need("synthetic", m.model_synthetic);
+  top.need("device", m.device);
+  top.need("threads", m.threads);
+  top.need("batching", m.batching);
+  top.need("precision", m.precision);
+  top.need("batch_size", m.batch_size);
+  top.need("max_batch_tokens", m.max_batch_tokens);
+  top.need("window_rows", m.window_rows);
+  top.need("tokenizer_threads", m.tokenizer_threads);
+  top.need("max_length", m.max_length);
+  top.need("devices", m.devices);
+  top.need("workers", m.workers);
+  const MetricsJson& per_device = top.array("per_device", true);
+  for (size_t i = 0; i < per_device.size(); ++i) {
+    MetricsFields f = top.at(per_device[i], fmt::format("per_device[{}]", i));
+    DeviceRunMetrics d;
+    f.need("device", d.name);
+    f.need("streams", d.streams);
+    f.need("batches", d.batches);
+    f.need("rows", d.rows);
+    f.need("infer_seconds", d.infer_seconds);
+    f.need("oom_retries", d.oom_retries);
+    f.need("max_computed_tokens", d.max_computed_tokens);
+    m.per_device.push_back(std::move(d));
+  }
+  top.need("oom_retries", m.oom_retries);
+  top.need("batch_size_auto", m.batch_size_auto);
+  top.need("max_batch_tokens_auto", m.max_batch_tokens_auto);
+  if (const MetricsJson* c = top.object("capacity", false)) {
+    MetricsFields f = top.at(*c, "capacity");
+    f.need("max_tokens", m.capacity_max_tokens);
+    f.need("max_rows", m.capacity_max_rows);
+    f.need("basis", m.capacity_basis);
+  }
+  top.need("model_flops", m.model_flops);
+  top.get("gpu_sample_interval_seconds", m.gpu_sample_interval_seconds);
+  top.get("gpu_samples", m.gpu_samples);
+  const MetricsJson& gpus = top.array("gpus", false);
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    MetricsFields f = top.at(gpus[i], fmt::format("gpus[{}]", i));
+    GpuUsage g;
+    for_each_gpu_usage_field(g, [&](const char* key, auto& value) { f.need(key, value); });
+    m.gpus.push_back(g);
+  }
+  top.get("gpu_monitor", m.gpu_monitor);
+  if (const MetricsJson* r = top.object("resume", false)) {
+    MetricsFields f = top.at(*r, "resume");
+    f.need("checkpoint", m.checkpoint);
+    f.need("resumed", m.resumed);
+    f.need("resumed_rows", m.resumed_rows);
+    f.need("already_complete", m.already_complete);
+    f.need("checkpoints", m.checkpoints);
+    f.need("checkpoint_seconds", m.checkpoint_seconds);
+  }
+  return m;
+}
+
+}  // namespace
+
+Result<RunMetrics> parse_run_metrics(std::string_view json, const std::string& origin) {
+  MetricsJson j = MetricsJson::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return corruption(fmt::format("{}: not a JSON object", origin));
+  try {
+    return read_metrics_fields(j, origin);
+  } catch (const MetricsFieldError& e) {
+    return corruption(e.message);
+  }
 }
 
 std::string RunMetrics::to_summary() const {
@@ -201,7 +395,7 @@ std::string RunMetrics::to_summary() const {
                    max_batch_tokens_auto ? fmt::format("{} tokens", max_batch_tokens) : std::string(),
                    capacity_max_tokens, capacity_max_rows, capacity_basis);
   }
-  for (const GpuRunUsage& g : gpus) {
+  for (const GpuUsage& g : gpus) {
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     fmt::format_to(line,
                    "gpu {:<11} memory used {:.2f} GiB peak, {:.2f} GiB mean of {:.2f} GiB; utilization "

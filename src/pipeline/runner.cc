@@ -19,8 +19,8 @@
 #include <thread>
 
 #include "infercost/backend/backend.h"
-#include "infercost/backend/cpu_info.h"
 #include "infercost/core/crash_point.h"
+#include "infercost/core/threads.h"
 #include "infercost/io/prediction_writer.h"
 #include "infercost/io/row_source.h"
 #include "infercost/model/model_dir.h"
@@ -73,11 +73,6 @@ constexpr size_t kTasksAhead = 64;
 constexpr size_t kBatchesAhead = 8;
 constexpr size_t kBatchesPerWorker = 4;
 constexpr size_t kWindowsToWrite = 2;
-
-// 0: every CPU this process may run on (its affinity mask), as cpu_info counts them.
-int resolve_threads(int requested) {
-  return requested > 0 ? requested : backend::cpu_info().logical_cpus;
-}
 
 // Adds the time in scope to `total`; each stage thread owns its totals.
 class BusyTimer {

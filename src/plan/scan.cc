@@ -9,8 +9,8 @@
 #include <memory>
 #include <thread>
 
-#include "infercost/backend/cpu_info.h"
 #include "infercost/core/sha256.h"
+#include "infercost/core/threads.h"
 #include "infercost/io/row_source.h"
 #include "pipeline/batcher.h"
 
@@ -113,7 +113,7 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::WordPiece
 
   ScanResult scan;
   scan.max_length = options.max_length;
-  scan.threads = options.threads > 0 ? options.threads : backend::cpu_info().logical_cpus;
+  scan.threads = resolve_threads(options.threads);
   scan.tokenizer_threads = options.tokenizer_threads > 0 ? options.tokenizer_threads : scan.threads;
 
   PolicyPadding& seed = scan.seed_padding;

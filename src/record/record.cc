@@ -133,12 +133,9 @@ std::string to_json_line(const Record& r) {
   j["peak_rss_bytes"] = r.peak_rss_bytes;
   Json gpu_usage = Json::array();
   for (const GpuUsage& g : r.monitor.gpus) {
-    gpu_usage.push_back({{"index", g.index},
-                         {"memory_total_bytes", g.memory_total_bytes},
-                         {"memory_used_peak_bytes", g.memory_used_peak_bytes},
-                         {"memory_used_mean_bytes", g.memory_used_mean_bytes},
-                         {"utilization_mean", g.utilization_mean},
-                         {"utilization_peak", g.utilization_peak}});
+    Json usage;
+    for_each_gpu_usage_field(g, [&](const char* key, const auto& value) { usage[key] = value; });
+    gpu_usage.push_back(std::move(usage));
   }
   j["monitor"] = {{"interval_seconds", r.monitor.interval_seconds},
                   {"samples", r.monitor.samples},
@@ -424,12 +421,7 @@ Record parse_fields(const Json& j) {
         check_object((*gpus)[k], path);
         Fields g((*gpus)[k], path);
         GpuUsage u;
-        g.get("index", u.index);
-        g.get("memory_total_bytes", u.memory_total_bytes);
-        g.get("memory_used_peak_bytes", u.memory_used_peak_bytes);
-        g.get("memory_used_mean_bytes", u.memory_used_mean_bytes);
-        g.get("utilization_mean", u.utilization_mean);
-        g.get("utilization_peak", u.utilization_peak);
+        for_each_gpu_usage_field(u, [&](const char* key, auto& value) { g.get(key, value); });
         r.monitor.gpus.push_back(u);
       }
     }

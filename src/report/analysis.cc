@@ -307,7 +307,7 @@ struct GpuFigures {
 GpuFigures gpu_figures(const record::Record& r) {
   GpuFigures g;
   if (!is_gpu_device(r.config.device)) return g;
-  for (const record::GpuUsage& u : r.monitor.gpus) {
+  for (const GpuUsage& u : r.monitor.gpus) {
     if (u.memory_total_bytes <= 0) continue;
     const double total = double(u.memory_total_bytes);
     const double peak = double(u.memory_used_peak_bytes) / total;

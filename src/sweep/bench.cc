@@ -11,12 +11,12 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <nlohmann/json.hpp>
+#include <map>
 #include <random>
 
 #include "infercost/backend/backend.h"
-#include "infercost/backend/cpu_info.h"
 #include "infercost/core/file.h"
+#include "infercost/core/threads.h"
 #include "infercost/core/time_text.h"
 #include "infercost/data/tweets.h"
 #include "infercost/sweep/child.h"
@@ -28,121 +28,30 @@
 namespace infercost::sweep {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
 
 // ---- metrics -> record ----
 
-namespace {
-
-struct FieldError {
-  std::string message;
-};
-
-class MetricsFields {
- public:
-  MetricsFields(const Json& j, const std::string& origin) : j_(j), origin_(origin) {}
-  const Json& need(const char* key) const {
-    auto it = j_.find(key);
-    if (it == j_.end()) throw FieldError{fmt::format("{}: no \"{}\"", origin_, key)};
-    return *it;
-  }
-  int64_t integer(const char* key) const {
-    const Json& v = need(key);
-    if (!v.is_number_integer()) throw FieldError{fmt::format("{}: \"{}\" must be an integer", origin_, key)};
-    return v.get<int64_t>();
-  }
-  int small(const char* key) const { return static_cast<int>(integer(key)); }
-  double number(const char* key) const {
-    const Json& v = need(key);
-    if (!v.is_number()) throw FieldError{fmt::format("{}: \"{}\" must be a number", origin_, key)};
-    return v.get<double>();
-  }
-  std::string string(const char* key) const {
-    const Json& v = need(key);
-    if (!v.is_string()) throw FieldError{fmt::format("{}: \"{}\" must be a string", origin_, key)};
-    return v.get<std::string>();
-  }
-
- private:
-  const Json& j_;
-  const std::string& origin_;
-};
-
-}  // namespace
-
-Result<RunReport> parse_run_report(std::string_view json, const std::string& origin) {
-  Json j = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return corruption(fmt::format("{}: not a JSON object", origin));
-  RunReport r;
-  try {
-    MetricsFields f(j, origin);
-    r.rows = f.integer("rows");
-    r.tokens = f.integer("tokens");
-    r.padded_tokens = f.integer("padded_tokens");
-    r.computed_tokens = f.integer("computed_tokens");
-    r.input_files = f.integer("input_files");
-    r.padding_efficiency = f.number("padding_efficiency");
-    r.batch_fill = f.number("batch_fill");
-    r.wall_seconds = f.number("wall_seconds");
-    r.rows_per_second = f.number("rows_per_second");
-    r.tokens_per_second = f.number("tokens_per_second");
-    r.peak_rss_bytes = f.integer("peak_rss_bytes");
-    r.device = f.string("device");
-    r.precision = f.string("precision");
-    r.batching = f.string("batching");
-    r.threads = f.small("threads");
-    r.batch_size = f.small("batch_size");
-    r.max_batch_tokens = f.small("max_batch_tokens");
-    r.tokenizer_threads = f.small("tokenizer_threads");
-    r.max_length = f.small("max_length");
-    const Json& stages = f.need("stages");
-    if (!stages.is_object()) throw FieldError{origin + ": \"stages\" must be an object"};
-    for (auto it = stages.begin(); it != stages.end(); ++it) {
-      if (!it->is_number())
-        throw FieldError{fmt::format("{}: \"stages.{}\" must be a number", origin, it.key())};
-      r.stage_seconds[it.key()] = it->get<double>();
-    }
-    const Json& h = f.need("length_histogram");
-    if (!h.is_object() || !h.contains("edges") || !h.contains("counts") || !h["edges"].is_array() ||
-        !h["counts"].is_array() || h["edges"].size() != h["counts"].size()) {
-      throw FieldError{origin +
-                       ": \"length_histogram\" must hold \"edges\" and \"counts\" arrays of one length"};
-    }
-    for (const Json& e : h["edges"]) {
-      if (!e.is_number_integer()) throw FieldError{origin + ": \"length_histogram.edges\" must be integers"};
-      r.length_edges.push_back(e.get<int>());
-    }
-    for (const Json& c : h["counts"]) {
-      if (!c.is_number_integer()) throw FieldError{origin + ": \"length_histogram.counts\" must be integers"};
-      r.length_counts.push_back(c.get<int64_t>());
-    }
-  } catch (const FieldError& e) {
-    return corruption(e.message);
-  }
-  return r;
-}
-
-void fill_measurements(record::Record& r, const std::vector<RunReport>& runs,
+void fill_measurements(record::Record& r, const std::vector<pipeline::RunMetrics>& runs,
                        const std::vector<int64_t>& peak_rss_bytes) {
   if (runs.empty()) return;
-  const RunReport& first = runs.front();
+  const pipeline::RunMetrics& first = runs.front();
   r.repetitions.clear();
   std::vector<double> wall, rows_ps, tokens_ps;
   std::map<std::string, std::vector<double>> stages;
   r.peak_rss_bytes = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const RunReport& run = runs[i];
+    const pipeline::RunMetrics& run = runs[i];
     record::Repetition rep;
     rep.wall_seconds = run.wall_seconds;
-    rep.rows_per_second = run.rows_per_second;
-    rep.tokens_per_second = run.tokens_per_second;
+    rep.rows_per_second = run.rows_per_second();
+    rep.tokens_per_second = run.tokens_per_second();
     const int64_t seen = i < peak_rss_bytes.size() ? peak_rss_bytes[i] : 0;
     rep.peak_rss_bytes = std::max(seen, run.peak_rss_bytes);
     rep.stage_seconds = run.stage_seconds;
     r.repetitions.push_back(rep);
     wall.push_back(run.wall_seconds);
-    rows_ps.push_back(run.rows_per_second);
-    tokens_ps.push_back(run.tokens_per_second);
+    rows_ps.push_back(run.rows_per_second());
+    tokens_ps.push_back(run.tokens_per_second());
     for (const auto& [name, seconds] : run.stage_seconds) stages[name].push_back(seconds);
     r.peak_rss_bytes = std::max(r.peak_rss_bytes, rep.peak_rss_bytes);
   }
@@ -155,8 +64,8 @@ void fill_measurements(record::Record& r, const std::vector<RunReport>& runs,
   r.tokens = first.tokens;
   r.padded_tokens = first.padded_tokens;
   r.computed_tokens = first.computed_tokens;
-  r.padding_efficiency = first.padding_efficiency;
-  r.batch_fill = first.batch_fill;
+  r.padding_efficiency = first.padding_efficiency();
+  r.batch_fill = first.batch_fill();
   r.config.device = first.device;
   r.config.precision = first.precision;
   r.config.batching = first.batching;
@@ -167,8 +76,8 @@ void fill_measurements(record::Record& r, const std::vector<RunReport>& runs,
   r.config.max_length = first.max_length;
   r.data.rows = first.rows;
   r.data.tokens = first.tokens;
-  r.data.length_edges = first.length_edges;
-  r.data.length_counts = first.length_counts;
+  r.data.length_edges = pipeline::length_histogram_edges();
+  r.data.length_counts = pipeline::bin_lengths(first.length_counts, r.data.length_edges);
 }
 
 record::InstanceInfo instance_info(const cost::PricedInstance& priced, const cost::Pricing& pricing) {
@@ -268,10 +177,6 @@ Result<std::optional<cost::PricedInstance>> find_spec_instance(const SweepSpec& 
 
 namespace {
 
-int resolved_threads(int threads) {
-  return threads > 0 ? threads : backend::cpu_info().logical_cpus;
-}
-
 // GPUs of a device, for a 'gpus' batch-size rule.
 Result<int> device_gpus(const std::string& device, const Nvml* nvml, const std::string& nvml_reason) {
   if (!is_gpu_device(device)) return invalid_argument(fmt::format("device '{}' has no GPUs", device));
@@ -305,7 +210,7 @@ std::string describe_points(const SweepSpec& spec, const std::vector<Point>& poi
     std::vector<std::string> args =
         run_arguments(spec, p, shape_inputs(spec, p.shape),
                       p.batch_size.rule == BatchSize::Rule::kVcpus
-                          ? resolve_batch_size(p.batch_size, resolved_threads(p.threads), 0)
+                          ? resolve_batch_size(p.batch_size, resolve_threads(p.threads), 0)
                           : (p.batch_size.rule == BatchSize::Rule::kNone ? p.batch_size.value : 0),
                       "<tmp>/out/", "<tmp>/metrics.json");
     std::string line = "       infercost";
@@ -520,7 +425,7 @@ class Bench {
  private:
   struct RunResult {
     ChildOutcome outcome;
-    std::optional<RunReport> report;
+    std::optional<pipeline::RunMetrics> report;
     std::string error;
   };
 
@@ -562,8 +467,9 @@ class Bench {
         result.error = outcome->error;
       } else {
         Result<std::string> text = read_file(metrics);
-        Result<RunReport> report =
-            text.ok() ? parse_run_report(*text, "the run's metrics") : Result<RunReport>(text.status());
+        Result<pipeline::RunMetrics> report = text.ok()
+                                                  ? pipeline::parse_run_metrics(*text, "the run's metrics")
+                                                  : Result<pipeline::RunMetrics>(text.status());
         if (report.ok()) {
           result.report = std::move(*report);
         } else {
@@ -595,7 +501,7 @@ class Bench {
     r.config.batch_size_rule = p.batch_size.rule_text();
     // "auto" (-1) becomes the run's resolved budget in fill_measurements; 0 until then.
     r.config.max_batch_tokens = std::max(p.max_batch_tokens, 0);
-    r.config.threads = resolved_threads(p.threads);
+    r.config.threads = resolve_threads(p.threads);
     r.config.tokenizer_threads = spec_.tokenizer_threads;
     r.config.max_length = spec_.max_length;
     progress_.start_point(p.index, p.describe());
@@ -628,7 +534,7 @@ class Bench {
       progress_.run_finished(true, run.outcome.seconds, fmt::format("{:.2f} s", run.outcome.seconds));
     }
     MonitorAccumulator monitor(spec_.monitor_interval);
-    std::vector<RunReport> reports;
+    std::vector<pipeline::RunMetrics> reports;
     std::vector<int64_t> peaks;
     double timed = 0;
     const int cap = max_repetitions(spec_);
@@ -638,7 +544,7 @@ class Bench {
       progress_.start_run(false, k, spec_.repetitions);
       RunResult run = run_once(args, gpus, &monitor, &r.run_command);
       if (!run.error.empty()) return failed(fmt::format("repetition {}: {}", k, run.error));
-      const RunReport& rep = *run.report;
+      const pipeline::RunMetrics& rep = *run.report;
       if (!reports.empty() && (rep.rows != reports.front().rows || rep.tokens != reports.front().tokens)) {
         return failed(
             fmt::format("repetition {} classified {} rows ({} tokens), repetition 1 {} rows ({} tokens)", k,
@@ -647,7 +553,7 @@ class Bench {
       timed += rep.wall_seconds;
       progress_.run_finished(
           false, run.outcome.seconds,
-          fmt::format("wall {:.3f} s, {:.1f} rows/s", rep.wall_seconds, rep.rows_per_second));
+          fmt::format("wall {:.3f} s, {:.1f} rows/s", rep.wall_seconds, rep.rows_per_second()));
       reports.push_back(rep);
       peaks.push_back(run.outcome.peak_rss_bytes);
     }

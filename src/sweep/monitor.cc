@@ -103,7 +103,7 @@ record::Monitor MonitorAccumulator::summary() const {
   m.rss_mean_bytes = rss_samples_ > 0 ? rss_sum_ / static_cast<double>(rss_samples_) : 0;
   m.rss_peak_bytes = rss_peak_;
   for (const auto& [index, t] : gpus_) {
-    record::GpuUsage u;
+    GpuUsage u;
     u.index = index;
     u.memory_total_bytes = t.memory_total;
     u.memory_used_peak_bytes = t.memory_peak;

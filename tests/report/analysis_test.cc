@@ -447,7 +447,7 @@ TEST(Model, GpuMemoryCountsOnlyGpuPointsAndTheirOwnGpus) {
   SourcedRecord cpu = all[11];  // c5.12xlarge cpu fp32 seed, batch 480
   ASSERT_EQ(cpu.record.config.device, "cpu");
   for (int g = 0; g < 8; ++g) {
-    record::GpuUsage u;
+    GpuUsage u;
     u.index = g;
     u.memory_total_bytes = int64_t(16) << 30;
     u.memory_used_peak_bytes = int64_t(15) << 30;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "infercost/core/file.h"
+#include "infercost/pipeline/metrics.h"
 #include "infercost/record/record.h"
 #include "infercost/sweep/bench.h"
 #include "infercost/sweep/child.h"
@@ -441,7 +442,7 @@ TEST(BenchCli, ARunsPeakRssIsNotItsParents) {
   Result<ChildOutcome> outcome = run_child(run);
   ASSERT_TRUE(outcome.ok()) << outcome.status().to_string();
   ASSERT_TRUE(outcome->ok()) << outcome->error;
-  Result<RunReport> report = parse_run_report(slurp(dir.file("m.json")), "m.json");
+  Result<pipeline::RunMetrics> report = pipeline::parse_run_metrics(slurp(dir.file("m.json")), "m.json");
   ASSERT_TRUE(report.ok()) << report.status().to_string();
   EXPECT_GT(report->peak_rss_bytes, 0);
   EXPECT_LT(report->peak_rss_bytes, *parent_rss / 2) << "parent RSS " << *parent_rss;

@@ -31,60 +31,33 @@ std::string canned_metrics(double wall, int64_t rows = 1000, int64_t tokens = 30
   "stages": {{"batch": 0.01, "infer": {}, "load": 0.2, "read": 0.05, "tokenize": 0.1, "write": 0.02}},
   "model": {{"name": "distilbert-base-synthetic", "synthetic": true}},
   "device": "cpu", "threads": 2, "batching": "seed", "precision": "fp32", "batch_size": 200,
-  "max_batch_tokens": 4096, "window_rows": 8200, "tokenizer_threads": 1, "max_length": 512
+  "max_batch_tokens": 4096, "window_rows": 8200, "tokenizer_threads": 1, "max_length": 512,
+  "devices": ["cpu"], "workers": 1,
+  "per_device": [{{"device": "cpu", "streams": 1, "batches": 10, "rows": {}, "infer_seconds": {},
+                  "oom_retries": 0, "max_computed_tokens": 0}}],
+  "oom_retries": 0, "batch_size_auto": false, "max_batch_tokens_auto": false,
+  "model_flops": 2.5e12, "model_flops_per_second": {}
 }})",
                      rows, tokens, double(tokens) / 40000, double(tokens) / 40000, wall, rows / wall,
-                     tokens / wall, wall * 0.9);
+                     tokens / wall, wall * 0.9, rows, wall * 0.9, 2.5e12 / wall);
 }
 
-TEST(RunReport, ParsesTheMetricsOfARun) {
-  Result<RunReport> r = parse_run_report(canned_metrics(2.0), "m.json");
+// The metrics of a run, read back as pipeline::RunMetrics (its round trip is
+// tested in tests/pipeline/metrics_test.cc).
+TEST(RunMetricsFile, ParsesTheMetricsOfARun) {
+  Result<pipeline::RunMetrics> r = pipeline::parse_run_metrics(canned_metrics(2.0), "m.json");
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(r->rows, 1000);
   EXPECT_EQ(r->tokens, 30000);
   EXPECT_EQ(r->input_files, 3);
   EXPECT_DOUBLE_EQ(r->wall_seconds, 2.0);
-  EXPECT_DOUBLE_EQ(r->rows_per_second, 500.0);
+  EXPECT_DOUBLE_EQ(r->rows_per_second(), 500.0);
   EXPECT_DOUBLE_EQ(r->stage_seconds.at("infer"), 1.8);
   EXPECT_EQ(r->batching, "seed");
   EXPECT_EQ(r->batch_size, 200);
-  EXPECT_EQ(r->length_edges.size(), 8u);
-  EXPECT_EQ(r->length_counts[3], 400);
-}
-
-TEST(RunReport, ParsesWhatTheRunWrites) {
-  pipeline::RunMetrics m;
-  m.rows = 3;
-  m.tokens = 30;
-  m.padded_tokens = 36;
-  m.computed_tokens = 30;
-  m.wall_seconds = 0.5;
-  m.length_counts = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2};  // one row of 9 tokens, two of 12
-  m.stage_seconds = {{"infer", 0.4}};
-  m.device = "cpu";
-  m.precision = "fp32";
-  m.batching = "tokens";
-  m.threads = 2;
-  m.batch_size = 256;
-  Result<RunReport> r = parse_run_report(m.to_json(), "m.json");
-  ASSERT_TRUE(r.ok()) << r.status().to_string();
-  EXPECT_EQ(r->rows, 3);
-  EXPECT_EQ(r->length_edges, pipeline::length_histogram_edges());
-  EXPECT_EQ(r->length_counts, (std::vector<int64_t>{0, 3, 0, 0, 0, 0, 0, 0}));
-  EXPECT_DOUBLE_EQ(r->padding_efficiency, 1.0);
-}
-
-TEST(RunReport, RefusesMalformedMetricsNamingTheField) {
-  EXPECT_NE(parse_run_report("[]", "m.json").status().message().find("m.json: not a JSON object"),
-            std::string::npos);
-  std::string no_rows = canned_metrics(1.0);
-  no_rows.replace(no_rows.find("\"rows\":"), 7, "\"rowz\":");
-  EXPECT_NE(parse_run_report(no_rows, "m.json").status().message().find("m.json: no \"rows\""),
-            std::string::npos);
-  std::string bad_hist = canned_metrics(1.0);
-  bad_hist.replace(bad_hist.find("[0, 100"), 7, "[100");
-  EXPECT_NE(parse_run_report(bad_hist, "m.json").status().message().find("length_histogram"),
-            std::string::npos);
+  const std::vector<int64_t> bins =
+      pipeline::bin_lengths(r->length_counts, pipeline::length_histogram_edges());
+  EXPECT_EQ(bins, (std::vector<int64_t>{0, 100, 300, 400, 150, 40, 8, 2}));
 }
 
 TEST(LengthHistogram, BinsExactLengthsIntoHalfOpenBuckets) {
@@ -109,8 +82,12 @@ TEST(LengthHistogram, BinsExactLengthsIntoHalfOpenBuckets) {
 }
 
 TEST(RecordAssembly, FillsMeasurementsFromTheTimedRuns) {
-  std::vector<RunReport> runs;
-  for (double wall : {2.0, 2.5, 1.6}) runs.push_back(*parse_run_report(canned_metrics(wall), "m.json"));
+  std::vector<pipeline::RunMetrics> runs;
+  for (double wall : {2.0, 2.5, 1.6}) {
+    Result<pipeline::RunMetrics> run = pipeline::parse_run_metrics(canned_metrics(wall), "m.json");
+    ASSERT_TRUE(run.ok()) << run.status().to_string();
+    runs.push_back(*run);
+  }
   record::Record r;
   r.config.batch_size_rule = "100xvcpus";
   fill_measurements(r, runs, {600000000, 0, 700000000});
@@ -133,7 +110,8 @@ TEST(RecordAssembly, FillsMeasurementsFromTheTimedRuns) {
   EXPECT_EQ(r.config.batch_size_rule, "100xvcpus");
   EXPECT_EQ(r.config.threads, 2);
   EXPECT_EQ(r.data.rows, 1000);
-  EXPECT_EQ(r.data.length_counts.size(), r.data.length_edges.size());
+  EXPECT_EQ(r.data.length_edges, pipeline::length_histogram_edges());
+  EXPECT_EQ(r.data.length_counts, (std::vector<int64_t>{0, 100, 300, 400, 150, 40, 8, 2}));
 
   cost::PriceList list;
   list.name = "seed-2021";

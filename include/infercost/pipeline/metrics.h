@@ -12,7 +12,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "infercost/core/gpu_usage.h"
+#include "infercost/core/status.h"
 
 namespace infercost::pipeline {
 
@@ -41,17 +45,8 @@ struct DeviceRunMetrics {
   // The most computed tokens per batch it learned from out-of-memory errors
   // (batches above it were split before classify); 0: none.
   int64_t max_computed_tokens = 0;
-};
 
-// One GPU as sampled through NVML while the run ran (`infercost run` fills
-// it; memory is device-wide, every process, as nvidia-smi shows it).
-struct GpuRunUsage {
-  int index = 0;  // NVML index
-  int64_t memory_total_bytes = 0;
-  int64_t memory_used_peak_bytes = 0;
-  double memory_used_mean_bytes = 0;
-  double utilization_mean = 0;  // 0..1
-  double utilization_peak = 0;
+  bool operator==(const DeviceRunMetrics&) const = default;
 };
 
 struct RunMetrics {
@@ -102,7 +97,7 @@ struct RunMetrics {
   // GPUs sampled while the run ran (`infercost run` on a cuda device), or why
   // they could not be (gpu_monitor, e.g. "NVML not available: ..."); both
   // empty for a CPU run.
-  std::vector<GpuRunUsage> gpus;
+  std::vector<GpuUsage> gpus;
   std::string gpu_monitor;
   double gpu_sample_interval_seconds = 0;
   int64_t gpu_samples = 0;
@@ -126,10 +121,26 @@ struct RunMetrics {
   // workers' time spent classifying.
   double infer_share() const;
 
+  bool operator==(const RunMetrics&) const = default;
+
+  // The --metrics JSON; parse_run_metrics() reads it back. Adding a field:
+  // the member, its line in to_json() and in parse_run_metrics(), and its
+  // value in the round trip of tests/pipeline/metrics_test.cc.
   std::string to_json() const;
   // Human summary for stderr, several lines.
   std::string to_summary() const;
 };
+
+// Reads what RunMetrics::to_json() wrote (`infercost bench` reads its child
+// runs' metrics so). Every field the writer always writes is required, the
+// ones it writes only sometimes (first_skip_reason, capacity, the GPU figures,
+// gpu_monitor, resume) keep their defaults when missing; the derived figures
+// (padding_efficiency, rows_per_second, ...) are not read: the methods compute
+// them again. length_counts come back with each histogram bucket's rows at the
+// bucket's lower edge (the file holds the buckets, not the exact lengths), so
+// that to_json() writes the same histogram again. Errors: kCorruption starting
+// with `origin` and naming the field ("m.json: no \"rows\"").
+Result<RunMetrics> parse_run_metrics(std::string_view json, const std::string& origin);
 
 // Peak resident set size of this process so far, in bytes: VmHWM of
 // /proc/self/status (the program's own, from its exec on), else getrusage.

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "infercost/core/gpu_usage.h"
 #include "infercost/core/status.h"
 
 namespace infercost::record {
@@ -119,15 +120,6 @@ struct Repetition {
   double tokens_per_second = 0;
   int64_t peak_rss_bytes = 0;
   std::map<std::string, double> stage_seconds;  // busy seconds per stage
-};
-
-struct GpuUsage {
-  int index = 0;
-  int64_t memory_total_bytes = 0;
-  int64_t memory_used_peak_bytes = 0;
-  double memory_used_mean_bytes = 0;
-  double utilization_mean = 0;  // 0..1, NVML GPU utilization
-  double utilization_peak = 0;
 };
 
 // Sampled while the timed repetitions ran (the study's monitoring).

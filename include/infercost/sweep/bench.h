@@ -6,50 +6,26 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "infercost/core/status.h"
 #include "infercost/cost/prices.h"
+#include "infercost/pipeline/metrics.h"
 #include "infercost/record/record.h"
 #include "infercost/sweep/spec.h"
 
 namespace infercost::sweep {
 
-// The fields of an `infercost run --metrics` file that a record uses.
-struct RunReport {
-  int64_t rows = 0;
-  int64_t tokens = 0;
-  int64_t padded_tokens = 0;
-  int64_t computed_tokens = 0;
-  int64_t input_files = 0;
-  double padding_efficiency = 0;
-  double batch_fill = 0;
-  double wall_seconds = 0;
-  double rows_per_second = 0;
-  double tokens_per_second = 0;
-  int64_t peak_rss_bytes = 0;
-  std::map<std::string, double> stage_seconds;
-  std::string device, precision, batching;
-  int threads = 0, batch_size = 0, max_batch_tokens = 0, tokenizer_threads = 0, max_length = 0;
-  std::vector<int> length_edges;
-  std::vector<int64_t> length_counts;
-};
-
-// Parses a run's metrics JSON; `origin` (the file) starts every error
-// (kCorruption naming the field).
-Result<RunReport> parse_run_report(std::string_view json, const std::string& origin);
-
-// Fills a record's measurements from its timed runs (at least one): the
-// repetitions, spreads of wall time and throughput, median stage seconds,
-// counts, the resolved config (batch_size_rule kept), data rows, tokens and
-// length histogram. A repetition's peak RSS is the larger of
+// Fills a record's measurements from its timed runs (at least one; their
+// --metrics as pipeline::parse_run_metrics reads them): the repetitions,
+// spreads of wall time and throughput, median stage seconds, counts, the
+// resolved config (batch_size_rule kept), data rows, tokens and length
+// histogram. A repetition's peak RSS is the larger of
 // `peak_rss_bytes[i]` (the largest VmHWM the bench sampled; 0: none) and the
 // run's own figure (its VmHWM at the end of the run).
-void fill_measurements(record::Record& r, const std::vector<RunReport>& runs,
+void fill_measurements(record::Record& r, const std::vector<pipeline::RunMetrics>& runs,
                        const std::vector<int64_t>& peak_rss_bytes);
 
 // A spread as the bench summary and `infercost report` print it: "± x%",

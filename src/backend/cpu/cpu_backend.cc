@@ -15,6 +15,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/validate.h"
 #include "infercost/backend/cpu_info.h"
+#include "infercost/core/threads.h"
 
 namespace infercost::backend::cpu {
 namespace {
@@ -276,7 +277,7 @@ Result<std::unique_ptr<Backend>> make_cpu_backend(const BackendOptions& options)
         "neither. Use --precision fp32, or int8 for speed",
         cpu.model, cpu.isa()));
   }
-  const int threads = options.threads > 0 ? options.threads : omp_get_num_procs();
+  const int threads = resolve_threads(options.threads);
   try {
     // Where bf16 is native, emulate_bf16 changes nothing: the real kernels run.
     const bool emulate = options.emulate_bf16 && !cpu.native_bf16();

@@ -1,8 +1,12 @@
-#include "infercost/io/jsonl_reader.h"
-
+// JSON lines input: one JSON object per line, the text in one field (a JSON
+// null there is a null row). The file is memory-mapped and read line by line,
+// so memory does not grow with the file. Blank lines are ignored. Not
+// thread-safe.
 #include <simdjson.h>
 
 #include <cstring>
+#include <memory>
+#include <string>
 
 #include "infercost/core/file.h"
 #include "text_sources.h"
@@ -32,10 +36,10 @@ std::string type_name(simdjson::dom::element_type t) {
   }
 }
 
-class SimdJsonlReader final : public JsonlReader {
+class JsonlSource final : public MappedTextSource {
  public:
-  SimdJsonlReader(MappedFile file, SourceOptions options)
-      : file_(std::move(file)), options_(std::move(options)), bad_(options_.on_bad_row) {
+  JsonlSource(MappedFile file, SourceOptions options)
+      : MappedTextSource(std::move(file), std::move(options)) {
     pos_ = bom_length(file_.view());
   }
 
@@ -98,18 +102,8 @@ class SimdJsonlReader final : public JsonlReader {
     return Status();
   }
 
-  int64_t rows_skipped() const override { return bad_.skipped(); }
-  const Status& first_skip_reason() const override { return bad_.first(); }
-  uint64_t bytes_total() const override { return file_.size(); }
-  uint64_t bytes_read() const override { return pos_; }
-  const char* location_unit() const override { return "line"; }
-
  private:
-  MappedFile file_;
-  SourceOptions options_;
-  BadRows bad_;
   JsonRowParser parser_;
-  size_t pos_ = 0;
   int64_t line_no_ = 0;
   int64_t rows_ = 0, rows_before_ = 0;
 };
@@ -151,25 +145,11 @@ Status check_first_object(const std::string& path, simdjson::dom::element first,
                    "' (the first object has: " + (keys.empty() ? std::string("no fields") : keys) + ")");
 }
 
-Result<std::unique_ptr<JsonlReader>> JsonlReader::open(const std::string& path,
-                                                       const SourceOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
-  auto reader = std::make_unique<SimdJsonlReader>(std::move(file), options);
-  INFERCOST_RETURN_IF_ERROR(reader->check_column());
-  return std::unique_ptr<JsonlReader>(std::move(reader));
-}
-
-Result<std::unique_ptr<JsonlReader>> JsonlReader::open(const std::string& path, const std::string& column,
-                                                       OnBadRow on_bad_row) {
-  SourceOptions options;
-  options.column = column;
-  options.on_bad_row = on_bad_row;
-  return open(path, options);
-}
-
 Result<std::unique_ptr<RowSource>> open_jsonl_source(const std::string& path, const SourceOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(auto reader, JsonlReader::open(path, options));
-  return std::unique_ptr<RowSource>(std::move(reader));
+  INFERCOST_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  auto source = std::make_unique<JsonlSource>(std::move(file), options);
+  INFERCOST_RETURN_IF_ERROR(source->check_column());
+  return std::unique_ptr<RowSource>(std::move(source));
 }
 
 }  // namespace infercost::io

@@ -1,0 +1,264 @@
+// The run metrics JSON: RunMetrics::to_json() and parse_run_metrics() are one
+// format; every field survives the round trip.
+#include "infercost/pipeline/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace infercost::pipeline {
+namespace {
+
+// Every field set, each to its own value (no two alike, none a default), so
+// that a field the writer or the reader drops, or writes under another's
+// name, shows. The histogram's rows sit at bucket edges (what the file can
+// hold exactly).
+RunMetrics every_field_set() {
+  RunMetrics m;
+  m.rows = 1001;
+  m.rows_null = 1002;
+  m.input_files = 1003;
+  m.output_files = 1004;
+  m.rows_skipped = 1005;
+  m.first_skip_reason = "in.jsonl: line 7: malformed JSON";
+  m.tokens = 1006;
+  m.padded_tokens = 1007;
+  m.computed_tokens = 1008;
+  m.rows_at_max_length = 1009;
+  m.batches = 1010;
+  m.length_counts.assign(514, 0);
+  m.length_counts[1] = 11;
+  m.length_counts[17] = 12;
+  m.length_counts[65] = 13;
+  m.length_counts[513] = 14;
+  m.wall_seconds = 2.25;
+  m.stage_seconds = {{"batch", 0.125}, {"infer", 1.75}, {"load", 0.5}, {"read", 0.0625}, {"write", 0.03125}};
+  m.peak_rss_bytes = 1011;
+  m.threads = 1012;
+  m.batch_size = 1013;
+  m.max_batch_tokens = 1014;
+  m.window_rows = 1015;
+  m.tokenizer_threads = 1016;
+  m.max_length = 1017;
+  m.batching = "seed";
+  m.precision = "bf16";
+  m.device = "cuda:all";
+  m.devices = {"cuda:0", "cuda:1"};
+  m.workers = 1018;
+  DeviceRunMetrics d0;
+  d0.name = "cuda:0";
+  d0.streams = 1019;
+  d0.batches = 1020;
+  d0.rows = 1021;
+  d0.infer_seconds = 0.875;
+  d0.oom_retries = 1022;
+  d0.max_computed_tokens = 1023;
+  DeviceRunMetrics d1;
+  d1.name = "cuda:1";
+  d1.streams = 1024;
+  d1.batches = 1025;
+  d1.rows = 1026;
+  d1.infer_seconds = 0.9375;
+  d1.oom_retries = 1027;
+  d1.max_computed_tokens = 1028;
+  m.per_device = {d0, d1};
+  m.oom_retries = 1029;
+  m.batch_size_auto = true;
+  m.max_batch_tokens_auto = true;
+  m.capacity_max_tokens = 1030;
+  m.capacity_max_rows = 1031;
+  m.capacity_basis = "free memory 20.5 GiB";
+  m.model_flops = 3.5e12;
+  m.model_name = "distilbert-base-synthetic";
+  m.model_synthetic = true;
+  GpuUsage g0;
+  g0.index = 3;
+  g0.memory_total_bytes = 1032;
+  g0.memory_used_peak_bytes = 1033;
+  g0.memory_used_mean_bytes = 1034.5;
+  g0.utilization_mean = 0.375;
+  g0.utilization_peak = 0.625;
+  GpuUsage g1;
+  g1.index = 5;
+  g1.memory_total_bytes = 1035;
+  g1.memory_used_peak_bytes = 1036;
+  g1.memory_used_mean_bytes = 1037.5;
+  g1.utilization_mean = 0.4375;
+  g1.utilization_peak = 0.6875;
+  m.gpus = {g0, g1};
+  m.gpu_monitor = "NVML sample failed: GPU is lost";
+  m.gpu_sample_interval_seconds = 0.046875;
+  m.gpu_samples = 1038;
+  m.checkpoint = "out/.infercost-checkpoint.json";
+  m.resumed = true;
+  m.resumed_rows = 1039;
+  m.already_complete = true;
+  m.checkpoints = 1040;
+  m.checkpoint_seconds = 0.015625;
+  return m;
+}
+
+void expect_device_eq(const DeviceRunMetrics& back, const DeviceRunMetrics& m) {
+  EXPECT_EQ(back.name, m.name);
+  EXPECT_EQ(back.streams, m.streams);
+  EXPECT_EQ(back.batches, m.batches);
+  EXPECT_EQ(back.rows, m.rows);
+  EXPECT_EQ(back.infer_seconds, m.infer_seconds);
+  EXPECT_EQ(back.oom_retries, m.oom_retries);
+  EXPECT_EQ(back.max_computed_tokens, m.max_computed_tokens);
+}
+
+void expect_gpu_eq(const GpuUsage& back, const GpuUsage& m) {
+  EXPECT_EQ(back.index, m.index);
+  EXPECT_EQ(back.memory_total_bytes, m.memory_total_bytes);
+  EXPECT_EQ(back.memory_used_peak_bytes, m.memory_used_peak_bytes);
+  EXPECT_EQ(back.memory_used_mean_bytes, m.memory_used_mean_bytes);
+  EXPECT_EQ(back.utilization_mean, m.utilization_mean);
+  EXPECT_EQ(back.utilization_peak, m.utilization_peak);
+}
+
+TEST(RunMetricsJson, EveryFieldComesBack) {
+  const RunMetrics m = every_field_set();
+  Result<RunMetrics> read = parse_run_metrics(m.to_json(), "m.json");
+  ASSERT_TRUE(read.ok()) << read.status().to_string();
+  const RunMetrics& back = *read;
+  EXPECT_EQ(back.rows, m.rows);
+  EXPECT_EQ(back.rows_null, m.rows_null);
+  EXPECT_EQ(back.input_files, m.input_files);
+  EXPECT_EQ(back.output_files, m.output_files);
+  EXPECT_EQ(back.rows_skipped, m.rows_skipped);
+  EXPECT_EQ(back.first_skip_reason, m.first_skip_reason);
+  EXPECT_EQ(back.tokens, m.tokens);
+  EXPECT_EQ(back.padded_tokens, m.padded_tokens);
+  EXPECT_EQ(back.computed_tokens, m.computed_tokens);
+  EXPECT_EQ(back.rows_at_max_length, m.rows_at_max_length);
+  EXPECT_EQ(back.batches, m.batches);
+  EXPECT_EQ(back.length_counts, m.length_counts);
+  EXPECT_EQ(back.wall_seconds, m.wall_seconds);
+  EXPECT_EQ(back.stage_seconds, m.stage_seconds);
+  EXPECT_EQ(back.peak_rss_bytes, m.peak_rss_bytes);
+  EXPECT_EQ(back.threads, m.threads);
+  EXPECT_EQ(back.batch_size, m.batch_size);
+  EXPECT_EQ(back.max_batch_tokens, m.max_batch_tokens);
+  EXPECT_EQ(back.window_rows, m.window_rows);
+  EXPECT_EQ(back.tokenizer_threads, m.tokenizer_threads);
+  EXPECT_EQ(back.max_length, m.max_length);
+  EXPECT_EQ(back.batching, m.batching);
+  EXPECT_EQ(back.precision, m.precision);
+  EXPECT_EQ(back.device, m.device);
+  EXPECT_EQ(back.devices, m.devices);
+  EXPECT_EQ(back.workers, m.workers);
+  ASSERT_EQ(back.per_device.size(), m.per_device.size());
+  for (size_t i = 0; i < m.per_device.size(); ++i) expect_device_eq(back.per_device[i], m.per_device[i]);
+  EXPECT_EQ(back.oom_retries, m.oom_retries);
+  EXPECT_EQ(back.batch_size_auto, m.batch_size_auto);
+  EXPECT_EQ(back.max_batch_tokens_auto, m.max_batch_tokens_auto);
+  EXPECT_EQ(back.capacity_max_tokens, m.capacity_max_tokens);
+  EXPECT_EQ(back.capacity_max_rows, m.capacity_max_rows);
+  EXPECT_EQ(back.capacity_basis, m.capacity_basis);
+  EXPECT_EQ(back.model_flops, m.model_flops);
+  EXPECT_EQ(back.model_name, m.model_name);
+  EXPECT_EQ(back.model_synthetic, m.model_synthetic);
+  ASSERT_EQ(back.gpus.size(), m.gpus.size());
+  for (size_t i = 0; i < m.gpus.size(); ++i) expect_gpu_eq(back.gpus[i], m.gpus[i]);
+  EXPECT_EQ(back.gpu_monitor, m.gpu_monitor);
+  EXPECT_EQ(back.gpu_sample_interval_seconds, m.gpu_sample_interval_seconds);
+  EXPECT_EQ(back.gpu_samples, m.gpu_samples);
+  EXPECT_EQ(back.checkpoint, m.checkpoint);
+  EXPECT_EQ(back.resumed, m.resumed);
+  EXPECT_EQ(back.resumed_rows, m.resumed_rows);
+  EXPECT_EQ(back.already_complete, m.already_complete);
+  EXPECT_EQ(back.checkpoints, m.checkpoints);
+  EXPECT_EQ(back.checkpoint_seconds, m.checkpoint_seconds);
+  // The whole struct too: it catches a member added without a line above.
+  EXPECT_TRUE(back == m);
+  // And the derived figures follow.
+  EXPECT_EQ(back.rows_per_second(), m.rows_per_second());
+  EXPECT_EQ(back.padding_efficiency(), m.padding_efficiency());
+  EXPECT_EQ(back.infer_share(), m.infer_share());
+}
+
+TEST(RunMetricsJson, WritesTheSameBytesAgain) {
+  const std::string json = every_field_set().to_json();
+  Result<RunMetrics> back = parse_run_metrics(json, "m.json");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->to_json(), json);
+}
+
+// A CPU run that resumes nothing: the sections written only sometimes are
+// absent, and the defaults come back.
+TEST(RunMetricsJson, SectionsWrittenOnlySometimesKeepTheirDefaults) {
+  RunMetrics m;
+  m.rows = 4;
+  m.device = "cpu";
+  m.devices = {"cpu"};
+  const std::string json = m.to_json();
+  const nlohmann::json j = nlohmann::json::parse(json);
+  for (const char* absent : {"first_skip_reason", "capacity", "gpus", "gpu_monitor", "resume"})
+    EXPECT_FALSE(j.contains(absent)) << absent;
+  Result<RunMetrics> back = parse_run_metrics(json, "m.json");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_TRUE(*back == m);
+  EXPECT_EQ(back->to_json(), json);
+}
+
+// The file holds the histogram's buckets, not the exact lengths: rows come
+// back at their bucket's lower edge, and the histogram written again is the same.
+TEST(RunMetricsJson, ExactLengthsComeBackAtTheirBucketsEdge) {
+  RunMetrics m;
+  m.length_counts = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2};  // one row of 9 tokens, two of 12
+  Result<RunMetrics> back = parse_run_metrics(m.to_json(), "m.json");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->length_counts, (std::vector<int64_t>{0, 0, 0, 0, 0, 0, 0, 0, 0, 3}));
+  EXPECT_EQ(bin_lengths(back->length_counts, length_histogram_edges()),
+            (std::vector<int64_t>{0, 3, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(back->to_json(), m.to_json());
+}
+
+std::string message_of(const nlohmann::ordered_json& j) {
+  Result<RunMetrics> r = parse_run_metrics(j.dump(), "m.json");
+  EXPECT_FALSE(r.ok());
+  if (r.ok()) return "";
+  EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+  return r.status().message();
+}
+
+TEST(RunMetricsJson, RefusesMalformedMetricsNamingTheField) {
+  EXPECT_EQ(parse_run_metrics("[]", "m.json").status().message(), "m.json: not a JSON object");
+  EXPECT_EQ(parse_run_metrics("{\"rows\": ", "m.json").status().message(), "m.json: not a JSON object");
+  const auto good = nlohmann::ordered_json::parse(every_field_set().to_json());
+  auto j = good;
+  j.erase("rows");
+  EXPECT_EQ(message_of(j), "m.json: no \"rows\"");
+  j = good;
+  j["threads"] = "2";
+  EXPECT_EQ(message_of(j), "m.json: \"threads\" must be an integer");
+  j = good;
+  j["per_device"][1].erase("streams");
+  EXPECT_EQ(message_of(j), "m.json: no \"per_device[1].streams\"");
+  j = good;
+  j["gpus"][0]["utilization_mean"] = true;
+  EXPECT_EQ(message_of(j), "m.json: \"gpus[0].utilization_mean\" must be a number");
+  j = good;
+  j["devices"][1] = 7;
+  EXPECT_EQ(message_of(j), "m.json: \"devices[1]\" must be a string");
+  j = good;
+  j["stages"]["infer"] = "fast";
+  EXPECT_EQ(message_of(j), "m.json: \"stages.infer\" must be a number");
+  j = good;
+  j["resume"]["resumed"] = 1;
+  EXPECT_EQ(message_of(j), "m.json: \"resume.resumed\" must be a boolean");
+  j = good;
+  j["length_histogram"]["counts"].erase(0);
+  EXPECT_NE(message_of(j).find("\"length_histogram\" must hold \"edges\" [1, 9, 17"), std::string::npos);
+  j = good;
+  j["length_histogram"]["edges"][1] = 10;
+  EXPECT_NE(message_of(j).find("\"length_histogram\""), std::string::npos);
+  j = good;
+  j["model"] = "distilbert";
+  EXPECT_EQ(message_of(j), "m.json: \"model\" must be an object");
+}
+
+}  // namespace
+}  // namespace infercost::pipeline
