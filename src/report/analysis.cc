@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "infercost/core/device.h"
 #include "infercost/report/format.h"
 
 namespace infercost::report {
@@ -111,10 +112,6 @@ int precision_rank(const std::string& precision) {
     if (precision == kOrder[i]) return i;
   }
   return 4;
-}
-
-bool is_gpu_device(const std::string& device) {
-  return device.rfind("cuda", 0) == 0;
 }
 
 namespace {
@@ -689,11 +686,10 @@ Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& record
     c.usd_per_hour = key.usd_per_hour;
     const record::Record& first = usable[by_batch.begin()->second.front()]->record;
     if (first.instance) c.price_list = first.instance->price_list;
-    if (is_gpu_device(c.device)) {
-      // cuda:N runs on one GPU; cuda and cuda:all on every GPU of the machine.
-      const bool one = c.device.size() > 5 && c.device != "cuda:all";
-      if (one) {
-        c.gpus = 1;
+    if (Result<DeviceSpec> spec = parse_device(c.device); spec.ok() && spec->gpu()) {
+      // cuda:N,M runs on the GPUs it names; cuda and cuda:all on every GPU of the machine.
+      if (!spec->all) {
+        c.gpus = int(spec->indices.size());
       } else if (first.instance && first.instance->gpus > 0) {
         c.gpus = first.instance->gpus;
       } else {

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "infercost/core/device.h"
 #include "infercost/report/format.h"
 #include "infercost/report/report.h"
 #include "infercost/report/svg.h"

@@ -16,6 +16,7 @@
 
 #include "infercost/backend/backend.h"
 #include "infercost/backend/cpu_info.h"
+#include "infercost/core/device.h"
 #include "infercost/core/file.h"
 #include "infercost/core/time_text.h"
 #include "infercost/data/tweets.h"

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "infercost/core/device.h"
 #include "infercost/cost/prices.h"
 #include "infercost/report/format.h"
 #include "infercost/report/report.h"
@@ -62,6 +63,13 @@ size_t column(const Document& doc, const std::string& section, const std::string
   }
   ADD_FAILURE() << "no column " << name << " in section " << section;
   return 0;
+}
+
+// The memory section's table of GPU points, by "configuration batch size".
+std::map<std::string, std::vector<std::string>> gpu_rows(const Document& doc) {
+  std::map<std::string, std::vector<std::string>> by_point;
+  for (const auto& row : table_rows(doc, "memory", "Configuration")) by_point[row[0] + " " + row[1]] = row;
+  return by_point;
 }
 
 const Point* find_point(const ReportModel& m, const std::string& machine, const std::string& precision,
@@ -177,6 +185,7 @@ TEST(Analysis, PrecisionOrder) {
   EXPECT_TRUE(is_gpu_device("cuda"));
   EXPECT_TRUE(is_gpu_device("cuda:3"));
   EXPECT_TRUE(is_gpu_device("cuda:all"));
+  EXPECT_TRUE(is_gpu_device("cuda:0,1"));
   EXPECT_FALSE(is_gpu_device("cpu"));
   EXPECT_FALSE(is_gpu_device(""));
 }
@@ -491,13 +500,11 @@ TEST(Model, GpuMemoryCountsOnlyGpuPointsAndTheirOwnGpus) {
   EXPECT_EQ(p38_one->gpus, 1);          // cuda:0
 
   const Document doc = build_document(*m);
-  const auto rows = table_rows(doc, "memory", "Configuration");
-  ASSERT_FALSE(rows.empty());
+  ASSERT_FALSE(table_rows(doc, "memory", "Configuration").empty());
   const size_t per_gpu = column(doc, "memory", "Configuration", "Rows per GPU");
   const size_t gpus = column(doc, "memory", "Configuration", "GPUs");
   const size_t memory = column(doc, "memory", "Configuration", "Memory per GPU");
-  std::map<std::string, std::vector<std::string>> by_point;  // "name batch" -> row
-  for (const auto& row : rows) by_point[row[0] + " " + row[1]] = row;
+  std::map<std::string, std::vector<std::string>> by_point = gpu_rows(doc);
   EXPECT_EQ(by_point.size(), 3u) << "GPU points only";
   for (const auto& [key, row] : by_point) EXPECT_EQ(key.find("c5.12xlarge"), std::string::npos) << key;
   const std::string p38_name = m->configs[p38->config].name;
@@ -519,6 +526,46 @@ TEST(Model, GpuMemoryCountsOnlyGpuPointsAndTheirOwnGpus) {
     EXPECT_NE(c.standalone.find("c5.12xlarge"), std::string::npos);
   }
   EXPECT_TRUE(host_chart);
+}
+
+// cuda:0,1 runs on two GPUs (backend device grammar), not one and not the
+// instance's four: its rows per GPU divide by 2.
+TEST(Model, ListedGpusCountEachGpu) {
+  std::vector<SourcedRecord> all = fixture();
+  SourcedRecord two = all[0];  // p3.8xlarge (4 GPUs) cuda:all, batch 160
+  ASSERT_EQ(two.record.instance->gpus, 4);
+  two.record.config.device = "cuda:0,1";
+  two.record.config.batch_size = 80;
+  two.record.config.batch_size_rule = "";
+  two.record.monitor.gpus.clear();
+  SourcedRecord three = two;
+  three.record.config.device = "cuda:1,2,3";
+  three.record.config.batch_size = 120;
+
+  // all[0] is monitored: the report then has its table of GPU points.
+  Result<ReportModel> m = build_model({all[0], two, three}, Options{});
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  const Point* p2 = find_point(*m, "p3.8xlarge", "cuda:0,1", 80);
+  const Point* p3 = find_point(*m, "p3.8xlarge", "cuda:1,2,3", 120);
+  ASSERT_TRUE(p2 && p3);
+  EXPECT_EQ(m->configs[p2->config].gpus, 2);
+  EXPECT_EQ(p2->gpus, 2);
+  EXPECT_EQ(m->configs[p3->config].gpus, 3);
+  EXPECT_EQ(p3->gpus, 3);
+  EXPECT_TRUE(p2->priced);
+
+  const Document doc = build_document(*m);
+  const size_t per_gpu = column(doc, "memory", "Configuration", "Rows per GPU");
+  const size_t gpus = column(doc, "memory", "Configuration", "GPUs");
+  std::map<std::string, std::vector<std::string>> by_point = gpu_rows(doc);
+  const std::string key2 = m->configs[p2->config].name + " 80";
+  ASSERT_TRUE(by_point.count(key2)) << key2;
+  EXPECT_EQ(by_point[key2][gpus], "2");
+  EXPECT_EQ(by_point[key2][per_gpu], "40.0");
+  const std::string key3 = m->configs[p3->config].name + " 120";
+  ASSERT_TRUE(by_point.count(key3)) << key3;
+  EXPECT_EQ(by_point[key3][gpus], "3");
+  EXPECT_EQ(by_point[key3][per_gpu], "40.0");
 }
 
 // bench --max-batch-tokens 2048,4096 (and --max-length, --tokenizer-threads)

@@ -55,10 +55,6 @@ Status reprice(std::vector<record::SourcedRecord>& records, const std::vector<co
 // other (all of those equal).
 int precision_rank(const std::string& precision);
 
-// A GPU point: config.device is "cuda", "cuda:N" or "cuda:all". Only GPU
-// points count for GPU memory, whatever their monitor.gpus holds.
-bool is_gpu_device(const std::string& device);
-
 struct Options {
   std::string title = "infercost benchmark report";
   std::optional<double> deadline_seconds;  // --deadline; none: not asked
@@ -91,8 +87,8 @@ struct Configuration {
   std::string label;
   std::string model;  // model name
   bool synthetic = false;
-  // GPUs the configuration ran on: 1 for cuda:N; for cuda and cuda:all the
-  // instance's GPUs, else those of the hardware; 0 on the CPU.
+  // GPUs the configuration ran on: those cuda:N,M names; for cuda and
+  // cuda:all the instance's GPUs, else those of the hardware; 0 on the CPU.
   int gpus = 0;
   // Hourly price of the machine(s) the records were priced at; 0: unpriced.
   double usd_per_hour = 0;
@@ -125,8 +121,9 @@ struct Point {
   // GPUs the point ran on, for rows per GPU: gpus_monitored, else
   // Configuration::gpus; 0 for CPU points.
   int gpus = 0;
-  // GPU memory from monitor.gpus of GPU points (is_gpu_device), as fractions
-  // of each GPU's total memory; a CPU point's monitor.gpus is ignored.
+  // GPU memory from monitor.gpus of GPU points (is_gpu_device(): config.device
+  // is cuda, cuda:all or cuda:N,M), as fractions of each GPU's total memory;
+  // a CPU point's monitor.gpus is ignored.
   int gpus_monitored = 0;              // 0: no GPU monitoring (or not a GPU point)
   int64_t gpu_memory_total_bytes = 0;  // of one GPU (the largest)
   double gpu_memory_peak = 0;          // peak used / total, mean over the GPUs
