@@ -32,8 +32,6 @@
 
 namespace infercost::plan {
 
-inline constexpr const char* kPlanSchema = "infercost.plan/1";
-
 // A benchmark record and where it was read ("results.jsonl: line 3").
 using record::SourcedRecord;
 
@@ -153,9 +151,5 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
 // "on demand, one machine"; "spot discount 0.3, platform $0.5/h per machine,
 // 2 machines".
 std::string terms_text(const cost::Pricing& terms);
-
-// The human report (stdout) and the same content as JSON (schema kPlanSchema).
-std::string plan_text(const PlanResult& plan);
-std::string plan_json(const PlanResult& plan);
 
 }  // namespace infercost::plan

@@ -1,11 +1,11 @@
-// The plan's human report and its JSON form.
+#include "infercost/plan/print.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "infercost/core/numbers.h"
-#include "infercost/plan/plan.h"
 #include "infercost/report/format.h"
 
 namespace infercost::plan {
@@ -67,7 +67,7 @@ std::string rate_line(const RecordUse& r) {
 
 }  // namespace
 
-std::string plan_text(const PlanResult& plan) {
+std::string print_text(const PlanResult& plan) {
   const ScanResult& s = plan.scan;
   std::string o;
   auto line = [&o](const std::string& text) { o += text + "\n"; };
@@ -252,7 +252,7 @@ std::string plan_text(const PlanResult& plan) {
   return o;
 }
 
-std::string plan_json(const PlanResult& plan) {
+std::string print_json(const PlanResult& plan) {
   const ScanResult& s = plan.scan;
   Json j;
   j["schema"] = kPlanSchema;
