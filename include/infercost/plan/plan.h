@@ -53,13 +53,13 @@ struct PlanOptions {
 // A record a prediction used.
 struct RecordUse {
   std::string origin;
-  std::string machine;  // Record::machine()
+  // The configuration it ran (record::setup_of; unpriced: each prediction
+  // has its own price), and its batch size.
+  record::Setup setup;
+  int batch_size = 0;
   std::string sweep_id;
   int point = 0, points = 0;
   std::string started_at;
-  std::string device, precision, batching;
-  int batch_size = 0, max_batch_tokens = 0, threads = 0;
-  std::string model_name;
   ModelShape shape;
   int64_t rows = 0, tokens = 0, computed_tokens = 0;
   RecordRate rate;
