@@ -68,6 +68,12 @@ Result<std::vector<std::string>> split_values(std::string_view key, const std::v
   return out;
 }
 
+// cuda:N or cuda:N,M: a device that names its GPUs one by one.
+bool names_gpus(const std::string& device) {
+  Result<DeviceSpec> spec = parse_device(device);
+  return spec.ok() && spec->gpu() && !spec->all;
+}
+
 // The device axis: points are separated by ';' or ','; a comma followed by a
 // GPU ordinal continues a cuda:N,M list, so "cpu,cuda:0,1;cuda:2" is the
 // points cpu, cuda:0,1 and cuda:2.
@@ -83,7 +89,7 @@ Result<std::vector<std::string>> split_devices(const std::vector<std::string>& v
       INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> items, split_values("device", {piece}));
       for (size_t i = 0; i < items.size(); ++i) {
         const bool ordinal = items[i].find_first_not_of("0123456789") == std::string::npos;
-        if (ordinal && i > 0 && out.back().rfind("cuda:", 0) == 0) {
+        if (ordinal && i > 0 && names_gpus(out.back())) {
           (out.back() += ',') += items[i];
         } else {
           out.push_back(items[i]);

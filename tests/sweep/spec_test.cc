@@ -102,6 +102,7 @@ TEST(Axes, DeviceListsOfGpusAreOnePoint) {
     return s.message();
   };
   EXPECT_NE(error("cpu,1").find("unknown device '1'"), std::string::npos);
+  EXPECT_NE(error("cuda:all,1").find("unknown device '1'"), std::string::npos);
   EXPECT_NE(error("cuda:0,1;;cpu").find("empty value"), std::string::npos);
   EXPECT_NE(error("cuda:1,1").find("unknown device 'cuda:1,1'"), std::string::npos);
   EXPECT_NE(error("cuda:0,1;cuda:0,1").find("--device lists 'cuda:0,1' twice"), std::string::npos);
