@@ -40,41 +40,6 @@ Result<Precision> resolve_precision(const std::string& device, const std::string
   return Precision::kBf16;
 }
 
-Result<DeviceSpec> parse_device(const std::string& device) {
-  DeviceSpec spec;
-  if (device == "cpu") {
-    spec.kind = "cpu";
-    return spec;
-  }
-  const auto bad = [&](const std::string& why) {
-    return invalid_argument(
-        fmt::format("device '{}': {} (accepted: cpu, cuda, cuda:all, cuda:N, cuda:N,M,...)", device, why));
-  };
-  if (device == "cuda" || device == "cuda:all") {
-    spec.kind = "cuda";
-    spec.all = true;
-    return spec;
-  }
-  if (device.rfind("cuda:", 0) != 0) return bad("unknown device");
-  spec.kind = "cuda";
-  const std::string list = device.substr(5);
-  size_t at = 0;
-  while (at <= list.size()) {
-    const size_t comma = std::min(list.find(',', at), list.size());
-    const std::string item = list.substr(at, comma - at);
-    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos) {
-      return bad(fmt::format("'{}' is not a GPU ordinal", item));
-    }
-    const int index = std::stoi(item);
-    for (int seen : spec.indices) {
-      if (seen == index) return bad(fmt::format("GPU {} is named twice", index));
-    }
-    spec.indices.push_back(index);
-    at = comma + 1;
-  }
-  return spec;
-}
-
 Result<std::vector<std::string>> resolve_devices(const DeviceSpec& spec) {
   if (spec.kind == "cpu") return std::vector<std::string>{"cpu"};
   if (spec.kind != "cuda") return invalid_argument(fmt::format("unknown device kind '{}'", spec.kind));

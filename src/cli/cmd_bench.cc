@@ -151,7 +151,9 @@ void register_bench(CLI::App& app) {
                        "Where generated data is kept and reused (default: $INFERCOST_CACHE/bench-data, "
                        "$XDG_CACHE_HOME/infercost/bench-data or ~/.cache/infercost/bench-data)"),
        [raw](sweep::SweepSpec& s) { s.data_dir = raw->flags.data_dir; });
-  axis("--device", "device", &f->device, "Devices: cpu, cuda, cuda:N, cuda:all (default cpu)");
+  axis("--device", "device", &f->device,
+       "Devices: cpu, cuda, cuda:all, cuda:N, cuda:N,M (those GPUs, one point); points separated by ';' or "
+       "',', e.g. 'cpu;cuda:0,1' (default cpu)");
   axis("--precision", "precision", &f->precision, "Precisions: auto, fp32, bf16, int8 (default auto)");
   axis("--batching", "batching", &f->batching, "Batching policies: tokens, seed (default tokens)");
   axis("--batch-size", "batch_size", &f->batch_size,

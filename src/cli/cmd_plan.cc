@@ -18,6 +18,7 @@
 #include "infercost/cost/prices.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/plan/plan.h"
+#include "infercost/plan/print.h"
 #include "infercost/text/tokenizer.h"
 
 namespace infercost::cli {
@@ -115,11 +116,11 @@ void execute(PlanFlags& flags) {
   if (!flags.json_path.empty()) {
     Result<AtomicOutputFile> out = AtomicOutputFile::create(flags.json_path);
     if (!out.ok()) fail(out.status());
-    Status s = out->write(plan::plan_json(*result));
+    Status s = out->write(plan::print_json(*result));
     if (s.ok()) s = out->commit();
     if (!s.ok()) fail(s);
   }
-  const std::string text = plan::plan_text(*result);
+  const std::string text = plan::print_text(*result);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
 }

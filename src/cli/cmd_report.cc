@@ -61,7 +61,7 @@ void execute(const ReportFlags& flags) {
   Status written = report::write_report(doc, flags.out);
   if (!written.ok()) fail(written);
 
-  for (const std::string& line : model->answer) fmt::print("{}\n", line);
+  for (const std::string& line : report::answer_paragraphs(*model)) fmt::print("{}\n", line);
   std::string charts;
   for (const report::Chart& c : doc.charts) charts += (charts.empty() ? "" : ", ") + c.file;
   fmt::print("\nwrote {0}/report.html, {0}/report.md and {1} charts ({2})\n", flags.out, doc.charts.size(),

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 namespace infercost::record {
 
@@ -26,6 +27,54 @@ std::string Record::machine() const {
   if (instance && !instance->name.empty()) return instance->name;
   if (!label.empty()) return label;
   return hardware.hostname;
+}
+
+namespace {
+
+auto tied(const Setup& s) {
+  return std::tie(s.machine, s.device, s.precision, s.batching, s.max_batch_tokens, s.max_length, s.shape,
+                  s.data_set, s.threads, s.tokenizer_threads, s.label, s.model, s.synthetic, s.usd_per_hour);
+}
+
+}  // namespace
+
+bool Setup::operator<(const Setup& o) const {
+  if (machine != o.machine) return machine < o.machine;
+  if (device != o.device) return device < o.device;
+  const int pa = precision_rank(precision), pb = precision_rank(o.precision);
+  if (pa != pb) return pa < pb;
+  return tied(*this) < tied(o);
+}
+
+bool Setup::operator==(const Setup& o) const {
+  return tied(*this) == tied(o);
+}
+
+Setup setup_of(const Record& r, double usd_per_hour) {
+  Setup s;
+  s.machine = r.machine();
+  s.device = r.config.device;
+  s.precision = r.config.precision;
+  s.batching = r.config.batching;
+  // Seed batching fills batches by rows only: its max_batch_tokens binds nothing.
+  s.max_batch_tokens = r.config.batching == "seed" ? 0 : r.config.max_batch_tokens;
+  s.max_length = r.config.max_length;
+  s.shape = r.data.shape;
+  s.threads = r.config.threads;
+  s.tokenizer_threads = r.config.tokenizer_threads;
+  s.label = r.label == s.machine ? "" : r.label;
+  s.model = r.model.name;
+  s.synthetic = r.model.synthetic;
+  s.usd_per_hour = usd_per_hour;
+  return s;
+}
+
+int precision_rank(const std::string& precision) {
+  static const char* kOrder[] = {"fp32", "bf16", "fp16", "int8"};
+  for (int i = 0; i < 4; ++i) {
+    if (precision == kOrder[i]) return i;
+  }
+  return 4;
 }
 
 namespace {

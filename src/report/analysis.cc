@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "infercost/core/device.h"
 #include "infercost/report/format.h"
 
 namespace infercost::report {
@@ -103,19 +104,7 @@ Status reprice(std::vector<record::SourcedRecord>& records, const std::vector<co
   return Status::ok_status();
 }
 
-// ---- Small pieces ----
-
-int precision_rank(const std::string& precision) {
-  static const char* kOrder[] = {"fp32", "bf16", "fp16", "int8"};
-  for (int i = 0; i < 4; ++i) {
-    if (precision == kOrder[i]) return i;
-  }
-  return 4;
-}
-
-bool is_gpu_device(const std::string& device) {
-  return device.rfind("cuda", 0) == 0;
-}
+// ---- Choosing points ----
 
 namespace {
 
@@ -170,60 +159,9 @@ DeadlineChoice choose_for_deadline(const std::vector<TimeCost>& points, double d
   return choice;
 }
 
-namespace {
-constexpr double kSame = 1.05;  // ratios within 5% read "about the same"
-}
-
-std::string speed_phrase(double seconds, double other_seconds) {
-  if (!(seconds > 0) || !(other_seconds > 0)) return "of unknown speed";
-  const double ratio = other_seconds / seconds;
-  if (ratio >= kSame) return times(ratio) + " faster";
-  if (1 / ratio >= kSame) return times(1 / ratio) + " slower";
-  return "about as fast";
-}
-
-std::string cost_phrase(double usd, double other_usd) {
-  if (!(usd > 0) || !(other_usd > 0)) return "of unknown cost";
-  const double ratio = usd / other_usd;
-  if (ratio >= kSame) return "costs " + times(ratio) + " more";
-  if (1 / ratio >= kSame) return fmt::format("costs {:.0f}% less", (1 - ratio) * 100);
-  return "costs about the same";
-}
-
-std::string comparison_sentence(const std::string& a, const TimeCost& a_tc, const std::string& b,
-                                const TimeCost& b_tc) {
-  return fmt::format("Compared with {}, {} is {} and {}.", b, a, speed_phrase(a_tc.seconds, b_tc.seconds),
-                     cost_phrase(a_tc.usd, b_tc.usd));
-}
-
 // ---- The model ----
 
 namespace {
-
-struct ConfigKey {
-  std::string machine, device, precision, batching;
-  int max_batch_tokens = 0;  // 0 for seed batching, which has no token budget
-  int max_length = 0;
-  std::string shape;
-  int data_set = 0;
-  int threads = 0;
-  int tokenizer_threads = 0;
-  std::string label, model;
-  bool synthetic = false;
-  double usd_per_hour = 0;
-
-  auto tied() const {
-    return std::tie(machine, device, precision, batching, max_batch_tokens, max_length, shape, data_set,
-                    threads, tokenizer_threads, label, model, synthetic, usd_per_hour);
-  }
-  bool operator<(const ConfigKey& o) const {
-    const int pa = precision_rank(precision), pb = precision_rank(o.precision);
-    if (machine != o.machine) return machine < o.machine;
-    if (device != o.device) return device < o.device;
-    if (pa != pb) return pa < pb;
-    return tied() < o.tied();
-  }
-};
 
 double hourly_price(const record::Record& r) {
   if (r.instance && r.instance->usd_per_hour > 0) return r.instance->usd_per_hour;
@@ -241,11 +179,6 @@ double hourly_price(const record::Record& r) {
   return 0;
 }
 
-// The token budget that matters: seed batching fills batches by rows only.
-int token_budget(const record::Config& c) {
-  return c.batching == "seed" ? 0 : c.max_batch_tokens;
-}
-
 // The file of an origin "results.jsonl: line 3" (record::SourcedRecord).
 std::string origin_file(const std::string& origin) {
   const size_t at = origin.rfind(": line ");
@@ -253,6 +186,10 @@ std::string origin_file(const std::string& origin) {
   const std::string number = origin.substr(at + 7);
   if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) return origin;
   return origin.substr(0, at);
+}
+
+void add_once(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
 }
 
 int64_t record_data_rows(const record::Record& r) {
@@ -273,23 +210,15 @@ std::string max_length_text(int max_length) {
 }
 
 // Every field of a configuration but the machine, for tables and the list
-// of failed points.
-std::string describe(const std::string& device, const std::string& precision, const std::string& batching,
-                     int max_batch_tokens, int max_length, const std::string& data_text, int threads,
-                     int tokenizer_threads, const std::string& label) {
-  std::string d = fmt::format("{} {} {} {}, {}, {}, {}", device.empty() ? "?" : device,
-                              precision.empty() ? "?" : precision, batching.empty() ? "?" : batching,
-                              data_text.empty() ? "?" : data_text, threads_text(threads),
-                              tokenizer_threads_text(tokenizer_threads), max_length_text(max_length));
-  if (max_batch_tokens > 0) d += fmt::format(", at most {} tokens per batch", count(max_batch_tokens));
-  if (!label.empty()) d += ", label " + label;
+// of failed points; `data_text` stands for the shape and data set.
+std::string describe(const record::Setup& s, const std::string& data_text) {
+  std::string d = fmt::format("{} {} {} {}, {}, {}, {}", s.device.empty() ? "?" : s.device,
+                              s.precision.empty() ? "?" : s.precision, s.batching.empty() ? "?" : s.batching,
+                              data_text.empty() ? "?" : data_text, threads_text(s.threads),
+                              tokenizer_threads_text(s.tokenizer_threads), max_length_text(s.max_length));
+  if (s.max_batch_tokens > 0) d += fmt::format(", at most {} tokens per batch", count(s.max_batch_tokens));
+  if (!s.label.empty()) d += ", label " + s.label;
   return d;
-}
-
-std::string describe(const record::Record& r) {
-  return describe(r.config.device, r.config.precision, r.config.batching, token_budget(r.config),
-                  r.config.max_length, r.data.shape, r.config.threads, r.config.tokenizer_threads,
-                  r.label == r.machine() ? "" : r.label);
 }
 
 double median_of(std::vector<double> v) {
@@ -326,227 +255,18 @@ GpuFigures gpu_figures(const record::Record& r) {
   return g;
 }
 
-std::string point_name(const ReportModel& m, const Point& p) {
-  return fmt::format("{}, batch size {}", m.configs[p.config].name, p.batch_size);
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& sep, const std::string& last_sep) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += (i + 1 == items.size()) ? last_sep : sep;
-    out += items[i];
-  }
-  return out;
-}
-
-std::string short_sha(const std::string& sha) {
-  return sha.empty() ? "no content hash" : "sha256 " + sha.substr(0, 12);
-}
-
-// A warning when the priced points were priced from more than one price
-// list, or one instance from more than one list or date; "" otherwise.
-std::string price_mix_warning(const ReportModel& m) {
-  std::set<std::string> lists;
-  std::map<std::string, int> uses_of_instance;
-  for (const ReportModel::PriceUse& u : m.price_uses) {
-    lists.insert(u.list);
-    for (const std::string& i : u.instances) ++uses_of_instance[i];
-  }
-  bool mixed = lists.size() > 1;
-  for (const auto& [instance, n] : uses_of_instance) mixed |= n > 1;
-  if (!mixed) return "";
-  std::vector<std::string> parts;
-  std::vector<std::string> named;
-  for (const ReportModel::PriceUse& u : m.price_uses) {
-    const std::string list = u.list.empty() ? "an unnamed price list" : u.list;
-    if (!u.list.empty()) named.push_back(u.list);
-    parts.push_back(fmt::format("{} ({}) for {}", list, u.date.empty() ? "no date" : u.date,
-                                join(u.instances, ", ", " and ")));
-  }
-  // Suggest a current list over the historical seed-2021.
-  std::string example = "NAME";
-  for (const std::string& n : named) {
-    if (example == "NAME" || (example == "seed-2021" && n != "seed-2021")) example = n;
-  }
-  return fmt::format(
-      "Warning: the costs below mix prices from different price lists or dates: {}. Such prices are not "
-      "like for like, so the cost comparisons partly compare the price lists rather than the machines. To "
-      "compare on one list, re-price every record: infercost report --price-list {} (with --prices FILE "
-      "for a list of your own).",
-      join(parts, "; ", "; "), example);
-}
-
-void write_answer(ReportModel& m) {
-  std::vector<std::string>& a = m.answer;
-  const std::string corpus = fmt::format("{} rows", count(m.corpus_rows));
-  if (m.points.empty()) {
-    a.push_back("No benchmark point succeeded, so there is nothing to compare.");
-  } else {
-    a.push_back(fmt::format(
-        "All times and costs below are projected to a corpus of {} ({}), at each point's measured rows per "
-        "second, so that points measured on different data compare fairly.",
-        corpus,
-        m.corpus_rows_given ? "--corpus-rows"
-                            : "the largest data.rows among the records; set it with --corpus-rows"));
-  }
-
-  std::vector<size_t> priced;
-  std::vector<TimeCost> priced_tc;
-  std::vector<TimeCost> all_tc;
-  for (size_t i = 0; i < m.points.size(); ++i) {
-    const Point& p = m.points[i];
-    all_tc.push_back({p.corpus_seconds.median, p.priced ? p.corpus_usd.median : 0});
-    if (p.priced) {
-      priced.push_back(i);
-      priced_tc.push_back({p.corpus_seconds.median, p.corpus_usd.median});
-    }
-  }
-  auto describe_point = [&](size_t i) {
-    const Point& p = m.points[i];
-    const Configuration& c = m.configs[p.config];
-    if (!p.priced)
-      return fmt::format("{}: {} for the corpus (unpriced)", point_name(m, p),
-                         duration(p.corpus_seconds.median));
-    return fmt::format("{}: {} and {} for the corpus (at {}; {} per million rows)", point_name(m, p),
-                       duration(p.corpus_seconds.median), usd(p.corpus_usd.median), hourly(c.usd_per_hour),
-                       usd(p.usd_per_million_rows.median));
-  };
-
-  if (const std::string warning = price_mix_warning(m); !warning.empty()) a.push_back(warning);
-
-  if (!m.points.empty()) {
-    const size_t fast_all = *fastest(all_tc);
-    if (priced.empty()) {
-      a.push_back(
-          "No record names an instance with an hourly price, so cost questions cannot be answered: give the "
-          "runs "
-          "--instance NAME, or re-price the records with --prices FILE / --price-list NAME.");
-      a.push_back("Fastest: " + describe_point(fast_all) + ".");
-    } else {
-      const size_t cheap = priced[*cheapest(priced_tc)];
-      const size_t fast = priced[*fastest(priced_tc)];
-      a.push_back("Cheapest: " + describe_point(cheap) + ".");
-      if (fast_all != fast) {
-        a.push_back("Fastest: " + describe_point(fast_all) + "; it cannot be compared on cost.");
-        a.push_back("Fastest priced: " + describe_point(fast) + ".");
-      } else {
-        a.push_back("Fastest: " + describe_point(fast) + ".");
-      }
-      if (cheap == fast) {
-        a.push_back("The cheapest configuration is also the fastest.");
-      } else {
-        const Point& pf = m.points[fast];
-        const Point& pc = m.points[cheap];
-        a.push_back(comparison_sentence(
-            fmt::format("the fastest{} ({})", fast_all != fast ? " priced" : "", point_name(m, pf)),
-            {pf.corpus_seconds.median, pf.corpus_usd.median},
-            fmt::format("the cheapest ({})", point_name(m, pc)),
-            {pc.corpus_seconds.median, pc.corpus_usd.median}));
-      }
-      if (m.deadline_seconds) {
-        const double deadline = *m.deadline_seconds;
-        const std::string dl = fmt::format("Deadline {} ({})", m.deadline_text, duration(deadline));
-        DeadlineChoice choice = choose_for_deadline(priced_tc, deadline);
-        if (choice.meets) {
-          const size_t i = priced[*choice.meets];
-          a.push_back(
-              fmt::format("{}: the cheapest configuration that finishes the corpus within it is {}{}.", dl,
-                          describe_point(i), i == cheap ? "; it is also the cheapest overall" : ""));
-        } else {
-          const size_t i = priced[*choice.closest];
-          const Point& p = m.points[i];
-          a.push_back(fmt::format(
-              "{}: no priced configuration finishes the corpus within it. The closest is {}, which takes {} "
-              "({} the deadline) and costs {}.",
-              dl, point_name(m, p), duration(p.corpus_seconds.median),
-              times(p.corpus_seconds.median / deadline), usd(p.corpus_usd.median)));
-        }
-      } else {
-        a.push_back(
-            "No --deadline was given: pass one (e.g. --deadline 2h) to get the cheapest configuration that "
-            "finishes the corpus in time.");
-      }
-    }
-  }
-
-  // Synthetic models, grouped by model name.
-  std::map<std::string, std::vector<std::string>> synthetic;
-  for (const Configuration& c : m.configs) {
-    if (c.synthetic) synthetic[c.model.empty() ? "unnamed" : c.model].push_back(c.name);
-  }
-  if (synthetic.empty()) {
-    if (!m.configs.empty()) a.push_back("No result comes from a synthetic model.");
-  } else {
-    for (const auto& [model, names] : synthetic) {
-      a.push_back(
-          fmt::format("Synthetic model: {} ran '{}', a synthetic model with random weights: {} speed is "
-                      "real, {} predictions "
-                      "are not.",
-                      join(names, ", ", " and "), model, names.size() == 1 ? "its" : "their",
-                      names.size() == 1 ? "its" : "their"));
-    }
-  }
-
-  if (m.data_sets.size() > 1) {
-    std::vector<std::string> sets;
-    for (const DataSet& d : m.data_sets) {
-      sets.push_back(fmt::format("data set {}: {}, {} rows, {} ({})", d.index, d.shape, count(d.rows),
-                                 short_sha(d.content_sha256), join(d.machines, ", ", " and ")));
-    }
-    a.push_back(fmt::format(
-        "The records cover {} different data sets ({}). Their run times and run costs are not directly "
-        "comparable: compare the corpus projections or the per-million-row figures.",
-        m.data_sets.size(), join(sets, "; ", "; ")));
-  } else if (m.data_sets.size() == 1) {
-    const DataSet& d = m.data_sets[0];
-    a.push_back(fmt::format("Every point classified the same data: {}, {} rows, {}.", d.shape, count(d.rows),
-                            short_sha(d.content_sha256)));
-  }
-
-  std::vector<std::string> unpriced;
-  for (const Configuration& c : m.configs) {
-    if (c.usd_per_hour <= 0) unpriced.push_back(c.name);
-  }
-  if (!unpriced.empty() && !priced.empty()) {
-    a.push_back(fmt::format(
-        "Unpriced (no instance with an hourly price in the records): {}; {} in the time charts only.",
-        join(unpriced, ", ", " and "), unpriced.size() == 1 ? "it appears" : "they appear"));
-  }
-
-  if (m.failed.empty()) {
-    a.push_back("No point failed.");
-  } else {
-    std::vector<std::string> items;
-    for (const FailedPoint& f : m.failed) {
-      items.push_back(
-          fmt::format("{} {}, batch size {}: {}", f.machine, f.description, f.batch_size, f.reason));
-    }
-    a.push_back(fmt::format("{} {} failed and {} left out of the charts: {}.", m.failed.size(),
-                            m.failed.size() == 1 ? "point" : "points", m.failed.size() == 1 ? "is" : "are",
-                            join(items, "; ", "; ")));
-  }
-}
-
-}  // namespace
-
-Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& records, const Options& options) {
-  if (records.empty()) return invalid_argument("no benchmark records to report on (the files hold none)");
-  ReportModel m;
-  m.title = options.title;
-  m.records = records.size();
-  m.deadline_seconds = options.deadline_seconds;
-  m.deadline_text = options.deadline_text;
-  m.pricing_note = options.pricing_note;
+// The usable records: the model's sources and the span of their start
+// times are noted first, and records without a usable timing go to
+// m.failed with the reason.
+std::vector<const record::SourcedRecord*> usable_records(const std::vector<record::SourcedRecord>& records,
+                                                         ReportModel& m) {
   for (const record::SourcedRecord& r : records) {
-    const std::string file = origin_file(r.origin);
-    if (std::find(m.sources.begin(), m.sources.end(), file) == m.sources.end()) m.sources.push_back(file);
+    add_once(m.sources, origin_file(r.origin));
     const std::string& t = r.record.started_at;
     if (t.empty()) continue;
     if (m.first_started_at.empty() || t < m.first_started_at) m.first_started_at = t;
     if (m.last_started_at.empty() || t > m.last_started_at) m.last_started_at = t;
   }
-
-  // Usable records; the others are failures with a reason.
   std::vector<const record::SourcedRecord*> usable;
   for (const record::SourcedRecord& loaded : records) {
     const record::Record& r = loaded.record;
@@ -559,11 +279,18 @@ Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& record
     if (reason.empty()) {
       usable.push_back(&loaded);
     } else {
-      m.failed.push_back({r.machine(), describe(r), r.config.batch_size, reason, loaded.origin});
+      const record::Setup setup = record::setup_of(r, 0);
+      m.failed.push_back(
+          {r.machine(), describe(setup, setup.shape), r.config.batch_size, reason, loaded.origin});
     }
   }
+  return usable;
+}
 
-  // Distinct data sets.
+// The distinct data sets (same content hash and rows) into m.data_sets,
+// numbered in order of shape, rows and hash; returns each usable record's
+// data set number.
+std::vector<int> number_data_sets(const std::vector<const record::SourcedRecord*>& usable, ReportModel& m) {
   std::map<std::tuple<std::string, int64_t, std::string>, int> data_index;
   std::vector<std::set<std::string>> data_machines;
   std::vector<int> record_data(usable.size());
@@ -599,46 +326,48 @@ Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& record
     m.data_sets[i].index = int(i) + 1;
   }
   for (int& d : record_data) d = renumber[d];
+  return record_data;
+}
 
-  // Configurations and points.
-  std::map<ConfigKey, std::map<int, std::vector<size_t>>> grouped;  // key -> batch size -> usable index
+// Setup -> batch size -> the usable records of that point (indices).
+using Groups = std::map<record::Setup, std::map<int, std::vector<size_t>>>;
+
+Groups group_by_setup(const std::vector<const record::SourcedRecord*>& usable,
+                      const std::vector<int>& record_data) {
+  Groups grouped;
   for (size_t k = 0; k < usable.size(); ++k) {
     const record::Record& r = usable[k]->record;
-    ConfigKey key;
-    key.machine = r.machine();
-    key.device = r.config.device;
-    key.precision = r.config.precision;
-    key.batching = r.config.batching;
-    key.max_batch_tokens = token_budget(r.config);
-    key.max_length = r.config.max_length;
-    key.shape = r.data.shape;
-    key.data_set = record_data[k];
-    key.threads = r.config.threads;
-    key.tokenizer_threads = r.config.tokenizer_threads;
-    key.label = r.label == r.machine() ? "" : r.label;
-    key.model = r.model.name;
-    key.synthetic = r.model.synthetic;
-    key.usd_per_hour = hourly_price(r);
-    grouped[key][r.config.batch_size].push_back(k);
+    record::Setup setup = record::setup_of(r, hourly_price(r));
+    setup.data_set = record_data[k];
+    grouped[setup][r.config.batch_size].push_back(k);
   }
+  return grouped;
+}
 
-  // Which fields tell configurations apart, for short names.
-  enum Field {
-    kDevice,
-    kPrecision,
-    kBatching,
-    kShape,
-    kThreads,
-    kLabel,
-    kModel,
-    kPrice,
-    kMaxBatchTokens,
-    kMaxLength,
-    kTokenizerThreads,
-    kFields
-  };
+// Which fields tell configurations apart, for short names.
+enum Field {
+  kDevice,
+  kPrecision,
+  kBatching,
+  kShape,
+  kThreads,
+  kLabel,
+  kModel,
+  kPrice,
+  kMaxBatchTokens,
+  kMaxLength,
+  kTokenizerThreads,
+  kFields
+};
+
+struct Naming {
+  bool varies[kFields] = {};
+  std::map<std::string, std::set<int>> data_by_shape;  // shape -> its data sets
+};
+
+Naming naming_of(const Groups& grouped) {
+  Naming n;
   std::map<std::string, std::set<std::string>> values[kFields];
-  std::map<std::string, std::set<int>> data_by_shape;
   for (const auto& [key, _] : grouped) {
     values[kDevice][key.machine].insert(key.device);
     values[kPrecision][key.machine].insert(key.precision);
@@ -654,153 +383,146 @@ Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& record
       values[kMaxBatchTokens][key.machine].insert(std::to_string(key.max_batch_tokens));
     values[kMaxLength][key.machine].insert(std::to_string(key.max_length));
     values[kTokenizerThreads][key.machine].insert(std::to_string(key.tokenizer_threads));
-    data_by_shape[key.shape].insert(key.data_set);
+    n.data_by_shape[key.shape].insert(key.data_set);
   }
   // Precision, batching and data are what the report compares across
   // machines: named whenever they differ anywhere. The others (device,
   // threads, label, model, price, token budget, max length, tokenizer
   // threads) mostly follow from the machine: named only when they differ
   // within one.
-  bool varies[kFields] = {};
   for (int f = 0; f < kFields; ++f) {
     std::set<std::string> all;
     for (const auto& [machine, set] : values[f]) {
-      varies[f] |= set.size() > 1;
+      n.varies[f] |= set.size() > 1;
       all.insert(set.begin(), set.end());
     }
-    if (f == kPrecision || f == kBatching || f == kShape) varies[f] = all.size() > 1;
+    if (f == kPrecision || f == kBatching || f == kShape) n.varies[f] = all.size() > 1;
   }
+  return n;
+}
 
-  for (const auto& [key, by_batch] : grouped) {
-    Configuration c;
-    c.machine = key.machine;
-    c.device = key.device;
-    c.precision = key.precision;
-    c.batching = key.batching;
-    c.max_batch_tokens = key.max_batch_tokens;
-    c.max_length = key.max_length;
-    c.shape = key.shape;
-    c.data_set = key.data_set;
-    c.threads = key.threads;
-    c.tokenizer_threads = key.tokenizer_threads;
-    c.label = key.label;
-    c.model = key.model;
-    c.synthetic = key.synthetic;
-    c.usd_per_hour = key.usd_per_hour;
-    const record::Record& first = usable[by_batch.begin()->second.front()]->record;
-    if (first.instance) c.price_list = first.instance->price_list;
-    if (is_gpu_device(c.device)) {
-      // cuda:N runs on one GPU; cuda and cuda:all on every GPU of the machine.
-      const bool one = c.device.size() > 5 && c.device != "cuda:all";
-      if (one) {
-        c.gpus = 1;
-      } else if (first.instance && first.instance->gpus > 0) {
-        c.gpus = first.instance->gpus;
-      } else {
-        c.gpus = int(first.hardware.gpus.size());
-      }
-    }
-    const bool shape_ambiguous = data_by_shape[key.shape].size() > 1;
-    const std::string data_text = (c.shape.empty() ? "?" : c.shape) +
-                                  (shape_ambiguous ? fmt::format(" (data set {})", c.data_set) : "");
-    c.name = c.machine;
-    if (varies[kDevice]) c.name += " " + c.device;
-    if (varies[kPrecision]) c.name += " " + c.precision;
-    if (varies[kBatching]) c.name += " " + c.batching;
-    if (varies[kShape]) c.name += " " + data_text;
-    if (varies[kThreads]) c.name += " " + threads_text(c.threads);
-    if (varies[kTokenizerThreads]) c.name += " " + tokenizer_threads_text(c.tokenizer_threads);
-    if (varies[kMaxLength]) c.name += " " + max_length_text(c.max_length);
-    if (varies[kMaxBatchTokens] && c.max_batch_tokens > 0)
-      c.name += fmt::format(" {} tokens/batch", c.max_batch_tokens);
-    if (varies[kLabel] && !c.label.empty()) c.name += " " + c.label;
-    if (varies[kModel]) c.name += c.synthetic ? " synthetic" : "";
-    if (varies[kPrice]) {
-      c.name += c.usd_per_hour > 0 ? " at " + hourly(c.usd_per_hour) : " unpriced";
-    }
-    c.description = describe(c.device, c.precision, c.batching, c.max_batch_tokens, c.max_length, data_text,
-                             c.threads, c.tokenizer_threads, c.label);
-    const size_t config_index = m.configs.size();
-    m.configs.push_back(c);
+// GPUs a configuration ran on: those cuda:N,M names; for cuda and cuda:all
+// every GPU of the machine (the instance's, else the hardware's); 0 on the CPU.
+int configuration_gpus(const std::string& device, const record::Record& first) {
+  Result<DeviceSpec> spec = parse_device(device);
+  if (!spec.ok() || !spec->gpu()) return 0;
+  if (!spec->all) return int(spec->indices.size());
+  if (first.instance && first.instance->gpus > 0) return first.instance->gpus;
+  return int(first.hardware.gpus.size());
+}
 
-    for (const auto& [batch, members] : by_batch) {
-      Point p;
-      p.config = config_index;
-      p.batch_size = batch;
-      p.records = int(members.size());
-      std::vector<double> wall, wall_min, wall_max, rps, rps_min, rps_max, tps, tps_min, tps_max;
-      std::vector<double> gpu_mean, gpu_util;
-      const record::Record& r0 = usable[members.front()]->record;
-      p.batch_size_rule = r0.config.batch_size_rule;
-      p.rows = r0.classified_rows();
-      p.tokens = r0.tokens;
-      p.padded_tokens = r0.padded_tokens;
-      p.computed_tokens = r0.computed_tokens;
-      std::vector<double> padding, fill, rss_mean;
-      for (size_t k : members) {
-        const record::Record& r = usable[k]->record;
-        const std::string file = origin_file(usable[k]->origin);
-        if (std::find(p.sources.begin(), p.sources.end(), file) == p.sources.end()) p.sources.push_back(file);
-        wall.push_back(r.wall_seconds.median);
-        wall_min.push_back(r.wall_seconds.min > 0 ? r.wall_seconds.min : r.wall_seconds.median);
-        wall_max.push_back(std::max(r.wall_seconds.max, r.wall_seconds.median));
-        rps.push_back(r.rows_per_second.median);
-        rps_min.push_back(r.rows_per_second.min);
-        rps_max.push_back(r.rows_per_second.max);
-        tps.push_back(r.tokens_per_second.median);
-        tps_min.push_back(r.tokens_per_second.min);
-        tps_max.push_back(r.tokens_per_second.max);
-        padding.push_back(r.padding_efficiency);
-        fill.push_back(r.batch_fill);
-        p.peak_rss_bytes = std::max({p.peak_rss_bytes, r.peak_rss_bytes, r.monitor.rss_peak_bytes});
-        rss_mean.push_back(r.monitor.rss_mean_bytes);
-        const GpuFigures g = gpu_figures(r);
-        if (g.gpus > 0) {
-          p.gpus_monitored = std::max(p.gpus_monitored, g.gpus);
-          p.gpu_memory_total_bytes = std::max(p.gpu_memory_total_bytes, g.total);
-          p.gpu_memory_peak = std::max(p.gpu_memory_peak, g.peak);
-          p.gpu_memory_peak_max = std::max(p.gpu_memory_peak_max, g.peak_max);
-          gpu_mean.push_back(g.mean);
-          gpu_util.push_back(g.utilization);
-        }
-      }
-      p.wall_seconds = {median_of(wall), *std::min_element(wall_min.begin(), wall_min.end()),
-                        *std::max_element(wall_max.begin(), wall_max.end())};
-      p.rows_per_second = {median_of(rps), *std::min_element(rps_min.begin(), rps_min.end()),
-                           *std::max_element(rps_max.begin(), rps_max.end())};
-      p.tokens_per_second = {median_of(tps), *std::min_element(tps_min.begin(), tps_min.end()),
-                             *std::max_element(tps_max.begin(), tps_max.end())};
-      // Older or hand-made records may lack the rate spreads: derive them.
-      if (!(p.rows_per_second.median > 0)) {
-        p.rows_per_second = {p.rows / p.wall_seconds.median, p.rows / p.wall_seconds.max,
-                             p.rows / p.wall_seconds.min};
-      }
-      if (!(p.tokens_per_second.median > 0) && p.tokens > 0) {
-        p.tokens_per_second = {p.tokens / p.wall_seconds.median, p.tokens / p.wall_seconds.max,
-                               p.tokens / p.wall_seconds.min};
-      }
-      p.padding_efficiency = median_of(padding);
-      p.batch_fill = median_of(fill);
-      p.rss_mean_bytes = median_of(rss_mean);
-      if (!gpu_mean.empty()) {
-        p.gpu_memory_mean = median_of(gpu_mean);
-        p.gpu_utilization_mean = median_of(gpu_util);
-        m.any_gpu_monitor = true;
-      }
-      p.gpus = p.gpus_monitored > 0 ? p.gpus_monitored : c.gpus;
-      m.points.push_back(p);
+Configuration make_configuration(const record::Setup& setup, const record::Record& first, const Naming& n) {
+  Configuration c;
+  static_cast<record::Setup&>(c) = setup;
+  if (first.instance) c.price_list = first.instance->price_list;
+  c.gpus = configuration_gpus(c.device, first);
+  const bool shape_ambiguous = n.data_by_shape.at(c.shape).size() > 1;
+  const std::string data_text =
+      (c.shape.empty() ? "?" : c.shape) + (shape_ambiguous ? fmt::format(" (data set {})", c.data_set) : "");
+  const bool* varies = n.varies;
+  c.name = c.machine;
+  if (varies[kDevice]) c.name += " " + c.device;
+  if (varies[kPrecision]) c.name += " " + c.precision;
+  if (varies[kBatching]) c.name += " " + c.batching;
+  if (varies[kShape]) c.name += " " + data_text;
+  if (varies[kThreads]) c.name += " " + threads_text(c.threads);
+  if (varies[kTokenizerThreads]) c.name += " " + tokenizer_threads_text(c.tokenizer_threads);
+  if (varies[kMaxLength]) c.name += " " + max_length_text(c.max_length);
+  if (varies[kMaxBatchTokens] && c.max_batch_tokens > 0)
+    c.name += fmt::format(" {} tokens/batch", c.max_batch_tokens);
+  if (varies[kLabel] && !c.label.empty()) c.name += " " + c.label;
+  if (varies[kModel]) c.name += c.synthetic ? " synthetic" : "";
+  if (varies[kPrice]) {
+    c.name += c.usd_per_hour > 0 ? " at " + hourly(c.usd_per_hour) : " unpriced";
+  }
+  c.description = describe(c, data_text);
+  return c;
+}
+
+// One point: the records of one configuration at one batch size, merged
+// (the median of their medians, the least minimum, the greatest maximum).
+Point merge_point(const std::vector<const record::SourcedRecord*>& usable, const std::vector<size_t>& members,
+                  size_t config_index, int batch, const Configuration& c, ReportModel& m) {
+  Point p;
+  p.config = config_index;
+  p.batch_size = batch;
+  p.records = int(members.size());
+  std::vector<double> wall, wall_min, wall_max, rps, rps_min, rps_max, tps, tps_min, tps_max;
+  std::vector<double> gpu_mean, gpu_util;
+  const record::Record& r0 = usable[members.front()]->record;
+  p.batch_size_rule = r0.config.batch_size_rule;
+  p.rows = r0.classified_rows();
+  p.tokens = r0.tokens;
+  p.padded_tokens = r0.padded_tokens;
+  p.computed_tokens = r0.computed_tokens;
+  std::vector<double> padding, fill, rss_mean;
+  for (size_t k : members) {
+    const record::Record& r = usable[k]->record;
+    add_once(p.sources, origin_file(usable[k]->origin));
+    wall.push_back(r.wall_seconds.median);
+    wall_min.push_back(r.wall_seconds.min > 0 ? r.wall_seconds.min : r.wall_seconds.median);
+    wall_max.push_back(std::max(r.wall_seconds.max, r.wall_seconds.median));
+    rps.push_back(r.rows_per_second.median);
+    rps_min.push_back(r.rows_per_second.min);
+    rps_max.push_back(r.rows_per_second.max);
+    tps.push_back(r.tokens_per_second.median);
+    tps_min.push_back(r.tokens_per_second.min);
+    tps_max.push_back(r.tokens_per_second.max);
+    padding.push_back(r.padding_efficiency);
+    fill.push_back(r.batch_fill);
+    p.peak_rss_bytes = std::max({p.peak_rss_bytes, r.peak_rss_bytes, r.monitor.rss_peak_bytes});
+    rss_mean.push_back(r.monitor.rss_mean_bytes);
+    const GpuFigures g = gpu_figures(r);
+    if (g.gpus > 0) {
+      p.gpus_monitored = std::max(p.gpus_monitored, g.gpus);
+      p.gpu_memory_total_bytes = std::max(p.gpu_memory_total_bytes, g.total);
+      p.gpu_memory_peak = std::max(p.gpu_memory_peak, g.peak);
+      p.gpu_memory_peak_max = std::max(p.gpu_memory_peak_max, g.peak_max);
+      gpu_mean.push_back(g.mean);
+      gpu_util.push_back(g.utilization);
     }
   }
+  p.wall_seconds = {median_of(wall), *std::min_element(wall_min.begin(), wall_min.end()),
+                    *std::max_element(wall_max.begin(), wall_max.end())};
+  p.rows_per_second = {median_of(rps), *std::min_element(rps_min.begin(), rps_min.end()),
+                       *std::max_element(rps_max.begin(), rps_max.end())};
+  p.tokens_per_second = {median_of(tps), *std::min_element(tps_min.begin(), tps_min.end()),
+                         *std::max_element(tps_max.begin(), tps_max.end())};
+  // Older or hand-made records may lack the rate spreads: derive them.
+  if (!(p.rows_per_second.median > 0)) {
+    p.rows_per_second = {p.rows / p.wall_seconds.median, p.rows / p.wall_seconds.max,
+                         p.rows / p.wall_seconds.min};
+  }
+  if (!(p.tokens_per_second.median > 0) && p.tokens > 0) {
+    p.tokens_per_second = {p.tokens / p.wall_seconds.median, p.tokens / p.wall_seconds.max,
+                           p.tokens / p.wall_seconds.min};
+  }
+  p.padding_efficiency = median_of(padding);
+  p.batch_fill = median_of(fill);
+  p.rss_mean_bytes = median_of(rss_mean);
+  if (!gpu_mean.empty()) {
+    p.gpu_memory_mean = median_of(gpu_mean);
+    p.gpu_utilization_mean = median_of(gpu_util);
+    m.any_gpu_monitor = true;
+  }
+  p.gpus = p.gpus_monitored > 0 ? p.gpus_monitored : c.gpus;
+  return p;
+}
 
-  // Names must tell configurations apart even where the fields above do not
-  // (e.g. two real models of the same shape): number the repeats.
+// Names must tell configurations apart even where the fields do not (e.g.
+// two real models of the same shape): number the repeats.
+void number_repeated_names(std::vector<Configuration>& configs) {
   std::map<std::string, int> seen;
-  for (Configuration& c : m.configs) {
+  for (Configuration& c : configs) {
     const int n = ++seen[c.name];
     if (n > 1) c.name += fmt::format(" #{}", n);
   }
+}
 
-  // The corpus every point is projected to.
+// Every point's time and cost for the corpus (--corpus-rows, else the
+// largest data set), at the median, least and greatest wall time; an
+// unpriced point (price 0) still gets its corpus time.
+void project_to_corpus(ReportModel& m, const Options& options) {
   m.corpus_rows_given = options.corpus_rows > 0;
   m.corpus_rows = options.corpus_rows;
   if (!m.corpus_rows_given) {
@@ -808,8 +530,6 @@ Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& record
   }
   for (Point& p : m.points) {
     const Configuration& c = m.configs[p.config];
-    // At the median, least and greatest wall time; an unpriced point (price
-    // 0) still gets its corpus time.
     auto at = [&](double wall_seconds) {
       return cost::estimate_cost(std::max(0.0, c.usd_per_hour), wall_seconds, p.rows, p.tokens,
                                  m.corpus_rows);
@@ -825,8 +545,11 @@ Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& record
       p.corpus_usd = {mid.corpus_usd, lo.corpus_usd, hi.corpus_usd};
     }
   }
+}
 
-  // Price sources, and which list and date priced which instances.
+// Price sources, which list and date priced which instances, and whether
+// that mixes lists or dates.
+void note_prices(const std::vector<const record::SourcedRecord*>& usable, ReportModel& m) {
   std::set<std::string> price_sources;
   std::map<std::pair<std::string, std::string>, std::set<std::string>> uses;
   for (const record::SourcedRecord* loaded : usable) {
@@ -853,18 +576,64 @@ Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& record
     price_sources.insert(text);
   }
   m.price_sources.assign(price_sources.begin(), price_sources.end());
-
-  // The time/cost front among priced points.
-  std::vector<size_t> priced;
-  std::vector<TimeCost> tc;
-  for (size_t i = 0; i < m.points.size(); ++i) {
-    if (!m.points[i].priced) continue;
-    priced.push_back(i);
-    tc.push_back({m.points[i].corpus_seconds.median, m.points[i].corpus_usd.median});
+  std::set<std::string> lists;
+  std::map<std::string, int> uses_of_instance;
+  for (const ReportModel::PriceUse& u : m.price_uses) {
+    lists.insert(u.list);
+    for (const std::string& i : u.instances) ++uses_of_instance[i];
   }
-  for (size_t k : pareto_front(tc)) m.pareto.push_back(priced[k]);
+  m.prices_mixed = lists.size() > 1;
+  for (const auto& [instance, n] : uses_of_instance) m.prices_mixed |= n > 1;
+}
 
-  write_answer(m);
+// The time/cost front among priced points, and the points the answer names.
+void choose_points(ReportModel& m) {
+  std::vector<size_t> priced;
+  std::vector<TimeCost> priced_tc;
+  std::vector<TimeCost> all_tc;
+  for (size_t i = 0; i < m.points.size(); ++i) {
+    const Point& p = m.points[i];
+    all_tc.push_back({p.corpus_seconds.median, p.priced ? p.corpus_usd.median : 0});
+    if (!p.priced) continue;
+    priced.push_back(i);
+    priced_tc.push_back({p.corpus_seconds.median, p.corpus_usd.median});
+  }
+  for (size_t k : pareto_front(priced_tc)) m.pareto.push_back(priced[k]);
+  ReportModel::Choices& c = m.choices;
+  c.fastest = fastest(all_tc);
+  if (priced.empty()) return;
+  c.cheapest = priced[*cheapest(priced_tc)];
+  c.fastest_priced = priced[*fastest(priced_tc)];
+  if (!m.deadline_seconds) return;
+  const DeadlineChoice choice = choose_for_deadline(priced_tc, *m.deadline_seconds);
+  if (choice.meets) c.deadline.meets = priced[*choice.meets];
+  if (choice.closest) c.deadline.closest = priced[*choice.closest];
+}
+
+}  // namespace
+
+Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& records, const Options& options) {
+  if (records.empty()) return invalid_argument("no benchmark records to report on (the files hold none)");
+  ReportModel m;
+  m.title = options.title;
+  m.records = records.size();
+  m.deadline_seconds = options.deadline_seconds;
+  m.deadline_text = options.deadline_text;
+  m.pricing_note = options.pricing_note;
+  const std::vector<const record::SourcedRecord*> usable = usable_records(records, m);
+  const Groups grouped = group_by_setup(usable, number_data_sets(usable, m));
+  const Naming naming = naming_of(grouped);
+  for (const auto& [setup, by_batch] : grouped) {
+    const size_t config_index = m.configs.size();
+    m.configs.push_back(make_configuration(setup, usable[by_batch.begin()->second.front()]->record, naming));
+    for (const auto& [batch, members] : by_batch) {
+      m.points.push_back(merge_point(usable, members, config_index, batch, m.configs.back(), m));
+    }
+  }
+  number_repeated_names(m.configs);
+  project_to_corpus(m, options);
+  note_prices(usable, m);
+  choose_points(m);
   return m;
 }
 

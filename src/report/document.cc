@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "infercost/core/device.h"
 #include "infercost/report/format.h"
 #include "infercost/report/report.h"
 #include "infercost/report/svg.h"
@@ -677,7 +678,7 @@ Document build_document(const ReportModel& m) {
       "range as a percentage of the median, and error bars run from min to max.");
 
   Section answer{"answer", "Answer", {}};
-  for (const std::string& a : m.answer) answer.blocks.push_back(paragraph(a));
+  for (const std::string& a : answer_paragraphs(m)) answer.blocks.push_back(paragraph(a));
   doc.sections.push_back(answer);
   doc.sections.push_back(configurations_section(m));
   doc.sections.push_back(runtime_section(doc, m));

@@ -81,6 +81,15 @@ std::string tick_label(double value, int decimals) {
   return s;
 }
 
+std::string join(const std::vector<std::string>& items, const std::string& sep, const std::string& last_sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += (i + 1 == items.size()) ? last_sep : sep;
+    out += items[i];
+  }
+  return out;
+}
+
 std::string xml_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());

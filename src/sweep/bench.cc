@@ -15,6 +15,7 @@
 #include <random>
 
 #include "infercost/backend/backend.h"
+#include "infercost/core/device.h"
 #include "infercost/core/file.h"
 #include "infercost/core/threads.h"
 #include "infercost/core/time_text.h"

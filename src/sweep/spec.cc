@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "infercost/backend/backend.h"
+#include "infercost/core/device.h"
 #include "infercost/core/file.h"
 #include "infercost/data/tweets.h"
 #include "infercost/pipeline/runner.h"
@@ -63,6 +64,40 @@ Result<std::vector<std::string>> split_values(std::string_view key, const std::v
       out.emplace_back(piece);
       if (comma == std::string::npos) break;
       start = comma + 1;
+    }
+  }
+  return out;
+}
+
+// cuda:N or cuda:N,M: a device that names its GPUs one by one.
+bool names_gpus(const std::string& device) {
+  Result<DeviceSpec> spec = parse_device(device);
+  return spec.ok() && spec->gpu() && !spec->all;
+}
+
+// The device axis: points are separated by ';' or ','; a comma followed by a
+// GPU ordinal continues a cuda:N,M list, so "cpu,cuda:0,1;cuda:2" is the
+// points cpu, cuda:0,1 and cuda:2.
+Result<std::vector<std::string>> split_devices(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const std::string& value : values) {
+    size_t start = 0;
+    while (true) {
+      const size_t semicolon = value.find(';', start);
+      const std::string piece =
+          value.substr(start, semicolon == std::string::npos ? std::string::npos : semicolon - start);
+      if (trim(piece).empty()) return invalid_argument(fmt::format("--device: empty value in '{}'", value));
+      INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> items, split_values("device", {piece}));
+      for (size_t i = 0; i < items.size(); ++i) {
+        const bool ordinal = items[i].find_first_not_of("0123456789") == std::string::npos;
+        if (ordinal && i > 0 && names_gpus(out.back())) {
+          (out.back() += ',') += items[i];
+        } else {
+          out.push_back(items[i]);
+        }
+      }
+      if (semicolon == std::string::npos) break;
+      start = semicolon + 1;
     }
   }
   return out;
@@ -131,7 +166,8 @@ int max_repetitions(const SweepSpec& spec) {
 }
 
 Status set_axis(Axes& axes, std::string_view key, const std::vector<std::string>& raw) {
-  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> values, split_values(key, raw));
+  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> values,
+                             key == "device" ? split_devices(raw) : split_values(key, raw));
   if (values.empty()) return invalid_argument(fmt::format("{}: no value given", flag_of(key)));
   if (key == "batch_size") {
     std::vector<BatchSize> sizes;
@@ -174,7 +210,7 @@ Status set_axis(Axes& axes, std::string_view key, const std::vector<std::string>
   } else if (key == "device") {
     target = &axes.devices;
     for (const std::string& v : values) {
-      if (v != "cpu" && !is_gpu_device(v)) {
+      if (!parse_device(v).ok()) {
         return invalid_argument(fmt::format(
             "--device: unknown device '{}' (accepted: cpu, cuda, cuda:all, cuda:N, cuda:N,M,...)", v));
       }
@@ -209,11 +245,6 @@ void fill_defaults(SweepSpec& spec) {
   if (a.batch_sizes.empty()) a.batch_sizes = {BatchSize{}};
   if (a.threads.empty()) a.threads = {0};
   if (a.max_batch_tokens.empty()) a.max_batch_tokens = {0};
-}
-
-bool is_gpu_device(std::string_view device) {
-  Result<backend::DeviceSpec> spec = backend::parse_device(std::string(device));
-  return spec.ok() && spec->kind == "cuda";
 }
 
 Status validate(const SweepSpec& spec) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "infercost/plan/print.h"
 #include "infercost/report/format.h"
 #include "test_utils.h"
 
@@ -207,13 +208,13 @@ TEST(Plan, WorkOfThePolicies) {
   EXPECT_EQ(plan->unmeasured[0].bench_command,
             "infercost bench in.jsonl --model 'model dir' --batching seed,tokens --instance cpu.big --out "
             "cpu.big.jsonl");
-  const std::string text = plan_text(*plan);
+  const std::string text = print_text(*plan);
   EXPECT_NE(text.find("no --records given"), std::string::npos);
   EXPECT_NE(text.find("On a GPU instance add --device cuda. Note: --device cuda needs the CUDA module "
                       "(libinfercost_cuda.so), which this build does not have"),
             std::string::npos)
       << text;
-  auto j = nlohmann::json::parse(plan_json(*plan));
+  auto j = nlohmann::json::parse(print_json(*plan));
   EXPECT_EQ(j["unmeasured"][2]["bench_note"], plan->unmeasured[2].bench_note);
   // A build with the backend drops the note.
   PlanOptions with_cuda = options(0);
@@ -222,7 +223,7 @@ TEST(Plan, WorkOfThePolicies) {
   ASSERT_TRUE(cuda.ok());
   EXPECT_EQ(cuda->unmeasured[2].bench_note, "");
   EXPECT_EQ(cuda->unmeasured[2].bench_command, plan->unmeasured[2].bench_command);
-  EXPECT_EQ(plan_text(*cuda).find("which this build does not have"), std::string::npos);
+  EXPECT_EQ(print_text(*cuda).find("which this build does not have"), std::string::npos);
 }
 
 TEST(Plan, PredictionsFromFixtureRecordsByHand) {
@@ -451,7 +452,7 @@ TEST(Plan, TokensOnADeviceThatComputesPaddingUsesBatchPaddedWork) {
 TEST(Plan, TextAndJsonSayTheSame) {
   Result<PlanResult> plan = make_plan(four_rows(), fixture_records(), options(4'000'000));
   ASSERT_TRUE(plan.ok());
-  const std::string text = plan_text(*plan);
+  const std::string text = print_text(*plan);
   for (const char* want : {"Predictions for 4,000,000 rows", "projected", "laptop (unpriced)", "gpu.one",
                            "break-even", "r.jsonl: line 1", "sweep sw1 point 1/4", "2026-12-01T03:40:00Z",
                            "Padding per batching policy", "1 failed"}) {
@@ -461,7 +462,7 @@ TEST(Plan, TextAndJsonSayTheSame) {
   const Prediction& first = plan->predictions[0];
   EXPECT_NE(text.find(report::duration(first.seconds)), std::string::npos) << text;
   EXPECT_NE(text.find(report::usd(first.usd)), std::string::npos) << text;
-  auto j = nlohmann::json::parse(plan_json(*plan));
+  auto j = nlohmann::json::parse(print_json(*plan));
   EXPECT_EQ(j["schema"], kPlanSchema);
   EXPECT_EQ(j["corpus_rows"], 4000000);
   EXPECT_EQ(j["predictions"].size(), plan->predictions.size());
@@ -545,11 +546,11 @@ TEST(Plan, ARecordsTermsStayWithItsOwnInstanceAndList) {
       << other->price_how;
 
   // Text and JSON say which terms apply.
-  const std::string text = plan_text(*plan);
+  const std::string text = print_text(*plan);
   EXPECT_NE(text.find("USD/hour: the list's on-demand price of one machine"), std::string::npos) << text;
   EXPECT_NE(text.find("4.0000*"), std::string::npos) << text;
   EXPECT_NE(text.find(" 5.0000 "), std::string::npos) << text;
-  auto j = nlohmann::json::parse(plan_json(*plan));
+  auto j = nlohmann::json::parse(print_json(*plan));
   bool seen_own = false, seen_other = false;
   for (const auto& p : j["predictions"]) {
     if (p["batching"] != "tokens") continue;
@@ -595,14 +596,14 @@ TEST(Plan, BreakEvenPricesBothSidesWithTheSameTerms) {
   EXPECT_NEAR(plan->unmeasured[1].deadline_seconds, 1798.9418, 1e-3);
   EXPECT_NEAR(plan->unmeasured[1].break_even_rows_per_second, 2223.53, 0.01);
 
-  const std::string text = plan_text(*plan);
+  const std::string text = print_text(*plan);
   EXPECT_NE(text.find("beat the cheapest prediction, #1 at $3.20; both priced spot discount 0.25, platform "
                       "$0.5/h per machine, 2 machines"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("on those terms"), std::string::npos) << text;
   EXPECT_NE(text.find("6.4000"), std::string::npos) << text;
-  auto j = nlohmann::json::parse(plan_json(*plan));
+  auto j = nlohmann::json::parse(print_json(*plan));
   EXPECT_EQ(j["break_even"]["prediction"], 1);
   EXPECT_EQ(j["break_even"]["machines"], 2);
   EXPECT_NEAR(j["break_even"]["usd"].get<double>(), cheapest_usd, 1e-8);
@@ -614,7 +615,7 @@ TEST(Plan, BreakEvenPricesBothSidesWithTheSameTerms) {
   ASSERT_TRUE(fixture.ok());
   ASSERT_EQ(fixture->unmeasured.size(), 1u);
   EXPECT_DOUBLE_EQ(fixture->unmeasured[0].break_even_usd_per_hour, 3.6);
-  EXPECT_EQ(plan_text(*fixture).find("on those terms"), std::string::npos);
+  EXPECT_EQ(print_text(*fixture).find("on those terms"), std::string::npos);
 }
 
 // Cuts the text's line that starts with `prefix` (empty if none).
@@ -638,8 +639,8 @@ TEST(Plan, TextAndJsonAgreeOnEveryNumber) {
     Result<PlanResult> plan = spot ? make_plan(four_rows(), spot_record(), two_lists(4'000'000))
                                    : make_plan(four_rows(), fixture_records(), options(4'000'000));
     ASSERT_TRUE(plan.ok());
-    const std::string text = plan_text(*plan);
-    auto j = nlohmann::json::parse(plan_json(*plan));
+    const std::string text = print_text(*plan);
+    auto j = nlohmann::json::parse(print_json(*plan));
     ASSERT_EQ(j["predictions"].size(), plan->predictions.size());
     for (size_t k = 0; k < plan->predictions.size(); ++k) {
       const auto& p = j["predictions"][k];

@@ -93,6 +93,43 @@ Record sample() {
   return r;
 }
 
+// A record's setup: seed batching has no token budget, a label that only
+// repeats the machine is no label, and batch size is no part of it.
+// (record::Setup spelled out: inside a TEST, Setup names GoogleTest's trap for SetUp.)
+TEST(Setup, OfARecordAndItsOrder) {
+  Record r;
+  r.instance = InstanceInfo{};
+  r.instance->name = "p3.8xlarge";
+  r.label = "p3.8xlarge";
+  r.config.device = "cuda:0,1";
+  r.config.precision = "bf16";
+  r.config.batching = "seed";
+  r.config.max_batch_tokens = 16384;
+  r.config.batch_size = 80;
+  r.model.name = "m";
+  const record::Setup seed = setup_of(r, 12.24);
+  EXPECT_EQ(seed.machine, "p3.8xlarge");
+  EXPECT_EQ(seed.device, "cuda:0,1");
+  EXPECT_EQ(seed.max_batch_tokens, 0);
+  EXPECT_EQ(seed.label, "");
+  EXPECT_EQ(seed.model, "m");
+  EXPECT_EQ(seed.usd_per_hour, 12.24);
+  r.config.batch_size = 160;
+  EXPECT_EQ(setup_of(r, 12.24), seed);
+  r.config.batching = "tokens";
+  const record::Setup tokens = setup_of(r, 12.24);
+  EXPECT_EQ(tokens.max_batch_tokens, 16384);
+  EXPECT_FALSE(tokens == seed);
+  // Precision sorts by precision_rank (fp32 before bf16), not by name.
+  record::Setup fp32 = tokens;
+  fp32.precision = "fp32";
+  EXPECT_TRUE(fp32 < tokens);
+  EXPECT_FALSE(tokens < fp32);
+  record::Setup other_machine = fp32;
+  other_machine.machine = "a";
+  EXPECT_TRUE(other_machine < tokens);
+}
+
 TEST(Record, RoundTripsThroughJson) {
   const Record r = sample();
   const std::string line = to_json_line(r);

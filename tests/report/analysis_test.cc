@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "infercost/core/device.h"
 #include "infercost/cost/prices.h"
 #include "infercost/report/format.h"
 #include "infercost/report/report.h"
@@ -62,6 +63,13 @@ size_t column(const Document& doc, const std::string& section, const std::string
   }
   ADD_FAILURE() << "no column " << name << " in section " << section;
   return 0;
+}
+
+// The memory section's table of GPU points, by "configuration batch size".
+std::map<std::string, std::vector<std::string>> gpu_rows(const Document& doc) {
+  std::map<std::string, std::vector<std::string>> by_point;
+  for (const auto& row : table_rows(doc, "memory", "Configuration")) by_point[row[0] + " " + row[1]] = row;
+  return by_point;
 }
 
 const Point* find_point(const ReportModel& m, const std::string& machine, const std::string& precision,
@@ -177,6 +185,7 @@ TEST(Analysis, PrecisionOrder) {
   EXPECT_TRUE(is_gpu_device("cuda"));
   EXPECT_TRUE(is_gpu_device("cuda:3"));
   EXPECT_TRUE(is_gpu_device("cuda:all"));
+  EXPECT_TRUE(is_gpu_device("cuda:0,1"));
   EXPECT_FALSE(is_gpu_device("cpu"));
   EXPECT_FALSE(is_gpu_device(""));
 }
@@ -271,17 +280,20 @@ TEST(Model, FromTheFixture) {
   EXPECT_EQ(m.points[m.pareto[1]].batch_size, 280);
   EXPECT_EQ(m.configs[m.points[m.pareto[2]].config].machine, "c5.12xlarge");
 
-  EXPECT_TRUE(contains(m.answer, "Cheapest: c5.12xlarge int8 tokens json-3 synthetic, batch size 480"));
-  EXPECT_TRUE(contains(m.answer, "Fastest: p3dn.24xlarge bf16 tokens json-3, batch size 560"));
-  EXPECT_TRUE(contains(m.answer, "is 2.5x faster and costs 2.3x more."));
-  EXPECT_TRUE(contains(m.answer,
+  EXPECT_TRUE(
+      contains(answer_paragraphs(m), "Cheapest: c5.12xlarge int8 tokens json-3 synthetic, batch size 480"));
+  EXPECT_TRUE(contains(answer_paragraphs(m), "Fastest: p3dn.24xlarge bf16 tokens json-3, batch size 560"));
+  EXPECT_TRUE(contains(answer_paragraphs(m), "is 2.5x faster and costs 2.3x more."));
+  EXPECT_TRUE(contains(answer_paragraphs(m),
                        "Deadline 1m (1.00 min): the cheapest configuration that finishes the corpus within "
                        "it is p3.8xlarge bf16 tokens json-3, batch size 280"));
-  EXPECT_TRUE(contains(m.answer, "Synthetic model: c5.12xlarge int8 tokens json-3 synthetic ran"));
-  EXPECT_TRUE(contains(m.answer, "2 different data sets"));
-  EXPECT_TRUE(contains(m.answer, "1 point failed"));
-  EXPECT_TRUE(contains(m.answer, "Unpriced (no instance with an hourly price in the records): laptop"));
-  EXPECT_FALSE(contains(m.answer, "Warning")) << "one price list: nothing to warn about";
+  EXPECT_TRUE(
+      contains(answer_paragraphs(m), "Synthetic model: c5.12xlarge int8 tokens json-3 synthetic ran"));
+  EXPECT_TRUE(contains(answer_paragraphs(m), "2 different data sets"));
+  EXPECT_TRUE(contains(answer_paragraphs(m), "1 point failed"));
+  EXPECT_TRUE(
+      contains(answer_paragraphs(m), "Unpriced (no instance with an hourly price in the records): laptop"));
+  EXPECT_FALSE(contains(answer_paragraphs(m), "Warning")) << "one price list: nothing to warn about";
 }
 
 TEST(Model, DeadlineNoneMeetsNamesTheClosest) {
@@ -290,7 +302,7 @@ TEST(Model, DeadlineNoneMeetsNamesTheClosest) {
   options.deadline_text = "10s";
   Result<ReportModel> m = build_model(fixture(), options);
   ASSERT_TRUE(m.ok());
-  EXPECT_TRUE(contains(m->answer,
+  EXPECT_TRUE(contains(answer_paragraphs(*m),
                        "Deadline 10s (10.0 s): no priced configuration finishes the corpus within it. "
                        "The closest is p3dn.24xlarge bf16 tokens json-3, batch size 560, which takes "
                        "32.4 s (3.2x the deadline)"));
@@ -306,7 +318,7 @@ TEST(Model, CorpusRowsOverride) {
   const Point* p = find_point(*m, "p3.8xlarge", "fp32", "json-3", 160);
   ASSERT_TRUE(p);
   EXPECT_NEAR(p->corpus_seconds.median, 42.3 * 1000000 / 30000, 1e-6);
-  EXPECT_TRUE(contains(m->answer, "a corpus of 1,000,000 rows (--corpus-rows)"));
+  EXPECT_TRUE(contains(answer_paragraphs(*m), "a corpus of 1,000,000 rows (--corpus-rows)"));
 }
 
 TEST(Model, WithoutGpuRecordsShowsHostMemoryInstead) {
@@ -319,9 +331,9 @@ TEST(Model, WithoutGpuRecordsShowsHostMemoryInstead) {
   EXPECT_FALSE(m->any_gpu_monitor);
   EXPECT_EQ(m->corpus_rows, 30000);
   EXPECT_EQ(m->data_sets.size(), 1u);
-  EXPECT_TRUE(contains(m->answer, "Every point classified the same data"));
-  EXPECT_TRUE(contains(m->answer, "No point failed."));
-  EXPECT_TRUE(contains(m->answer, "No --deadline was given"));
+  EXPECT_TRUE(contains(answer_paragraphs(*m), "Every point classified the same data"));
+  EXPECT_TRUE(contains(answer_paragraphs(*m), "No point failed."));
+  EXPECT_TRUE(contains(answer_paragraphs(*m), "No --deadline was given"));
   const std::string md = render_markdown(build_document(*m));
   EXPECT_NE(md.find("No point ran on a GPU"), std::string::npos);
   EXPECT_NE(md.find("(host-memory.svg)"), std::string::npos);
@@ -367,7 +379,7 @@ TEST(Model, OnlyFailuresStillReport) {
   Result<ReportModel> m = build_model(failed, Options{});
   ASSERT_TRUE(m.ok());
   EXPECT_TRUE(m->points.empty());
-  EXPECT_TRUE(contains(m->answer, "No benchmark point succeeded"));
+  EXPECT_TRUE(contains(answer_paragraphs(*m), "No benchmark point succeeded"));
   const Document doc = build_document(*m);
   EXPECT_NE(render_markdown(doc).find("CUDA out of memory"), std::string::npos);
 }
@@ -491,13 +503,11 @@ TEST(Model, GpuMemoryCountsOnlyGpuPointsAndTheirOwnGpus) {
   EXPECT_EQ(p38_one->gpus, 1);          // cuda:0
 
   const Document doc = build_document(*m);
-  const auto rows = table_rows(doc, "memory", "Configuration");
-  ASSERT_FALSE(rows.empty());
+  ASSERT_FALSE(table_rows(doc, "memory", "Configuration").empty());
   const size_t per_gpu = column(doc, "memory", "Configuration", "Rows per GPU");
   const size_t gpus = column(doc, "memory", "Configuration", "GPUs");
   const size_t memory = column(doc, "memory", "Configuration", "Memory per GPU");
-  std::map<std::string, std::vector<std::string>> by_point;  // "name batch" -> row
-  for (const auto& row : rows) by_point[row[0] + " " + row[1]] = row;
+  std::map<std::string, std::vector<std::string>> by_point = gpu_rows(doc);
   EXPECT_EQ(by_point.size(), 3u) << "GPU points only";
   for (const auto& [key, row] : by_point) EXPECT_EQ(key.find("c5.12xlarge"), std::string::npos) << key;
   const std::string p38_name = m->configs[p38->config].name;
@@ -519,6 +529,46 @@ TEST(Model, GpuMemoryCountsOnlyGpuPointsAndTheirOwnGpus) {
     EXPECT_NE(c.standalone.find("c5.12xlarge"), std::string::npos);
   }
   EXPECT_TRUE(host_chart);
+}
+
+// cuda:0,1 runs on two GPUs (backend device grammar), not one and not the
+// instance's four: its rows per GPU divide by 2.
+TEST(Model, ListedGpusCountEachGpu) {
+  std::vector<SourcedRecord> all = fixture();
+  SourcedRecord two = all[0];  // p3.8xlarge (4 GPUs) cuda:all, batch 160
+  ASSERT_EQ(two.record.instance->gpus, 4);
+  two.record.config.device = "cuda:0,1";
+  two.record.config.batch_size = 80;
+  two.record.config.batch_size_rule = "";
+  two.record.monitor.gpus.clear();
+  SourcedRecord three = two;
+  three.record.config.device = "cuda:1,2,3";
+  three.record.config.batch_size = 120;
+
+  // all[0] is monitored: the report then has its table of GPU points.
+  Result<ReportModel> m = build_model({all[0], two, three}, Options{});
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  const Point* p2 = find_point(*m, "p3.8xlarge", "cuda:0,1", 80);
+  const Point* p3 = find_point(*m, "p3.8xlarge", "cuda:1,2,3", 120);
+  ASSERT_TRUE(p2 && p3);
+  EXPECT_EQ(m->configs[p2->config].gpus, 2);
+  EXPECT_EQ(p2->gpus, 2);
+  EXPECT_EQ(m->configs[p3->config].gpus, 3);
+  EXPECT_EQ(p3->gpus, 3);
+  EXPECT_TRUE(p2->priced);
+
+  const Document doc = build_document(*m);
+  const size_t per_gpu = column(doc, "memory", "Configuration", "Rows per GPU");
+  const size_t gpus = column(doc, "memory", "Configuration", "GPUs");
+  std::map<std::string, std::vector<std::string>> by_point = gpu_rows(doc);
+  const std::string key2 = m->configs[p2->config].name + " 80";
+  ASSERT_TRUE(by_point.count(key2)) << key2;
+  EXPECT_EQ(by_point[key2][gpus], "2");
+  EXPECT_EQ(by_point[key2][per_gpu], "40.0");
+  const std::string key3 = m->configs[p3->config].name + " 120";
+  ASSERT_TRUE(by_point.count(key3)) << key3;
+  EXPECT_EQ(by_point[key3][gpus], "3");
+  EXPECT_EQ(by_point[key3][per_gpu], "40.0");
 }
 
 // bench --max-batch-tokens 2048,4096 (and --max-length, --tokenizer-threads)
@@ -586,16 +636,17 @@ TEST(Model, MixedPriceListsAreWarned) {
   i.on_demand_usd_per_hour = i.usd_per_hour = 12.24;
   Result<ReportModel> m = build_model(records, Options{});
   ASSERT_TRUE(m.ok());
-  EXPECT_TRUE(contains(m->answer,
+  EXPECT_TRUE(contains(answer_paragraphs(*m),
                        "Warning: the costs below mix prices from different price lists or dates: aws-2026 "
                        "(2026-01-21) for p3.8xlarge; seed-2021 (2021) for c5.12xlarge, p3.8xlarge and "
                        "p3dn.24xlarge."));
-  EXPECT_TRUE(contains(m->answer, "infercost report --price-list aws-2026"));
+  EXPECT_TRUE(contains(answer_paragraphs(*m), "infercost report --price-list aws-2026"));
   // It comes before the answers it qualifies.
   size_t warning = 0, cheapest = 0;
-  for (size_t k = 0; k < m->answer.size(); ++k) {
-    if (m->answer[k].rfind("Warning", 0) == 0) warning = k;
-    if (m->answer[k].rfind("Cheapest", 0) == 0) cheapest = k;
+  const std::vector<std::string> answer = answer_paragraphs(*m);
+  for (size_t k = 0; k < answer.size(); ++k) {
+    if (answer[k].rfind("Warning", 0) == 0) warning = k;
+    if (answer[k].rfind("Cheapest", 0) == 0) cheapest = k;
   }
   EXPECT_LT(warning, cheapest);
 
@@ -604,7 +655,7 @@ TEST(Model, MixedPriceListsAreWarned) {
   dated[0].record.instance->price_date = "2020";
   Result<ReportModel> d = build_model(dated, Options{});
   ASSERT_TRUE(d.ok());
-  EXPECT_TRUE(contains(d->answer, "seed-2021 (2020) for p3.8xlarge; seed-2021 (2021) for"));
+  EXPECT_TRUE(contains(answer_paragraphs(*d), "seed-2021 (2020) for p3.8xlarge; seed-2021 (2021) for"));
 
   // Re-priced on one list: no warning.
   Result<std::vector<cost::PriceList>> lists = cost::price_lists_with({});
@@ -612,7 +663,7 @@ TEST(Model, MixedPriceListsAreWarned) {
   ASSERT_TRUE(reprice(records, *lists, "aws-2026").ok());
   Result<ReportModel> one = build_model(records, Options{});
   ASSERT_TRUE(one.ok());
-  EXPECT_FALSE(contains(one->answer, "Warning")) << one->answer[1];
+  EXPECT_FALSE(contains(answer_paragraphs(*one), "Warning")) << answer_paragraphs(*one)[1];
 }
 
 // The hourly price and every cost figure come from the cost module.

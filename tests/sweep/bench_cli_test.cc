@@ -216,6 +216,16 @@ TEST(BenchCli, DryRunListsPointsAndRunsNothing) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("data")));
 }
 
+// --device takes a multi-GPU device as one point: ';' between points.
+TEST(BenchCli, DeviceAxisTakesAGpuListAsOnePoint) {
+  TempDir dir;
+  Outcome o = run_cli(base_args(dir) + " --device 'cpu;cuda:0,1' --dry-run --out " + dir.file("r.jsonl"));
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("2 points"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("--device cuda:0,1 "), std::string::npos) << o.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.jsonl")));
+}
+
 TEST(BenchCli, UsageErrorsStopBeforeAnythingRuns) {
   TempDir dir;
   const std::string out = dir.file("r.jsonl");

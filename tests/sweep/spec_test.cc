@@ -83,6 +83,32 @@ TEST(Axes, SplitsCommasAndRefusesBadValues) {
   EXPECT_EQ(a.threads, (std::vector<int>{1, 2}));
 }
 
+// A multi-GPU device is one point: ';' separates points, and a comma before
+// a GPU ordinal continues a cuda:N,M list.
+TEST(Axes, DeviceListsOfGpusAreOnePoint) {
+  Axes a;
+  ASSERT_TRUE(set_axis(a, "device", {"cuda:0,1"}).ok());
+  EXPECT_EQ(a.devices, (std::vector<std::string>{"cuda:0,1"}));
+  ASSERT_TRUE(set_axis(a, "device", {"cpu,cuda:0,1;cuda:2,3, cuda"}).ok());
+  EXPECT_EQ(a.devices, (std::vector<std::string>{"cpu", "cuda:0,1", "cuda:2,3", "cuda"}));
+  ASSERT_TRUE(set_axis(a, "device", {"cuda:0;cuda:1", "cpu"}).ok());
+  EXPECT_EQ(a.devices, (std::vector<std::string>{"cuda:0", "cuda:1", "cpu"}));
+  ASSERT_TRUE(set_axis(a, "device", {"cpu,cuda"}).ok());
+  EXPECT_EQ(a.devices, (std::vector<std::string>{"cpu", "cuda"}));
+
+  auto error = [&](const char* value) {
+    Status s = set_axis(a, "device", {value});
+    EXPECT_FALSE(s.ok()) << value;
+    return s.message();
+  };
+  EXPECT_NE(error("cpu,1").find("unknown device '1'"), std::string::npos);
+  EXPECT_NE(error("cuda:all,1").find("unknown device '1'"), std::string::npos);
+  EXPECT_NE(error("cuda:0,1;;cpu").find("empty value"), std::string::npos);
+  EXPECT_NE(error("cuda:1,1").find("unknown device 'cuda:1,1'"), std::string::npos);
+  EXPECT_NE(error("cuda:0,1;cuda:0,1").find("--device lists 'cuda:0,1' twice"), std::string::npos);
+  EXPECT_EQ(a.devices, (std::vector<std::string>{"cpu", "cuda"}));
+}
+
 SweepSpec spec_with(std::initializer_list<std::pair<const char*, const char*>> axes) {
   SweepSpec s;
   s.model = "m";

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "infercost/core/device.h"
 #include "infercost/core/status.h"
 #include "infercost/model/config.h"
 #include "infercost/model/weights.h"
@@ -68,16 +69,9 @@ Result<Precision> parse_precision(const std::string& name);
 // parse_precision.
 Result<Precision> resolve_precision(const std::string& device, const std::string& name);
 
-// A --device value: "cpu"; "cuda" or "cuda:all" (every GPU CUDA can see);
-// "cuda:N" or "cuda:N,M,..." (those CUDA device ordinals, as CUDA numbers
-// them under CUDA_VISIBLE_DEVICES).
-struct DeviceSpec {
-  std::string kind;          // "cpu" or "cuda"
-  bool all = false;          // "cuda" / "cuda:all": indices filled by resolve_devices()
-  std::vector<int> indices;  // cuda: the ordinals, in the order given, no repeats
-};
-// kInvalidArgument naming the accepted forms for anything else.
-Result<DeviceSpec> parse_device(const std::string& device);
+// The --device grammar (include/infercost/core/device.h).
+using infercost::DeviceSpec;
+using infercost::parse_device;
 // The device names one worker each runs on: {"cpu"} for cpu, {"cuda:0",
 // "cuda:1", ...} for cuda (asking the CUDA module how many GPUs there are for
 // "all"). kUnavailable with the reason when CUDA cannot run here (no module,

@@ -32,8 +32,6 @@
 
 namespace infercost::plan {
 
-inline constexpr const char* kPlanSchema = "infercost.plan/1";
-
 // A benchmark record and where it was read ("results.jsonl: line 3").
 using record::SourcedRecord;
 
@@ -55,13 +53,13 @@ struct PlanOptions {
 // A record a prediction used.
 struct RecordUse {
   std::string origin;
-  std::string machine;  // Record::machine()
+  // The configuration it ran (record::setup_of; unpriced: each prediction
+  // has its own price), and its batch size.
+  record::Setup setup;
+  int batch_size = 0;
   std::string sweep_id;
   int point = 0, points = 0;
   std::string started_at;
-  std::string device, precision, batching;
-  int batch_size = 0, max_batch_tokens = 0, threads = 0;
-  std::string model_name;
   ModelShape shape;
   int64_t rows = 0, tokens = 0, computed_tokens = 0;
   RecordRate rate;
@@ -153,9 +151,5 @@ Result<PlanResult> make_plan(ScanResult scan, const std::vector<SourcedRecord>& 
 // "on demand, one machine"; "spot discount 0.3, platform $0.5/h per machine,
 // 2 machines".
 std::string terms_text(const cost::Pricing& terms);
-
-// The human report (stdout) and the same content as JSON (schema kPlanSchema).
-std::string plan_text(const PlanResult& plan);
-std::string plan_json(const PlanResult& plan);
 
 }  // namespace infercost::plan

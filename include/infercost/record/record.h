@@ -196,6 +196,37 @@ struct Record {
   std::string machine() const;
 };
 
+// What identifies a configuration: what a benchmark point ran on and how.
+// Batch size is not part of it (the report's charts put it on the x axis).
+// `infercost report` groups records into configurations by it; `infercost
+// plan` names the one each prediction's record ran. Adding a field: here,
+// setup_of() and tied() (record.cc); the report names it where it differs.
+struct Setup {
+  std::string machine;  // Record::machine()
+  std::string device, precision, batching;
+  int max_batch_tokens = 0;  // the token budget of "tokens" batching; 0 for "seed" (it has none)
+  int max_length = 0;
+  std::string shape;  // data.shape
+  int data_set = 0;   // which data, numbered by the report (0: not numbered)
+  int threads = 0;
+  int tokenizer_threads = 0;
+  std::string label;  // the record's label; "" when it is machine()
+  std::string model;  // model name
+  bool synthetic = false;
+  double usd_per_hour = 0;  // the hourly price it was priced at; 0: unpriced
+
+  // By machine, device, precision (precision_rank), then every other field.
+  bool operator<(const Setup& other) const;
+  bool operator==(const Setup& other) const;
+};
+// The setup of `r`, at `usd_per_hour` (the caller's price of the record),
+// data_set 0.
+Setup setup_of(const Record& r, double usd_per_hour);
+
+// The order precisions are listed in: fp32, bf16, fp16, int8, then any
+// other (all of those equal).
+int precision_rank(const std::string& precision);
+
 // One line of JSON (no trailing newline), keys in schema order.
 std::string to_json_line(const Record& record);
 

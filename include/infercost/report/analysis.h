@@ -1,6 +1,6 @@
 // The report's analysis: benchmark records -> plain data (ReportModel) that
-// the Markdown, HTML and SVG printers turn into text. Nothing here formats
-// output or touches the file system except load().
+// the printers (report.h: the document, its answer, Markdown, HTML and SVG)
+// turn into words. Nothing here touches the file system.
 //
 // Terms used throughout:
 // - A configuration is what a benchmark point ran on and how: machine()
@@ -51,13 +51,8 @@ Result<double> parse_duration(std::string_view text);
 Status reprice(std::vector<record::SourcedRecord>& records, const std::vector<cost::PriceList>& lists,
                const std::string& list_name);
 
-// The order precisions are listed in: fp32, bf16, fp16, int8, then any
-// other (all of those equal).
-int precision_rank(const std::string& precision);
-
-// A GPU point: config.device is "cuda", "cuda:N" or "cuda:all". Only GPU
-// points count for GPU memory, whatever their monitor.gpus holds.
-bool is_gpu_device(const std::string& device);
+// The order precisions are listed in (record.h).
+using record::precision_rank;
 
 struct Options {
   std::string title = "infercost benchmark report";
@@ -77,26 +72,13 @@ struct DataSet {
   std::vector<std::string> machines;  // that ran it, sorted
 };
 
-struct Configuration {
-  std::string machine;
-  std::string device;
-  std::string precision;
-  std::string batching;
-  int max_batch_tokens = 0;  // the token budget of "tokens" batching; 0 for "seed" (it has none)
-  int max_length = 0;
-  std::string shape;
-  int data_set = 0;  // DataSet::index
-  int threads = 0;
-  int tokenizer_threads = 0;
-  std::string label;
-  std::string model;  // model name
-  bool synthetic = false;
-  // GPUs the configuration ran on: 1 for cuda:N; for cuda and cuda:all the
-  // instance's GPUs, else those of the hardware; 0 on the CPU.
+// A configuration (record::Setup: what identifies it, its price included)
+// and what the report knows of it.
+struct Configuration : record::Setup {
+  // GPUs the configuration ran on: those cuda:N,M names; for cuda and
+  // cuda:all the instance's GPUs, else those of the hardware; 0 on the CPU.
   int gpus = 0;
-  // Hourly price of the machine(s) the records were priced at; 0: unpriced.
-  double usd_per_hour = 0;
-  std::string price_list;
+  std::string price_list;  // of the records' instance; "" when they name none
   // Short display name: the machine, then only the fields that differ
   // between the report's configurations ("p3.8xlarge cuda:all bf16 tokens").
   std::string name;
@@ -125,8 +107,9 @@ struct Point {
   // GPUs the point ran on, for rows per GPU: gpus_monitored, else
   // Configuration::gpus; 0 for CPU points.
   int gpus = 0;
-  // GPU memory from monitor.gpus of GPU points (is_gpu_device), as fractions
-  // of each GPU's total memory; a CPU point's monitor.gpus is ignored.
+  // GPU memory from monitor.gpus of GPU points (is_gpu_device(): config.device
+  // is cuda, cuda:all or cuda:N,M), as fractions of each GPU's total memory;
+  // a CPU point's monitor.gpus is ignored.
   int gpus_monitored = 0;              // 0: no GPU monitoring (or not a GPU point)
   int64_t gpu_memory_total_bytes = 0;  // of one GPU (the largest)
   double gpu_memory_peak = 0;          // peak used / total, mean over the GPUs
@@ -156,6 +139,19 @@ struct FailedPoint {
   std::string source;  // file and line: "results.jsonl: line 9"
 };
 
+// A point's time and cost, for choosing among points.
+struct TimeCost {
+  double seconds = 0;
+  double usd = 0;
+};
+
+// For a deadline: the cheapest point that finishes within it, or, when none
+// does, the one that comes closest (the fastest).
+struct DeadlineChoice {
+  std::optional<size_t> meets;
+  std::optional<size_t> closest;  // set only when nothing meets it
+};
+
 struct ReportModel {
   std::string title;
   std::vector<std::string> sources;  // the record files, as given, in order
@@ -183,20 +179,24 @@ struct ReportModel {
   std::vector<Point> points;           // by configuration, then batch size
   std::vector<FailedPoint> failed;     // in record order
   std::vector<size_t> pareto;          // priced points on the time/cost front, fastest first
-  bool any_gpu_monitor = false;        // a GPU point has GPU monitoring
-  // The plain-language answers, one paragraph each (plain text).
-  std::vector<std::string> answer;
+  // The priced points span more than one price list, or one instance is
+  // priced from more than one list or date: their costs are not like for like.
+  bool prices_mixed = false;
+  bool any_gpu_monitor = false;  // a GPU point has GPU monitoring
+  // The points the answer names (indices into points), at the corpus's
+  // median time and cost.
+  struct Choices {
+    std::optional<size_t> fastest;         // of every point
+    std::optional<size_t> cheapest;        // of the priced points (ties: the faster)
+    std::optional<size_t> fastest_priced;  // of the priced points (ties: the cheaper)
+    DeadlineChoice deadline;               // of the priced points, with a deadline
+  } choices;
 };
 
 // Builds the model. kInvalidArgument when there are no records at all.
 Result<ReportModel> build_model(const std::vector<record::SourcedRecord>& records, const Options& options);
 
 // ---- The pieces of the analysis, exposed for tests. ----
-
-struct TimeCost {
-  double seconds = 0;
-  double usd = 0;
-};
 
 // Indices of the points no other point dominates (at most as slow and at
 // most as costly, and better in one), fastest first; equal points are all
@@ -208,21 +208,6 @@ std::vector<size_t> pareto_front(const std::vector<TimeCost>& points);
 std::optional<size_t> cheapest(const std::vector<TimeCost>& points);
 std::optional<size_t> fastest(const std::vector<TimeCost>& points);
 
-// For a deadline: the cheapest point that finishes within it, or, when none
-// does, the one that comes closest (the fastest).
-struct DeadlineChoice {
-  std::optional<size_t> meets;
-  std::optional<size_t> closest;  // set only when nothing meets it
-};
 DeadlineChoice choose_for_deadline(const std::vector<TimeCost>& points, double deadline_seconds);
-
-// "3.1x faster", "2.0x slower" or "about as fast" (within 5%): how
-// `seconds` compares with `other_seconds`.
-std::string speed_phrase(double seconds, double other_seconds);
-// "costs 1.8x more", "costs 45% less" or "costs about the same" (within 5%).
-std::string cost_phrase(double usd, double other_usd);
-// "Compared with B, A is 3.1x faster and costs 1.8x more."
-std::string comparison_sentence(const std::string& a, const TimeCost& a_tc, const std::string& b,
-                                const TimeCost& b_tc);
 
 }  // namespace infercost::report

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "infercost/record/record.h"
 
@@ -51,6 +52,10 @@ std::string plus_minus(const record::Spread& spread);
 // Tick labels: plain decimals with `decimals` places; values of 10,000 and
 // more as "10k", "1.5M".
 std::string tick_label(double value, int decimals);
+
+// The items with `sep` between them and `last_sep` before the last:
+// join({"a", "b", "c"}, ", ", " and ") = "a, b and c".
+std::string join(const std::vector<std::string>& items, const std::string& sep, const std::string& last_sep);
 
 // Escapes &, <, >, " and ' for XML and HTML text and attribute values.
 std::string xml_escape(std::string_view text);

@@ -52,6 +52,21 @@ struct Document {
   std::vector<Chart> charts;
 };
 
+// The plain-language answer, one paragraph each (plain text): the corpus the
+// figures are projected to, the cheapest and fastest points and how they
+// compare, the deadline, and what qualifies them (mixed price lists,
+// synthetic models, data sets, unpriced and failed points).
+std::vector<std::string> answer_paragraphs(const ReportModel& model);
+
+// "3.1x faster", "2.0x slower" or "about as fast" (within 5%): how
+// `seconds` compares with `other_seconds`.
+std::string speed_phrase(double seconds, double other_seconds);
+// "costs 1.8x more", "costs 45% less" or "costs about the same" (within 5%).
+std::string cost_phrase(double usd, double other_usd);
+// "Compared with B, A is 3.1x faster and costs 1.8x more."
+std::string comparison_sentence(const std::string& a, const TimeCost& a_tc, const std::string& b,
+                                const TimeCost& b_tc);
+
 Document build_document(const ReportModel& model);
 std::string render_markdown(const Document& doc);
 std::string render_html(const Document& doc);

@@ -137,9 +137,6 @@ struct Point {
 // with the run's default). Call after fill_defaults.
 std::vector<Point> expand_points(const SweepSpec& spec);
 
-// True for "cuda", "cuda:all" and "cuda:N".
-bool is_gpu_device(std::string_view device);
-
 // Rows per batch for a point: the number, or the rule times `threads`
 // (resolved: never 0) or `gpus`; 0 for the run's default and for "auto"
 // (the run resolves it).

@@ -1,11 +1,11 @@
-// The plan's human report and its JSON form.
+#include "infercost/plan/print.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "infercost/core/numbers.h"
-#include "infercost/plan/plan.h"
 #include "infercost/report/format.h"
 
 namespace infercost::plan {
@@ -48,11 +48,12 @@ std::string bucket_label(const std::vector<int>& edges, size_t i) {
 }
 
 std::string record_line(const RecordUse& r) {
-  std::string s = fmt::format("{}: {}, {} {} {} batch {}", r.origin, r.machine.empty() ? "?" : r.machine,
-                              r.device.empty() ? "cpu" : r.device, r.precision, r.batching, r.batch_size);
-  if (r.batching == "tokens" && r.max_batch_tokens > 0)
-    s += fmt::format(" (<= {} tokens)", r.max_batch_tokens);
-  if (r.threads > 0) s += fmt::format(", {} threads", r.threads);
+  const record::Setup& c = r.setup;
+  std::string s = fmt::format("{}: {}, {} {} {} batch {}", r.origin, c.machine.empty() ? "?" : c.machine,
+                              c.device.empty() ? "cpu" : c.device, c.precision, c.batching, r.batch_size);
+  if (c.batching == "tokens" && c.max_batch_tokens > 0)
+    s += fmt::format(" (<= {} tokens)", c.max_batch_tokens);
+  if (c.threads > 0) s += fmt::format(", {} threads", c.threads);
   if (!r.sweep_id.empty()) s += fmt::format("; sweep {} point {}/{}", r.sweep_id, r.point, r.points);
   if (!r.started_at.empty()) s += ", started " + r.started_at;
   return s;
@@ -61,13 +62,13 @@ std::string record_line(const RecordUse& r) {
 std::string rate_line(const RecordUse& r) {
   return fmt::format(
       "{} ({}): {} rows in {} median wall = {:.4g} FLOPs / {:.4g} s = {:.4g} FLOP/s; FLOPs from {}",
-      r.model_name.empty() ? "model" : r.model_name, r.shape.describe(), grouped(r.rows),
+      r.setup.model.empty() ? "model" : r.setup.model, r.shape.describe(), grouped(r.rows),
       duration(r.rate.seconds), r.rate.flops, r.rate.seconds, r.rate.flops_per_second, r.rate.method);
 }
 
 }  // namespace
 
-std::string plan_text(const PlanResult& plan) {
+std::string print_text(const PlanResult& plan) {
   const ScanResult& s = plan.scan;
   std::string o;
   auto line = [&o](const std::string& text) { o += text + "\n"; };
@@ -252,7 +253,7 @@ std::string plan_text(const PlanResult& plan) {
   return o;
 }
 
-std::string plan_json(const PlanResult& plan) {
+std::string print_json(const PlanResult& plan) {
   const ScanResult& s = plan.scan;
   Json j;
   j["schema"] = kPlanSchema;
@@ -333,19 +334,19 @@ std::string plan_json(const PlanResult& plan) {
     const RecordUse& r = plan.records[k];
     records.push_back({{"number", k + 1},
                        {"origin", r.origin},
-                       {"machine", r.machine},
+                       {"machine", r.setup.machine},
                        {"sweep_id", r.sweep_id},
                        {"point", r.point},
                        {"points", r.points},
                        {"started_at", r.started_at},
-                       {"device", r.device},
-                       {"precision", r.precision},
-                       {"batching", r.batching},
+                       {"device", r.setup.device},
+                       {"precision", r.setup.precision},
+                       {"batching", r.setup.batching},
                        {"batch_size", r.batch_size},
-                       {"max_batch_tokens", r.max_batch_tokens},
-                       {"threads", r.threads},
+                       {"max_batch_tokens", r.setup.max_batch_tokens},
+                       {"threads", r.setup.threads},
                        {"model",
-                        {{"name", r.model_name},
+                        {{"name", r.setup.model},
                          {"layers", r.shape.layers},
                          {"hidden", r.shape.hidden},
                          {"intermediate", r.shape.intermediate}}},
