@@ -29,4 +29,16 @@ Status validate_model(const model::ModelConfig& config, const model::EncoderWeig
 // compute_padding) inside the vocabulary. An empty batch is valid.
 Status validate_batch(const model::ModelConfig& config, const TokenBatch& batch);
 
+// The model's activation as a backend's own enum (one with kNone, kGelu,
+// kRelu and kTanh: what its GEMM epilogues and kernels take).
+template <typename BackendActivation>
+BackendActivation activation_as(model::Activation activation) {
+  switch (activation) {
+    case model::Activation::kGelu: return BackendActivation::kGelu;
+    case model::Activation::kRelu: return BackendActivation::kRelu;
+    case model::Activation::kTanh: return BackendActivation::kTanh;
+  }
+  return BackendActivation::kNone;
+}
+
 }  // namespace infercost::backend

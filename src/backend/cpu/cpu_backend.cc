@@ -20,16 +20,6 @@
 namespace infercost::backend::cpu {
 namespace {
 
-// The model's activation as the GEMM epilogue runs it.
-Activation activation_of(model::Activation a) {
-  switch (a) {
-    case model::Activation::kGelu: return Activation::kGelu;
-    case model::Activation::kRelu: return Activation::kRelu;
-    case model::Activation::kTanh: return Activation::kTanh;
-  }
-  return Activation::kNone;
-}
-
 struct LinearScratch {
   Int8Scratch int8;
   std::vector<uint16_t> bf16;
@@ -142,7 +132,7 @@ class CpuBackend final : public Backend {
     embedding_bias_ = w.embedding_bias;
     emb_gamma_ = w.embeddings_ln.gamma;
     emb_beta_ = w.embeddings_ln.beta;
-    const Activation ffn_act = activation_of(config.ffn_activation);
+    const Activation ffn_act = activation_as<Activation>(config.ffn_activation);
     layers_.clear();
     layers_.resize(w.layers.size());
     for (size_t i = 0; i < w.layers.size(); ++i) {
@@ -165,8 +155,8 @@ class CpuBackend final : public Backend {
       dst.ffn_ln_beta = src.ffn_ln.beta;
     }
     // The head runs on one row per sequence: it stays fp32 in every precision.
-    INFERCOST_RETURN_IF_ERROR(
-        pre_.init(engine_, {&w.head.pre}, activation_of(config.head_activation), false, "head pre"));
+    INFERCOST_RETURN_IF_ERROR(pre_.init(
+        engine_, {&w.head.pre}, activation_as<Activation>(config.head_activation), false, "head pre"));
     INFERCOST_RETURN_IF_ERROR(
         classifier_.init(engine_, {&w.head.classifier}, Activation::kNone, false, "classifier"));
     labels_ = w.head.classifier.out;

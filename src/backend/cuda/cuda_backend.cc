@@ -29,16 +29,6 @@
 namespace infercost::backend::cuda {
 namespace {
 
-// The model's activation as the kernels and epilogues apply it.
-Act act_of(model::Activation a) {
-  switch (a) {
-    case model::Activation::kGelu: return Act::kGelu;
-    case model::Activation::kRelu: return Act::kRelu;
-    case model::Activation::kTanh: return Act::kTanh;
-  }
-  return Act::kNone;
-}
-
 // ---- Errors ----------------------------------------------------------------
 
 // What went wrong inside the backend; each Backend method catches it and
@@ -841,7 +831,7 @@ class CudaBackend final : public Backend {
     weights_ = std::move(weights);
     labels_ = weights_->classifier.out;
     dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_};
-    const Act ffn_act = act_of(config.ffn_activation);
+    const Act ffn_act = activation_as<Act>(config.ffn_activation);
     ops_.clear();
     layer_ops_.clear();
     for (size_t i = 0; i < weights_->layers.size(); ++i) {
@@ -855,7 +845,7 @@ class CudaBackend final : public Backend {
       layer_ops_.push_back(ops);
     }
     pre_ = add_op(make_head_op(weights_->pre, "head"));
-    pre_act_ = act_of(config.head_activation);
+    pre_act_ = activation_as<Act>(config.head_activation);
     classifier_ = add_op(make_head_op(weights_->classifier, "classifier"));
     layout_ = ActivationLayout{};
     activations_.reset();
