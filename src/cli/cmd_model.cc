@@ -51,11 +51,15 @@ void run_info(const ModelFlags& flags) {
     labels += fmt::format("{}{}={}", i ? ", " : "", i, c.labels[static_cast<size_t>(i)]);
   }
   std::printf("labels          %s\n", labels.c_str());
-  const text::TokenizerOptions& t = m.tokenizer->options();
-  const bool strip = t.strip_accents.value_or(t.lowercase);
-  std::printf("tokenizer       %s, %zu tokens, lowercase %s, strip accents %s, split CJK %s, max length %d\n",
-              m.tokenizer_source.c_str(), m.tokenizer->vocab().size(), t.lowercase ? "yes" : "no",
-              strip ? "yes" : "no", t.tokenize_chinese_chars ? "yes" : "no", t.max_length);
+  std::printf("tokenizer       %s (%s), %zu tokens, max length %d\n",
+              text::tokenizer_kind_name(m.tokenizer->kind()), m.tokenizer_source.c_str(),
+              m.tokenizer->vocab_size(), m.tokenizer->max_length());
+  if (const text::WordPieceTokenizer* wordpiece = m.wordpiece()) {
+    const text::TokenizerOptions& t = wordpiece->options();
+    const bool strip = t.strip_accents.value_or(t.lowercase);
+    std::printf("normalizer      lowercase %s, strip accents %s, split CJK %s\n", t.lowercase ? "yes" : "no",
+                strip ? "yes" : "no", t.tokenize_chinese_chars ? "yes" : "no");
+  }
   if (c.synthetic) {
     std::printf("synthetic       yes (preset %s, seed %llu)\n", c.synthetic_preset.c_str(),
                 static_cast<unsigned long long>(c.synthetic_seed));

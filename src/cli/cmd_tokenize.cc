@@ -36,11 +36,12 @@ Result<text::WordPieceTokenizer> make_tokenizer(const TokenizeArgs& a) {
     if (a.no_lowercase) opts.lowercase = false;
     opts.strip_accents = strip;
     INFERCOST_ASSIGN_OR_RETURN(model::LoadedModel loaded, model::load_model_dir(a.model, opts));
-    if (!loaded.tokenizer) return internal_error(a.model + ": model directory loaded without a tokenizer");
-    text::TokenizerOptions options = loaded.tokenizer->options();
+    const text::WordPieceTokenizer* wordpiece = loaded.wordpiece();
+    if (!wordpiece) return internal_error(a.model + ": model directory loaded without a WordPiece tokenizer");
+    text::TokenizerOptions options = wordpiece->options();
     options.add_special_tokens = !a.no_special_tokens;
     options.max_length = a.max_length;
-    return text::WordPieceTokenizer::create(loaded.tokenizer->vocab(), options);
+    return text::WordPieceTokenizer::create(wordpiece->vocab(), options);
   }
   INFERCOST_ASSIGN_OR_RETURN(text::Vocab vocab, text::Vocab::load_txt(a.vocab));
   text::TokenizerOptions options;
@@ -51,13 +52,12 @@ Result<text::WordPieceTokenizer> make_tokenizer(const TokenizeArgs& a) {
   return text::WordPieceTokenizer::create(std::move(vocab), options);
 }
 
-void print(const text::WordPieceTokenizer& tok, const std::string& line, size_t index,
-           std::vector<int32_t>& ids) {
+void print(const text::Tokenizer& tok, const std::string& line, size_t index, std::vector<int32_t>& ids) {
   ids.clear();
   auto n = tok.encode_append(line, ids);
   if (!n.ok()) fail(n.status().with_context("text " + std::to_string(index + 1)));
   nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
-  for (int32_t id : ids) tokens.push_back(tok.vocab().token(id));
+  for (int32_t id : ids) tokens.push_back(tok.piece(id));
   nlohmann::ordered_json out = {{"tokens", std::move(tokens)}, {"ids", ids}};
   std::cout << out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }

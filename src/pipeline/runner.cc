@@ -127,7 +127,7 @@ struct PipelineConfig {
   const std::vector<io::InputFormat>* input_formats = nullptr;
   const OutputPlan* plan = nullptr;
   const io::PredictionColumns* columns = nullptr;
-  const text::WordPieceTokenizer* tokenizer = nullptr;
+  const text::Tokenizer* tokenizer = nullptr;
   std::vector<Device*> devices;
   bool skips_padding = true;                      // of the backends (one kind per run)
   io::PredictionWriter* single_writer = nullptr;  // when !plan->per_file
@@ -353,7 +353,7 @@ class Pipeline {
   }
 
   void tokenize_stage(double& busy) {
-    const text::WordPieceTokenizer& tokenizer = *c_.tokenizer;
+    const text::Tokenizer& tokenizer = *c_.tokenizer;
     while (std::optional<TokenizeTask> task = tasks_.pop()) {
       Window& w = *task->window;
       {

@@ -60,7 +60,7 @@ void add_at(std::vector<int64_t>& counts, size_t index, int64_t n) {
 
 // Tokenizes the window's non-null rows into window.ids / window.errors,
 // spread over `threads` threads.
-void tokenize_window(pipeline::Window& w, const text::WordPieceTokenizer& tokenizer, int threads) {
+void tokenize_window(pipeline::Window& w, const text::Tokenizer& tokenizer, int threads) {
   const size_t n = w.rows.size();
   w.ids.assign(n, {});
   w.errors.assign(n, Status());
@@ -91,7 +91,7 @@ void tokenize_window(pipeline::Window& w, const text::WordPieceTokenizer& tokeni
 
 }  // namespace
 
-Result<ScanResult> scan_inputs(const ScanOptions& options, const text::WordPieceTokenizer& tokenizer) {
+Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer& tokenizer) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
   INFERCOST_RETURN_IF_ERROR(
       pipeline::check_batching_options(options.batch_size, options.max_batch_tokens, options.window_rows));

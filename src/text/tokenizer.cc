@@ -465,7 +465,14 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Vocab vocab, TokenizerOpti
   return tok;
 }
 
-Result<std::vector<int32_t>> WordPieceTokenizer::encode(std::string_view text) const {
+const char* tokenizer_kind_name(TokenizerKind kind) {
+  switch (kind) {
+    case TokenizerKind::kWordPiece: return "WordPiece";
+  }
+  return "?";
+}
+
+Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text) const {
   std::vector<int32_t> ids;
   INFERCOST_ASSIGN_OR_RETURN(size_t n, encode_append(text, ids));
   (void)n;

@@ -23,12 +23,12 @@ TEST(ModelDir, LoadsVocabTxtWithTokenizerConfigFlags) {
   auto m = load_model_dir(kData + "hf_tiny_distilbert", {});
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   EXPECT_EQ(m->tokenizer_source, "vocab.txt");
-  EXPECT_FALSE(m->tokenizer->options().lowercase);  // tokenizer_config.json: do_lower_case false
+  EXPECT_FALSE(m->wordpiece()->options().lowercase);  // tokenizer_config.json: do_lower_case false
   EXPECT_EQ(m->weights_dtype, "F32");
   EXPECT_EQ(m->weights.layers.size(), 2u);
   EXPECT_EQ(m->config.labels, (std::vector<std::string>{"NEGATIVE", "POSITIVE"}));
-  EXPECT_EQ(m->tokenizer->cls_id(), 2);
-  EXPECT_EQ(m->tokenizer->options().max_length, 32);  // capped by max_position_embeddings
+  EXPECT_EQ(m->wordpiece()->cls_id(), 2);
+  EXPECT_EQ(m->wordpiece()->options().max_length, 32);  // capped by max_position_embeddings
   EXPECT_FALSE(m->config.synthetic);
 }
 
@@ -39,8 +39,8 @@ TEST(ModelDir, OptionsOverrideTokenizerFlags) {
   o.max_length = 16;
   auto m = load_model_dir(kData + "hf_tiny_distilbert", o);
   ASSERT_TRUE(m.ok()) << m.status().to_string();
-  EXPECT_TRUE(m->tokenizer->options().lowercase);
-  EXPECT_EQ(m->tokenizer->options().max_length, 16);
+  EXPECT_TRUE(m->wordpiece()->options().lowercase);
+  EXPECT_EQ(m->wordpiece()->options().max_length, 16);
   EXPECT_TRUE(m->weights.layers.empty());
   EXPECT_EQ(m->weights_dtype, "F32");  // header read even without weights
 }
@@ -49,7 +49,8 @@ TEST(ModelDir, PrefersTokenizerJson) {
   auto m = load_model_dir(kData + "hf_tiny_bert", {});
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   EXPECT_EQ(m->tokenizer_source, "tokenizer.json");
-  EXPECT_TRUE(m->tokenizer->options().lowercase);
+  EXPECT_EQ(m->tokenizer->kind(), text::TokenizerKind::kWordPiece);
+  EXPECT_TRUE(m->wordpiece()->options().lowercase);
   EXPECT_EQ(m->config.num_labels(), 3);
   EXPECT_EQ(m->weights.token_type_embeddings.size(), 16u);
   // Every text is segment 0: BERT's embedding bias is the token type row 0.

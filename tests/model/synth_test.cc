@@ -76,7 +76,7 @@ TEST_F(SynthTiny, WritesALoadableLabelledDirectory) {
   EXPECT_EQ(m->config.synthetic_seed, 7u);
   EXPECT_EQ(m->weights_dtype, "F32");
   EXPECT_EQ(m->tokenizer_source, "vocab.txt");
-  EXPECT_TRUE(m->tokenizer->options().lowercase);
+  EXPECT_TRUE(m->wordpiece()->options().lowercase);
   EXPECT_EQ(m->weights.parameter_count(), expected_parameters(m->config));
   // The head: POSITIVE row = -NEGATIVE row, scaled well above the HF init.
   const auto& cls = m->weights.head.classifier;
@@ -137,7 +137,7 @@ TEST_F(SynthTiny, TokenizerCoversTheTweetLexicon) {
     ASSERT_TRUE(ids.ok()) << entry << ": " << ids.status().to_string();
     for (int32_t id : *ids) {
       ++tokens;
-      if (id == m->tokenizer->unk_id()) {
+      if (id == m->wordpiece()->unk_id()) {
         ++unknown;
         worst = entry;
       }

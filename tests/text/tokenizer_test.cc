@@ -197,6 +197,26 @@ TEST(TokenizerTest, SpecialTokensAreWhatAnEmptyTextEncodesTo) {
             "max_length must be at least 2 ([CLS] and [SEP]), got 0");
 }
 
+// The engine sees a WordPiece tokenizer through the Tokenizer interface only:
+// the same ids, pieces and sizes as the concrete type.
+TEST(TokenizerTest, WordPieceThroughTheInterface) {
+  TokenizerOptions o;
+  o.max_length = 5;
+  const WordPieceTokenizer wordpiece = make(o);
+  const Tokenizer& tok = wordpiece;
+  EXPECT_EQ(tok.kind(), TokenizerKind::kWordPiece);
+  EXPECT_STREQ(tokenizer_kind_name(tok.kind()), "WordPiece");
+  EXPECT_EQ(*tok.encode("a b a b a b"), ids(wordpiece, "a b a b a b"));
+  std::vector<int32_t> out = {7};
+  ASSERT_EQ(*tok.encode_append("abbb", out), 5u);
+  EXPECT_EQ(out, (V{7, kCls, 13, 15, 15, kSep}));
+  EXPECT_EQ(tok.piece(13), wordpiece.vocab().token(13));
+  EXPECT_EQ(tok.vocab_size(), wordpiece.vocab().size());
+  EXPECT_EQ(tok.max_length(), 5);
+  EXPECT_EQ(tok.pad_id(), wordpiece.pad_id());
+  EXPECT_EQ(tok.special_tokens(), 2);
+}
+
 TEST(TokenizerTest, InvalidUtf8NamesTheByteOffset) {
   TokenizerOptions o;
   o.max_length = 3;

@@ -18,8 +18,14 @@ struct LoadedModel {
   ModelConfig config;
   EncoderWeights weights;
   std::string weights_dtype;  // dtype(s) found in the checkpoint, e.g. "F32"
-  std::shared_ptr<const text::WordPieceTokenizer> tokenizer;
+  std::shared_ptr<const text::Tokenizer> tokenizer;
   std::string tokenizer_source;  // "tokenizer.json" or "vocab.txt"
+
+  // The tokenizer as the WordPiece one it is for BERT and DistilBERT (its
+  // normalizer options and vocabulary), or null for another kind.
+  const text::WordPieceTokenizer* wordpiece() const {
+    return dynamic_cast<const text::WordPieceTokenizer*>(tokenizer.get());
+  }
 };
 
 struct LoadOptions {

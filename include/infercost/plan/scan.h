@@ -108,7 +108,7 @@ struct ScanResult {
 // Reads every input once. Errors: as `infercost run` (usage: kInvalidArgument
 // or kNotFound; bad rows: kCorruption naming the file and line, unless
 // options.on_bad_row is kSkip).
-Result<ScanResult> scan_inputs(const ScanOptions& options, const text::WordPieceTokenizer& tokenizer);
+Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer& tokenizer);
 
 // Sets scan.content_sha256 from the files scan_inputs() read (a second read
 // of every file, so only worth it when a record may have run these inputs).

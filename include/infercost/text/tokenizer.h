@@ -1,10 +1,11 @@
-// BERT WordPiece tokenization, matching Hugging Face's fast tokenizer
-// (`tokenizers` BertNormalizer + BertPreTokenizer + WordPiece, what
-// BertTokenizerFast / AutoTokenizer use) id for id; where transformers' slow
-// Python BertTokenizer differs, we follow the fast one (see tokenizer.cc).
+// Tokenizers: the Tokenizer interface the engine uses (whole texts in, ids
+// with the special tokens out), and BERT WordPiece, matching Hugging Face's
+// fast tokenizer (`tokenizers` BertNormalizer + BertPreTokenizer + WordPiece,
+// what BertTokenizerFast / AutoTokenizer use) id for id; where transformers'
+// slow Python BertTokenizer differs, we follow the fast one (see tokenizer.cc).
 //
-// Thread safety: a constructed Vocab and WordPieceTokenizer are immutable; any
-// number of threads may call encode() concurrently.
+// Thread safety: a constructed Vocab and Tokenizer are immutable; any number
+// of threads may call encode() concurrently.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +60,41 @@ inline constexpr int kSpecialTokensPerRow = 2;
 // kInvalidArgument naming `what` unless it leaves room for the special tokens.
 Status check_max_length(int max_length, std::string_view what = "--max-length");
 
+// The tokenizer models the engine has.
+enum class TokenizerKind { kWordPiece };
+// "WordPiece", as tokenizer.json's model.type names it.
+const char* tokenizer_kind_name(TokenizerKind kind);
+
+// What the engine needs of a tokenizer, whatever its model: the ids of a
+// whole text, special tokens added and truncated to its max length; the
+// padding id; the vocabulary's size and pieces. The pipeline, plan and the
+// CLI use tokenizers only through it.
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+  virtual TokenizerKind kind() const = 0;
+  // Appends the ids of `text` (UTF-8) to `out` (no allocation once `out` has
+  // grown); returns how many. Invalid UTF-8 is kCorruption naming the byte.
+  virtual Result<size_t> encode_append(std::string_view text, std::vector<int32_t>& out) const = 0;
+  // The same into a new vector.
+  Result<std::vector<int32_t>> encode(std::string_view text) const;
+  // Tokens encode() adds to every row besides its text (0 without them).
+  virtual int special_tokens() const = 0;
+  virtual int32_t pad_id() const = 0;
+  virtual size_t vocab_size() const = 0;
+  // The piece of an id below vocab_size().
+  virtual const std::string& piece(int32_t id) const = 0;
+  // Total ids per row at most, special tokens included; <= 0: no limit.
+  virtual int max_length() const = 0;
+
+ protected:
+  Tokenizer() = default;
+  Tokenizer(const Tokenizer&) = default;
+  Tokenizer(Tokenizer&&) = default;
+  Tokenizer& operator=(const Tokenizer&) = default;
+  Tokenizer& operator=(Tokenizer&&) = default;
+};
+
 struct TokenizerOptions {
   bool lowercase = true;
   // Unset: strip accents exactly when lowercasing (HF's rule).
@@ -83,30 +119,31 @@ struct TokenizerOptions {
   std::string continuing_subword_prefix = "##";
 };
 
-class WordPieceTokenizer {
+class WordPieceTokenizer final : public Tokenizer {
  public:
   // Fails (kInvalidArgument) if [UNK], [CLS], [SEP] or [PAD] (or an added
   // token) is missing from the vocabulary, or max_length leaves no room for
   // [CLS] and [SEP].
   static Result<WordPieceTokenizer> create(Vocab vocab, TokenizerOptions options);
 
+  TokenizerKind kind() const override { return TokenizerKind::kWordPiece; }
   // Ids of `text` (UTF-8). Invalid UTF-8 is an error (kCorruption naming the
-  // byte offset). With add_special_tokens the result starts with [CLS] and
-  // ends with [SEP] and has at most max_length ids.
-  Result<std::vector<int32_t>> encode(std::string_view text) const;
-  // Appends to `out` instead of returning a new vector (no allocation once
-  // `out` has grown); returns the number of ids appended.
-  Result<size_t> encode_append(std::string_view text, std::vector<int32_t>& out) const;
+  // byte offset). With add_special_tokens the ids start with [CLS] and end
+  // with [SEP], at most max_length of them.
+  Result<size_t> encode_append(std::string_view text, std::vector<int32_t>& out) const override;
 
   const Vocab& vocab() const { return vocab_; }
   const TokenizerOptions& options() const { return options_; }
-  int32_t pad_id() const { return pad_id_; }
+  int32_t pad_id() const override { return pad_id_; }
   int32_t cls_id() const { return cls_id_; }
   int32_t sep_id() const { return sep_id_; }
   int32_t unk_id() const { return unk_id_; }
   // Tokens encode() adds to every row: kSpecialTokensPerRow, or 0 without
   // add_special_tokens.
-  int special_tokens() const { return options_.add_special_tokens ? kSpecialTokensPerRow : 0; }
+  int special_tokens() const override { return options_.add_special_tokens ? kSpecialTokensPerRow : 0; }
+  size_t vocab_size() const override { return vocab_.size(); }
+  const std::string& piece(int32_t id) const override { return vocab_.token(id); }
+  int max_length() const override { return options_.max_length; }
 
  private:
   Vocab vocab_;
