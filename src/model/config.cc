@@ -167,7 +167,6 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
                                   c.pad_token_id, c.vocab_size));
   }
   INFERCOST_RETURN_IF_ERROR(parse_labels(doc, source, c));
-  c.head_activation = head_activation_of(c.architecture);
   if (auto it = doc.find("infercost_synthetic"); it != doc.end() && !it->is_null()) {
     if (!it->is_object()) return corruption(source + ": 'infercost_synthetic' must be an object");
     c.synthetic = true;

@@ -112,7 +112,7 @@ std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWe
   }
   const std::vector<float> cls(x.begin(), x.begin() + h);
   std::vector<float> g = linear(w.head.pre, cls, 1);
-  for (auto& f : g) f = reference_activation(c.head_activation, f);
+  for (auto& f : g) f = reference_activation(c.head_activation(), f);
   return g;
 }
 

@@ -353,7 +353,6 @@ Result<ModelConfig> synth_config(const std::string& preset) {
   } else {
     return invalid_argument("unknown synthetic preset '" + preset + "' (distilbert-base, bert-base or tiny)");
   }
-  c.head_activation = head_activation_of(c.architecture);
   c.name = "infercost-synthetic-" + preset;
   return c;
 }

@@ -51,7 +51,6 @@ inline model::ModelConfig small_config(model::Architecture arch, std::string_vie
   c.max_position_embeddings = 40;
   c.type_vocab_size = arch == model::Architecture::kBert ? 2 : 0;
   c.ffn_activation = activation == "relu" ? model::Activation::kRelu : model::Activation::kGelu;
-  c.head_activation = model::head_activation_of(arch);
   c.labels = {"NEGATIVE", "POSITIVE", "NEUTRAL"};
   return c;
 }

@@ -56,7 +56,7 @@ TEST(Config, ParsesDistilBertSst2) {
   EXPECT_EQ(c->labels, (std::vector<std::string>{"NEGATIVE", "POSITIVE"}));
   EXPECT_FALSE(c->synthetic);
   EXPECT_EQ(c->ffn_activation, Activation::kGelu);
-  EXPECT_EQ(c->head_activation, Activation::kRelu);  // pre_classifier + ReLU
+  EXPECT_EQ(c->head_activation(), Activation::kRelu);  // pre_classifier + ReLU
 }
 
 // What the backends apply is decided here, by the family: they never read
@@ -67,12 +67,12 @@ TEST(Config, TheFamilyDecidesTheActivations) {
   auto d = parse_config(relu, "config.json");
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->ffn_activation, Activation::kRelu);
-  EXPECT_EQ(d->head_activation, Activation::kRelu);
+  EXPECT_EQ(d->head_activation(), Activation::kRelu);
   EXPECT_NE(config_to_json(*d).find("\"activation\": \"relu\""), std::string::npos);
   auto b = parse_config(kBertConfig, "config.json");
   ASSERT_TRUE(b.ok()) << b.status().to_string();
   EXPECT_EQ(b->ffn_activation, Activation::kGelu);
-  EXPECT_EQ(b->head_activation, Activation::kTanh);  // the pooler
+  EXPECT_EQ(b->head_activation(), Activation::kTanh);  // the pooler
   EXPECT_STREQ(activation_name(Activation::kTanh), "tanh");
 }
 

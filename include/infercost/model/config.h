@@ -24,11 +24,6 @@ constexpr const char* activation_name(Activation activation) {
   }
   return "?";
 }
-// The head's activation of each family: DistilBERT's pre_classifier ReLU,
-// BERT's pooler tanh.
-constexpr Activation head_activation_of(Architecture architecture) {
-  return architecture == Architecture::kBert ? Activation::kTanh : Activation::kRelu;
-}
 
 struct ModelConfig {
   Architecture architecture = Architecture::kDistilBert;
@@ -41,9 +36,9 @@ struct ModelConfig {
   int intermediate_size = 3072;  // DistilBERT "hidden_dim"
   int max_position_embeddings = 512;
   int type_vocab_size = 0;  // BERT: 2; DistilBERT has no token types
-  // What the backends apply, decided here so that none reads `architecture`.
-  Activation ffn_activation = Activation::kGelu;   // gelu or relu (activation / hidden_act)
-  Activation head_activation = Activation::kRelu;  // head_activation_of(architecture)
+  // What the backends apply (with head_activation() below), decided here so
+  // that none reads `architecture`.
+  Activation ffn_activation = Activation::kGelu;  // gelu or relu (activation / hidden_act)
   float layer_norm_eps = 1e-12f;
   int pad_token_id = 0;
   // Labels by id, from id2label; defaults to LABEL_0..LABEL_{n-1}.
@@ -55,6 +50,11 @@ struct ModelConfig {
 
   int num_labels() const { return static_cast<int>(labels.size()); }
   int head_dim() const { return hidden_size / num_heads; }
+  // The head's activation, the family's: DistilBERT's pre_classifier ReLU,
+  // BERT's pooler tanh.
+  Activation head_activation() const {
+    return architecture == Architecture::kBert ? Activation::kTanh : Activation::kRelu;
+  }
 };
 
 // Parses config.json text; `source` names it in errors. Checks that sizes are

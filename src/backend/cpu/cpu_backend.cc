@@ -156,7 +156,7 @@ class CpuBackend final : public Backend {
     }
     // The head runs on one row per sequence: it stays fp32 in every precision.
     INFERCOST_RETURN_IF_ERROR(pre_.init(
-        engine_, {&w.head.pre}, activation_as<Activation>(config.head_activation), false, "head pre"));
+        engine_, {&w.head.pre}, activation_as<Activation>(config.head_activation()), false, "head pre"));
     INFERCOST_RETURN_IF_ERROR(
         classifier_.init(engine_, {&w.head.classifier}, Activation::kNone, false, "classifier"));
     labels_ = w.head.classifier.out;

@@ -845,7 +845,7 @@ class CudaBackend final : public Backend {
       layer_ops_.push_back(ops);
     }
     pre_ = add_op(make_head_op(weights_->pre, "head"));
-    pre_act_ = activation_as<Act>(config.head_activation);
+    pre_act_ = activation_as<Act>(config.head_activation());
     classifier_ = add_op(make_head_op(weights_->classifier, "classifier"));
     layout_ = ActivationLayout{};
     activations_.reset();
