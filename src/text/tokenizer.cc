@@ -468,6 +468,8 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Vocab vocab, TokenizerOpti
 const char* tokenizer_kind_name(TokenizerKind kind) {
   switch (kind) {
     case TokenizerKind::kWordPiece: return "WordPiece";
+    case TokenizerKind::kBpe: return "BPE";
+    case TokenizerKind::kUnigram: return "Unigram";
   }
   return "?";
 }

@@ -60,9 +60,10 @@ inline constexpr int kSpecialTokensPerRow = 2;
 // kInvalidArgument naming `what` unless it leaves room for the special tokens.
 Status check_max_length(int max_length, std::string_view what = "--max-length");
 
-// The tokenizer models the engine has.
-enum class TokenizerKind { kWordPiece };
-// "WordPiece", as tokenizer.json's model.type names it.
+// The tokenizer models the engine has: BERT's WordPiece, byte-level BPE
+// (GPT-2, RoBERTa) and SentencePiece Unigram (XLM-R).
+enum class TokenizerKind { kWordPiece, kBpe, kUnigram };
+// "WordPiece", "BPE", "Unigram", as tokenizer.json's model.type names them.
 const char* tokenizer_kind_name(TokenizerKind kind);
 
 // What the engine needs of a tokenizer, whatever its model: the ids of a
