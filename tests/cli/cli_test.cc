@@ -263,6 +263,32 @@ TEST_F(CliTest, TokenizeWritesJsonPerText) {
   EXPECT_EQ(rows[0]["ids"].size(), rows[0]["tokens"].size());
 }
 
+TEST_F(CliTest, TokenizeTakesATokenizerFileOrFolder) {
+  const Outcome by_model = run_cli("tokenize --model " + model() + " -- 'Hello, world!'");
+  ASSERT_EQ(by_model.exit_code, 0) << by_model.output;
+  const std::string vocab = model() + "/vocab.txt";
+  ASSERT_TRUE(std::filesystem::exists(vocab));
+  for (const std::string& path : {model(), vocab}) {
+    const Outcome by_path = run_cli("tokenize --tokenizer " + path + " -- 'Hello, world!'");
+    ASSERT_EQ(by_path.exit_code, 0) << by_path.output;
+    EXPECT_EQ(by_path.output, by_model.output) << path;
+  }
+  const Outcome bare =
+      run_cli("tokenize --tokenizer " + vocab + " --no-special-tokens --max-length 3 -- 'hello world'");
+  ASSERT_EQ(bare.exit_code, 0) << bare.output;
+  EXPECT_EQ(bare.output.find("[CLS]"), std::string::npos) << bare.output;
+  const Outcome two = run_cli("tokenize --tokenizer " + vocab + " --vocab " + vocab + " -- x");
+  EXPECT_EQ(two.exit_code, 2) << two.output;
+  const Outcome none = run_cli("tokenize -- x");
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_NE(none.output.find("give exactly one of --tokenizer PATH, --model DIR or --vocab FILE"),
+            std::string::npos)
+      << none.output;
+  const Outcome absent = run_cli("tokenize --tokenizer " + model() + "/absent.json -- x");
+  EXPECT_NE(absent.exit_code, 0);
+  EXPECT_NE(absent.output.find("absent.json"), std::string::npos) << absent.output;
+}
+
 TEST_F(CliTest, ModelInfoDescribesTheModel) {
   Outcome info = run_cli("model info " + model());
   ASSERT_EQ(info.exit_code, 0) << info.output;
