@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -316,6 +318,78 @@ TEST_F(HeadRunTest, FunctionsOfTheBackendsLogits) {
     const char* top = pos > neg ? "POSITIVE" : "NEGATIVE";
     for (const char* f : {"none", "sigmoid", "softmax"}) EXPECT_EQ(out[f][i]["label"], top) << f << " " << i;
   }
+}
+
+// HF's pipeline("text-classification", top_k=None, function_to_apply=f) on
+// the committed tiny models with each problem_type (tools/gen_head_golden.py):
+// the same function by default, the same values, the same top label.
+TEST(HeadGolden, MatchesHfTextClassificationPipeline) {
+  const std::string golden_dir = std::string(INFERCOST_TEST_DATA_DIR) + "/golden";
+  const nlohmann::json golden = nlohmann::json::parse(slurp(golden_dir + "/head.json"));
+  const double tolerance = golden["tolerance_abs"];
+  TempDir work;
+  std::string input;
+  for (const auto& text : golden["texts"]) input += nlohmann::json{{"full_text", text}}.dump() + "\n";
+  work.write("in.jsonl", input);
+  ASSERT_EQ(golden["cases"].size(), 32u);
+  int values = 0, label_sets = 0;
+  double max_diff = 0;
+  for (const nlohmann::json& c : golden["cases"]) {
+    const std::string model = c["model"], function = c["function"], applied = c["applied"];
+    const std::string problem = c["problem_type"].is_null() ? "" : c["problem_type"].get<std::string>();
+    const std::string what = model + " problem_type '" + problem + "' --function " + function;
+    const std::string dir = work.file(model + "-" + (problem.empty() ? "absent" : problem));
+    if (!std::filesystem::exists(dir)) {
+      std::filesystem::copy(golden_dir + "/" + model, dir, std::filesystem::copy_options::recursive);
+      nlohmann::json config = nlohmann::json::parse(slurp(dir + "/config.json"));
+      if (!problem.empty()) config["problem_type"] = problem;
+      work.write(dir.substr(work.path().size() + 1) + "/config.json", config.dump(2));
+    }
+    RunOptions o;
+    o.inputs = {work.file("in.jsonl")};
+    o.model_dir = dir;
+    o.output = work.file("out.jsonl");
+    o.threads = 1;
+    o.precision = "fp32";
+    o.max_length = 128;  // the tiny models have 160 positions; the texts are far shorter
+    o.function = function;
+    auto metrics = run_classification(o);
+    ASSERT_TRUE(metrics.ok()) << what << ": " << metrics.status().to_string();
+    EXPECT_EQ(metrics->head_function, applied) << what;
+    const std::vector<std::string> labels = c["labels"];
+    const bool multi = applied == "sigmoid" && labels.size() > 1;
+    EXPECT_EQ(metrics->labels_column, multi) << what;
+    const std::vector<nlohmann::json> rows = read_jsonl(o.output);
+    ASSERT_EQ(rows.size(), c["scores"].size()) << what;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const std::vector<double> hf = c["scores"][r];
+      std::string expected_set;
+      bool near_threshold = false;
+      for (size_t l = 0; l < labels.size(); ++l) {
+        std::string column = labels[l];
+        for (char& ch : column) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        EXPECT_NEAR(rows[r][column].get<double>(), hf[l], tolerance)
+            << what << ": row " << r << " " << column;
+        ++values;
+        max_diff = std::max(max_diff, std::abs(rows[r][column].get<double>() - hf[l]));
+        near_threshold = near_threshold || std::abs(hf[l] - kDefaultThreshold) < tolerance;
+        if (hf[l] >= kDefaultThreshold) expected_set += (expected_set.empty() ? "" : ",") + labels[l];
+      }
+      const size_t top = static_cast<size_t>(std::max_element(hf.begin(), hf.end()) - hf.begin());
+      if (std::abs(hf[0] - hf[1]) > tolerance) {
+        EXPECT_EQ(rows[r]["label"], labels[top]) << what << ": row " << r;
+      }
+      EXPECT_EQ(rows[r].contains("labels"), multi) << what;
+      if (multi && !near_threshold) {
+        EXPECT_EQ(rows[r]["labels"], expected_set) << what << ": row " << r;
+        ++label_sets;
+      }
+    }
+  }
+  EXPECT_EQ(values, 32 * 8 * 2);
+  EXPECT_GT(label_sets, 0);
+  RecordProperty("max_abs_diff", std::to_string(max_diff));
+  RecordProperty("label_sets_compared", label_sets);
 }
 
 TEST_F(HeadRunTest, BadFunctionAndThresholdAreRefusedNamingTheFlag) {
