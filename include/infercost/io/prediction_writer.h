@@ -19,6 +19,8 @@
 // pyarrow.csv.read_csv with ParseOptions(newlines_in_values=True) and
 // ConvertOptions(null_values=[""], quoted_strings_can_be_null=False) keeps
 // null and "" apart. JSON lines: pd.read_json(path, lines=True, dtype=False).
+// A multi-label `labels` column is written as the text is (null: an empty
+// field; no label: ""), so it reads back as the text does (dtype str).
 #pragma once
 
 #include <memory>

@@ -140,11 +140,10 @@ struct RunMetrics {
 // Reads what RunMetrics::to_json() wrote (`infercost bench` reads its child
 // runs' metrics so). Every field the writer always writes is required, the
 // ones it writes only sometimes (first_skip_reason, capacity, the GPU figures,
-// gpu_monitor, resume; head, which metrics from before it lack) keep their
-// defaults when missing; the derived figures
-// (padding_efficiency, rows_per_second, ...) are not read: the methods compute
-// them again. length_counts come back with each histogram bucket's rows at the
-// bucket's lower edge (the file holds the buckets, not the exact lengths), so
+// gpu_monitor, resume) and head (metrics from before it lack it) keep their
+// defaults when missing; the derived figures (padding_efficiency,
+// rows_per_second, ...) are not read: the methods compute them again. length_counts come back with each
+// histogram bucket's rows at the bucket's lower edge (the file holds the buckets, not the exact lengths), so
 // that to_json() writes the same histogram again. Errors: kCorruption starting
 // with `origin` and naming the field ("m.json: no \"rows\"").
 Result<RunMetrics> parse_run_metrics(std::string_view json, const std::string& origin);
