@@ -9,6 +9,7 @@
 #include "infercost/core/numbers.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/model/synth.h"
+#include "infercost/pipeline/head.h"
 
 namespace infercost::cli {
 
@@ -51,6 +52,11 @@ void run_info(const ModelFlags& flags) {
     labels += fmt::format("{}{}={}", i ? ", " : "", i, c.labels[static_cast<size_t>(i)]);
   }
   std::printf("labels          %s\n", labels.c_str());
+  // What `infercost run` applies to the logits without --function.
+  const pipeline::HeadChoice head = pipeline::default_head_function(c);
+  std::printf(
+      "head function   %s (%s)%s\n", pipeline::head_function_name(head.function), head.reason.c_str(),
+      pipeline::writes_label_set(head.function, c.num_labels()) ? ", multi-label: a 'labels' column" : "");
   std::printf("tokenizer       %s (%s), %zu tokens, max length %d\n",
               text::tokenizer_kind_name(m.tokenizer->kind()), m.tokenizer_source.c_str(),
               m.tokenizer->vocab_size(), m.tokenizer->max_length());

@@ -103,6 +103,23 @@ Status read_ffn_activation(Reader& r, const char* key, const std::string& source
                      "'; supported activations are gelu (exact erf) and relu");
 }
 
+// problem_type: one of HF's three, or absent. HF refuses single-label
+// classification with one label; so do we.
+Status read_problem_type(Reader& r, const std::string& source, ModelConfig& c) {
+  INFERCOST_RETURN_IF_ERROR(r.string_key("problem_type", c.problem_type));
+  if (c.problem_type.empty()) return Status();
+  if (c.problem_type != "single_label_classification" && c.problem_type != "multi_label_classification" &&
+      c.problem_type != "regression") {
+    return corruption(source + ": 'problem_type' is '" + c.problem_type +
+                      "'; expected single_label_classification, multi_label_classification or regression");
+  }
+  if (c.problem_type == "single_label_classification" && c.num_labels() == 1) {
+    return corruption(
+        source + ": 'problem_type' single_label_classification needs at least 2 labels; the config has 1");
+  }
+  return Status();
+}
+
 // Floats as the shortest decimal that reads back as the same float, so 1e-12f
 // is written "1e-12", not "9.999999960041972e-13".
 double float_for_json(float v) {
@@ -167,6 +184,7 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
                                   c.pad_token_id, c.vocab_size));
   }
   INFERCOST_RETURN_IF_ERROR(parse_labels(doc, source, c));
+  INFERCOST_RETURN_IF_ERROR(read_problem_type(r, source, c));
   if (auto it = doc.find("infercost_synthetic"); it != doc.end() && !it->is_null()) {
     if (!it->is_object()) return corruption(source + ": 'infercost_synthetic' must be an object");
     c.synthetic = true;
@@ -232,6 +250,7 @@ std::string config_to_json(const ModelConfig& c) {
     j["type_vocab_size"] = c.type_vocab_size;
     j["use_cache"] = true;
   }
+  if (!c.problem_type.empty()) j["problem_type"] = c.problem_type;
   j["torch_dtype"] = "float32";
   j["transformers_version"] = "4.46.3";
   j["vocab_size"] = c.vocab_size;

@@ -143,6 +143,11 @@ TEST(Config, ClearErrors) {
       {"id2label non-string", with("id2label", nlohmann::json{{"0", 1}}), StatusCode::kCorruption,
        "id2label[0]"},
       {"id2label empty", with("id2label", nlohmann::json::object()), StatusCode::kCorruption, "id2label"},
+      {"problem_type unknown", with("problem_type", "ordinal_regression"), StatusCode::kCorruption,
+       "'problem_type' is 'ordinal_regression'; expected single_label_classification, "
+       "multi_label_classification or regression"},
+      {"problem_type number", with("problem_type", 2), StatusCode::kCorruption,
+       "'problem_type' must be a string"},
       {"bert abs pos", R"({"model_type": "bert", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
           "num_attention_heads": 2, "intermediate_size": 16, "position_embedding_type": "relative_key"})",
        StatusCode::kUnsupported, "relative_key"},
@@ -159,6 +164,39 @@ TEST(Config, ClearErrors) {
     EXPECT_EQ(r.status().message().rfind("dir/config.json", 0), 0u)
         << c.what << ": " << r.status().to_string();
   }
+}
+
+// problem_type decides the head's output function (pipeline/head.h): read,
+// kept absent when absent, and written back for HF.
+TEST(Config, ProblemTypeIsReadAndWrittenBack) {
+  EXPECT_EQ(parse_config(kSst2Config, "config.json").value().problem_type, "");
+  EXPECT_EQ(config_to_json(parse_config(kSst2Config, "config.json").value()).find("problem_type"),
+            std::string::npos);
+  for (const char* problem : {"single_label_classification", "multi_label_classification", "regression"}) {
+    for (const char* base : {kSst2Config, kBertConfig}) {
+      auto j = nlohmann::json::parse(base);
+      j["problem_type"] = problem;
+      ModelConfig c = parse_config(j.dump(), "config.json").value();
+      EXPECT_EQ(c.problem_type, problem);
+      const std::string out = config_to_json(c);
+      EXPECT_EQ(nlohmann::json::parse(out)["problem_type"], problem) << out;
+      EXPECT_EQ(parse_config(out, "again").value().problem_type, problem);
+    }
+  }
+  auto null = nlohmann::json::parse(kSst2Config);
+  null["problem_type"] = nullptr;  // null reads as absent
+  EXPECT_EQ(parse_config(null.dump(), "config.json").value().problem_type, "");
+  // As HF: single-label classification needs two labels at least.
+  auto one = nlohmann::json::parse(kSst2Config);
+  one["problem_type"] = "single_label_classification";
+  one["id2label"] = {{"0", "score"}};
+  auto refused = parse_config(one.dump(), "dir/config.json");
+  EXPECT_EQ(refused.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(refused.status().message(),
+            "dir/config.json: 'problem_type' single_label_classification needs at least 2 labels; the config "
+            "has 1");
+  one["problem_type"] = "regression";
+  EXPECT_EQ(parse_config(one.dump(), "config.json").value().num_labels(), 1);
 }
 
 TEST(Config, ToJsonRoundTrips) {

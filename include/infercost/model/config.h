@@ -43,6 +43,10 @@ struct ModelConfig {
   int pad_token_id = 0;
   // Labels by id, from id2label; defaults to LABEL_0..LABEL_{n-1}.
   std::vector<std::string> labels;
+  // config.json's problem_type: "single_label_classification",
+  // "multi_label_classification", "regression", or empty when absent. It
+  // decides the head's output function (pipeline::default_head_function).
+  std::string problem_type;
   // True for models made by `infercost model synth`: speed real, sentiment not.
   bool synthetic = false;
   std::string synthetic_preset;
