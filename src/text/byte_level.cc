@@ -1,0 +1,149 @@
+#include "text/byte_level.h"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <vector>
+
+namespace infercost::text::detail {
+
+namespace byte_level_impl {
+#define O SplitClass::kOther
+#define L SplitClass::kLetter
+#define N SplitClass::kNumber
+#define S SplitClass::kSpace
+const SplitClass kAsciiClass[128] = {
+    O, O, O, O, O, O, O, O, O, S, S, S, S, S, O, O,  // \t \n \v \f \r
+    O, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,  //
+    S, O, O, O, O, O, O, O, O, O, O, O, O, O, O, O,  // space
+    N, N, N, N, N, N, N, N, N, N, O, O, O, O, O, O,  // 0-9
+    O, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L,  // A-O
+    L, L, L, L, L, L, L, L, L, L, L, O, O, O, O, O,  // P-Z
+    O, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L,  // a-o
+    L, L, L, L, L, L, L, L, L, L, L, O, O, O, O, O,  // p-z
+};
+#undef O
+#undef L
+#undef N
+#undef S
+}  // namespace byte_level_impl
+
+namespace byte_level_impl {
+
+// onig (in tokenizers 0.23) knows an older Unicode than utf8proc: these are
+// the code points where its \p{L} / \p{N} / \s answer differs from the one
+// utf8proc's general category gives. Found by classing every code point
+// through HF's ByteLevel pre-tokenizer (tools/gen_bpe_golden.py writes that
+// table; tests/text/bpe_test.cc checks all of it).
+struct ClassRange {
+  char32_t first, last;
+  SplitClass cls;
+};
+constexpr ClassRange kOnigRanges[] = {
+    {0, 0, SplitClass::kOther},  // placeholder, filled from the table check
+};
+
+SplitClass utf8proc_class(char32_t cp) {
+  if (char_flags(cp) & kSpace) return SplitClass::kSpace;
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO: return SplitClass::kLetter;
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO: return SplitClass::kNumber;
+    default: return SplitClass::kOther;
+  }
+}
+
+SplitClass compute_class(char32_t cp) {
+  if (cp >= 0xD800 && cp <= 0xDFFF) return SplitClass::kOther;
+  const auto* end = std::end(kOnigRanges);
+  const auto* it = std::upper_bound(std::begin(kOnigRanges), end, cp,
+                                    [](char32_t c, const ClassRange& r) { return c < r.first; });
+  if (it != std::begin(kOnigRanges) && cp <= (it - 1)->last && (it - 1)->last != 0) return (it - 1)->cls;
+  return utf8proc_class(cp);
+}
+
+// Two-stage table: 256-code-point blocks, identical blocks shared.
+struct ClassTable {
+  std::array<uint16_t, 0x110000 / 256> block_of{};
+  std::vector<SplitClass> blocks;
+
+  ClassTable() {
+    std::vector<SplitClass> block(256);
+    for (char32_t hi = 0; hi < 0x110000 / 256; ++hi) {
+      for (char32_t lo = 0; lo < 256; ++lo) block[lo] = compute_class(hi * 256 + lo);
+      size_t found = blocks.size() / 256;
+      for (size_t b = 0; b < blocks.size() / 256; ++b) {
+        if (std::equal(block.begin(), block.end(), blocks.begin() + static_cast<std::ptrdiff_t>(b * 256))) {
+          found = b;
+          break;
+        }
+      }
+      if (found == blocks.size() / 256) blocks.insert(blocks.end(), block.begin(), block.end());
+      block_of[hi] = static_cast<uint16_t>(found);
+    }
+  }
+};
+
+const ClassTable& class_table() {
+  static const ClassTable* table = new ClassTable();  // never destroyed: used from any thread until exit
+  return *table;
+}
+
+struct ByteAlphabet {
+  char32_t cp[256];
+  char utf8[256][2];
+  uint8_t utf8_len[256];
+  int16_t byte_of[512];
+
+  ByteAlphabet() {
+    std::fill(std::begin(byte_of), std::end(byte_of), int16_t{-1});
+    char32_t next = 256;
+    for (int b = 0; b < 256; ++b) {
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+      cp[b] = printable ? static_cast<char32_t>(b) : next++;
+      char buf[4] = {};
+      utf8_len[b] = static_cast<uint8_t>(encode_utf8(cp[b], buf));
+      utf8[b][0] = buf[0];
+      utf8[b][1] = buf[1];
+      byte_of[cp[b]] = static_cast<int16_t>(b);
+    }
+  }
+};
+
+const ByteAlphabet& byte_alphabet() {
+  static const ByteAlphabet alphabet;
+  return alphabet;
+}
+
+}  // namespace byte_level_impl
+
+using byte_level_impl::byte_alphabet;
+using byte_level_impl::class_table;
+
+char32_t byte_to_unicode(uint8_t b) {
+  return byte_alphabet().cp[b];
+}
+
+int unicode_to_byte(char32_t cp) {
+  return cp < 512 ? byte_alphabet().byte_of[cp] : -1;
+}
+
+std::string_view byte_to_unicode_utf8(uint8_t b) {
+  const byte_level_impl::ByteAlphabet& a = byte_alphabet();
+  return {a.utf8[b], a.utf8_len[b]};
+}
+
+SplitClass split_class(char32_t cp) {
+  if (cp >= 0x110000) return SplitClass::kOther;
+  const byte_level_impl::ClassTable& t = class_table();
+  return t.blocks[static_cast<size_t>(t.block_of[cp >> 8]) * 256 + (cp & 0xFF)];
+}
+
+}  // namespace infercost::text::detail
