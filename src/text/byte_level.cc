@@ -32,17 +32,26 @@ const SplitClass kAsciiClass[128] = {
 
 namespace byte_level_impl {
 
-// onig (in tokenizers 0.23) knows an older Unicode than utf8proc: these are
-// the code points where its \p{L} / \p{N} / \s answer differs from the one
-// utf8proc's general category gives. Found by classing every code point
-// through HF's ByteLevel pre-tokenizer (tools/gen_bpe_golden.py writes that
-// table; tests/text/bpe_test.cc checks all of it).
+// onig (in tokenizers 0.23) knows a newer Unicode (16) than utf8proc 2.8
+// (15): these code points, unassigned for utf8proc, are letters or numbers
+// for HF's split. Found by classing every code point through HF's ByteLevel
+// pre-tokenizer (tools/gen_bpe_golden.py writes that table;
+// tests/text/bpe_test.cc checks all of it against split_class()).
 struct ClassRange {
   char32_t first, last;
   SplitClass cls;
 };
+constexpr SplitClass kL = SplitClass::kLetter;
+constexpr SplitClass kN = SplitClass::kNumber;
 constexpr ClassRange kOnigRanges[] = {
-    {0, 0, SplitClass::kOther},  // placeholder, filled from the table check
+    {0x1C89, 0x1C8A, kL},   {0xA7CB, 0xA7CD, kL},   {0xA7DA, 0xA7DC, kL},   {0x105C0, 0x105F3, kL},
+    {0x10D40, 0x10D49, kN}, {0x10D4A, 0x10D65, kL}, {0x10D6F, 0x10D85, kL}, {0x10EC2, 0x10EC4, kL},
+    {0x11380, 0x11389, kL}, {0x1138B, 0x1138B, kL}, {0x1138E, 0x1138E, kL}, {0x11390, 0x113B5, kL},
+    {0x113B7, 0x113B7, kL}, {0x113D1, 0x113D1, kL}, {0x113D3, 0x113D3, kL}, {0x116D0, 0x116E3, kN},
+    {0x11BC0, 0x11BE0, kL}, {0x11BF0, 0x11BF9, kN}, {0x13460, 0x143FA, kL}, {0x16100, 0x1611D, kL},
+    {0x16130, 0x16139, kN}, {0x16D40, 0x16D6C, kL}, {0x16D70, 0x16D79, kN}, {0x18CFF, 0x18CFF, kL},
+    {0x1CCF0, 0x1CCF9, kN}, {0x1E5D0, 0x1E5ED, kL}, {0x1E5F0, 0x1E5F0, kL}, {0x1E5F1, 0x1E5FA, kN},
+    {0x2EBF0, 0x2EE5D, kL},
 };
 
 SplitClass utf8proc_class(char32_t cp) {
@@ -65,7 +74,7 @@ SplitClass compute_class(char32_t cp) {
   const auto* end = std::end(kOnigRanges);
   const auto* it = std::upper_bound(std::begin(kOnigRanges), end, cp,
                                     [](char32_t c, const ClassRange& r) { return c < r.first; });
-  if (it != std::begin(kOnigRanges) && cp <= (it - 1)->last && (it - 1)->last != 0) return (it - 1)->cls;
+  if (it != std::begin(kOnigRanges) && cp <= (it - 1)->last) return (it - 1)->cls;
   return utf8proc_class(cp);
 }
 
