@@ -45,7 +45,7 @@ from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, 
 from transformers import RobertaTokenizerFast
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_tokenizer_golden import Gen  # noqa: E402  (the text pools the WordPiece goldens use)
+from gen_tokenizer_golden import Gen, encode_all  # noqa: E402  (the WordPiece goldens' text pools)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_DIR = os.path.join(ROOT, "tests", "data_files", "tokenizer")
@@ -71,13 +71,6 @@ def make_tokenizer(roberta_dir, variant):
     mask = AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False, special=True)
     return RobertaTokenizerFast(vocab=os.path.join(roberta_dir, "vocab.json"),
                                 merges=os.path.join(roberta_dir, "merges.txt"), mask_token=mask, **kwargs)
-
-
-def encode_all(tok, texts, call):
-    ids = []
-    for i in range(0, len(texts), 512):
-        ids.extend(tok(texts[i:i + 512], truncation=True, **call)["input_ids"])
-    return ids
 
 
 class BpeGen(Gen):
@@ -111,13 +104,7 @@ class BpeGen(Gen):
         kinds = [(self.english, 34), (self.accented, 8), (self.cjk, 5), (self.korean, 2), (self.other_script, 7),
                  (self.emoji, 7), (self.control, 3), (self.web, 6), (self.number, 7), (self.long_word, 1),
                  (self.punct, 7), (self.special, 4), (self.contraction, 5), (self.space_run, 4)]
-        total = sum(w for _, w in kinds)
-        x = self.r.uniform(0, total)
-        for f, w in kinds:
-            x -= w
-            if x <= 0:
-                return f()
-        return kinds[0][0]()
+        return self.r.choices([f for f, _ in kinds], [w for _, w in kinds])[0]()
 
     def short(self):
         if self.r.random() < 0.25:

@@ -1,6 +1,7 @@
 #include "infercost/text/bpe.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>

@@ -3,7 +3,6 @@
 #include <utf8proc.h>
 
 #include <algorithm>
-#include <array>
 #include <iterator>
 #include <vector>
 
@@ -78,25 +77,17 @@ SplitClass compute_class(char32_t cp) {
   return utf8proc_class(cp);
 }
 
-// Two-stage table: 256-code-point blocks, identical blocks shared.
+// Every code point's class, two bits each (278 KB), computed on first use.
 struct ClassTable {
-  std::array<uint16_t, 0x110000 / 256> block_of{};
-  std::vector<SplitClass> blocks;
+  std::vector<uint8_t> packed = std::vector<uint8_t>(0x110000 / 4);
 
   ClassTable() {
-    std::vector<SplitClass> block(256);
-    for (char32_t hi = 0; hi < 0x110000 / 256; ++hi) {
-      for (char32_t lo = 0; lo < 256; ++lo) block[lo] = compute_class(hi * 256 + lo);
-      size_t found = blocks.size() / 256;
-      for (size_t b = 0; b < blocks.size() / 256; ++b) {
-        if (std::equal(block.begin(), block.end(), blocks.begin() + static_cast<std::ptrdiff_t>(b * 256))) {
-          found = b;
-          break;
-        }
-      }
-      if (found == blocks.size() / 256) blocks.insert(blocks.end(), block.begin(), block.end());
-      block_of[hi] = static_cast<uint16_t>(found);
+    for (char32_t cp = 0; cp < 0x110000; ++cp) {
+      packed[cp >> 2] |= static_cast<uint8_t>(static_cast<unsigned>(compute_class(cp)) << ((cp & 3) * 2));
     }
+  }
+  SplitClass at(char32_t cp) const {
+    return static_cast<SplitClass>((packed[cp >> 2] >> ((cp & 3) * 2)) & 3);
   }
 };
 
@@ -151,8 +142,7 @@ std::string_view byte_to_unicode_utf8(uint8_t b) {
 
 SplitClass split_class(char32_t cp) {
   if (cp >= 0x110000) return SplitClass::kOther;
-  const byte_level_impl::ClassTable& t = class_table();
-  return t.blocks[static_cast<size_t>(t.block_of[cp >> 8]) * 256 + (cp & 0xFF)];
+  return class_table().at(cp);
 }
 
 }  // namespace infercost::text::detail
