@@ -37,7 +37,7 @@ void append_utf8proc(std::string_view text, utf8proc_option_t options, std::stri
 }
 
 bool is_space_at(const unsigned char* p, size_t n, size_t i, int* len) {
-  char32_t cp;
+  char32_t cp = 0;
   *len = decode_utf8(p + i, n - i, &cp);
   if (*len == 0) *len = 1;
   return (char_flags(cp) & kSpace) != 0;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
-#include <numeric>
 
 namespace infercost::text::detail {
 namespace {
@@ -47,6 +46,9 @@ Result<UnigramModel> UnigramModel::create(std::vector<Piece> pieces, int32_t unk
     return invalid_argument("unk_id " + std::to_string(unk_id) + " is out of range (" +
                             std::to_string(pieces.size()) + " pieces)");
   }
+  size_t bytes = 0;
+  for (const Piece& p : pieces) bytes += p.text.size();
+  if (bytes >= (size_t{1} << 31)) return invalid_argument("the Unigram model's pieces exceed 2 GiB");
   UnigramModel m;
   m.pieces_ = std::move(pieces);
   m.unk_id_ = unk_id;
@@ -64,28 +66,54 @@ Result<UnigramModel> UnigramModel::create(std::vector<Piece> pieces, int32_t unk
 }
 
 void UnigramModel::build_trie() {
-  // Piece ids sorted by their bytes; equal pieces by id, so the last of a
-  // run is the one that wins.
-  std::vector<int32_t> order(pieces_.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    const int c = pieces_[a].text.compare(pieces_[b].text);
-    return c != 0 ? c < 0 : a < b;
+  // Piece ids sorted by their bytes (the first eight, big-endian, decide most
+  // comparisons); equal pieces by id, so the last of a run is the one that
+  // wins. The sorted keys are then copied into one arena, so the passes below
+  // read memory in order.
+  struct SortKey {
+    uint64_t prefix;
+    int32_t id;
+  };
+  std::vector<SortKey> sorted(pieces_.size());
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    const std::string& t = pieces_[i].text;
+    uint64_t prefix = 0;
+    for (size_t k = 0; k < 8; ++k) {
+      prefix = (prefix << 8) | (k < t.size() ? static_cast<unsigned char>(t[k]) : 0u);
+    }
+    sorted[i] = {prefix, static_cast<int32_t>(i)};
+  }
+  std::sort(sorted.begin(), sorted.end(), [&](const SortKey& a, const SortKey& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const int c = pieces_[a.id].text.compare(pieces_[b.id].text);
+    return c != 0 ? c < 0 : a.id < b.id;
   });
-  const auto key = [&](size_t i) -> const std::string& { return pieces_[order[i]].text; };
+  std::vector<int32_t> order(sorted.size());
+  std::vector<size_t> offsets(sorted.size() + 1, 0);
+  std::string arena;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    order[i] = sorted[i].id;
+    arena += pieces_[sorted[i].id].text;
+    offsets[i + 1] = arena.size();
+  }
+  sorted = {};
+  const auto key = [&](size_t i) {
+    return std::string_view(arena).substr(offsets[i], offsets[i + 1] - offsets[i]);
+  };
 
   // Breadth first: each queued node covers the sorted keys [lo, hi) that
   // share its `depth` leading bytes.
   struct Range {
-    size_t lo, hi, depth;
+    uint32_t lo, hi, depth;
   };
   nodes_.assign(1, Node{});
   labels_.assign(1, 0);
-  std::vector<Range> queue{{0, order.size(), 0}};
-  queue.reserve(order.size());
-  for (size_t q = 0; q < queue.size(); ++q) {
+  std::vector<Range> queue;
+  queue.reserve(order.size() * 4);
+  queue.push_back({0, static_cast<uint32_t>(order.size()), 0});
+  for (uint32_t q = 0; q < queue.size(); ++q) {
     const Range r = queue[q];
-    size_t lo = r.lo;
+    uint32_t lo = r.lo;
     // Keys that end here sort first; the last of them wins. The root's
     // empty piece is never looked up (HF does not either).
     while (lo < r.hi && key(lo).size() == r.depth) {
@@ -96,7 +124,7 @@ void UnigramModel::build_trie() {
     uint16_t children = 0;
     while (lo < r.hi) {
       const unsigned char c = static_cast<unsigned char>(key(lo)[r.depth]);
-      size_t hi = lo + 1;
+      uint32_t hi = lo + 1;
       while (hi < r.hi && static_cast<unsigned char>(key(hi)[r.depth]) == c) ++hi;
       nodes_.push_back(Node{});
       labels_.push_back(c);
@@ -106,6 +134,7 @@ void UnigramModel::build_trie() {
     }
     nodes_[q].children = children;
   }
+  queue = {};
   // Tables for the nodes with many children (the root and the common
   // prefixes such as "▁").
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
