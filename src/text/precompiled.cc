@@ -10,26 +10,26 @@ namespace infercost::text::detail {
 namespace {
 
 // -1 for a byte outside the alphabet.
-constexpr std::array<int8_t, 256> make_base64_table() {
+constexpr std::array<int8_t, 256> make_base64_digits() {
   std::array<int8_t, 256> t{};
   for (auto& v : t) v = -1;
   const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
   return t;
 }
-constexpr std::array<int8_t, 256> kBase64 = make_base64_table();
+constexpr std::array<int8_t, 256> kBase64Digits = make_base64_digits();
 
 // The double-array unit fields, as sentencepiece's darts-clone lays them out.
-inline bool unit_has_leaf(uint32_t u) {
+inline bool charsmap_has_leaf(uint32_t u) {
   return (u >> 8) & 1;
 }
-inline uint32_t unit_value(uint32_t u) {
+inline uint32_t charsmap_value(uint32_t u) {
   return u & ((1u << 31) - 1);
 }
-inline uint32_t unit_label(uint32_t u) {
+inline uint32_t charsmap_label(uint32_t u) {
   return u & ((1u << 31) | 0xFF);
 }
-inline uint32_t unit_offset(uint32_t u) {
+inline uint32_t charsmap_offset(uint32_t u) {
   return (u >> 10) << ((u & (1u << 9)) >> 6);
 }
 
@@ -49,7 +49,7 @@ Result<std::string> decode_base64(std::string_view text) {
     for (int k = 0; k < 4; ++k) {
       const unsigned char c = static_cast<unsigned char>(text[i + k]);
       if (k >= 4 - pad) continue;
-      const int d = kBase64[c];
+      const int d = kBase64Digits[c];
       if (d < 0) return corruption("bad base64 character at offset " + std::to_string(i + k));
       v |= static_cast<uint32_t>(d) << (18 - 6 * k);
     }
@@ -98,18 +98,18 @@ Result<PrecompiledCharsmap> PrecompiledCharsmap::parse(std::string_view blob) {
 
 bool PrecompiledCharsmap::transform(std::string_view chunk, std::string_view* replacement) const {
   const size_t n_units = units_.size();
-  size_t pos = unit_offset(units_[0]);
+  size_t pos = charsmap_offset(units_[0]);
   for (const char ch : chunk) {
     const auto c = static_cast<unsigned char>(ch);
     if (c == 0) return false;  // keys end at NUL
     pos ^= c;
     if (pos >= n_units) return false;
     const uint32_t unit = units_[pos];
-    if (unit_label(unit) != c) return false;
-    pos ^= unit_offset(unit);
-    if (unit_has_leaf(unit)) {
+    if (charsmap_label(unit) != c) return false;
+    pos ^= charsmap_offset(unit);
+    if (charsmap_has_leaf(unit)) {
       if (pos >= n_units) return false;
-      const size_t at = unit_value(units_[pos]);
+      const size_t at = charsmap_value(units_[pos]);
       // A valid charsmap points at the start of a pool string; anything else
       // is treated as no entry rather than read out of bounds.
       if (at >= pool_.size() || (static_cast<unsigned char>(pool_[at]) & 0xC0) == 0x80) return false;
@@ -130,7 +130,7 @@ void PrecompiledCharsmap::normalize_cluster(std::string_view cluster, std::strin
   const auto* p = reinterpret_cast<const unsigned char*>(cluster.data());
   size_t i = 0;
   while (i < cluster.size()) {
-    char32_t cp;
+    char32_t cp = 0;
     const int len = decode_utf8(p + i, cluster.size() - i, &cp);
     const std::string_view part = cluster.substr(i, static_cast<size_t>(len));
     if (transform(part, &r)) {

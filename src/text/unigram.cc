@@ -23,7 +23,7 @@ UnigramScratch& unigram_scratch() {
   return s;
 }
 
-void append_utf8proc(std::string_view text, utf8proc_option_t options, std::string& out) {
+void unigram_append_utf8proc(std::string_view text, utf8proc_option_t options, std::string& out) {
   utf8proc_uint8_t* mapped = nullptr;
   const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
                                           static_cast<utf8proc_ssize_t>(text.size()), &mapped,
@@ -36,7 +36,7 @@ void append_utf8proc(std::string_view text, utf8proc_option_t options, std::stri
   std::free(mapped);
 }
 
-bool is_space_at(const unsigned char* p, size_t n, size_t i, int* len) {
+bool unigram_space_at(const unsigned char* p, size_t n, size_t i, int* len) {
   char32_t cp = 0;
   *len = decode_utf8(p + i, n - i, &cp);
   if (*len == 0) *len = 1;
@@ -81,18 +81,19 @@ void NormalizerStep::apply(std::string_view text, std::string& out) const {
       out.append(text, at);
       return;
     }
-    case Kind::kNfc: append_utf8proc(text, UTF8PROC_COMPOSE, out); return;
-    case Kind::kNfd: append_utf8proc(text, UTF8PROC_DECOMPOSE, out); return;
+    case Kind::kNfc: unigram_append_utf8proc(text, UTF8PROC_COMPOSE, out); return;
+    case Kind::kNfd: unigram_append_utf8proc(text, UTF8PROC_DECOMPOSE, out); return;
     case Kind::kNfkc:
-      append_utf8proc(text, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT), out);
+      unigram_append_utf8proc(text, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT), out);
       return;
     case Kind::kNfkd:
-      append_utf8proc(text, static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), out);
+      unigram_append_utf8proc(text, static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT),
+                              out);
       return;
     case Kind::kLowercase: {
       const auto* p = reinterpret_cast<const unsigned char*>(text.data());
       for (size_t i = 0; i < text.size();) {
-        char32_t cp;
+        char32_t cp = 0;
         const int len = decode_utf8(p + i, text.size() - i, &cp);
         char32_t lower[3];
         const int k = to_lower_full(cp, lower);
@@ -109,13 +110,13 @@ void NormalizerStep::apply(std::string_view text, std::string& out) const {
       size_t begin = 0, end = text.size();
       int len;
       if (strip_left) {
-        while (begin < end && is_space_at(p, end, begin, &len)) begin += static_cast<size_t>(len);
+        while (begin < end && unigram_space_at(p, end, begin, &len)) begin += static_cast<size_t>(len);
       }
       if (strip_right) {
         while (end > begin) {
           size_t start = end - 1;
           while (start > begin && (p[start] & 0xC0) == 0x80) --start;
-          if (!is_space_at(p, end, start, &len)) break;
+          if (!unigram_space_at(p, end, start, &len)) break;
           end = start;
         }
       }
@@ -163,9 +164,9 @@ struct UnigramEncode {
       size_t i = 0;
       while (i < piece.size()) {
         int len;
-        while (i < piece.size() && is_space_at(p, piece.size(), i, &len)) i += static_cast<size_t>(len);
+        while (i < piece.size() && unigram_space_at(p, piece.size(), i, &len)) i += static_cast<size_t>(len);
         const size_t word = i;
-        while (i < piece.size() && !is_space_at(p, piece.size(), i, &len)) i += static_cast<size_t>(len);
+        while (i < piece.size() && !unigram_space_at(p, piece.size(), i, &len)) i += static_cast<size_t>(len);
         if (i > word) pre_tokenize(step + 1, piece.substr(word, i - word), at_start && word == 0);
       }
       return;

@@ -6,6 +6,9 @@
 #include "text/unigram_pipeline.h"
 
 namespace infercost::text {
+// A named namespace around the helpers: in a unity build they share a unit
+// with the other tokenizer.json readers, whose helpers have the same names.
+namespace unigram_json {
 namespace {
 
 using detail::NormalizerStep;
@@ -45,7 +48,7 @@ bool parse_replace_regex(const std::string& r, NormalizerStep& step) {
     step.run_char = r.substr(1, 1);
     i = 2;
   } else {
-    char32_t cp;
+    char32_t cp = 0;
     const int len = detail::decode_utf8(reinterpret_cast<const unsigned char*>(r.data()), r.size(), &cp);
     if (len == 0 || kMeta.find(r[0]) != std::string_view::npos) return false;
     step.run_char = r.substr(0, static_cast<size_t>(len));
@@ -161,7 +164,7 @@ Status read_pre_tokenizer(const json& j, const std::string& where, std::vector<P
   } else if (type == "Metaspace") {
     step.kind = PreTokenizerStep::Kind::kMetaspace;
     INFERCOST_ASSIGN_OR_RETURN(step.replacement, required_string(j, "replacement", where));
-    char32_t cp;
+    char32_t cp = 0;
     const auto* r = reinterpret_cast<const unsigned char*>(step.replacement.data());
     if (step.replacement.empty() ||
         detail::decode_utf8(r, step.replacement.size(), &cp) != static_cast<int>(step.replacement.size())) {
@@ -364,12 +367,14 @@ Result<std::shared_ptr<detail::UnigramTables>> read_tables(const json& root, int
 }
 
 }  // namespace
+}  // namespace unigram_json
 
-Result<std::unique_ptr<UnigramTokenizer>> unigram_from_tokenizer_json(const json& root,
+Result<std::unique_ptr<UnigramTokenizer>> unigram_from_tokenizer_json(const nlohmann::json& root,
                                                                       const std::string& source,
                                                                       int max_length,
                                                                       bool add_special_tokens) {
-  Result<std::shared_ptr<detail::UnigramTables>> t = read_tables(root, max_length, add_special_tokens);
+  Result<std::shared_ptr<detail::UnigramTables>> t =
+      unigram_json::read_tables(root, max_length, add_special_tokens);
   if (!t.ok()) return t.status().with_context(source);
   return std::make_unique<UnigramTokenizer>(std::move(t).value());
 }

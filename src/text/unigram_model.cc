@@ -28,7 +28,7 @@ ViterbiScratch& viterbi_scratch() {
 
 // Length of the UTF-8 sequence led by `b` (1 for a stray byte, which valid
 // input never has).
-inline uint32_t utf8_length(unsigned char b) {
+inline uint32_t viterbi_char_length(unsigned char b) {
   if (b < 0xC0) return 1;
   if (b < 0xE0) return 2;
   if (b < 0xF0) return 3;
@@ -187,7 +187,8 @@ size_t UnigramModel::encode(std::string_view word, std::vector<int32_t>& out, si
   const auto* w = reinterpret_cast<const unsigned char*>(word.data());
   for (size_t start = 0; start < n;) {
     const double till = ends[start].score;
-    const uint32_t char_len = std::min<uint32_t>(utf8_length(w[start]), static_cast<uint32_t>(n - start));
+    const uint32_t char_len =
+        std::min<uint32_t>(viterbi_char_length(w[start]), static_cast<uint32_t>(n - start));
     bool has_single = false;
     uint32_t node = 0;
     for (size_t j = start; j < n; ++j) {
