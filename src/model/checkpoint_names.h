@@ -50,20 +50,15 @@ inline constexpr CheckpointNames kBertNames = {"bert.",
 // reuse its modules: BERT's encoder under "roberta.", and a
 // RobertaClassificationHead (dense + tanh on <s>, then out_proj) in place of
 // the pooler. A checkpoint may also carry roberta.pooler.*, unused.
-inline constexpr CheckpointNames kRobertaNames = {"roberta.",
-                                                  "roberta.embeddings.",
-                                                  "roberta.encoder.layer.",
-                                                  "attention.self.query",
-                                                  "attention.self.key",
-                                                  "attention.self.value",
-                                                  "attention.output.dense",
-                                                  "attention.output.LayerNorm",
-                                                  "intermediate.dense",
-                                                  "output.dense",
-                                                  "output.LayerNorm",
-                                                  "classifier.dense",
-                                                  "classifier.out_proj",
-                                                  true};
+inline constexpr CheckpointNames kRobertaNames = [] {
+  CheckpointNames n = kBertNames;
+  n.prefix = "roberta.";
+  n.embeddings = "roberta.embeddings.";
+  n.layer = "roberta.encoder.layer.";
+  n.head_pre = "classifier.dense";
+  n.classifier = "classifier.out_proj";
+  return n;
+}();
 
 inline const CheckpointNames& checkpoint_names(Architecture architecture) {
   switch (architecture) {

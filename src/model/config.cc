@@ -105,15 +105,28 @@ Status read_ffn_activation(Reader& r, const char* key, const std::string& source
                      "'; supported activations are gelu (exact erf) and relu");
 }
 
+// The names a family gives the encoder's sizes and FFN activation.
+struct ShapeKeys {
+  const char *hidden, *layers, *heads, *intermediate, *activation;
+};
+constexpr ShapeKeys kDistilBertKeys = {"dim", "n_layers", "n_heads", "hidden_dim", "activation"};
+constexpr ShapeKeys kBertKeys = {"hidden_size", "num_hidden_layers", "num_attention_heads",
+                                 "intermediate_size", "hidden_act"};
+
+// The sizes (required) and the FFN activation (default gelu).
+Status read_shape(Reader& r, const ShapeKeys& k, const std::string& source, ModelConfig& c) {
+  INFERCOST_RETURN_IF_ERROR(r.int_key(k.hidden, true, 1, kMaxDim, c.hidden_size));
+  INFERCOST_RETURN_IF_ERROR(r.int_key(k.layers, true, 1, kMaxLayers, c.num_layers));
+  INFERCOST_RETURN_IF_ERROR(r.int_key(k.heads, true, 1, kMaxDim, c.num_heads));
+  INFERCOST_RETURN_IF_ERROR(r.int_key(k.intermediate, true, 1, kMaxDim * 8, c.intermediate_size));
+  return read_ffn_activation(r, k.activation, source, &c.ffn_activation);
+}
+
 // The keys BERT and RoBERTa share. Defaults are those of HF's BertConfig and
 // RobertaConfig, which agree (type_vocab_size 2, layer_norm_eps 1e-12); real
 // RoBERTa files say 1 and 1e-05.
 Status read_bert_keys(const json& doc, Reader& r, const std::string& source, ModelConfig& c) {
-  INFERCOST_RETURN_IF_ERROR(r.int_key("hidden_size", true, 1, kMaxDim, c.hidden_size));
-  INFERCOST_RETURN_IF_ERROR(r.int_key("num_hidden_layers", true, 1, kMaxLayers, c.num_layers));
-  INFERCOST_RETURN_IF_ERROR(r.int_key("num_attention_heads", true, 1, kMaxDim, c.num_heads));
-  INFERCOST_RETURN_IF_ERROR(r.int_key("intermediate_size", true, 1, kMaxDim * 8, c.intermediate_size));
-  INFERCOST_RETURN_IF_ERROR(read_ffn_activation(r, "hidden_act", source, &c.ffn_activation));
+  INFERCOST_RETURN_IF_ERROR(read_shape(r, kBertKeys, source, c));
   c.type_vocab_size = 2;
   INFERCOST_RETURN_IF_ERROR(r.int_key("type_vocab_size", false, 1, kMaxVocab, c.type_vocab_size));
   c.layer_norm_eps = 1e-12f;
@@ -154,11 +167,7 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
   INFERCOST_RETURN_IF_ERROR(r.int_key("pad_token_id", false, 0, kMaxVocab, c.pad_token_id));
   if (c.model_type == "distilbert") {
     c.architecture = Architecture::kDistilBert;
-    INFERCOST_RETURN_IF_ERROR(r.int_key("dim", true, 1, kMaxDim, c.hidden_size));
-    INFERCOST_RETURN_IF_ERROR(r.int_key("n_layers", true, 1, kMaxLayers, c.num_layers));
-    INFERCOST_RETURN_IF_ERROR(r.int_key("n_heads", true, 1, kMaxDim, c.num_heads));
-    INFERCOST_RETURN_IF_ERROR(r.int_key("hidden_dim", true, 1, kMaxDim * 8, c.intermediate_size));
-    INFERCOST_RETURN_IF_ERROR(read_ffn_activation(r, "activation", source, &c.ffn_activation));
+    INFERCOST_RETURN_IF_ERROR(read_shape(r, kDistilBertKeys, source, c));
     c.type_vocab_size = 0;
     c.layer_norm_eps = 1e-12f;  // hard-coded in HF's DistilBERT modules, not read from the config
   } else if (c.model_type == "bert") {
