@@ -985,9 +985,9 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     model::LoadOptions load;
     load.max_length = options.max_length;
     INFERCOST_ASSIGN_OR_RETURN(model, model::load_model_dir(options.model_dir, load));
-    if (options.max_length > model.config.max_position_embeddings) {
+    if (options.max_length > model.config.max_positions()) {
       return invalid_argument("--max-length " + std::to_string(options.max_length) + " exceeds the model's " +
-                              std::to_string(model.config.max_position_embeddings) + " positions");
+                              std::to_string(model.config.max_positions()) + " positions");
     }
     backend::BackendOptions backend_options;
     backend_options.threads = metrics.threads;
