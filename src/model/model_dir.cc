@@ -115,7 +115,7 @@ Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& op
   const std::string tok_config = dir + "/tokenizer_config.json";
   if (is_regular_file(tok_config)) INFERCOST_RETURN_IF_ERROR(apply_tokenizer_config(tok_config, topts));
   text::TokenizerSettings settings;
-  settings.max_length = std::min(options.max_length, m.config.max_position_embeddings);
+  settings.max_length = std::min(options.max_length, m.config.max_positions());
   settings.add_special_tokens = options.add_special_tokens;
   settings.lowercase = options.lowercase;
   settings.strip_accents = options.strip_accents;
