@@ -5,8 +5,12 @@
 #include <string>
 
 #include "infercost/core/file.h"
+#include "infercost/text/bpe.h"
 #include "infercost/text/tokenizer.h"
+#include "infercost/text/unigram.h"
+#include "text/bpe_json.h"
 #include "text/tokenizer_json.h"
+#include "text/unigram_json.h"
 
 namespace infercost::text {
 namespace {
@@ -28,24 +32,52 @@ Result<LoadedTokenizer> wordpiece(Vocab vocab, TokenizerOptions options, const T
   return LoadedTokenizer{std::make_shared<const WordPieceTokenizer>(std::move(tok)), std::move(source)};
 }
 
+// A BPE tokenizer as `settings` want it: without its special tokens when
+// they are not to be added.
+Result<LoadedTokenizer> bpe_with(std::unique_ptr<BpeTokenizer> bpe, const TokenizerSettings& settings,
+                                 std::string source) {
+  if (!settings.add_special_tokens) {
+    BpeConfig config = bpe->config();
+    config.prefix_ids.clear();
+    config.suffix_ids.clear();
+    INFERCOST_ASSIGN_OR_RETURN(bpe, BpeTokenizer::create(std::move(config)));
+  }
+  return LoadedTokenizer{std::move(bpe), std::move(source)};
+}
+
 Result<LoadedTokenizer> from_json(const nlohmann::json& root, const std::string& path,
                                   const TokenizerSettings& settings, TokenizerOptions options) {
   if (!root.contains("model") || !root.at("model").is_object())
-    return corruption("no 'model' object (not a tokenizer.json?)");
+    return corruption(path + ": no 'model' object (not a tokenizer.json?)");
   const std::string type = root.at("model").value("type", "");
   if (type == "WordPiece") {
     options.max_length = settings.max_length;
     options.add_special_tokens = settings.add_special_tokens;
-    INFERCOST_ASSIGN_OR_RETURN(TokenizerJson tj, detail::wordpiece_from_tokenizer_json(root, options));
+    Result<TokenizerJson> read = detail::wordpiece_from_tokenizer_json(root, options);
+    if (!read.ok()) return read.status().with_context(path);
+    TokenizerJson tj = std::move(read).value();
     // The file's truncation, when shorter, still applies.
     if (settings.max_length > 0 &&
         (tj.options.max_length <= 0 || tj.options.max_length > settings.max_length))
       tj.options.max_length = settings.max_length;
     if (!settings.add_special_tokens) tj.options.add_special_tokens = false;
-    return wordpiece(std::move(tj.vocab), std::move(tj.options), settings, "tokenizer.json");
+    Result<LoadedTokenizer> made =
+        wordpiece(std::move(tj.vocab), std::move(tj.options), settings, "tokenizer.json");
+    if (!made.ok()) return made.status().with_context(path);
+    return made;
   }
-  (void)path;
-  return unsupported("model type '" + type + "' is not supported (WordPiece, BPE or Unigram)");
+  if (type == "BPE") {
+    INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<BpeTokenizer> bpe,
+                               bpe_from_tokenizer_json(root, path, settings.max_length));
+    return bpe_with(std::move(bpe), settings, "tokenizer.json");
+  }
+  if (type == "Unigram") {
+    INFERCOST_ASSIGN_OR_RETURN(
+        std::unique_ptr<UnigramTokenizer> unigram,
+        unigram_from_tokenizer_json(root, path, settings.max_length, settings.add_special_tokens));
+    return LoadedTokenizer{std::move(unigram), "tokenizer.json"};
+  }
+  return unsupported(path + ": model type '" + type + "' is not supported (WordPiece, BPE or Unigram)");
 }
 
 Result<LoadedTokenizer> load_json_file(const std::string& path, const TokenizerSettings& settings,
@@ -54,9 +86,7 @@ Result<LoadedTokenizer> load_json_file(const std::string& path, const TokenizerS
   const nlohmann::json root = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded() || !root.is_object()) return corruption(path + ": not a JSON object");
   try {
-    Result<LoadedTokenizer> loaded = from_json(root, path, settings, std::move(options));
-    if (!loaded.ok()) return loaded.status().with_context(path);
-    return loaded;
+    return from_json(root, path, settings, std::move(options));
   } catch (const nlohmann::json::exception& e) {
     // Missing keys and wrong types surface as exceptions from at()/get().
     return corruption(path + ": " + e.what());
@@ -82,7 +112,10 @@ Result<LoadedTokenizer> load_any(const std::string& path, const TokenizerSetting
     if (is_file(dir + "tokenizer.json"))
       return load_json_file(dir + "tokenizer.json", settings, wordpiece_options);
     if (is_file(dir + "vocab.json") && is_file(dir + "merges.txt")) {
-      return unsupported(dir + "vocab.json + merges.txt: byte-level BPE is not supported yet");
+      INFERCOST_ASSIGN_OR_RETURN(
+          std::unique_ptr<BpeTokenizer> bpe,
+          BpeTokenizer::load_files(dir + "vocab.json", dir + "merges.txt", settings.max_length));
+      return bpe_with(std::move(bpe), settings, "vocab.json + merges.txt");
     }
     if (is_file(dir + "vocab.txt")) return load_vocab_txt(dir + "vocab.txt", settings, wordpiece_options);
     if (is_file(dir + "vocab.json"))

@@ -423,6 +423,18 @@ TEST_F(ResumeTest, AResumeOfAnotherJobOrABrokenCheckpointIsRefusedAndTouchesNoth
   EXPECT_TRUE(contains(text.output, "--no-text")) << text.output;
   expect_untouched(stopped);
 
+  // The head's output function and threshold change the values written.
+  Exit function = run_infercost(run_args({"--resume", "--function", "sigmoid"}));
+  EXPECT_EQ(function.code, 2) << function.output;
+  EXPECT_TRUE(contains(function.output, "--function: 'sigmoid' now, the checkpoint's run used 'default'"))
+      << function.output;
+  expect_untouched(stopped);
+  Exit threshold = run_infercost(run_args({"--resume", "--threshold", "0.25"}));
+  EXPECT_EQ(threshold.code, 2) << threshold.output;
+  EXPECT_TRUE(contains(threshold.output, "--threshold: '0.25' now, the checkpoint's run used '0.5'"))
+      << threshold.output;
+  expect_untouched(stopped);
+
   { std::ofstream(input, std::ios::app) << "{\"full_text\": \"one more row\"}\n"; }
   Exit changed = run_infercost(run_args({"--resume"}));
   EXPECT_EQ(changed.code, 2) << changed.output;

@@ -76,6 +76,45 @@ TEST(LoadTokenizer, ATokenizerJsonIsBuiltByItsModelType) {
       << t.status().to_string();
 }
 
+const std::string kTinyBpe = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/tiny_bpe_tokenizer.json";
+const std::string kTinyUnigram =
+    std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/tiny_unigram_tokenizer.json";
+const std::string kRobertaDir = std::string(INFERCOST_SHARED_DATA_DIR) + "/roberta";
+
+TEST(LoadTokenizer, BpeAndUnigramTokenizerJsonsWithAndWithoutSpecialTokens) {
+  for (const auto& [path, kind] :
+       {std::pair{kTinyBpe, TokenizerKind::kBpe}, {kTinyUnigram, TokenizerKind::kUnigram}}) {
+    auto with = load_tokenizer(path, {});
+    ASSERT_TRUE(with.ok()) << with.status().to_string();
+    EXPECT_EQ(with->tokenizer->kind(), kind);
+    EXPECT_EQ(with->source, "tokenizer.json");
+    TokenizerSettings bare;
+    bare.add_special_tokens = false;
+    auto without = load_tokenizer(path, bare);
+    ASSERT_TRUE(without.ok()) << without.status().to_string();
+    EXPECT_EQ(without->tokenizer->special_tokens(), 0);
+    const std::vector<int32_t> full = ids(*with->tokenizer, "hello world"),
+                               text = ids(*without->tokenizer, "hello world");
+    ASSERT_EQ(full.size(), text.size() + static_cast<size_t>(with->tokenizer->special_tokens())) << path;
+    EXPECT_TRUE(std::equal(text.begin(), text.end(), full.begin() + 1)) << path;
+    TokenizerSettings lower;
+    lower.lowercase = false;
+    auto refused = load_tokenizer(path, lower);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("options of WordPiece tokenizers"), std::string::npos)
+        << refused.status().to_string();
+  }
+}
+
+TEST(LoadTokenizer, AFolderWithVocabJsonAndMergesTxtIsRobertasBpe) {
+  if (!path_exists(kRobertaDir + "/merges.txt")) GTEST_SKIP() << kRobertaDir << " is absent; skipped";
+  auto t = load_tokenizer(kRobertaDir, {});
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  EXPECT_EQ(t->tokenizer->kind(), TokenizerKind::kBpe);
+  EXPECT_EQ(t->source, "vocab.json + merges.txt");
+  EXPECT_EQ(ids(*t->tokenizer, "Hello world!"), (std::vector<int32_t>{0, 31414, 232, 328, 2}));
+}
+
 TEST(LoadTokenizer, WhatCannotBeLoadedIsNamed) {
   TempDir dir;
   const auto message = [](const std::string& path) {

@@ -1,0 +1,192 @@
+// Replays tests/data_files/tokenizer/bpe_golden.jsonl, written by
+// tools/gen_bpe_golden.py with Hugging Face's RobertaTokenizerFast and
+// roberta-base's vocab.json + merges.txt: ids must match exactly, first on one
+// thread, then on every hardware thread at once sharing one tokenizer per
+// variant. The tokenizer.json that HF writes for the same files (built here in
+// memory) must give the same ids as the two files.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "infercost/core/file.h"
+#include "infercost/text/bpe.h"
+#include "text/bpe_json.h"
+
+namespace infercost::text {
+namespace {
+
+const std::string kRobertaDir = std::string(INFERCOST_SHARED_DATA_DIR) + "/roberta";
+const std::string kVocabPath = kRobertaDir + "/vocab.json";
+const std::string kMergesPath = kRobertaDir + "/merges.txt";
+const std::string kGoldenPath = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/bpe_golden.jsonl";
+
+struct Case {
+  std::string variant;
+  std::string text;
+  std::vector<int32_t> ids;
+};
+
+// The tokenizer.json HF's RobertaTokenizerFast saves for vocab.json + merges.txt
+// (`<mask>` lstrip, as roberta-base publishes it).
+nlohmann::json roberta_tokenizer_json() {
+  using nlohmann::json;
+  json vocab = json::parse(read_file(kVocabPath).value());
+  json merges = json::array();
+  const std::string text = read_file(kMergesPath).value();
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.starts_with("#version") || line.empty()) continue;
+    const size_t space = line.find(' ');
+    merges.push_back(json::array({line.substr(0, space), line.substr(space + 1)}));
+  }
+  json added = json::array();
+  for (const char* t : {"<s>", "<pad>", "</s>", "<unk>", "<mask>"}) {
+    added.push_back({{"id", vocab.at(t)},
+                     {"content", t},
+                     {"single_word", false},
+                     {"lstrip", std::string(t) == "<mask>"},
+                     {"rstrip", false},
+                     {"normalized", false},
+                     {"special", true}});
+  }
+  return {{"version", "1.0"},
+          {"truncation", nullptr},
+          {"padding", nullptr},
+          {"added_tokens", added},
+          {"normalizer", nullptr},
+          {"pre_tokenizer",
+           {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+          {"post_processor",
+           {{"type", "RobertaProcessing"},
+            {"sep", json::array({"</s>", vocab.at("</s>")})},
+            {"cls", json::array({"<s>", vocab.at("<s>")})},
+            {"trim_offsets", true},
+            {"add_prefix_space", false}}},
+          {"decoder",
+           {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+          {"model",
+           {{"type", "BPE"},
+            {"dropout", nullptr},
+            {"unk_token", nullptr},
+            {"continuing_subword_prefix", ""},
+            {"end_of_word_suffix", ""},
+            {"fuse_unk", false},
+            {"byte_fallback", false},
+            {"ignore_merges", false},
+            {"vocab", vocab},
+            {"merges", merges}}}};
+}
+
+class BpeGoldenTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!path_exists(kVocabPath) || !path_exists(kMergesPath)) {
+      GTEST_SKIP() << "shared roberta-base files in " << kRobertaDir
+                   << " are absent; golden BPE test skipped";
+    }
+    std::ifstream in(kGoldenPath);
+    ASSERT_TRUE(in) << "cannot open " << kGoldenPath;
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line);
+      cases_.push_back({j.at("v").get<std::string>(), j.at("t").get<std::string>(),
+                        j.at("ids").get<std::vector<int32_t>>()});
+    }
+    // Same names as VARIANTS in the generator.
+    for (const auto& [variant, max_length] :
+         {std::pair{"default", 512}, {"prefix", 512}, {"max16", 16}, {"nospecial", 512}}) {
+      auto tok = BpeTokenizer::load_files(kVocabPath, kMergesPath, max_length);
+      ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+      BpeConfig c = (*tok)->config();
+      if (std::string(variant) == "prefix") c.add_prefix_space = true;
+      if (std::string(variant) == "nospecial") c.prefix_ids.clear(), c.suffix_ids.clear();
+      auto made = BpeTokenizer::create(std::move(c));
+      ASSERT_TRUE(made.ok()) << made.status().to_string();
+      tokenizers_[variant] = std::move(made).value();
+    }
+  }
+
+  // Number of cases whose ids differ from HF; reports the first few.
+  size_t replay(const std::map<std::string, std::unique_ptr<BpeTokenizer>>& toks, bool report) const {
+    size_t mismatches = 0;
+    std::vector<int32_t> ids;
+    for (const Case& c : cases_) {
+      auto it = toks.find(c.variant);
+      if (it == toks.end()) continue;
+      ids.clear();
+      auto n = it->second->encode_append(c.text, ids);
+      if (n.ok() && ids == c.ids) continue;
+      ++mismatches;
+      if (report && mismatches <= 10) {
+        ADD_FAILURE() << "variant " << c.variant << ", text " << nlohmann::json(c.text).dump()
+                      << "\n  expected " << nlohmann::json(c.ids).dump() << "\n  got      "
+                      << (n.ok() ? nlohmann::json(ids).dump() : n.status().to_string());
+      }
+    }
+    return mismatches;
+  }
+
+  std::vector<Case> cases_;
+  std::map<std::string, std::unique_ptr<BpeTokenizer>> tokenizers_;
+};
+
+TEST_F(BpeGoldenTest, MatchesHuggingFace) {
+  size_t n_default = 0, n_truncated = 0;
+  for (const Case& c : cases_) {
+    n_default += c.variant == "default";
+    n_truncated += c.variant == "default" && c.ids.size() == 512;
+  }
+  // The golden file must be the full one, not an accidentally short one.
+  EXPECT_GE(n_default, 10000u);
+  EXPECT_GE(n_truncated, 100u);
+  EXPECT_EQ(replay(tokenizers_, true), 0u) << "of " << cases_.size() << " golden texts";
+}
+
+TEST_F(BpeGoldenTest, MatchesOnAllThreadsAtOnce) {
+  const unsigned n_threads = std::max(2u, std::thread::hardware_concurrency());
+  std::atomic<size_t> mismatches{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < n_threads; ++t) {
+    threads.emplace_back([&] { mismatches += replay(tokenizers_, false); });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0u) << "across " << n_threads << " threads";
+}
+
+TEST_F(BpeGoldenTest, TokenizerJsonGivesTheSameIdsAsTheTwoFiles) {
+  auto tok = bpe_from_tokenizer_json(roberta_tokenizer_json(), "roberta tokenizer.json", 512);
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  const BpeTokenizer& files = *tokenizers_.at("default");
+  EXPECT_EQ((*tok)->vocab_size(), files.vocab_size());
+  EXPECT_EQ((*tok)->pad_id(), files.pad_id());
+  EXPECT_EQ((*tok)->special_tokens(), 2);
+  EXPECT_EQ((*tok)->piece(50264), "<mask>");
+  std::map<std::string, std::unique_ptr<BpeTokenizer>> from_json;
+  from_json["default"] = std::move(tok).value();
+  EXPECT_EQ(replay(from_json, true), 0u);
+}
+
+TEST_F(BpeGoldenTest, VocabularyAndPieces) {
+  const BpeTokenizer& t = *tokenizers_.at("default");
+  EXPECT_EQ(t.kind(), TokenizerKind::kBpe);
+  EXPECT_EQ(t.vocab_size(), 50265u);  // ids 0..50264; 50261-50263 have no token
+  EXPECT_EQ(t.pad_id(), 1);
+  EXPECT_EQ(t.piece(0), "<s>");
+  EXPECT_EQ(t.piece(1437), "\xC4\xA0");  // "Ġ", the space byte
+  EXPECT_EQ(t.piece(50262), "");
+  EXPECT_EQ(t.max_length(), 512);
+}
+
+}  // namespace
+}  // namespace infercost::text
