@@ -1,12 +1,14 @@
 // Single-threaded Unigram tokenization speed (bench/unigram_speed.sh runs it
 // beside bench/peers/hf_unigram_speed.py on the same texts):
 //
-//   unigram_speed_bench --tokenizer PATH --texts FILE [--passes 5]
+//   unigram_speed_bench --tokenizer PATH --texts FILE [--passes 5] [--dump OUT]
 //
 // FILE holds one JSON string per line. Prints one JSON line: the load time
 // (file read, nlohmann parse, our build, each alone), texts and tokens per
 // pass, the median pass's tokens/s, and a checksum of the ids (the sum of
-// id * position-in-row) for comparing with the peer.
+// id * position-in-row) for comparing with the peer. --dump writes each
+// text's ids, a JSON array a line, to OUT (to find where the two differ).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -22,7 +24,8 @@ using infercost::bench::now_s;
 int main(int argc, char** argv) {
   const std::string tok_path = infercost::bench::arg_str(argc, argv, "--tokenizer", "");
   const std::string texts_path = infercost::bench::arg_str(argc, argv, "--texts", "");
-  const int passes = infercost::bench::arg_int(argc, argv, "--passes", 5);
+  const int passes = std::max(1, infercost::bench::arg_int(argc, argv, "--passes", 5));
+  const std::string dump = infercost::bench::arg_str(argc, argv, "--dump", "");
   if (tok_path.empty() || texts_path.empty()) {
     std::cerr << "usage: unigram_speed_bench --tokenizer PATH --texts FILE [--passes N]\n";
     return 2;
@@ -77,6 +80,14 @@ int main(int argc, char** argv) {
     if (p > 0) seconds.push_back(now_s() - s);
     tokens = n;
     checksum = sum;
+  }
+  if (!dump.empty()) {
+    std::ofstream d(dump);
+    for (const std::string& t : texts) {
+      ids.clear();
+      (void)(*tok)->encode_append(t, ids);
+      d << nlohmann::json(ids).dump() << "\n";
+    }
   }
   const double med = infercost::bench::median(seconds);
   nlohmann::json out = {{"impl", "infercost"},

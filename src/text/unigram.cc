@@ -45,12 +45,13 @@ bool unigram_space_at(const unsigned char* p, size_t n, size_t i, int* len) {
 
 }  // namespace
 
-void NormalizerStep::apply(std::string_view text, std::string& out) const {
+void NormalizerStep::apply(std::string_view text, std::string& out, bool* at_origin) const {
   switch (kind) {
     case Kind::kPrecompiled: charsmap->normalize(text, out); return;
     case Kind::kReplace: {
       if (run_char.empty()) {
         size_t at = 0;
+        if (content.empty() && text.substr(0, pattern.size()) == pattern) *at_origin = false;
         for (size_t hit; (hit = text.find(pattern, at)) != std::string_view::npos;
              at = hit + pattern.size()) {
           out.append(text, at, hit - at);
@@ -69,6 +70,7 @@ void NormalizerStep::apply(std::string_view text, std::string& out) const {
         while (text.compare(hit + run * w, w, run_char) == 0) ++run;
         // Leftmost-greedy matches of X{min,max} over the run.
         size_t left = run;
+        if (hit == 0 && content.empty() && run >= run_min) *at_origin = false;
         while (left >= run_min) {
           const size_t take = run_max == 0 ? left : std::min(left, run_max);
           out.append(content);
@@ -120,6 +122,7 @@ void NormalizerStep::apply(std::string_view text, std::string& out) const {
           end = start;
         }
       }
+      if (begin > 0) *at_origin = false;
       out.append(text.substr(begin, end - begin));
       return;
     }
@@ -130,12 +133,13 @@ void NormalizerStep::apply(std::string_view text, std::string& out) const {
   }
 }
 
-std::string_view Normalizer::apply(std::string_view text, std::string& a, std::string& b) const {
+std::string_view Normalizer::apply(std::string_view text, std::string& a, std::string& b,
+                                   bool* at_origin) const {
   std::string_view cur = text;
   for (size_t i = 0; i < steps.size(); ++i) {
     std::string& dst = (i % 2 == 0) ? a : b;
     dst.clear();
-    steps[i].apply(cur, dst);
+    steps[i].apply(cur, dst, at_origin);
     cur = dst;
   }
   return cur;
@@ -212,17 +216,16 @@ struct UnigramEncode {
   // A stretch of the raw text between raw-matched added tokens.
   void text_piece(std::string_view piece, size_t offset) {
     if (room == 0) return;
-    const std::string_view normalized = t.normalizer.apply(piece, scratch.norm_a, scratch.norm_b);
+    bool at_origin = offset == 0;
+    const std::string_view normalized = t.normalizer.apply(piece, scratch.norm_a, scratch.norm_b, &at_origin);
     if (t.normalized_tokens.empty()) {
-      pre_tokenize(0, normalized, offset == 0);
+      pre_tokenize(0, normalized, at_origin);
       return;
     }
     // normalized is in norm_a or norm_b, which nothing below writes.
     t.normalized_tokens.split(
         normalized,
-        [&](std::string_view sub, size_t sub_offset) {
-          pre_tokenize(0, sub, offset == 0 && sub_offset == 0);
-        },
+        [&](std::string_view sub, size_t sub_offset) { pre_tokenize(0, sub, at_origin && sub_offset == 0); },
         [&](const AddedToken& token) { push_token(token); });
   }
 };

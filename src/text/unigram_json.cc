@@ -334,7 +334,8 @@ Result<std::shared_ptr<detail::UnigramTables>> read_tables(const json& root, int
       continue;
     }
     std::string x, y;
-    a.content = std::string(t->normalizer.apply(a.content, x, y));
+    bool at_origin = true;
+    a.content = std::string(t->normalizer.apply(a.content, x, y, &at_origin));
     normalized.push_back(std::move(a));
   }
   t->raw_tokens = detail::AddedTokenSplitter(std::move(raw));

@@ -30,15 +30,20 @@ struct NormalizerStep {
   std::string content;
   bool strip_left = false, strip_right = false;  // kStrip
 
-  // Appends `text` normalized by this step to `out`.
-  void apply(std::string_view text, std::string& out) const;
+  // Appends `text` normalized by this step to `out`. Clears `*at_origin`
+  // when the step deletes the text's first characters in a way that moves
+  // HF's alignment of what is left (Strip, Replace with nothing): the text no
+  // longer starts at its original offset, which Metaspace's "first" asks.
+  // (Precompiled deletions do not move it: HF aligns its output from 0.)
+  void apply(std::string_view text, std::string& out, bool* at_origin) const;
 };
 
 // The normalizer: its steps in order (none: the text as it is).
 struct Normalizer {
   std::vector<NormalizerStep> steps;
   // `text` normalized; the view points into `a` or `b` (or is `text`).
-  std::string_view apply(std::string_view text, std::string& a, std::string& b) const;
+  // `*at_origin` as NormalizerStep::apply.
+  std::string_view apply(std::string_view text, std::string& a, std::string& b, bool* at_origin) const;
 };
 
 // One pre-tokenizer of a (flattened) Sequence.

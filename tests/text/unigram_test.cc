@@ -301,6 +301,29 @@ TEST(UnigramTokenizerTest, MetaspaceSchemes) {
   EXPECT_EQ(ids_of(tiny_json(ws), "a  b"), (V{1, 5, 7, 2}));  // only the first word is at the start
 }
 
+// "first" asks whether the text still starts at its original offset 0, as
+// HF's alignments say: not after Strip or a Replace with nothing took its
+// first characters, still after a Precompiled deletion (HF aligns from 0).
+TEST(UnigramTokenizerTest, MetaspaceFirstAfterNormalizers) {
+  using V = std::vector<int32_t>;
+  json j = tiny_json(metaspace("first"));
+  j["normalizer"] = {{"type", "Strip"}, {"strip_left", true}, {"strip_right", true}};
+  EXPECT_EQ(ids_of(j, " a"), (V{1, 6, 2}));
+  EXPECT_EQ(ids_of(j, "a "), (V{1, 5, 2}));
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"String", "x"}}}, {"content", ""}};
+  EXPECT_EQ(ids_of(j, "xa"), (V{1, 6, 2}));
+  EXPECT_EQ(ids_of(j, "ax"), (V{1, 5, 2}));
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"String", "x"}}}, {"content", "a"}};
+  EXPECT_EQ(ids_of(j, "xb"), (V{1, 5, 7, 2}));
+  CharsmapBuilder b;
+  b.add("\x1e", "");
+  j["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", base64(b.blob())}};
+  EXPECT_EQ(ids_of(j,
+                   "\x1e"
+                   "a"),
+            (V{1, 5, 2}));
+}
+
 TEST(UnigramTokenizerTest, TruncatesAndReports) {
   using V = std::vector<int32_t>;
   const json root = tiny_json(metaspace("always"));
