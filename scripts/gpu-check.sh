@@ -20,7 +20,10 @@
 #   h. the study's method (tools/gpu/study_method.py: PyTorch eager fp32, DataParallel, batch
 #      40 and 70 per GPU) on the first --study-rows rows, and literally (the whole input padded
 #      to its longest row) on --literal-rows rows
-#   i. one table (tools/gpu/gpu_table.py), printed last and written to $OUT/gpu-check.md
+#   i. the RoBERTa family: synthetic roberta-base and xlm-roberta-base models, parity on the
+#      parity rows (our CPU fp32, CUDA fp32 and bf16, HF transformers fp32 on the GPU) and end to
+#      end in bf16 on the seed rows
+#   j. one table (tools/gpu/gpu_table.py), printed last and written to $OUT/gpu-check.md
 # The steps share --budget seconds (default 420: with the machine's start, one device call of
 # about 9 minutes, leaving time for a --quick rerun out of 15): a step's timeout is cut to what
 # is left, and a step is skipped (SKIP) when too little is left; the table always runs. On an
@@ -337,7 +340,35 @@ for line in open(sys.argv[1]):
     "study b40/GPU, whole file padded (the 2021 method)"
   ours e2e_ours_fp16 150 "$data/corpus.parquet" fp16 "infercost fp16, tokens batching, $auto_note" "" "${auto[@]}"
 
-  # --- i. the table, last
+  # --- i. the RoBERTa family (issue 16): synthetic roberta-base and xlm-roberta-base (byte-level
+  # BPE and Unigram tokenizers the synthesizer builds), parity on the parity rows against our CPU
+  # fp32 and HF transformers on the GPU, then end to end in bf16 on the seed rows
+  local fam base_model=$model
+  for fam in roberta-base xlm-roberta-base; do
+    model=$work/model-$fam
+    [ "$dry" = 1 ] || mkdir -p "$pred/$fam"
+    step "synth_$fam" 240 "${ic[@]}" "$bin/infercost" model synth --out "$model" --preset "$fam" --seed 1
+    step "parity_${fam}_cpu_fp32" 240 "${ic[@]}" "$bin/infercost" run "$data/parity.jsonl" --model "$model" \
+      --device cpu --precision fp32 --no-text -o "$pred/$fam/cpu-fp32.jsonl" \
+      --metrics "$work/metrics/parity_${fam}_cpu_fp32.json"
+    for p in fp32 bf16; do
+      step "parity_${fam}_cuda_$p" 90 "${ic[@]}" "$bin/infercost" run "$data/parity.jsonl" --model "$model" \
+        --device cuda --precision "$p" --no-text -o "$pred/$fam/cuda-$p.jsonl" \
+        --metrics "$work/metrics/parity_${fam}_cuda_$p.json"
+    done
+    step "parity_${fam}_hf" 240 "${py[@]}" tools/gpu/hf_parity.py --model "$model" --input "$data/parity.jsonl" \
+      --out-dir "$pred/$fam" --precisions fp32 --device cuda
+    step "parity_${fam}_compare" 60 "${py[@]}" tools/gpu/compare_predictions.py --results "$results" \
+      --pair "$fam cuda-fp32 vs cpu-fp32=$pred/$fam/cuda-fp32.jsonl,$pred/$fam/cpu-fp32.jsonl,fp32" \
+      --pair "$fam cuda-fp32 vs hf-fp32=$pred/$fam/cuda-fp32.jsonl,$pred/$fam/hf-fp32.jsonl,fp32" \
+      --pair "$fam hf-fp32 vs cpu-fp32=$pred/$fam/hf-fp32.jsonl,$pred/$fam/cpu-fp32.jsonl,fp32" \
+      --pair "$fam cuda-bf16 vs hf-fp32=$pred/$fam/cuda-bf16.jsonl,$pred/$fam/hf-fp32.jsonl,low"
+    ours "e2e_${fam}_bf16" 150 "$data/seed.parquet" bf16 "infercost bf16 $fam, tokens batching, $auto_note" \
+      "$seed_rows rows" "${auto[@]}"
+  done
+  model=$base_model
+
+  # --- j. the table, last
   echo "=== table"
   local table_rc=0
   "$python" tools/gpu/gpu_table.py --work "$work" --out-md "$OUT/gpu-check.md" || table_rc=$?

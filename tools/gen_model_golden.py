@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Golden logits from HF transformers for the CPU encoder test.
 
-(a) Builds tiny DistilBERT / BERT classifiers with transformers' random init
-    (fixed torch seed), saves them with save_pretrained(safe_serialization=True)
-    under tests/data_files/golden/<name>/ and records HF fp32 logits for 60
-    inputs of 1..128 tokens.
-(b) For DistilBERT-base and BERT-base shapes, runs our synthesizer
+(a) Builds tiny DistilBERT / BERT / RoBERTa / XLM-RoBERTa classifiers with
+    transformers' random init (fixed torch seed), saves them with
+    save_pretrained(safe_serialization=True) under tests/data_files/golden/<name>/
+    and records HF fp32 logits for 60 inputs of 1..128 tokens. The RoBERTa
+    family's directories also get a small tokenizer that HF saves with them
+    (byte-level BPE for RoBERTa, Unigram for XLM-R, trained here on made-up
+    words), so each is a complete HF model directory; their inputs hold the
+    pad id and <s>/</s> inside the text too, where RoBERTa's position ids differ.
+(b) For DistilBERT-base, BERT-base, RoBERTa-base and XLM-R-base shapes, runs our synthesizer
     (`<synth-cmd> --preset P --seed 7 --out DIR`, e.g. `build/infercost model
     synth`) into a temporary directory and records HF logits for 56 inputs of
     1..300 tokens. The weights are not committed: the C++ test regenerates the
@@ -14,7 +18,9 @@
 Each golden JSON holds input_ids (real tokens only) and logits per input. HF
 runs the inputs as one right-padded batch with attention_mask, model.eval().
 
-usage: tools/gen_model_golden.py [--tiny] [--synth-cmd "build/infercost model synth"]
+usage: tools/gen_model_golden.py [--tiny] [--only NAME ...] [--synth-cmd "build/infercost model synth"]
+(--only: regenerate just these tiny models / synth presets, e.g. --only tiny-roberta roberta-base;
+ the goldens of the others stay as committed)
 """
 import argparse
 import json
@@ -27,19 +33,22 @@ import numpy as np
 import safetensors.numpy
 import torch
 import transformers
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import (BertConfig, BertForSequenceClassification, BertTokenizer, DistilBertConfig,
-                          DistilBertForSequenceClassification)
+                          DistilBertForSequenceClassification, RobertaConfig, RobertaForSequenceClassification,
+                          RobertaTokenizerFast, XLMRobertaConfig, XLMRobertaForSequenceClassification,
+                          XLMRobertaTokenizerFast)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "tests", "data_files", "golden")
 SYNTH_SEED = 7
 
 
-def hf_logits(model, seqs):
-    """fp32 logits for token-id lists, as one right-padded batch."""
+def hf_logits(model, seqs, pad=0):
+    """fp32 logits for token-id lists, as one batch right-padded with `pad`."""
     model.eval()
     width = max(len(s) for s in seqs)
-    ids = torch.zeros((len(seqs), width), dtype=torch.long)
+    ids = torch.full((len(seqs), width), pad, dtype=torch.long)
     mask = torch.zeros((len(seqs), width), dtype=torch.long)
     for r, s in enumerate(seqs):
         ids[r, :len(s)] = torch.tensor(s, dtype=torch.long)
@@ -80,6 +89,80 @@ def perturb(model):
                 p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
 
 
+def perturb_padding_rows(model):
+    # nn.Embedding(padding_idx=pad) zeroes the pad rows of the word and
+    # position tables; RoBERTa reads its position row for a pad id inside the
+    # text, so random values there make a wrong position id show.
+    g = torch.Generator().manual_seed(4321)
+    pad = model.config.pad_token_id
+    emb = model.roberta.embeddings
+    with torch.no_grad():
+        for table in (emb.word_embeddings.weight, emb.position_embeddings.weight):
+            table[pad].copy_(torch.randn(table.shape[1], generator=g) * model.config.initializer_range)
+
+
+def training_texts():
+    """A few hundred made-up words in 300 short texts: what the tiny tokenizers learn from."""
+    rng = np.random.default_rng(5)
+    syllables = ["ka", "to", "ri", "mel", "an", "ber", "so", "lu", "te", "qui", "zo", "ne", "pa", "dri", "el",
+                 "ou", "ing", "ed", "th", "str", "é", "ß", "!", "'s", "2"]
+    words = sorted({"".join(rng.choice(syllables, size=int(rng.integers(1, 4)))) for _ in range(400)})
+    return [" ".join(rng.choice(words, size=int(rng.integers(3, 12)))) for _ in range(300)]
+
+
+def write_bpe_tokenizer(dir_):
+    """Byte-level BPE as RoBERTa's: <s>=0 <pad>=1 </s>=2 <unk>=3 <mask>=4, the 256 byte symbols, merges."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(training_texts(), trainers.BpeTrainer(
+        vocab_size=400, min_frequency=1, special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
+    RobertaTokenizerFast(tokenizer_object=tok).save_pretrained(dir_)
+    return tok.get_vocab_size()
+
+
+def write_unigram_tokenizer(dir_):
+    """Unigram as XLM-R's: <s>=0 <pad>=1 </s>=2 <unk>=3, Metaspace, <mask> last."""
+    tok = Tokenizer(models.Unigram())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    tok.train_from_iterator(training_texts(), trainers.UnigramTrainer(
+        vocab_size=300, special_tokens=["<s>", "<pad>", "</s>", "<unk>"], unk_token="<unk>",
+        show_progress=False))
+    tok.add_special_tokens(["<mask>"])
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
+    XLMRobertaTokenizerFast(tokenizer_object=tok).save_pretrained(dir_)
+    return tok.get_vocab_size()
+
+
+def roberta_sequences(rng, vocab, lengths):
+    """Random ids, most rows framed <s> ... </s> as the tokenizer frames them; some hold the pad id (1),
+    <s> and </s> inside, and a few are nothing but pad ids."""
+    seqs = sequences(rng, vocab, lengths)
+    for k, s in enumerate(seqs):
+        if k % 3 != 2:
+            s[0] = 0
+            s[-1] = 2 if len(s) > 1 else s[-1]
+        if len(s) > 2 and k % 2 == 0:
+            for _ in range(1 + len(s) // 16):
+                s[int(rng.integers(1, len(s) - 1))] = int(rng.choice([1, 1, 0, 2]))
+    for k in (5, 17):
+        seqs[k] = [1] * len(seqs[k])
+    seqs[9][0] = 1  # a pad id at the first position, whose state the head reads
+    return seqs
+
+
+def roberta_config(cls, **kw):
+    # As real RoBERTa files say (HF's config class defaults are 2 and 1e-12).
+    base = dict(type_vocab_size=1, layer_norm_eps=1e-5, hidden_act="gelu", initializer_range=0.2,
+                pad_token_id=1, bos_token_id=0, eos_token_id=2)
+    base.update(kw)
+    return cls(**base)
+
+
 def write_vocab(dir_, vocab):
     special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     words = special + [f"w{i}" for i in range(vocab - len(special))]
@@ -104,9 +187,29 @@ TINY = {
         initializer_range=0.2)),
 }
 
+SENTIMENT3 = {"id2label": {0: "negative", 1: "neutral", 2: "positive"},
+              "label2id": {"negative": 0, "neutral": 1, "positive": 2}}
 
-def gen_tiny():
+# The RoBERTa family: (model builder, tokenizer writer). max_position_embeddings
+# 130 = pad_token_id + 1 + 128 usable positions, the longest input.
+ROBERTA_TINY = {
+    "tiny-roberta": (lambda: RobertaForSequenceClassification(roberta_config(
+        RobertaConfig, vocab_size=420, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=64, max_position_embeddings=130, **SENTIMENT3)), write_bpe_tokenizer),
+    "tiny-roberta-multilabel": (lambda: RobertaForSequenceClassification(roberta_config(
+        RobertaConfig, vocab_size=410, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=48, max_position_embeddings=132, num_labels=5,
+        problem_type="multi_label_classification")), write_bpe_tokenizer),
+    "tiny-xlm-roberta": (lambda: XLMRobertaForSequenceClassification(roberta_config(
+        XLMRobertaConfig, vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=130, **SENTIMENT3)), write_unigram_tokenizer),
+}
+
+
+def gen_tiny(only):
     for i, (name, build) in enumerate(TINY.items()):
+        if only and name not in only:
+            continue
         torch.manual_seed(42 + i)
         model = build()
         perturb(model)
@@ -122,6 +225,27 @@ def gen_tiny():
                      {"model_dir": name})
         size = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
         print(f"  {name}/: {size / 1e6:.2f} MB")
+    for i, (name, (build, write_tokenizer)) in enumerate(ROBERTA_TINY.items()):
+        if only and name not in only:
+            continue
+        torch.manual_seed(142 + i)
+        model = build()
+        perturb(model)
+        perturb_padding_rows(model)
+        model.eval()
+        out = os.path.join(GOLDEN, name)
+        os.makedirs(out, exist_ok=True)
+        model.save_pretrained(out, safe_serialization=True)
+        tokens = write_tokenizer(out)
+        assert tokens <= model.config.vocab_size, (name, tokens)
+        rng = np.random.default_rng(300 + i)
+        lengths = [1, 2, 3, 4, 127, 128, 64, 65] + [int(x) for x in rng.integers(1, 129, size=52)]
+        seqs = roberta_sequences(rng, model.config.vocab_size, lengths)
+        write_golden(os.path.join(GOLDEN, f"{name}.json"), name, seqs,
+                     hf_logits(model, seqs, model.config.pad_token_id),
+                     {"model_dir": name, "tokenizer_size": tokens})
+        size = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
+        print(f"  {name}/: {size / 1e3:.0f} KB, tokenizer {tokens} tokens")
 
 
 def checksums(dir_):
@@ -132,9 +256,14 @@ def checksums(dir_):
     return {"weights_sum_of_squares": total}
 
 
-def gen_synth(synth_cmd):
-    for i, (preset, cls) in enumerate([("distilbert-base", DistilBertForSequenceClassification),
-                                       ("bert-base", BertForSequenceClassification)]):
+def gen_synth(synth_cmd, only):
+    presets = [("distilbert-base", DistilBertForSequenceClassification),
+               ("bert-base", BertForSequenceClassification),
+               ("roberta-base", RobertaForSequenceClassification),
+               ("xlm-roberta-base", XLMRobertaForSequenceClassification)]
+    for i, (preset, cls) in enumerate(presets):
+        if only and preset not in only:
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(shlex.split(synth_cmd) + ["--preset", preset, "--seed", str(SYNTH_SEED), "--out", tmp],
                            check=True)
@@ -143,24 +272,26 @@ def gen_synth(synth_cmd):
             # Mostly short inputs, as tweets are, plus a tail up to 300.
             lengths = [1, 2, 300, 299, 128, 129, 256, 33] + [int(x) for x in rng.integers(1, 64, size=32)] + \
                       [int(x) for x in rng.integers(64, 301, size=16)]
-            seqs = sequences(rng, model.config.vocab_size, lengths)
+            roberta = cls not in (DistilBertForSequenceClassification, BertForSequenceClassification)
+            seqs = (roberta_sequences if roberta else sequences)(rng, model.config.vocab_size, lengths)
             extra = {"synth_preset": preset, "synth_seed": SYNTH_SEED}
             extra.update(checksums(tmp))
             write_golden(os.path.join(GOLDEN, f"synth-{preset}.json"), f"synth {preset} seed {SYNTH_SEED}", seqs,
-                         hf_logits(model, seqs), extra)
+                         hf_logits(model, seqs, model.config.pad_token_id if roberta else 0), extra)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tiny", action="store_true", help="only the tiny models (a)")
+    ap.add_argument("--only", nargs="+", default=[], help="only these tiny models / synth presets")
     ap.add_argument("--synth-cmd", default=os.path.join(ROOT, "build", "infercost") + " model synth",
                     help="command that synthesizes a model; gets --preset --seed --out appended")
     args = ap.parse_args()
     torch.set_num_threads(2)
     os.makedirs(GOLDEN, exist_ok=True)
-    gen_tiny()
+    gen_tiny(set(args.only))
     if not args.tiny:
-        gen_synth(args.synth_cmd)
+        gen_synth(args.synth_cmd, set(args.only))
 
 
 if __name__ == "__main__":

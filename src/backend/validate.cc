@@ -34,9 +34,12 @@ Status validate_config(const model::ModelConfig& config) {
     return invalid_argument(
         fmt::format("hidden_size {} does not divide into {} heads", hidden, config.num_heads));
   }
-  if (config.vocab_size <= 0 || config.max_position_embeddings <= 0 || config.intermediate_size <= 0) {
-    return invalid_argument(
-        "config has a non-positive vocab_size, max_position_embeddings or intermediate_size");
+  if (config.vocab_size <= 0 || config.max_positions() <= 0 || config.intermediate_size <= 0) {
+    return invalid_argument(fmt::format(
+        "config has a non-positive vocab_size ({}), usable positions ({}: max_position_embeddings {} from "
+        "position {}) or intermediate_size ({})",
+        config.vocab_size, config.max_positions(), config.max_position_embeddings, config.position_offset(),
+        config.intermediate_size));
   }
   if (config.ffn_activation != model::Activation::kGelu &&
       config.ffn_activation != model::Activation::kRelu) {
@@ -103,10 +106,9 @@ Status validate_batch(const model::ModelConfig& config, const TokenBatch& b) {
   if (b.seq_len < 1) {
     return invalid_argument(fmt::format("token batch: seq_len {} must be at least 1", b.seq_len));
   }
-  if (b.seq_len > config.max_position_embeddings) {
-    return invalid_argument(
-        fmt::format("token batch: seq_len {} exceeds the model's max_position_embeddings {}", b.seq_len,
-                    config.max_position_embeddings));
+  if (b.seq_len > config.max_positions()) {
+    return invalid_argument(fmt::format("token batch: seq_len {} exceeds the model's {} positions", b.seq_len,
+                                        config.max_positions()));
   }
   if (b.ids.size() != size_t(b.batch) * size_t(b.seq_len)) {
     return invalid_argument(fmt::format("token batch: {} ids for a batch of {} x {} (expected {})",

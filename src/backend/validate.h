@@ -11,7 +11,7 @@
 
 namespace infercost::backend {
 
-// hidden_size divides into num_heads; vocab_size, max_position_embeddings and
+// hidden_size divides into num_heads; vocab_size, max_positions() and
 // intermediate_size are positive (kInvalidArgument); the FFN activation is
 // gelu or relu (kUnsupported).
 Status validate_config(const model::ModelConfig& config);
@@ -25,7 +25,7 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
 Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights);
 
 // A batch against the model: sizes, lengths in 1..seq_len, seq_len within the
-// model's positions, every id that gets computed (the padding too with
+// model's max_positions(), every id that gets computed (the padding too with
 // compute_padding) inside the vocabulary. An empty batch is valid.
 Status validate_batch(const model::ModelConfig& config, const TokenBatch& batch);
 

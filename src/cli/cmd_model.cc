@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "infercost/core/numbers.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/model/synth.h"
+#include "infercost/pipeline/head.h"
 
 namespace infercost::cli {
 
@@ -19,6 +21,7 @@ struct ModelFlags {
   std::string out;
   std::string preset = "distilbert-base";
   uint64_t seed = 1;
+  std::string tokenizer;
 };
 
 constexpr const char* kSyntheticNote =
@@ -32,14 +35,12 @@ void run_info(const ModelFlags& flags) {
   const bool distil = c.architecture == model::Architecture::kDistilBert;
   std::printf("model           %s\n", m.dir.c_str());
   std::printf("name            %s\n", c.name.c_str());
-  std::printf("architecture    %s (model_type %s)\n",
-              distil ? "DistilBertForSequenceClassification" : "BertForSequenceClassification",
-              c.model_type.c_str());
+  std::printf("architecture    %s (model_type %s)\n", model::hf_classifier_class(c), c.model_type.c_str());
   std::printf("layers          %d\n", c.num_layers);
   std::printf("hidden          %d (%d heads x %d)\n", c.hidden_size, c.num_heads, c.head_dim());
   std::printf("ffn             %d, %s\n", c.intermediate_size, model::activation_name(c.ffn_activation));
   std::printf("vocab           %d\n", c.vocab_size);
-  std::printf("max positions   %d\n", c.max_position_embeddings);
+  std::printf("max positions   %d\n", c.max_positions());
   if (!distil) std::printf("token types     %d\n", c.type_vocab_size);
   std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
   std::printf("parameters      %s\n",
@@ -51,6 +52,11 @@ void run_info(const ModelFlags& flags) {
     labels += fmt::format("{}{}={}", i ? ", " : "", i, c.labels[static_cast<size_t>(i)]);
   }
   std::printf("labels          %s\n", labels.c_str());
+  // What `infercost run` applies to the logits without --function.
+  const pipeline::HeadChoice head = pipeline::default_head_function(c);
+  std::printf(
+      "head function   %s (%s)%s\n", pipeline::head_function_name(head.function), head.reason.c_str(),
+      pipeline::writes_label_set(head.function, c.num_labels()) ? ", multi-label: a 'labels' column" : "");
   std::printf("tokenizer       %s (%s), %zu tokens, max length %d\n",
               text::tokenizer_kind_name(m.tokenizer->kind()), m.tokenizer_source.c_str(),
               m.tokenizer->vocab_size(), m.tokenizer->max_length());
@@ -75,6 +81,7 @@ void run_synth(const ModelFlags& flags) {
   options.out_dir = flags.out;
   options.preset = flags.preset;
   options.seed = flags.seed;
+  options.tokenizer = flags.tokenizer;
   Status s = model::synthesize_model(options);
   if (!s.ok()) fail(s.with_context("model synth"));
   model::LoadOptions load;
@@ -87,8 +94,12 @@ void run_synth(const ModelFlags& flags) {
       "wrote %s: preset %s, seed %llu (%d layers, hidden %d, %d heads, ffn %d, vocab %d), in %.1f s\n",
       flags.out.c_str(), flags.preset.c_str(), static_cast<unsigned long long>(flags.seed), c.num_layers,
       c.hidden_size, c.num_heads, c.intermediate_size, c.vocab_size, seconds);
-  std::printf("  config.json, model.safetensors (%s), vocab.txt, tokenizer_config.json\n",
-              loaded->weights_dtype.c_str());
+  std::string files;
+  for (const char* name : {"vocab.txt", "vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json",
+                           "special_tokens_map.json"}) {
+    if (std::filesystem::exists(flags.out + "/" + name)) files += std::string(", ") + name;
+  }
+  std::printf("  config.json, model.safetensors (%s)%s\n", loaded->weights_dtype.c_str(), files.c_str());
   std::printf("%s\n", kSyntheticNote);
 }
 
@@ -115,6 +126,12 @@ void register_model(CLI::App& app) {
   synth->add_option("--preset", flags->preset, "One of: " + presets)->capture_default_str();
   synth->add_option("--seed", flags->seed, "Weight seed; the same seed gives identical files")
       ->capture_default_str();
+  synth->add_option("--tokenizer", flags->tokenizer,
+                    "Tokenizer files to copy in: a tokenizer.json, or a folder with one (roberta-base: or "
+                    "vocab.json + merges.txt; BERT presets: or vocab.txt). Default: ones built from the "
+                    "project's tweet word list (BERT: WordPiece vocab.txt; roberta-base: byte-level BPE "
+                    "vocab.json + merges.txt; xlm-roberta-base: Unigram tokenizer.json), plausible tokens "
+                    "per tweet, not a real vocabulary");
   synth->callback([flags] { run_synth(*flags); });
 }
 

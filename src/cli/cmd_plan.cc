@@ -71,9 +71,9 @@ void execute(PlanFlags& flags) {
   load.max_length = flags.scan.max_length;
   Result<model::LoadedModel> model = model::load_model_dir(flags.model_dir, load);
   if (!model.ok()) fail(model.status());
-  if (flags.scan.max_length > model->config.max_position_embeddings) {
+  if (flags.scan.max_length > model->config.max_positions()) {
     fail(invalid_argument(fmt::format("--max-length {} exceeds the model's {} positions",
-                                      flags.scan.max_length, model->config.max_position_embeddings)));
+                                      flags.scan.max_length, model->config.max_positions())));
   }
 
   plan::PlanOptions options;

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -32,6 +33,7 @@ struct RunFlags {
   std::string batching = "tokens";
   std::string batch_size = "0";
   std::string max_batch_tokens;
+  std::string threshold;  // empty: not given
   bool no_text = false;
   bool quiet = false;
   // Cost of the run (optional): the instance it represents and how it is priced.
@@ -195,6 +197,18 @@ void execute(RunFlags& flags) {
     fail(invalid_argument("--price-list, --prices and --corpus-rows price a run: give --instance NAME too"));
   }
   options.keep_text = !flags.no_text;
+  if (!flags.threshold.empty()) {
+    const char* text = flags.threshold.c_str();
+    char* end = nullptr;
+    const double t = std::strtod(text, &end);
+    if (end == text || *end != '\0') {
+      fail(invalid_argument("--threshold '" + flags.threshold + "': expected a number in [0, 1]"));
+    }
+    options.threshold = t;
+  }
+  // Here too (the runner checks again) so a bad value is a usage error before the model loads.
+  Result<std::optional<pipeline::HeadFunction>> head = pipeline::check_head_options(options);
+  if (!head.ok()) fail(head.status());
   // GPU runs: NVML samples the run's GPUs from the end of the model's load to the end.
   std::unique_ptr<sweep::Nvml> nvml;
   std::string nvml_missing;
@@ -327,6 +341,15 @@ void register_run(CLI::App& app) {
   cmd->add_option("--max-length", o.max_length,
                   "Truncate each text to this many tokens, [CLS] and [SEP] included")
       ->capture_default_str();
+  cmd->add_option("--function", o.function,
+                  "The head's output function, as Hugging Face's text-classification pipeline applies it: "
+                  "softmax over the labels, sigmoid of each label (multi-label), none (the raw logits), or "
+                  "default: the model's (problem_type regression: none; multi_label_classification or a "
+                  "single label: sigmoid; else softmax; `infercost model info` says which)")
+      ->capture_default_str();
+  cmd->add_option("--threshold", flags->threshold,
+                  "Multi-label outputs (sigmoid over several labels): the 'labels' column lists the labels "
+                  "whose value is at or above this, in [0, 1] (default 0.5); refused for other outputs");
   cmd->add_option("--device", o.device,
                   "Device to run on: cpu; cuda or cuda:all (every GPU); cuda:N or cuda:N,M,... (those GPUs). "
                   "Each GPU runs its own workers, all pulling from one queue of batches")

@@ -1,5 +1,5 @@
-// `infercost tokenize`: BERT WordPiece ids for texts given as arguments or as
-// lines of stdin, one JSON object per text.
+// `infercost tokenize`: the ids of texts given as arguments or as lines of
+// stdin, one JSON object per text, by any tokenizer the engine has.
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +17,7 @@ namespace {
 struct TokenizeArgs {
   std::string vocab;
   std::string model;
+  std::string tokenizer;
   bool no_lowercase = false;
   bool strip_accents = false;
   bool no_strip_accents = false;
@@ -25,7 +26,7 @@ struct TokenizeArgs {
   std::vector<std::string> texts;
 };
 
-Result<text::WordPieceTokenizer> make_tokenizer(const TokenizeArgs& a) {
+Result<std::shared_ptr<const text::Tokenizer>> make_tokenizer(const TokenizeArgs& a) {
   std::optional<bool> strip;
   if (a.strip_accents) strip = true;
   if (a.no_strip_accents) strip = false;
@@ -33,23 +34,20 @@ Result<text::WordPieceTokenizer> make_tokenizer(const TokenizeArgs& a) {
     model::LoadOptions opts;
     opts.load_weights = false;
     opts.max_length = a.max_length;
+    opts.add_special_tokens = !a.no_special_tokens;
     if (a.no_lowercase) opts.lowercase = false;
     opts.strip_accents = strip;
     INFERCOST_ASSIGN_OR_RETURN(model::LoadedModel loaded, model::load_model_dir(a.model, opts));
-    const text::WordPieceTokenizer* wordpiece = loaded.wordpiece();
-    if (!wordpiece) return internal_error(a.model + ": model directory loaded without a WordPiece tokenizer");
-    text::TokenizerOptions options = wordpiece->options();
-    options.add_special_tokens = !a.no_special_tokens;
-    options.max_length = a.max_length;
-    return text::WordPieceTokenizer::create(wordpiece->vocab(), options);
+    return loaded.tokenizer;
   }
-  INFERCOST_ASSIGN_OR_RETURN(text::Vocab vocab, text::Vocab::load_txt(a.vocab));
-  text::TokenizerOptions options;
-  options.lowercase = !a.no_lowercase;
-  options.strip_accents = strip;
-  options.add_special_tokens = !a.no_special_tokens;
-  options.max_length = a.max_length;
-  return text::WordPieceTokenizer::create(std::move(vocab), options);
+  text::TokenizerSettings settings;
+  settings.max_length = a.max_length;
+  settings.add_special_tokens = !a.no_special_tokens;
+  if (a.no_lowercase) settings.lowercase = false;
+  settings.strip_accents = strip;
+  INFERCOST_ASSIGN_OR_RETURN(text::LoadedTokenizer loaded,
+                             text::load_tokenizer(a.vocab.empty() ? a.tokenizer : a.vocab, settings));
+  return loaded.tokenizer;
 }
 
 void print(const text::Tokenizer& tok, const std::string& line, size_t index, std::vector<int32_t>& ids) {
@@ -63,17 +61,17 @@ void print(const text::Tokenizer& tok, const std::string& line, size_t index, st
 }
 
 void run_tokenize(const TokenizeArgs& a) {
-  if (a.vocab.empty() == a.model.empty())
-    fail(invalid_argument("give exactly one of --vocab FILE or --model DIR"));
+  if (a.vocab.empty() + a.model.empty() + a.tokenizer.empty() != 2)
+    fail(invalid_argument("give exactly one of --tokenizer PATH, --model DIR or --vocab FILE"));
   if (a.max_length < 0) fail(invalid_argument("--max-length must be >= 0 (0: no limit)"));
   auto tok = make_tokenizer(a);
   if (!tok.ok()) fail(tok.status());
   std::vector<int32_t> ids;
   if (!a.texts.empty()) {
-    for (size_t i = 0; i < a.texts.size(); ++i) print(*tok, a.texts[i], i, ids);
+    for (size_t i = 0; i < a.texts.size(); ++i) print(**tok, a.texts[i], i, ids);
   } else {
     std::string line;
-    for (size_t i = 0; std::getline(std::cin, line); ++i) print(*tok, line, i, ids);
+    for (size_t i = 0; std::getline(std::cin, line); ++i) print(**tok, line, i, ids);
   }
   std::cout.flush();
 }
@@ -83,16 +81,25 @@ void run_tokenize(const TokenizeArgs& a) {
 void register_tokenize(CLI::App& app) {
   auto args = std::make_shared<TokenizeArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "tokenize", "BERT WordPiece-tokenize TEXT arguments, or lines of stdin, to JSON {\"tokens\", \"ids\"}");
+      "tokenize",
+      "Tokenize TEXT arguments, or lines of stdin, to JSON {\"tokens\", \"ids\"} (WordPiece, BPE, Unigram)");
+  auto* tokenizer =
+      cmd->add_option("--tokenizer", args->tokenizer,
+                      "a tokenizer.json (WordPiece, BPE or Unigram), a vocab.txt, or a folder with "
+                      "tokenizer.json, vocab.json + merges.txt, or vocab.txt");
   auto* vocab = cmd->add_option("--vocab", args->vocab, "vocab.txt of a BERT WordPiece vocabulary");
   auto* model = cmd->add_option("--model", args->model, "Hugging Face model directory (its tokenizer)");
   vocab->excludes(model);
-  cmd->add_flag("--no-lowercase", args->no_lowercase, "keep case (accents then kept unless --strip-accents)");
+  tokenizer->excludes(vocab);
+  tokenizer->excludes(model);
+  cmd->add_flag("--no-lowercase", args->no_lowercase,
+                "WordPiece: keep case (accents then kept unless --strip-accents)");
   auto* strip = cmd->add_flag("--strip-accents", args->strip_accents, "remove accents (NFD, drop marks)");
   auto* keep =
       cmd->add_flag("--no-strip-accents", args->no_strip_accents, "keep accents even when lowercasing");
   strip->excludes(keep);
-  cmd->add_flag("--no-special-tokens", args->no_special_tokens, "do not add [CLS] and [SEP]");
+  cmd->add_flag("--no-special-tokens", args->no_special_tokens,
+                "do not add the special tokens ([CLS] ... [SEP], <s> ... </s>)");
   cmd->add_option("--max-length", args->max_length,
                   "truncate to this many ids, specials included (0: no limit)")
       ->capture_default_str();

@@ -31,10 +31,11 @@ class ParquetPredictionWriter final : public PredictionWriter {
     }
     const int first_prob = columns_.keep_text ? 1 : 0;
     const int label_col = first_prob + static_cast<int>(n_labels);
+    const int last_col = columns_.label_set ? label_col + 1 : label_col;
     for (size_t r = 0; r < texts.size(); ++r) {
       const bool null_row = !is_null.empty() && is_null[r] != 0;
       if (null_row) {
-        for (int c = 0; c <= label_col; ++c) writer_->append_null(c);
+        for (int c = 0; c <= last_col; ++c) writer_->append_null(c);
       } else {
         if (columns_.keep_text) writer_->append_string(0, texts[r]);
         const float* p = probabilities.data() + r * n_labels;
@@ -42,6 +43,8 @@ class ParquetPredictionWriter final : public PredictionWriter {
         // First maximum, as the JSONL and CSV writers pick it.
         size_t best = static_cast<size_t>(std::max_element(p, p + n_labels) - p);
         writer_->append_string(label_col, columns_.labels[best]);
+        if (columns_.label_set)
+          writer_->append_string(label_col + 1, label_set(columns_.labels, p, columns_.threshold));
       }
       INFERCOST_RETURN_IF_ERROR(writer_->end_row());
     }
@@ -85,6 +88,7 @@ Result<std::unique_ptr<PredictionWriter>> create_parquet_prediction_writer(const
     schema.push_back({std::move(name), parquet::ColumnSpec::Kind::kFloat, true});
   }
   schema.push_back({"label", parquet::ColumnSpec::Kind::kString, true});
+  if (columns.label_set) schema.push_back({"labels", parquet::ColumnSpec::Kind::kString, true});
   parquet::WriterOptions options;
   options.codec = *codec;
   // ParquetWriter::create names the path in its errors (duplicate column

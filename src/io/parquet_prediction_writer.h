@@ -1,6 +1,7 @@
 // The Parquet PredictionWriter (create_prediction_writer dispatches here):
 // columns text (STRING, optional, unless dropped), one FLOAT per label
-// (optional: null for null rows) and label (STRING, dictionary-encoded).
+// (optional: null for null rows), label (STRING, dictionary-encoded) and,
+// multi-label, labels (STRING).
 #pragma once
 
 #include <memory>

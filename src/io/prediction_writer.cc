@@ -70,7 +70,7 @@ class DelimitedWriter final : public PredictionWriter {
         append_csv_field(buffer_, name);
         buffer_ += ',';
       }
-      buffer_ += "label\n";
+      buffer_ += columns_.label_set ? "label,labels\n" : "label\n";
     }
   }
 
@@ -147,6 +147,14 @@ class DelimitedWriter final : public PredictionWriter {
     } else {
       append_json_string(buffer_, columns_.labels[best_label(p)]);
     }
+    if (columns_.label_set) {
+      buffer_ += ",\"labels\":";
+      if (null_row) {
+        buffer_ += "null";
+      } else {
+        append_json_string(buffer_, label_set(columns_.labels, p, columns_.threshold));
+      }
+    }
     buffer_ += "}\n";
   }
 
@@ -168,6 +176,18 @@ class DelimitedWriter final : public PredictionWriter {
       buffer_ += ',';
     }
     if (!null_row) append_csv_field(buffer_, columns_.labels[best_label(p)]);
+    if (columns_.label_set) {
+      // Like the text: null is an empty field, no label at all is "".
+      buffer_ += ',';
+      if (!null_row) {
+        const std::string set = label_set(columns_.labels, p, columns_.threshold);
+        if (set.empty()) {
+          buffer_ += "\"\"";
+        } else {
+          append_csv_field(buffer_, set);
+        }
+      }
+    }
     buffer_ += '\n';
   }
 
@@ -221,6 +241,16 @@ Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::st
   INFERCOST_ASSIGN_OR_RETURN(Sink sink, Sink::open(path, resumable));
   const int64_t rows = resumable && resumable->from ? resumable->from->rows : 0;
   return std::unique_ptr<PredictionWriter>(new DelimitedWriter(std::move(sink), format, columns, rows));
+}
+
+std::string label_set(const std::vector<std::string>& labels, const float* values, float threshold) {
+  std::string out;
+  for (size_t l = 0; l < labels.size(); ++l) {
+    if (!(values[l] >= threshold)) continue;
+    if (!out.empty()) out += ',';
+    out += labels[l];
+  }
+  return out;
 }
 
 void append_csv_field(std::string& out, std::string_view text) {

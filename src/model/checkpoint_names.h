@@ -11,7 +11,8 @@ struct CheckpointNames {
   const char* embeddings;  // + word_embeddings, position_embeddings, token_type_embeddings, LayerNorm
   const char* layer;       // + N + "." + the per-layer names below
   const char *q, *k, *v, *attn_out, *attn_ln, *ffn_in, *ffn_out, *ffn_ln;
-  const char* head_pre;  // DistilBERT pre_classifier, BERT pooler
+  const char* head_pre;    // DistilBERT pre_classifier, BERT pooler, RoBERTa classifier.dense
+  const char* classifier;  // the output layer: "classifier", RoBERTa classifier.out_proj
   bool token_types;
 };
 
@@ -27,6 +28,7 @@ inline constexpr CheckpointNames kDistilBertNames = {"distilbert.",
                                                      "ffn.lin2",
                                                      "output_layer_norm",
                                                      "pre_classifier",
+                                                     "classifier",
                                                      false};
 
 inline constexpr CheckpointNames kBertNames = {"bert.",
@@ -41,10 +43,30 @@ inline constexpr CheckpointNames kBertNames = {"bert.",
                                                "output.dense",
                                                "output.LayerNorm",
                                                "bert.pooler.dense",
+                                               "classifier",
                                                true};
 
+// RobertaForSequenceClassification, and XLM-RoBERTa's and CamemBERT's, which
+// reuse its modules: BERT's encoder under "roberta.", and a
+// RobertaClassificationHead (dense + tanh on <s>, then out_proj) in place of
+// the pooler. A checkpoint may also carry roberta.pooler.*, unused.
+inline constexpr CheckpointNames kRobertaNames = [] {
+  CheckpointNames n = kBertNames;
+  n.prefix = "roberta.";
+  n.embeddings = "roberta.embeddings.";
+  n.layer = "roberta.encoder.layer.";
+  n.head_pre = "classifier.dense";
+  n.classifier = "classifier.out_proj";
+  return n;
+}();
+
 inline const CheckpointNames& checkpoint_names(Architecture architecture) {
-  return architecture == Architecture::kDistilBert ? kDistilBertNames : kBertNames;
+  switch (architecture) {
+    case Architecture::kDistilBert: return kDistilBertNames;
+    case Architecture::kBert: return kBertNames;
+    case Architecture::kRoberta: return kRobertaNames;
+  }
+  return kBertNames;
 }
 
 }  // namespace infercost::model

@@ -20,6 +20,8 @@ constexpr int64_t kMaxVocab = 1 << 24;
 constexpr int64_t kMaxLayers = 1024;
 constexpr int64_t kMaxLabels = 1 << 16;
 
+constexpr const char* kSupportedFamilies = "distilbert, bert, roberta, xlm-roberta, camembert";
+
 class Reader {
  public:
   Reader(const json& doc, const std::string& source) : doc_(doc), source_(source) {}
@@ -103,6 +105,62 @@ Status read_ffn_activation(Reader& r, const char* key, const std::string& source
                      "'; supported activations are gelu (exact erf) and relu");
 }
 
+// problem_type: one of HF's three, or absent. HF refuses single-label
+// classification with one label; so do we.
+Status read_problem_type(Reader& r, const std::string& source, ModelConfig& c) {
+  INFERCOST_RETURN_IF_ERROR(r.string_key("problem_type", c.problem_type));
+  if (c.problem_type.empty()) return Status();
+  if (c.problem_type != "single_label_classification" && c.problem_type != "multi_label_classification" &&
+      c.problem_type != "regression") {
+    return corruption(source + ": 'problem_type' is '" + c.problem_type +
+                      "'; expected single_label_classification, multi_label_classification or regression");
+  }
+  if (c.problem_type == "single_label_classification" && c.num_labels() == 1) {
+    return corruption(
+        source + ": 'problem_type' single_label_classification needs at least 2 labels; the config has 1");
+  }
+  return Status();
+}
+
+// The names a family gives the encoder's sizes and FFN activation.
+struct ShapeKeys {
+  const char *hidden, *layers, *heads, *intermediate, *activation;
+};
+constexpr ShapeKeys kDistilBertKeys = {"dim", "n_layers", "n_heads", "hidden_dim", "activation"};
+constexpr ShapeKeys kBertKeys = {"hidden_size", "num_hidden_layers", "num_attention_heads",
+                                 "intermediate_size", "hidden_act"};
+
+// The sizes (required) and the FFN activation (default gelu).
+Status read_shape(Reader& r, const ShapeKeys& k, const std::string& source, ModelConfig& c) {
+  INFERCOST_RETURN_IF_ERROR(r.int_key(k.hidden, true, 1, kMaxDim, c.hidden_size));
+  INFERCOST_RETURN_IF_ERROR(r.int_key(k.layers, true, 1, kMaxLayers, c.num_layers));
+  INFERCOST_RETURN_IF_ERROR(r.int_key(k.heads, true, 1, kMaxDim, c.num_heads));
+  INFERCOST_RETURN_IF_ERROR(r.int_key(k.intermediate, true, 1, kMaxDim * 8, c.intermediate_size));
+  return read_ffn_activation(r, k.activation, source, &c.ffn_activation);
+}
+
+// The keys BERT and RoBERTa share. Defaults are those of HF's BertConfig and
+// RobertaConfig, which agree (type_vocab_size 2, layer_norm_eps 1e-12); real
+// RoBERTa files say 1 and 1e-05.
+Status read_bert_keys(const json& doc, Reader& r, const std::string& source, ModelConfig& c) {
+  INFERCOST_RETURN_IF_ERROR(read_shape(r, kBertKeys, source, c));
+  c.type_vocab_size = 2;
+  INFERCOST_RETURN_IF_ERROR(r.int_key("type_vocab_size", false, 1, kMaxVocab, c.type_vocab_size));
+  c.layer_norm_eps = 1e-12f;
+  if (auto it = doc.find("layer_norm_eps"); it != doc.end() && !it->is_null()) {
+    if (!it->is_number() || it->get<double>() <= 0 || it->get<double>() > 1) {
+      return corruption(source + ": 'layer_norm_eps' must be a number in (0, 1], got " + it->dump());
+    }
+    c.layer_norm_eps = static_cast<float>(it->get<double>());
+  }
+  std::string pos_type = "absolute";
+  INFERCOST_RETURN_IF_ERROR(r.string_key("position_embedding_type", pos_type));
+  if (pos_type != "absolute") {
+    return unsupported(source + ": position_embedding_type '" + pos_type + "' (only absolute is supported)");
+  }
+  return Status();
+}
+
 // Floats as the shortest decimal that reads back as the same float, so 1e-12f
 // is written "1e-12", not "9.999999960041972e-13".
 double float_for_json(float v) {
@@ -126,37 +184,25 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
   INFERCOST_RETURN_IF_ERROR(r.int_key("pad_token_id", false, 0, kMaxVocab, c.pad_token_id));
   if (c.model_type == "distilbert") {
     c.architecture = Architecture::kDistilBert;
-    INFERCOST_RETURN_IF_ERROR(r.int_key("dim", true, 1, kMaxDim, c.hidden_size));
-    INFERCOST_RETURN_IF_ERROR(r.int_key("n_layers", true, 1, kMaxLayers, c.num_layers));
-    INFERCOST_RETURN_IF_ERROR(r.int_key("n_heads", true, 1, kMaxDim, c.num_heads));
-    INFERCOST_RETURN_IF_ERROR(r.int_key("hidden_dim", true, 1, kMaxDim * 8, c.intermediate_size));
-    INFERCOST_RETURN_IF_ERROR(read_ffn_activation(r, "activation", source, &c.ffn_activation));
+    INFERCOST_RETURN_IF_ERROR(read_shape(r, kDistilBertKeys, source, c));
     c.type_vocab_size = 0;
     c.layer_norm_eps = 1e-12f;  // hard-coded in HF's DistilBERT modules, not read from the config
   } else if (c.model_type == "bert") {
     c.architecture = Architecture::kBert;
-    INFERCOST_RETURN_IF_ERROR(r.int_key("hidden_size", true, 1, kMaxDim, c.hidden_size));
-    INFERCOST_RETURN_IF_ERROR(r.int_key("num_hidden_layers", true, 1, kMaxLayers, c.num_layers));
-    INFERCOST_RETURN_IF_ERROR(r.int_key("num_attention_heads", true, 1, kMaxDim, c.num_heads));
-    INFERCOST_RETURN_IF_ERROR(r.int_key("intermediate_size", true, 1, kMaxDim * 8, c.intermediate_size));
-    INFERCOST_RETURN_IF_ERROR(read_ffn_activation(r, "hidden_act", source, &c.ffn_activation));
-    c.type_vocab_size = 2;
-    INFERCOST_RETURN_IF_ERROR(r.int_key("type_vocab_size", false, 1, kMaxVocab, c.type_vocab_size));
-    c.layer_norm_eps = 1e-12f;
-    if (auto it = doc.find("layer_norm_eps"); it != doc.end() && !it->is_null()) {
-      if (!it->is_number() || it->get<double>() <= 0 || it->get<double>() > 1) {
-        return corruption(source + ": 'layer_norm_eps' must be a number in (0, 1], got " + it->dump());
-      }
-      c.layer_norm_eps = static_cast<float>(it->get<double>());
-    }
-    std::string pos_type = "absolute";
-    INFERCOST_RETURN_IF_ERROR(r.string_key("position_embedding_type", pos_type));
-    if (pos_type != "absolute") {
-      return unsupported(source + ": position_embedding_type '" + pos_type +
-                         "' (only absolute is supported)");
+    INFERCOST_RETURN_IF_ERROR(read_bert_keys(doc, r, source, c));
+  } else if (c.model_type == "roberta" || c.model_type == "xlm-roberta" || c.model_type == "camembert") {
+    // XLM-RoBERTa and CamemBERT are RoBERTa's modules under other names.
+    c.architecture = Architecture::kRoberta;
+    INFERCOST_RETURN_IF_ERROR(read_bert_keys(doc, r, source, c));
+    if (c.max_positions() < 1) {
+      return corruption(fmt::format(
+          "{}: max_position_embeddings {} leaves no position after the padding rows (positions start at "
+          "pad_token_id + 1 = {})",
+          source, c.max_position_embeddings, c.position_offset()));
     }
   } else {
-    return unsupported(source + ": model_type '" + c.model_type + "' is not supported (distilbert or bert)");
+    return unsupported(source + ": model_type '" + c.model_type +
+                       "' is not supported (supported families: " + kSupportedFamilies + ")");
   }
   if (c.hidden_size % c.num_heads != 0) {
     return corruption(fmt::format("{}: hidden size {} is not divisible by the number of heads {}", source,
@@ -167,6 +213,7 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
                                   c.pad_token_id, c.vocab_size));
   }
   INFERCOST_RETURN_IF_ERROR(parse_labels(doc, source, c));
+  INFERCOST_RETURN_IF_ERROR(read_problem_type(r, source, c));
   if (auto it = doc.find("infercost_synthetic"); it != doc.end() && !it->is_null()) {
     if (!it->is_object()) return corruption(source + ": 'infercost_synthetic' must be an object");
     c.synthetic = true;
@@ -176,6 +223,17 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
       c.synthetic_seed = s->get<uint64_t>();
   }
   return c;
+}
+
+const char* hf_classifier_class(const ModelConfig& c) {
+  switch (c.architecture) {
+    case Architecture::kDistilBert: return "DistilBertForSequenceClassification";
+    case Architecture::kBert: return "BertForSequenceClassification";
+    case Architecture::kRoberta: break;
+  }
+  if (c.model_type == "xlm-roberta") return "XLMRobertaForSequenceClassification";
+  if (c.model_type == "camembert") return "CamembertForSequenceClassification";
+  return "RobertaForSequenceClassification";
 }
 
 Result<ModelConfig> load_config(const std::string& path) {
@@ -212,9 +270,13 @@ std::string config_to_json(const ModelConfig& c) {
     j["sinusoidal_pos_embds"] = false;
     j["tie_weights_"] = true;
   } else {
-    j["architectures"] = {"BertForSequenceClassification"};
+    const bool roberta = c.architecture == Architecture::kRoberta;
+    const std::string model_type = roberta ? (c.model_type.empty() ? "roberta" : c.model_type) : "bert";
+    j["architectures"] = {hf_classifier_class(c)};
     j["attention_probs_dropout_prob"] = 0.1;
+    if (roberta) j["bos_token_id"] = 0;
     j["classifier_dropout"] = nullptr;
+    if (roberta) j["eos_token_id"] = 2;
     j["hidden_act"] = activation_name(c.ffn_activation);
     j["hidden_dropout_prob"] = 0.1;
     j["hidden_size"] = c.hidden_size;
@@ -224,7 +286,7 @@ std::string config_to_json(const ModelConfig& c) {
     j["label2id"] = label2id;
     j["layer_norm_eps"] = float_for_json(c.layer_norm_eps);
     j["max_position_embeddings"] = c.max_position_embeddings;
-    j["model_type"] = "bert";
+    j["model_type"] = model_type;
     j["num_attention_heads"] = c.num_heads;
     j["num_hidden_layers"] = c.num_layers;
     j["pad_token_id"] = c.pad_token_id;
@@ -232,6 +294,7 @@ std::string config_to_json(const ModelConfig& c) {
     j["type_vocab_size"] = c.type_vocab_size;
     j["use_cache"] = true;
   }
+  if (!c.problem_type.empty()) j["problem_type"] = c.problem_type;
   j["torch_dtype"] = "float32";
   j["transformers_version"] = "4.46.3";
   j["vocab_size"] = c.vocab_size;

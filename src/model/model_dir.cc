@@ -108,38 +108,25 @@ Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& op
   if (m.config.name.empty())
     m.config.name = fs::path(dir).lexically_normal().parent_path().filename().string();
 
-  // Tokenizer: tokenizer_config.json flags first, then tokenizer.json (which
-  // carries its own normalizer flags) or vocab.txt, then caller overrides.
+  // Tokenizer: tokenizer_config.json's flags first (for a WordPiece vocab.txt),
+  // then the files (a tokenizer.json carries its own), then the caller's.
   INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length, "max_length"));
   text::TokenizerOptions topts;
-  topts.max_length = std::min(options.max_length, m.config.max_position_embeddings);
   const std::string tok_config = dir + "/tokenizer_config.json";
   if (is_regular_file(tok_config)) INFERCOST_RETURN_IF_ERROR(apply_tokenizer_config(tok_config, topts));
-  text::Vocab vocab;
-  const std::string tok_json = dir + "/tokenizer.json", vocab_txt = dir + "/vocab.txt";
-  if (is_regular_file(tok_json)) {
-    INFERCOST_ASSIGN_OR_RETURN(auto tj, text::load_tokenizer_json(tok_json, topts));
-    vocab = std::move(tj.vocab);
-    topts = std::move(tj.options);
-    topts.max_length =
-        std::min(topts.max_length, std::min(options.max_length, m.config.max_position_embeddings));
-    m.tokenizer_source = "tokenizer.json";
-  } else if (is_regular_file(vocab_txt)) {
-    INFERCOST_ASSIGN_OR_RETURN(vocab, text::Vocab::load_txt(vocab_txt));
-    m.tokenizer_source = "vocab.txt";
-  } else {
-    return not_found(dir + ": no tokenizer: expected tokenizer.json or vocab.txt");
-  }
-  if (options.lowercase) topts.lowercase = *options.lowercase;
-  if (options.strip_accents) topts.strip_accents = *options.strip_accents;
+  text::TokenizerSettings settings;
+  settings.max_length = std::min(options.max_length, m.config.max_position_embeddings);
+  settings.add_special_tokens = options.add_special_tokens;
+  settings.lowercase = options.lowercase;
+  settings.strip_accents = options.strip_accents;
+  INFERCOST_ASSIGN_OR_RETURN(text::LoadedTokenizer loaded, text::load_tokenizer(dir, settings, topts));
+  m.tokenizer = std::move(loaded.tokenizer);
+  m.tokenizer_source = std::move(loaded.source);
   // Every id the tokenizer emits indexes the embedding table.
-  if (vocab.size() > static_cast<size_t>(m.config.vocab_size)) {
-    return corruption(dir + ": the tokenizer has " + std::to_string(vocab.size()) +
+  if (m.tokenizer->vocab_size() > static_cast<size_t>(m.config.vocab_size)) {
+    return corruption(dir + ": the tokenizer has " + std::to_string(m.tokenizer->vocab_size()) +
                       " tokens but config.json vocab_size is " + std::to_string(m.config.vocab_size));
   }
-  auto tok = text::WordPieceTokenizer::create(std::move(vocab), topts);
-  if (!tok.ok()) return tok.status().with_context(dir + "/" + m.tokenizer_source);
-  m.tokenizer = std::make_shared<const text::WordPieceTokenizer>(std::move(tok).value());
 
   const std::string st_path = dir + "/model.safetensors";
   if (!is_regular_file(st_path)) {

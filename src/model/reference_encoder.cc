@@ -67,11 +67,14 @@ std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWe
                                            std::span<const int32_t> ids) {
   const int n = static_cast<int>(ids.size()), h = c.hidden_size, nh = c.num_heads, dh = c.head_dim();
   std::vector<float> x(static_cast<size_t>(n) * h);
+  std::vector<int32_t> positions(static_cast<size_t>(n));
+  fill_position_ids(c.position_scheme(), ids.data(), n, positions.data());
   for (int t = 0; t < n; ++t) {
+    const size_t position = static_cast<size_t>(positions[static_cast<size_t>(t)]);
     for (int i = 0; i < h; ++i) {
       x[static_cast<size_t>(t) * h + i] =
           w.word_embeddings[static_cast<size_t>(ids[static_cast<size_t>(t)]) * h + i] +
-          w.position_embeddings[static_cast<size_t>(t) * h + i] + w.embedding_bias[static_cast<size_t>(i)];
+          w.position_embeddings[position * h + i] + w.embedding_bias[static_cast<size_t>(i)];
     }
   }
   reference_layer_norm(x.data(), n, h, w.embeddings_ln, c.layer_norm_eps);

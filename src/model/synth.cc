@@ -16,6 +16,7 @@
 #include "infercost/model/safetensors.h"
 #include "infercost/model/weights.h"
 #include "infercost/text/tokenizer.h"
+#include "synth_tokenizers.h"
 
 namespace infercost::model {
 
@@ -81,6 +82,9 @@ constexpr double kInitStd = 0.02;  // HF initializer_range
 // docs/weights_format.md for the observed distribution).
 constexpr double kTargetLogitStd = 6.0;
 constexpr int kCalibrationTexts = 32;
+// A 3-label head's middle (neutral) logit: it wins where the half logit
+// difference is within +-0.75, about 20% of rows at kTargetLogitStd.
+constexpr float kNeutralLogit = 0.75f;
 
 // ---- Vocabulary.
 
@@ -96,9 +100,16 @@ std::vector<std::string> utf8_chars(const std::string& word) {
   return chars;
 }
 
+// What the head's calibration draws its texts from: [first_word, end_word)
+// between bos and eos. `tokens` is the BERT vocabulary (vocab.txt); the
+// RoBERTa family's tokenizers are written from their own structures.
 struct SynthVocab {
   std::vector<std::string> tokens;
   int32_t first_word = 0, end_word = 0;  // [first_word, end_word): lexicon words
+  int32_t bos = 101, eos = 102;          // [CLS] and [SEP] in BERT's layout
+  // Where set, the calibration draws these ids instead (the RoBERTa family's
+  // whole-word tokens, which sit among the other pieces).
+  std::vector<int32_t> word_ids;
 };
 
 Result<SynthVocab> build_vocab(int vocab_size) {
@@ -191,13 +202,18 @@ void calibrate_head(const ModelConfig& c, const SynthVocab& vocab, uint64_t seed
   const int32_t hi =
       vocab.end_word > vocab.first_word ? vocab.end_word : static_cast<int32_t>(vocab.tokens.size());
   for (int k = 0; k < kCalibrationTexts; ++k) {
-    std::vector<int32_t> ids{101};
+    std::vector<int32_t> ids{vocab.bos};
     int words = 4 + static_cast<int>(rng.below(21));
-    for (int i = 0; i < words; ++i)
-      ids.push_back(lo + static_cast<int32_t>(rng.below(static_cast<uint64_t>(hi - lo))));
-    ids.push_back(102);
-    if (ids.size() > static_cast<size_t>(c.max_position_embeddings))
-      ids.resize(static_cast<size_t>(c.max_position_embeddings));
+    for (int i = 0; i < words; ++i) {
+      if (vocab.word_ids.empty()) {
+        ids.push_back(lo + static_cast<int32_t>(rng.below(static_cast<uint64_t>(hi - lo))));
+      } else {
+        ids.push_back(vocab.word_ids[rng.below(vocab.word_ids.size())]);
+      }
+    }
+    ids.push_back(vocab.eos);
+    if (ids.size() > static_cast<size_t>(c.max_positions()))
+      ids.resize(static_cast<size_t>(c.max_positions()));
     std::vector<float> g = reference_head_features(c, w, ids);
     double dot = 0;
     for (int i = 0; i < h; ++i) dot += u[static_cast<size_t>(i)] * g[static_cast<size_t>(i)];
@@ -211,14 +227,19 @@ void calibrate_head(const ModelConfig& c, const SynthVocab& vocab, uint64_t seed
   const double sd = std::max(std::sqrt(var), 1e-6);
   const float half_scale = round4(kTargetLogitStd / sd / 2.0);
   const float half_bias = round4(-mean * half_scale);
+  // NEGATIVE first, POSITIVE last; a middle (neutral) label, where there is
+  // one, has no weights and a constant logit.
   Linear& cls = w.head.classifier;
+  const size_t last = static_cast<size_t>(cls.out - 1);
+  std::fill(cls.weight.begin(), cls.weight.end(), 0.0f);
   for (int i = 0; i < h; ++i) {
-    cls.weight[static_cast<size_t>(i)] =
-        static_cast<float>(-half_scale * u[static_cast<size_t>(i)]);  // NEGATIVE
-    cls.weight[static_cast<size_t>(h + i)] =
-        static_cast<float>(half_scale * u[static_cast<size_t>(i)]);  // POSITIVE
+    cls.weight[static_cast<size_t>(i)] = static_cast<float>(-half_scale * u[static_cast<size_t>(i)]);
+    cls.weight[last * h + static_cast<size_t>(i)] =
+        static_cast<float>(half_scale * u[static_cast<size_t>(i)]);
   }
-  cls.bias = {-half_bias, half_bias};
+  cls.bias.assign(static_cast<size_t>(cls.out), kNeutralLogit);
+  cls.bias.front() = -half_bias;
+  cls.bias.back() = half_bias;
 }
 
 // ---- Weights.
@@ -267,6 +288,10 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
   std::fill_n(w.word_embeddings.begin() + static_cast<ptrdiff_t>(c.pad_token_id) * h, h, 0.0f);
   w.position_embeddings = normal_tensor(seed, emb + "position_embeddings.weight",
                                         static_cast<size_t>(c.max_position_embeddings) * h, kInitStd);
+  // RoBERTa's position table has the same padding row (pad ids' position).
+  if (c.position_offset() > 0) {
+    std::fill_n(w.position_embeddings.begin() + static_cast<ptrdiff_t>(c.pad_token_id) * h, h, 0.0f);
+  }
   if (n.token_types) {
     w.token_type_embeddings = normal_tensor(seed, emb + "token_type_embeddings.weight",
                                             static_cast<size_t>(c.type_vocab_size) * h, kInitStd);
@@ -287,7 +312,7 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
     l.ffn_ln = make_ln(h);
   }
   w.head.pre = make_linear(seed, n.head_pre, h, h);
-  w.head.classifier = make_linear(seed, "classifier", c.num_labels(), h);
+  w.head.classifier = make_linear(seed, n.classifier, c.num_labels(), h);
 
   names.push_back({emb + "word_embeddings.weight", {c.vocab_size, h}, &w.word_embeddings});
   names.push_back(
@@ -309,7 +334,7 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
     add_ln(names, p + n.ffn_ln, l.ffn_ln);
   }
   add_linear(names, n.head_pre, w.head.pre);
-  add_linear(names, "classifier", w.head.classifier);
+  add_linear(names, n.classifier, w.head.classifier);
   return w;
 }
 
@@ -322,7 +347,7 @@ Status write_text(const std::string& path, const std::string& text) {
 }  // namespace
 
 std::vector<std::string> synth_presets() {
-  return {"distilbert-base", "bert-base", "tiny"};
+  return {"distilbert-base", "bert-base", "roberta-base", "xlm-roberta-base", "tiny"};
 }
 
 Result<ModelConfig> synth_config(const std::string& preset) {
@@ -350,45 +375,169 @@ Result<ModelConfig> synth_config(const std::string& preset) {
     c.model_type = "bert";
     c.num_layers = 12;
     c.type_vocab_size = 2;
+  } else if (preset == "roberta-base" || preset == "xlm-roberta-base") {
+    // As roberta-base's and xlm-roberta-base's config.json say.
+    c.architecture = Architecture::kRoberta;
+    c.model_type = preset == "roberta-base" ? "roberta" : "xlm-roberta";
+    c.vocab_size = preset == "roberta-base" ? 50265 : 250002;
+    c.num_layers = 12;
+    c.max_position_embeddings = 514;
+    c.pad_token_id = kRobertaPadId;
+    c.layer_norm_eps = 1e-5f;
+    c.type_vocab_size = 1;
+    c.labels = {"negative", "neutral", "positive"};
   } else {
-    return invalid_argument("unknown synthetic preset '" + preset + "' (distilbert-base, bert-base or tiny)");
+    return invalid_argument("unknown synthetic preset '" + preset +
+                            "' (distilbert-base, bert-base, roberta-base, xlm-roberta-base or tiny)");
   }
   c.name = "infercost-synthetic-" + preset;
   return c;
 }
+
+namespace {
+
+// The RoBERTa family's tokenizer files, built from the tweet lexicon, and the
+// calibration's view of them.
+struct FamilyTokenizer {
+  std::vector<std::pair<std::string, std::string>> files;  // name, contents
+  SynthVocab calibration;
+};
+
+Result<FamilyTokenizer> build_roberta_tokenizer(const ModelConfig& c) {
+  FamilyTokenizer t;
+  t.calibration.bos = kRobertaBosId;
+  t.calibration.eos = kRobertaEosId;
+  nlohmann::ordered_json tc = {
+      {"tokenizer_class", c.model_type == "roberta" ? "RobertaTokenizer" : "XLMRobertaTokenizer"},
+      {"model_max_length", c.max_positions()},
+      {"bos_token", "<s>"},
+      {"eos_token", "</s>"},
+      {"sep_token", "</s>"},
+      {"cls_token", "<s>"},
+      {"unk_token", "<unk>"},
+      {"pad_token", "<pad>"},
+      {"mask_token", "<mask>"}};
+  if (c.model_type == "roberta") {
+    INFERCOST_ASSIGN_OR_RETURN(ByteLevelBpe bpe,
+                               learn_byte_level_bpe(bpe_training_words(data::tweet_lexicon()), c.vocab_size));
+    t.files.emplace_back("vocab.json", bpe_vocab_json(bpe));
+    t.files.emplace_back("merges.txt", bpe_merges_txt(bpe));
+    tc["add_prefix_space"] = false;
+    tc["errors"] = "replace";
+    tc["trim_offsets"] = true;
+    t.calibration.first_word = bpe.first_merged;
+    t.calibration.end_word = bpe.end_merged;
+    t.calibration.word_ids = bpe.word_ids;
+  } else {
+    INFERCOST_ASSIGN_OR_RETURN(UnigramVocab unigram,
+                               build_unigram_vocab(data::tweet_lexicon(), c.vocab_size));
+    t.files.emplace_back("tokenizer.json", unigram_tokenizer_json(unigram));
+    tc["add_prefix_space"] = true;
+    t.calibration.first_word = unigram.first_word;
+    t.calibration.end_word = unigram.end_word;
+    t.calibration.word_ids = unigram.word_ids;
+  }
+  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
+  return t;
+}
+
+// The tokenizer files of --tokenizer PATH: a tokenizer.json, or a folder with
+// one (or, for RoBERTa, vocab.json + merges.txt), copied as they are, with
+// the folder's tokenizer_config.json and special_tokens_map.json if any.
+Result<std::vector<std::pair<std::string, std::string>>> given_tokenizer(const std::string& path,
+                                                                         const ModelConfig& c) {
+  std::vector<std::pair<std::string, std::string>> files;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(path));
+    files.emplace_back("tokenizer.json", std::move(text));
+    return files;
+  }
+  const std::vector<std::string> wanted = {
+      "tokenizer.json",         "vocab.json", "merges.txt", "vocab.txt", "tokenizer_config.json",
+      "special_tokens_map.json"};
+  for (const std::string& name : wanted) {
+    const std::string p = path + "/" + name;
+    if (!std::filesystem::exists(p, ec)) continue;
+    INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(p));
+    files.emplace_back(name, std::move(text));
+  }
+  auto has = [&](const char* name) {
+    return std::any_of(files.begin(), files.end(), [&](const auto& f) { return f.first == name; });
+  };
+  const bool bpe_files = c.model_type == "roberta" && has("vocab.json") && has("merges.txt");
+  if (!has("tokenizer.json") && !bpe_files &&
+      !(c.architecture != Architecture::kRoberta && has("vocab.txt"))) {
+    return not_found(path + ": no tokenizer here: expected tokenizer.json" +
+                     std::string(c.model_type == "roberta"                  ? " or vocab.json + merges.txt"
+                                 : c.architecture == Architecture::kRoberta ? ""
+                                                                            : " or vocab.txt"));
+  }
+  return files;
+}
+
+}  // namespace
 
 Status synthesize_model(const SynthOptions& options) {
   INFERCOST_ASSIGN_OR_RETURN(ModelConfig c, synth_config(options.preset));
   c.synthetic_seed = options.seed;
   c.name += fmt::format("-seed{}", options.seed);
   if (options.out_dir.empty()) return invalid_argument("synthesize_model: no output directory given");
+  std::vector<std::pair<std::string, std::string>> given;
+  if (!options.tokenizer.empty()) {
+    Result<std::vector<std::pair<std::string, std::string>>> read = given_tokenizer(options.tokenizer, c);
+    if (!read.ok()) return read.status().with_context("--tokenizer");
+    given = std::move(read).value();
+  }
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return io_error(options.out_dir + ": cannot create directory: " + ec.message());
-  INFERCOST_ASSIGN_OR_RETURN(SynthVocab vocab, build_vocab(c.vocab_size));
+
+  // The project's tokenizer is built even where --tokenizer replaces its
+  // files: the head's calibration draws from it, so the weights depend on the
+  // preset and seed only.
+  SynthVocab vocab;
+  std::vector<std::pair<std::string, std::string>> files;
+  if (c.architecture == Architecture::kRoberta) {
+    INFERCOST_ASSIGN_OR_RETURN(FamilyTokenizer t, build_roberta_tokenizer(c));
+    vocab = std::move(t.calibration);
+    files = std::move(t.files);
+  } else {
+    INFERCOST_ASSIGN_OR_RETURN(vocab, build_vocab(c.vocab_size));
+    std::string vocab_text;
+    for (const auto& t : vocab.tokens) vocab_text += t + "\n";
+    files.emplace_back("vocab.txt", std::move(vocab_text));
+    nlohmann::ordered_json tc = {
+        {"do_lower_case", true},
+        {"strip_accents", nullptr},
+        {"tokenize_chinese_chars", true},
+        {"clean_up_tokenization_spaces", true},
+        {"model_max_length", c.max_position_embeddings},
+        {"unk_token", "[UNK]"},
+        {"sep_token", "[SEP]"},
+        {"pad_token", "[PAD]"},
+        {"cls_token", "[CLS]"},
+        {"mask_token", "[MASK]"},
+        {"tokenizer_class", c.architecture == Architecture::kBert ? "BertTokenizer" : "DistilBertTokenizer"},
+    };
+    files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
+  }
+  if (!given.empty()) {
+    // The given files replace ours; a tokenizer_config.json of ours stays
+    // where the folder has none.
+    std::erase_if(files, [&](const auto& f) { return f.first != "tokenizer_config.json"; });
+    for (auto& g : given) {
+      std::erase_if(files, [&](const auto& f) { return f.first == g.first; });
+      files.push_back(std::move(g));
+    }
+  }
 
   std::vector<Named> names;
   EncoderWeights w = make_weights(c, options.seed, names);
   calibrate_head(c, vocab, options.seed, w);
 
   const std::string dir = options.out_dir;
-  std::string vocab_text;
-  for (const auto& t : vocab.tokens) vocab_text += t + "\n";
-  INFERCOST_RETURN_IF_ERROR(write_text(dir + "/vocab.txt", vocab_text));
-  nlohmann::ordered_json tc = {
-      {"do_lower_case", true},
-      {"strip_accents", nullptr},
-      {"tokenize_chinese_chars", true},
-      {"clean_up_tokenization_spaces", true},
-      {"model_max_length", c.max_position_embeddings},
-      {"unk_token", "[UNK]"},
-      {"sep_token", "[SEP]"},
-      {"pad_token", "[PAD]"},
-      {"cls_token", "[CLS]"},
-      {"mask_token", "[MASK]"},
-      {"tokenizer_class", c.architecture == Architecture::kBert ? "BertTokenizer" : "DistilBertTokenizer"},
-  };
-  INFERCOST_RETURN_IF_ERROR(write_text(dir + "/tokenizer_config.json", tc.dump(2) + "\n"));
+  for (const auto& [name, text] : files) INFERCOST_RETURN_IF_ERROR(write_text(dir + "/" + name, text));
   std::vector<TensorToWrite> tensors;
   for (const auto& n : names) tensors.push_back({n.name, n.shape, n.data});
   INFERCOST_RETURN_IF_ERROR(write_safetensors(

@@ -86,7 +86,7 @@ Result<EncoderWeights> read_weights(const SafeTensorsFile& file, const ModelConf
     INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + n.ffn_ln, h, l.ffn_ln));
   }
   INFERCOST_RETURN_IF_ERROR(src.linear(n.head_pre, h, h, w.head.pre));
-  INFERCOST_RETURN_IF_ERROR(src.linear("classifier", c.num_labels(), h, w.head.classifier));
+  INFERCOST_RETURN_IF_ERROR(src.linear(n.classifier, c.num_labels(), h, w.head.classifier));
   return w;
 }
 

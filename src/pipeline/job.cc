@@ -37,7 +37,10 @@ std::vector<std::pair<std::string, std::string>> output_options(const RunOptions
           {"--output (kind)", plan.per_file ? "folder" : "file"},
           {"--output-format", format_names(plan)},
           {"--compression", o.compression},
-          {"--no-text", o.keep_text ? "false" : "true"}};
+          {"--no-text", o.keep_text ? "false" : "true"},
+          // As given: "default" is the model's, whose config is part of the job.
+          {"--function", o.function},
+          {"--threshold", fmt::format("{}", o.threshold.value_or(kDefaultThreshold))}};
 }
 
 std::string rows_phrase(const JobProgress& p) {

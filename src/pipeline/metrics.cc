@@ -89,6 +89,8 @@ std::string RunMetrics::to_json() const {
   j["stages"] = nlohmann::ordered_json::object();
   for (const auto& [name, seconds] : stage_seconds) j["stages"][name] = seconds;
   j["model"] = {{"name", model_name}, {"synthetic", model_synthetic}};
+  j["head"] = {{"function", head_function}, {"labels_column", labels_column}};
+  if (labels_column) j["head"]["threshold"] = threshold;
   j["device"] = device;
   j["threads"] = threads;
   j["batching"] = batching;
@@ -264,6 +266,12 @@ RunMetrics read_metrics_fields(const MetricsJson& j, const std::string& origin) 
   MetricsFields model = top.at(*top.object("model", true), "model");
   model.need("name", m.model_name);
   model.need("synthetic", m.model_synthetic);
+  if (const MetricsJson* h = top.object("head", false)) {
+    MetricsFields head = top.at(*h, "head");
+    head.need("function", m.head_function);
+    head.need("labels_column", m.labels_column);
+    if (m.labels_column) head.need("threshold", m.threshold);
+  }
   top.need("device", m.device);
   top.need("threads", m.threads);
   top.need("batching", m.batching);
@@ -411,9 +419,10 @@ std::string RunMetrics::to_summary() const {
   fmt::format_to(
       line,
       "config          device {}, precision {}, {} threads (+{} tokenizing), batching {} (batch {} "
-      "rows, {} tokens, window {}), max length {}, model {}{}\n",
+      "rows, {} tokens, window {}), max length {}, model {}{}, head {}{}\n",
       device, precision, threads, tokenizer_threads, batching, batch_size, max_batch_tokens, window_rows,
-      max_length, model_name, model_synthetic ? " (synthetic)" : "");
+      max_length, model_name, model_synthetic ? " (synthetic)" : "", head_function,
+      labels_column ? fmt::format(" (labels at >= {})", threshold) : std::string());
   return out;
 }
 

@@ -47,17 +47,6 @@ Result<Batching> parse_batching(const std::string& name) {
   return invalid_argument("unknown batching '" + name + "' (accepted: tokens, seed)");
 }
 
-void softmax_rows(float* logits, int rows, int labels) {
-  for (int r = 0; r < rows; ++r) {
-    float* x = logits + static_cast<size_t>(r) * labels;
-    const float max = *std::max_element(x, x + labels);
-    double sum = 0;
-    for (int l = 0; l < labels; ++l) sum += std::exp(static_cast<double>(x[l] - max));
-    for (int l = 0; l < labels; ++l)
-      x[l] = static_cast<float>(std::exp(static_cast<double>(x[l] - max)) / sum);
-  }
-}
-
 namespace {
 
 // Rows one tokenizer task covers: small enough that several workers share a
@@ -135,6 +124,7 @@ struct PipelineConfig {
   size_t window_rows = 0;
   int tokenizer_threads = 1;
   int n_labels = 0;
+  HeadFunction function = HeadFunction::kSoftmax;
   // A run with an output file or folder: its checkpoint and where it starts.
   ResumableJob* job = nullptr;
 };
@@ -569,7 +559,7 @@ class Pipeline {
     if (logits->rows != t.batch || logits->labels != labels) {
       return internal_error(fmt::format("{}: backend returned logits of the wrong shape", device.name));
     }
-    softmax_rows(logits->values.data(), logits->rows, labels);
+    apply_head_function(c_.function, logits->values.data(), logits->rows, labels);
     for (size_t k = 0; k < batch.targets.size(); ++k) {
       const Batch::Target& target = batch.targets[k];
       std::copy_n(logits->values.begin() + static_cast<ptrdiff_t>(k * labels), labels,
@@ -911,6 +901,20 @@ Status end_failed_run(const Status& status, ResumableJob* job, Pipeline& pipelin
 
 }  // namespace
 
+Result<std::optional<HeadFunction>> check_head_options(const RunOptions& options) {
+  if (options.threshold) {
+    const double t = *options.threshold;
+    if (!(t >= 0 && t <= 1)) return invalid_argument(fmt::format("--threshold {}: must be in [0, 1]", t));
+  }
+  if (options.function == "default") return std::optional<HeadFunction>();
+  Result<HeadFunction> f = parse_head_function(options.function);
+  if (!f.ok()) {
+    return invalid_argument("--function '" + options.function +
+                            "': expected softmax, sigmoid, none or default (the model's)");
+  }
+  return std::optional<HeadFunction>(*f);
+}
+
 Result<RunMetrics> run_classification(const RunOptions& options) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
   INFERCOST_RETURN_IF_ERROR(
@@ -925,6 +929,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
                     options.streams_per_device, kMaxStreamsPerDevice));
   }
   INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length));
+  INFERCOST_ASSIGN_OR_RETURN(std::optional<HeadFunction> asked, check_head_options(options));
   INFERCOST_ASSIGN_OR_RETURN(backend::Precision precision,
                              backend::resolve_precision(options.device, options.precision));
   INFERCOST_ASSIGN_OR_RETURN(backend::DeviceSpec device_spec, backend::parse_device(options.device));
@@ -980,9 +985,9 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     model::LoadOptions load;
     load.max_length = options.max_length;
     INFERCOST_ASSIGN_OR_RETURN(model, model::load_model_dir(options.model_dir, load));
-    if (options.max_length > model.config.max_position_embeddings) {
+    if (options.max_length > model.config.max_positions()) {
       return invalid_argument("--max-length " + std::to_string(options.max_length) + " exceeds the model's " +
-                              std::to_string(model.config.max_position_embeddings) + " positions");
+                              std::to_string(model.config.max_positions()) + " positions");
     }
     backend::BackendOptions backend_options;
     backend_options.threads = metrics.threads;
@@ -1050,12 +1055,26 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   if (job) INFERCOST_RETURN_IF_ERROR(job->check_precision(metrics.precision));
   metrics.model_name = model.config.name;
   metrics.model_synthetic = model.config.synthetic;
+  const HeadFunction function = asked ? *asked : default_head_function(model.config).function;
+  const bool label_set = writes_label_set(function, model.config.num_labels());
+  if (options.threshold && !label_set) {
+    return invalid_argument(fmt::format(
+        "--threshold {}: only multi-label outputs (--function sigmoid over more than one label) have a "
+        "'labels' column for it to decide; this run's function is {} over {} label{}",
+        *options.threshold, head_function_name(function), model.config.num_labels(),
+        model.config.num_labels() == 1 ? "" : "s"));
+  }
+  metrics.head_function = head_function_name(function);
+  metrics.labels_column = label_set;
+  if (label_set) metrics.threshold = options.threshold.value_or(kDefaultThreshold);
   if (options.on_model_loaded) options.on_model_loaded(model.config);
 
   io::PredictionColumns columns;
   columns.keep_text = options.keep_text;
   columns.labels = model.config.labels;
   columns.compression = options.compression;
+  columns.label_set = label_set;
+  columns.threshold = static_cast<float>(metrics.threshold);
   std::unique_ptr<io::PredictionWriter> writer;
   if (!plan.per_file) {
     io::ResumableOutput resumable;
@@ -1081,6 +1100,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   config.window_rows = static_cast<size_t>(metrics.window_rows);
   config.tokenizer_threads = metrics.tokenizer_threads;
   config.n_labels = model.config.num_labels();
+  config.function = function;
   config.job = job.get();
 
   const auto wall_start = std::chrono::steady_clock::now();

@@ -405,7 +405,8 @@ void build_text_tables(const TokenizerOptions& options, std::vector<std::pair<st
 Status check_max_length(int max_length, std::string_view what) {
   if (max_length >= kSpecialTokensPerRow) return Status::ok_status();
   return invalid_argument(std::string(what) + " must be at least " + std::to_string(kSpecialTokensPerRow) +
-                          " ([CLS] and [SEP]), got " + std::to_string(max_length));
+                          " (the special tokens around a text: [CLS] and [SEP], or <s> and </s>), got " +
+                          std::to_string(max_length));
 }
 
 Result<WordPieceTokenizer> WordPieceTokenizer::create(Vocab vocab, TokenizerOptions options) {

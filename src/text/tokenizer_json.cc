@@ -1,3 +1,5 @@
+#include "text/tokenizer_json.h"
+
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -57,9 +59,9 @@ Status read_post_processor(const json& j, TokenizerOptions& o) {
   return unsupported("post_processor type '" + type + "'");
 }
 
-Result<TokenizerJson> parse(const std::string& data, TokenizerOptions defaults) {
-  const json root = json::parse(data, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) return corruption("not a JSON object");
+}  // namespace
+
+Result<TokenizerJson> detail::wordpiece_from_tokenizer_json(const json& root, TokenizerOptions defaults) {
   TokenizerJson out;
   TokenizerOptions& o = defaults;
 
@@ -141,13 +143,13 @@ Result<TokenizerJson> parse(const std::string& data, TokenizerOptions defaults) 
   return out;
 }
 
-}  // namespace
-
 Result<TokenizerJson> load_tokenizer_json(const std::string& path, TokenizerOptions defaults) {
   INFERCOST_ASSIGN_OR_RETURN(std::string data, read_file(path));
   Result<TokenizerJson> result = corruption("unparsed");
   try {
-    result = parse(data, std::move(defaults));
+    const json root = json::parse(data, nullptr, /*allow_exceptions=*/false);
+    if (root.is_discarded() || !root.is_object()) return corruption(path + ": not a JSON object");
+    result = detail::wordpiece_from_tokenizer_json(root, std::move(defaults));
   } catch (const nlohmann::json::exception& e) {
     // Missing keys and wrong types surface as exceptions from at()/get().
     return corruption(path + ": " + e.what());

@@ -78,6 +78,8 @@ TEST_P(CpuForwardTest, MatchesReferenceInAnyBatching) {
   for (int len : {1, 2, 9, 17, 40, 33, 5, 40, 3}) {
     std::vector<int32_t> r(size_t(len), 0);
     for (auto& id : r) id = int32_t(rng() % uint32_t(config.vocab_size));
+    // The pad id inside the text, where RoBERTa numbers positions around it.
+    if (len > 8) r[size_t(len) / 2] = r[size_t(len) / 3] = config.pad_token_id;
     rows.push_back(r);
   }
   std::vector<std::vector<float>> want;
@@ -118,11 +120,14 @@ TEST_P(CpuForwardTest, MatchesReferenceInAnyBatching) {
   check({0, 1, 6}, 12, "padding computed, short batch", true);  // lengths 1, 2, 5
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, CpuForwardTest,
-                         ::testing::Values(ArchCase{Architecture::kDistilBert, "gelu"},
-                                           ArchCase{Architecture::kDistilBert, "relu"},
-                                           ArchCase{Architecture::kBert, "gelu"},
-                                           ArchCase{Architecture::kBert, "relu"}));
+INSTANTIATE_TEST_SUITE_P(
+    Archs, CpuForwardTest,
+    ::testing::Values(ArchCase{Architecture::kDistilBert, "gelu"},
+                      ArchCase{Architecture::kDistilBert, "relu"}, ArchCase{Architecture::kBert, "gelu"},
+                      ArchCase{Architecture::kBert, "relu"}, ArchCase{Architecture::kRoberta, "gelu"}),
+    [](const auto& info) {
+      return std::string(testing::arch_name(info.param.arch)) + "_" + info.param.activation;
+    });
 
 TEST(CpuBackend, OneThreadAndTwoThreadsAgree) {
   const model::ModelConfig config = testing::small_config(Architecture::kBert, "gelu");
@@ -166,7 +171,7 @@ TEST_F(ValidationTest, RejectsBadBatches) {
   longer.lengths[0] = 4;
   expect_error(longer, "row 0 has length 4");
   std::vector<int32_t> too_long(41, 1);
-  expect_error(make_batch({too_long}, 41), "seq_len 41 exceeds the model's max_position_embeddings 40");
+  expect_error(make_batch({too_long}, 41), "seq_len 41 exceeds the model's 40 positions");
   TokenBatch short_ids = make_batch({{1, 2}}, 3);
   short_ids.ids.pop_back();
   expect_error(short_ids, "2 ids for a batch of 1 x 3");

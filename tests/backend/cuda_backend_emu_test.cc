@@ -231,7 +231,7 @@ struct ArchCase {
 };
 
 void PrintTo(const ArchCase& c, std::ostream* os) {
-  *os << (c.arch == Architecture::kBert ? "bert/" : "distilbert/") << c.activation;
+  *os << testing::arch_name(c.arch) << "/" << c.activation;
 }
 
 class CudaEmuModel : public CudaEmu, public ::testing::WithParamInterface<ArchCase> {};
@@ -240,7 +240,7 @@ TEST_P(CudaEmuModel, Fp32MatchesTheCpuInAnyBatching) {
   const SmallModel m(GetParam().arch, GetParam().activation, 41);
   // The emulator runs a forward pass in about a second: few, mixed batches.
   Rows rows = m.rows(7, 1, 24, 42);
-  rows.push_back(m.rows(1, m.config.max_position_embeddings, m.config.max_position_embeddings, 142)[0]);
+  rows.push_back(m.rows(1, m.config.max_positions(), m.config.max_positions(), 142)[0]);
   const auto want = logits_of(*cpu_fp32(m.config, m.weights), rows, rows.size());
   auto gpu = prepared_gpu(Precision::kFp32, m.config, m.weights);
   ASSERT_TRUE(gpu);
@@ -258,7 +258,7 @@ TEST_P(CudaEmuModel, Fp32MatchesTheCpuInAnyBatching) {
 
 TEST_P(CudaEmuModel, HalfPrecisionsStayCloseToFp32) {
   const SmallModel m(GetParam().arch, GetParam().activation, 43);
-  const Rows rows = m.rows(6, 1, m.config.max_position_embeddings, 44);
+  const Rows rows = m.rows(6, 1, m.config.max_positions(), 44);
   const auto want = logits_of(*cpu_fp32(m.config, m.weights), rows, rows.size());
   for (Precision p : {Precision::kFp16, Precision::kBf16}) {
     emu::device().fused_epilogues = true;
@@ -297,10 +297,10 @@ TEST_P(CudaEmuModel, ComputedPaddingGivesTheSameLogits) {
 INSTANTIATE_TEST_SUITE_P(Archs, CudaEmuModel,
                          ::testing::Values(ArchCase{Architecture::kDistilBert, "gelu"},
                                            ArchCase{Architecture::kDistilBert, "relu"},
-                                           ArchCase{Architecture::kBert, "gelu"}),
+                                           ArchCase{Architecture::kBert, "gelu"},
+                                           ArchCase{Architecture::kRoberta, "gelu"}),
                          [](const auto& info) {
-                           return std::string(info.param.arch == Architecture::kBert ? "bert_"
-                                                                                     : "distilbert_") +
+                           return std::string(testing::arch_name(info.param.arch)) + "_" +
                                   info.param.activation;
                          });
 
@@ -330,7 +330,7 @@ TEST_F(CudaEmu, GraphReplayGivesTheEagerLogits) {
   EXPECT_EQ(emu::graph_launches(), 5);
   // A larger batch regrows the memory and drops the graphs; the old shape is
   // captured again against the new memory.
-  const Rows big = m.rows(9, 20, m.config.max_position_embeddings, 49);
+  const Rows big = m.rows(9, 20, m.config.max_positions(), 49);
   EXPECT_EQ(logits_of(*graphs, big, big.size()), logits_of(*eager, big, big.size()));
   for (int round = 0; round < 2; ++round) {
     EXPECT_EQ(logits_of(*graphs, a, a.size()), want_a) << "after regrowth, round " << round;
@@ -498,7 +498,7 @@ TEST_F(CudaEmu, CapacityIsWhatFitsAndTheBatchItAllowsRuns) {
   // workspace and the reserve (10% of the total + 64 MiB): some 480 tokens.
   const int64_t total = (emu::allocated_bytes() + (int64_t(64) << 20) + (400 << 10)) * 10 / 9;
   emu::device().memory_total_bytes = total;
-  const int max_length = m.config.max_position_embeddings;
+  const int max_length = m.config.max_positions();
   Result<BatchCapacity> cap = gpu->capacity(max_length);
   ASSERT_TRUE(cap.ok()) << cap.status().to_string();
   EXPECT_EQ(cap->total_bytes, total);
@@ -614,7 +614,7 @@ TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
   Result<Logits> refused = gpu.classify(long_row);
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(refused.status().message(),
-            "cuda:0: classify: token batch: seq_len 41 exceeds the model's max_position_embeddings 40");
+            "cuda:0: classify: token batch: seq_len 41 exceeds the model's 40 positions");
   // A failed prepare leaves the backend unprepared.
   EXPECT_FALSE(gpu.prepare(m.config, bad).ok());
   EXPECT_EQ(gpu.classify(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);

@@ -124,7 +124,7 @@ struct ArchCase {
 
 // A stable test name in CTest (the default prints the bytes, a pointer among them).
 void PrintTo(const ArchCase& c, std::ostream* os) {
-  *os << (c.arch == model::Architecture::kBert ? "bert/" : "distilbert/") << c.activation;
+  *os << testing::arch_name(c.arch) << "/" << c.activation;
 }
 
 class CudaSmallModel : public ::testing::TestWithParam<ArchCase> {};
@@ -139,7 +139,7 @@ TEST_P(CudaSmallModel, Fp32MatchesTheCpuWithinParityTolerance) {
   EXPECT_EQ(gpu->name(), "cuda:0");
   EXPECT_EQ(gpu->precision(), Precision::kFp32);
   EXPECT_TRUE(gpu->skips_padding());
-  const Rows rows = random_rows(67, 1, config.max_position_embeddings, config.vocab_size, 4);
+  const Rows rows = random_rows(67, 1, config.max_positions(), config.vocab_size, 4);
   const auto want = logits_of(*cpu, rows, 16);
   for (size_t chunk : {size_t(1), size_t(16), rows.size()}) {
     const double diff = max_abs_diff(want, logits_of(*gpu, rows, chunk));
@@ -153,7 +153,7 @@ TEST_P(CudaSmallModel, ComputedPaddingChangesNothing) {
   SKIP_WITHOUT_GPU();
   const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
   const model::EncoderWeights weights = testing::random_weights(config, 22);
-  const Rows rows = random_rows(19, 1, config.max_position_embeddings, config.vocab_size, 5);
+  const Rows rows = random_rows(19, 1, config.max_positions(), config.vocab_size, 5);
   for (Precision p : {Precision::kFp32, Precision::kFp16}) {
     auto gpu = prepared("cuda:0", p, config, weights);
     ASSERT_TRUE(gpu);
@@ -171,10 +171,10 @@ TEST_P(CudaSmallModel, ComputedPaddingChangesNothing) {
 INSTANTIATE_TEST_SUITE_P(Archs, CudaSmallModel,
                          ::testing::Values(ArchCase{model::Architecture::kDistilBert, "gelu"},
                                            ArchCase{model::Architecture::kDistilBert, "relu"},
-                                           ArchCase{model::Architecture::kBert, "gelu"}),
+                                           ArchCase{model::Architecture::kBert, "gelu"},
+                                           ArchCase{model::Architecture::kRoberta, "gelu"}),
                          [](const auto& info) {
-                           return std::string(info.param.arch == model::Architecture::kBert ? "bert_"
-                                                                                            : "distilbert_") +
+                           return std::string(testing::arch_name(info.param.arch)) + "_" +
                                   info.param.activation;
                          });
 
@@ -217,7 +217,7 @@ TEST_F(CudaGraphs, ReplayGivesTheEagerLogits) {
     EXPECT_LE(max_abs_diff(*want_b, *got_b), 1e-5) << "round " << round;
   }
   // A larger batch regrows the buffers (dropping the graphs); the old shape still works.
-  const Rows big = random_rows(200, 20, config.max_position_embeddings, config.vocab_size, 8);
+  const Rows big = random_rows(200, 20, config.max_positions(), config.vocab_size, 8);
   ASSERT_TRUE(graphs.classify(batch_of(big, 0, big.size())).ok());
   for (int round = 0; round < 3; ++round) {
     Result<Logits> got_a = graphs.classify(ba);

@@ -60,16 +60,27 @@ TEST(PackBatch, ComputePaddingKeepsEveryPositionAndMasksKeys) {
   EXPECT_EQ(p.cls_rows, (std::vector<int32_t>{0, 4, 8}));
 }
 
+// RoBERTa's positions (pad id 1): from pad + 1, pad ids inside the text and
+// the computed padding at pad itself, as the model's scheme says.
+TEST(PackBatch, PositionsFollowTheModelsScheme) {
+  TokenBatch b = make_batch({{0, 5, 1, 6, 2}, {1, 7}}, 5, 1);
+  const model::PositionScheme roberta{2, 1};
+  EXPECT_EQ(pack_batch(b, roberta).positions, (std::vector<int32_t>{2, 3, 1, 4, 5, 1, 2}));
+  b.compute_padding = true;
+  EXPECT_EQ(pack_batch(b, roberta).positions, (std::vector<int32_t>{2, 3, 1, 4, 5, 1, 2, 1, 1, 1}));
+  EXPECT_EQ(pack_batch(b).positions, (std::vector<int32_t>{0, 1, 2, 3, 4, 0, 1, 2, 3, 4}));
+}
+
 TEST(PackBatch, ReusedStorageShrinksToTheNewBatch) {
   PackedBatch p;
-  pack_batch(make_batch({{1, 2, 3, 4, 5}, {6, 7, 8}, {9}}, 5), p);
-  pack_batch(make_batch({{11, 12}}, 3), p);
+  pack_batch(make_batch({{1, 2, 3, 4, 5}, {6, 7, 8}, {9}}, 5), {}, p);
+  pack_batch(make_batch({{11, 12}}, 3), {}, p);
   EXPECT_EQ(p.total, 2);
   EXPECT_EQ(p.max_rows, 2);
   EXPECT_EQ(p.ids, (std::vector<int32_t>{11, 12}));
   EXPECT_EQ(p.seq_start, (std::vector<int32_t>{0, 2}));
   EXPECT_EQ(p.key_len, (std::vector<int32_t>{2}));
-  pack_batch(TokenBatch{}, p);
+  pack_batch(TokenBatch{}, {}, p);
   EXPECT_EQ(p.total, 0);
   EXPECT_EQ(p.sequences(), 0);
   EXPECT_EQ(p.seq_start, (std::vector<int32_t>{0}));
@@ -115,8 +126,8 @@ TEST(ValidateBatch, SameVerdictAndMessageAsTheCpuBackend) {
   b = make_batch({{1}}, 1);
   b.seq_len = 0;
   add("seq_len 0", b);
-  add("too long", make_batch({std::vector<int32_t>(size_t(config.max_position_embeddings) + 1, 1)},
-                             config.max_position_embeddings + 1));
+  add("too long",
+      make_batch({std::vector<int32_t>(size_t(config.max_positions()) + 1, 1)}, config.max_positions() + 1));
   b = make_batch({{1, 2}}, 2);
   b.ids.pop_back();
   add("ids short", b);

@@ -1,4 +1,4 @@
-// Full DistilBERT-base and BERT-base shapes: the weights come from our
+// Full DistilBERT-base, BERT-base, RoBERTa-base and XLM-R-base shapes: the weights come from our
 // synthesizer (deterministic), regenerated here; the golden logits came from
 // HF transformers on the same directory.
 #include <filesystem>
@@ -60,7 +60,9 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
   std::filesystem::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SynthGoldenTest, ::testing::Values("distilbert-base", "bert-base"),
+INSTANTIATE_TEST_SUITE_P(Presets, SynthGoldenTest,
+                         ::testing::Values("distilbert-base", "bert-base", "roberta-base",
+                                           "xlm-roberta-base"),
                          ::infercost::testing::DashesToUnderscores());
 
 }  // namespace

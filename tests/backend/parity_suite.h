@@ -1,9 +1,9 @@
 // The parity suite every backend instantiates (backend.h, DEVELOPERS.md):
 // Hugging Face transformers' fp32 logits for the committed tiny models
-// (DistilBERT with GELU and with ReLU, BERT; tools/gen_model_golden.py wrote
-// them), reached in any batching: every row at once, one by one, shuffled in
-// batches of 7, and the same with the padding computed. A backend's test file
-// describes its backend as a ParityTarget and instantiates the suite once:
+// (DistilBERT with GELU and with ReLU, BERT, RoBERTa with 3 and 5 labels,
+// XLM-RoBERTa; tools/gen_model_golden.py wrote them), reached in any batching: every row at once, one by one,
+// shuffled in batches of 7, and the same with the padding computed. A backend's test file describes its
+// backend as a ParityTarget and instantiates the suite once:
 //
 //   INFERCOST_BACKEND_PARITY(Cpu, cpu_target());
 //
@@ -92,10 +92,11 @@ inline std::string parity_test_name(
 
 // Runs the suite for `target` (a ParityTarget) on every tiny golden model;
 // at namespace scope, in any namespace.
-#define INFERCOST_BACKEND_PARITY(prefix, target)                                                     \
-  using ::infercost::backend::testing::BackendParity;                                                \
-  INSTANTIATE_TEST_SUITE_P(                                                                          \
-      prefix, BackendParity,                                                                         \
-      ::testing::Combine(::testing::Values(target),                                                  \
-                         ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert")), \
+#define INFERCOST_BACKEND_PARITY(prefix, target)                                                            \
+  using ::infercost::backend::testing::BackendParity;                                                       \
+  INSTANTIATE_TEST_SUITE_P(                                                                                 \
+      prefix, BackendParity,                                                                                \
+      ::testing::Combine(::testing::Values(target),                                                         \
+                         ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert",          \
+                                           "tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta")), \
       ::infercost::backend::testing::parity_test_name)

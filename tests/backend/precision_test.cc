@@ -261,21 +261,32 @@ TEST_P(SmallConfigPrecisionTest, AgreesWithFp32) {
   const model::EncoderWeights weights = testing::random_weights(config, 5);
   // Measured: int8 98.3-99.0% agreement, max prob diff <= 0.043; bf16 100%, <= 0.007.
   testing::check_precisions(config.name + "-" + GetParam().activation, config, weights, 300,
-                            config.max_position_embeddings, {0.98, 0.06, 0.995, 0.01});
+                            config.max_positions(), {0.98, 0.06, 0.995, 0.01});
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, SmallConfigPrecisionTest,
                          ::testing::Values(SmallCase{model::Architecture::kDistilBert, "gelu"},
                                            SmallCase{model::Architecture::kDistilBert, "relu"},
-                                           SmallCase{model::Architecture::kBert, "gelu"}));
+                                           SmallCase{model::Architecture::kBert, "gelu"},
+                                           SmallCase{model::Architecture::kRoberta, "gelu"}),
+                         [](const auto& info) {
+                           return std::string(testing::arch_name(info.param.arch)) + "_" +
+                                  info.param.activation;
+                         });
 
 // Measured (400 rows): tiny-distilbert int8 98.75% / 0.106, bf16 99.5% / 0.017;
 // tiny-distilbert-relu int8 100% / 0.034, bf16 100% / 0.005; tiny-bert int8
-// 95.25% / 0.119, bf16 99.25% / 0.013.
+// 95.25% / 0.119, bf16 99.25% / 0.013; tiny-roberta int8 97.25% / 0.019, bf16
+// 99.0% / 0.0045; tiny-roberta-multilabel (argmax of its 5 logits) int8 99.75% /
+// 0.021, bf16 99.75% / 0.0036; tiny-xlm-roberta int8 99.0% / 0.017, bf16 99.0% /
+// 0.0054.
 const std::map<std::string, testing::Bounds> kTinyBounds = {
     {"tiny-distilbert", {0.98, 0.15, 0.99, 0.025}},
     {"tiny-distilbert-relu", {0.995, 0.05, 0.995, 0.01}},
     {"tiny-bert", {0.94, 0.15, 0.99, 0.02}},
+    {"tiny-roberta", {0.96, 0.04, 0.985, 0.01}},
+    {"tiny-roberta-multilabel", {0.99, 0.04, 0.99, 0.01}},
+    {"tiny-xlm-roberta", {0.98, 0.04, 0.985, 0.01}},
 };
 
 class TinyGoldenPrecisionTest : public ::testing::TestWithParam<std::string> {};
@@ -289,7 +300,8 @@ TEST_P(TinyGoldenPrecisionTest, AgreesWithFp32) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, TinyGoldenPrecisionTest,
-                         ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert"),
+                         ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert",
+                                           "tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta"),
                          ::infercost::testing::DashesToUnderscores());
 
 }  // namespace

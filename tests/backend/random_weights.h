@@ -36,12 +36,23 @@ inline model::LayerNormWeights random_ln(int n, std::mt19937& rng) {
   return ln;
 }
 
-// A small config of either architecture and weights with non-trivial biases
-// and LayerNorm parameters.
+// "distilbert", "bert", "roberta": test names.
+inline const char* arch_name(model::Architecture arch) {
+  switch (arch) {
+    case model::Architecture::kDistilBert: return "distilbert";
+    case model::Architecture::kBert: return "bert";
+    case model::Architecture::kRoberta: return "roberta";
+  }
+  return "?";
+}
+
+// A small config of any architecture and weights with non-trivial biases
+// and LayerNorm parameters. RoBERTa's has pad id 1 and 2 more position rows
+// (40 usable positions, as the others).
 inline model::ModelConfig small_config(model::Architecture arch, std::string_view activation) {
   model::ModelConfig c;
   c.architecture = arch;
-  c.model_type = arch == model::Architecture::kBert ? "bert" : "distilbert";
+  c.model_type = arch_name(arch);
   c.name = "test-" + c.model_type;
   c.vocab_size = 97;
   c.hidden_size = 32;
@@ -50,6 +61,12 @@ inline model::ModelConfig small_config(model::Architecture arch, std::string_vie
   c.intermediate_size = 48;
   c.max_position_embeddings = 40;
   c.type_vocab_size = arch == model::Architecture::kBert ? 2 : 0;
+  if (arch == model::Architecture::kRoberta) {
+    c.pad_token_id = 1;
+    c.max_position_embeddings = 42;
+    c.type_vocab_size = 1;
+    c.layer_norm_eps = 1e-5f;
+  }
   c.ffn_activation = activation == "relu" ? model::Activation::kRelu : model::Activation::kGelu;
   c.labels = {"NEGATIVE", "POSITIVE", "NEUTRAL"};
   return c;

@@ -263,12 +263,90 @@ TEST_F(CliTest, TokenizeWritesJsonPerText) {
   EXPECT_EQ(rows[0]["ids"].size(), rows[0]["tokens"].size());
 }
 
+TEST_F(CliTest, TokenizeTakesATokenizerFileOrFolder) {
+  const Outcome by_model = run_cli("tokenize --model " + model() + " -- 'Hello, world!'");
+  ASSERT_EQ(by_model.exit_code, 0) << by_model.output;
+  const std::string vocab = model() + "/vocab.txt";
+  ASSERT_TRUE(std::filesystem::exists(vocab));
+  for (const std::string& path : {model(), vocab}) {
+    const Outcome by_path = run_cli("tokenize --tokenizer " + path + " -- 'Hello, world!'");
+    ASSERT_EQ(by_path.exit_code, 0) << by_path.output;
+    EXPECT_EQ(by_path.output, by_model.output) << path;
+  }
+  const Outcome bare =
+      run_cli("tokenize --tokenizer " + vocab + " --no-special-tokens --max-length 3 -- 'hello world'");
+  ASSERT_EQ(bare.exit_code, 0) << bare.output;
+  EXPECT_EQ(bare.output.find("[CLS]"), std::string::npos) << bare.output;
+  const Outcome two = run_cli("tokenize --tokenizer " + vocab + " --vocab " + vocab + " -- x");
+  EXPECT_EQ(two.exit_code, 2) << two.output;
+  const Outcome none = run_cli("tokenize -- x");
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_NE(none.output.find("give exactly one of --tokenizer PATH, --model DIR or --vocab FILE"),
+            std::string::npos)
+      << none.output;
+  const Outcome absent = run_cli("tokenize --tokenizer " + model() + "/absent.json -- x");
+  EXPECT_NE(absent.exit_code, 0);
+  EXPECT_NE(absent.output.find("absent.json"), std::string::npos) << absent.output;
+}
+
 TEST_F(CliTest, ModelInfoDescribesTheModel) {
   Outcome info = run_cli("model info " + model());
   ASSERT_EQ(info.exit_code, 0) << info.output;
   EXPECT_NE(info.output.find("distilbert"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("POSITIVE"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("synthetic"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("head function   softmax (2 labels)\n"), std::string::npos) << info.output;
+  // A multi-label config: the function and what decided it.
+  TempDir work;
+  std::filesystem::copy(model(), work.file("multi"), std::filesystem::copy_options::recursive);
+  auto config = nlohmann::json::parse(slurp(work.file("multi/config.json")));
+  config["problem_type"] = "multi_label_classification";
+  work.write("multi/config.json", config.dump(2));
+  Outcome multi = run_cli("model info " + work.file("multi"));
+  ASSERT_EQ(multi.exit_code, 0) << multi.output;
+  EXPECT_NE(multi.output.find("head function   sigmoid (problem_type multi_label_classification), "
+                              "multi-label: a 'labels' column\n"),
+            std::string::npos)
+      << multi.output;
+}
+
+TEST_F(CliTest, RunFunctionAndThresholdFlags) {
+  TempDir work;
+  Outcome gen = run_cli("datagen --rows 50 --seed 4 --out " + work.file("in.jsonl"));
+  ASSERT_EQ(gen.exit_code, 0) << gen.output;
+  const std::string run = "run " + work.file("in.jsonl") + " --model " + model() + " --threads 1 --quiet ";
+  Outcome help = run_cli("run --help");
+  EXPECT_NE(help.output.find("--function"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("--threshold"), std::string::npos) << help.output;
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--function max", "--function 'max': expected softmax, sigmoid, none or default"},
+      {"--function sigmoid --threshold 2", "--threshold 2: must be in [0, 1]"},
+      {"--function sigmoid --threshold -0.5", "--threshold -0.5: must be in [0, 1]"},
+      {"--function sigmoid --threshold abc", "--threshold 'abc': expected a number in [0, 1]"},
+      {"--function sigmoid --threshold nan", "--threshold nan: must be in [0, 1]"},
+      {"--threshold 0.3", "--threshold 0.3: only multi-label outputs"},
+      {"--function none --threshold 0.3", "this run's function is none over 2 labels"},
+  };
+  for (const auto& [flags, message] : bad) {
+    Outcome o = run_cli(run + flags + " --output " + work.file("bad.csv"));
+    EXPECT_EQ(o.exit_code, 2) << flags << ": " << o.output;
+    EXPECT_NE(o.output.find(message), std::string::npos) << flags << ": " << o.output;
+    EXPECT_EQ(count_entries(work.path()), 1) << flags << ": only the input is left";
+  }
+  Outcome sigmoid = run_cli(run + "--function sigmoid --threshold 0.25 --output " + work.file("out.csv") +
+                            " --metrics " + work.file("m.json"));
+  ASSERT_EQ(sigmoid.exit_code, 0) << sigmoid.output;
+  const std::string csv = slurp(work.file("out.csv"));
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "text,negative,positive,label,labels");
+  auto metrics = nlohmann::json::parse(slurp(work.file("m.json")));
+  EXPECT_EQ(metrics["head"],
+            nlohmann::json::parse(R"({"function": "sigmoid", "labels_column": true, "threshold": 0.25})"));
+  Outcome plain = run_cli(run + "--output " + work.file("plain.csv") + " --metrics " + work.file("p.json"));
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const std::string plain_csv = slurp(work.file("plain.csv"));
+  EXPECT_EQ(plain_csv.substr(0, plain_csv.find('\n')), "text,negative,positive,label");
+  EXPECT_EQ(nlohmann::json::parse(slurp(work.file("p.json")))["head"],
+            nlohmann::json::parse(R"({"function": "softmax", "labels_column": false})"));
 }
 
 TEST_F(CliTest, PickleCheckpointIsRefused) {

@@ -43,7 +43,7 @@ struct Exit {
 // past it fail with EFBIG, as on a full disk).
 Exit run_infercost(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                    int kill_after_ms = -1, rlim_t file_size_limit = 0, int signal_after_ms = -1,
-                   int signal = SIGTERM) {
+                   int signal = SIGTERM, const std::string& signal_once_exists = "") {
   TempDir scratch;
   const std::string log = scratch.file("log");
   const pid_t pid = ::fork();
@@ -79,7 +79,10 @@ Exit run_infercost(const std::vector<std::string>& args, const std::vector<std::
       ::waitpid(pid, &status, 0);
       break;
     }
-    if (!signalled && signal_after_ms >= 0 && ms >= signal_after_ms) {
+    // The signal goes after signal_after_ms, and once `signal_once_exists` is
+    // there when one is named (a loaded machine may take longer to get there).
+    if (!signalled && signal_after_ms >= 0 && ms >= signal_after_ms &&
+        (signal_once_exists.empty() || fs::exists(signal_once_exists))) {
       ::kill(pid, signal);
       signalled = true;
     }
@@ -307,7 +310,7 @@ TEST_F(ResumeTest, SigtermStopsAtADurableStepAndSaysHowToGoOn) {
   // Slow enough to be caught in the middle: a checkpoint every 4 rows.
   ASSERT_EQ(run_infercost(args("in.jsonl", want, {}, "4")).code, 0);
   std::vector<std::string> slow = args("in.jsonl", got, {}, "4");
-  Exit stopped = run_infercost(slow, {}, -1, 0, 300, SIGTERM);
+  Exit stopped = run_infercost(slow, {}, -1, 0, 300, SIGTERM, got + ".infercost-checkpoint");
   ASSERT_FALSE(stopped.killed);
   ASSERT_EQ(stopped.code, 128 + SIGTERM) << stopped.output;
   EXPECT_TRUE(contains(stopped.output, "stopped by signal 15 (SIGTERM)")) << stopped.output;
@@ -418,6 +421,18 @@ TEST_F(ResumeTest, AResumeOfAnotherJobOrABrokenCheckpointIsRefusedAndTouchesNoth
   Exit text = run_infercost(run_args({"--resume", "--no-text"}));
   EXPECT_EQ(text.code, 2) << text.output;
   EXPECT_TRUE(contains(text.output, "--no-text")) << text.output;
+  expect_untouched(stopped);
+
+  // The head's output function and threshold change the values written.
+  Exit function = run_infercost(run_args({"--resume", "--function", "sigmoid"}));
+  EXPECT_EQ(function.code, 2) << function.output;
+  EXPECT_TRUE(contains(function.output, "--function: 'sigmoid' now, the checkpoint's run used 'default'"))
+      << function.output;
+  expect_untouched(stopped);
+  Exit threshold = run_infercost(run_args({"--resume", "--threshold", "0.25"}));
+  EXPECT_EQ(threshold.code, 2) << threshold.output;
+  EXPECT_TRUE(contains(threshold.output, "--threshold: '0.25' now, the checkpoint's run used '0.5'"))
+      << threshold.output;
   expect_untouched(stopped);
 
   { std::ofstream(input, std::ios::app) << "{\"full_text\": \"one more row\"}\n"; }

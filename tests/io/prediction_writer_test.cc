@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
+#include "infercost/io/row_source.h"
 #include "test_utils.h"
 
 namespace infercost::io {
@@ -106,6 +110,99 @@ TEST(PredictionWriter, RejectsMismatchedNullFlags) {
   auto writer = create_prediction_writer(dir.file("o.csv"), OutputFormat::kCsv, two_labels());
   ASSERT_TRUE(writer.ok());
   EXPECT_FALSE((*writer)->write({"x", "y"}, {0}, {0.5f, 0.5f, 0.5f, 0.5f}).ok());
+}
+
+// Multi-label outputs: three labels, threshold 0.5.
+PredictionColumns multi_label(float threshold = 0.5f) {
+  PredictionColumns c;
+  c.labels = {"Toxic", "Insult", "Threat"};
+  c.label_set = true;
+  c.threshold = threshold;
+  return c;
+}
+
+TEST(LabelSet, LabelsAtOrAboveTheThresholdInLabelOrder) {
+  const std::vector<std::string> labels = {"a", "b", "c"};
+  const float none[] = {0.1f, 0.49999997f, 0.0f};
+  EXPECT_EQ(label_set(labels, none, 0.5f), "");
+  const float all[] = {0.9f, 0.5f, 1.0f};
+  EXPECT_EQ(label_set(labels, all, 0.5f), "a,b,c");
+  const float some[] = {0.7f, 0.2f, 0.6999999f};
+  // A value written "0.7" is at a threshold 0.7: both are the float 0.7f.
+  EXPECT_EQ(label_set(labels, some, 0.7f), "a");
+  EXPECT_EQ(label_set(labels, some, 0.0f), "a,b,c");
+  const float nan[] = {std::numeric_limits<float>::quiet_NaN(), 1.0f, 0.0f};
+  EXPECT_EQ(label_set(labels, nan, 0.0f), "b,c");
+  EXPECT_EQ(label_set(labels, all, 1.0f), "c");
+}
+
+TEST(PredictionWriter, JsonLinesLabelsColumn) {
+  TempDir dir;
+  for (const char* name : {"out.jsonl", "out.json"}) {
+    const std::string path = dir.file(name);
+    auto format = output_format_for(path, "");
+    ASSERT_TRUE(format.ok());
+    auto writer = create_prediction_writer(path, *format, multi_label());
+    ASSERT_TRUE(writer.ok()) << writer.status().to_string();
+    ASSERT_TRUE(
+        (*writer)->write({"x", "y", "z"}, {0, 1, 0}, {0.5f, 0.75f, 0.25f, 9, 9, 9, 0.1f, 0.2f, 0.3f}).ok());
+    ASSERT_TRUE((*writer)->close().ok());
+    EXPECT_EQ(
+        slurp(path),
+        "{\"text\":\"x\",\"toxic\":0.5,\"insult\":0.75,\"threat\":0.25,\"label\":\"Insult\","
+        "\"labels\":\"Toxic,Insult\"}\n"
+        "{\"text\":null,\"toxic\":null,\"insult\":null,\"threat\":null,\"label\":null,\"labels\":null}\n"
+        "{\"text\":\"z\",\"toxic\":0.1,\"insult\":0.2,\"threat\":0.3,\"label\":\"Threat\",\"labels\":\"\"}\n")
+        << name;
+  }
+}
+
+TEST(PredictionWriter, CsvLabelsColumnNullEmptyAndQuoted) {
+  TempDir dir;
+  const std::string path = dir.file("out.csv");
+  auto writer = create_prediction_writer(path, OutputFormat::kCsv, multi_label());
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)
+                  ->write({"x", "", "z", "w"}, {0, 1, 0, 0},
+                          {0.5f, 0.75f, 0.25f, 9, 9, 9, 0.1f, 0.2f, 0.3f, 0.5f, 0.25f, 0.5f})
+                  .ok());
+  ASSERT_TRUE((*writer)->close().ok());
+  EXPECT_EQ(slurp(path),
+            "text,toxic,insult,threat,label,labels\n"
+            "x,0.5,0.75,0.25,Insult,\"Toxic,Insult\"\n"
+            ",,,,,\n"
+            "z,0.1,0.2,0.3,Threat,\"\"\n"
+            "w,0.5,0.25,0.5,Toxic,\"Toxic,Threat\"\n");
+  // Without the flag, no column: outputs of softmax runs keep their bytes.
+  PredictionColumns plain = multi_label();
+  plain.label_set = false;
+  auto softmax = create_prediction_writer(dir.file("plain.csv"), OutputFormat::kCsv, plain);
+  ASSERT_TRUE(softmax.ok());
+  ASSERT_TRUE((*softmax)->write({"x"}, {}, {0.5f, 0.25f, 0.25f}).ok());
+  ASSERT_TRUE((*softmax)->close().ok());
+  EXPECT_EQ(slurp(dir.file("plain.csv")), "text,toxic,insult,threat,label\nx,0.5,0.25,0.25,Toxic\n");
+}
+
+// Read back with our Parquet reader: a string column, null for a null row.
+TEST(PredictionWriter, ParquetLabelsColumn) {
+  TempDir dir;
+  const std::string path = dir.file("out.parquet");
+  auto writer = create_prediction_writer(path, OutputFormat::kParquet, multi_label(0.25f));
+  ASSERT_TRUE(writer.ok()) << writer.status().to_string();
+  ASSERT_TRUE(
+      (*writer)->write({"x", "", "z"}, {0, 1, 0}, {0.5f, 0.75f, 0.25f, 9, 9, 9, 0.1f, 0.2f, 0.0f}).ok());
+  ASSERT_TRUE((*writer)->close().ok());
+  for (const auto& [column, expected] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"labels", {"Toxic,Insult,Threat", "", ""}}, {"label", {"Insult", "", "Insult"}}}) {
+    SourceOptions options;
+    options.column = column;
+    auto source = open_row_source(path, InputFormat::kParquet, options);
+    ASSERT_TRUE(source.ok()) << source.status().to_string();
+    RowBatch rows;
+    ASSERT_TRUE((*source)->next(10, rows).ok());
+    EXPECT_EQ(rows.texts, expected) << column;
+    EXPECT_EQ(rows.is_null, (std::vector<uint8_t>{0, 1, 0})) << column;
+  }
 }
 
 TEST(OutputFormat, FromExtensionOrFlag) {

@@ -41,6 +41,20 @@ const char* kBertConfig = R"({
   "id2label": {"2": "c", "0": "a", "1": "b"}
 })";
 
+// The config.json of roberta-base with a 3-label head (as cardiffnlp's
+// twitter-roberta-base-sentiment-latest publishes it, trimmed).
+const char* kRobertaConfig = R"({
+  "architectures": ["RobertaForSequenceClassification"],
+  "attention_probs_dropout_prob": 0.1, "bos_token_id": 0, "eos_token_id": 2,
+  "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768,
+  "id2label": {"0": "negative", "1": "neutral", "2": "positive"},
+  "initializer_range": 0.02, "intermediate_size": 3072,
+  "label2id": {"negative": 0, "neutral": 1, "positive": 2},
+  "layer_norm_eps": 1e-05, "max_position_embeddings": 514, "model_type": "roberta",
+  "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1,
+  "position_embedding_type": "absolute", "type_vocab_size": 1, "vocab_size": 50265
+})";
+
 TEST(Config, ParsesDistilBertSst2) {
   auto c = parse_config(kSst2Config, "config.json");
   ASSERT_TRUE(c.ok()) << c.status().to_string();
@@ -90,6 +104,59 @@ TEST(Config, ParsesBert) {
   EXPECT_EQ(c->labels, (std::vector<std::string>{"a", "b", "c"}));
 }
 
+TEST(Config, ParsesEachRobertaFamily) {
+  for (const char* type : {"roberta", "xlm-roberta", "camembert"}) {
+    auto j = nlohmann::json::parse(kRobertaConfig);
+    j["model_type"] = type;
+    auto c = parse_config(j.dump(), "config.json");
+    ASSERT_TRUE(c.ok()) << type << ": " << c.status().to_string();
+    EXPECT_EQ(c->architecture, Architecture::kRoberta) << type;
+    EXPECT_EQ(c->model_type, type);  // kept as written
+    EXPECT_EQ(c->hidden_size, 768);
+    EXPECT_EQ(c->num_layers, 12);
+    EXPECT_EQ(c->type_vocab_size, 1);
+    EXPECT_FLOAT_EQ(c->layer_norm_eps, 1e-5f);
+    EXPECT_EQ(c->pad_token_id, 1);
+    EXPECT_EQ(c->max_position_embeddings, 514);
+    EXPECT_EQ(c->position_offset(), 2);
+    EXPECT_EQ(c->max_positions(), 512);
+    EXPECT_EQ(c->head_activation(), Activation::kTanh);  // classifier.dense + tanh
+    EXPECT_EQ(c->labels, (std::vector<std::string>{"negative", "neutral", "positive"}));
+  }
+}
+
+// HF's create_position_ids_from_input_ids: from pad + 1, counting only the
+// tokens that are not the pad id; a pad id gets the pad row. BERT and
+// DistilBERT number 0..len-1 whatever the ids.
+TEST(Config, PositionIdsByFamily) {
+  const ModelConfig roberta = parse_config(kRobertaConfig, "config.json").value();
+  const std::vector<int32_t> ids = {0, 1, 7, 1, 1, 9, 2};
+  std::vector<int32_t> got(ids.size());
+  fill_position_ids(roberta.position_scheme(), ids.data(), int(ids.size()), got.data());
+  EXPECT_EQ(got, (std::vector<int32_t>{2, 1, 3, 1, 1, 4, 5}));
+  const ModelConfig bert = parse_config(kBertConfig, "config.json").value();
+  EXPECT_EQ(bert.position_offset(), 0);
+  EXPECT_EQ(bert.max_positions(), bert.max_position_embeddings);
+  fill_position_ids(bert.position_scheme(), ids.data(), int(ids.size()), got.data());
+  EXPECT_EQ(got, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6}));
+  const ModelConfig distilbert = parse_config(kSst2Config, "config.json").value();
+  fill_position_ids(distilbert.position_scheme(), ids.data(), int(ids.size()), got.data());
+  EXPECT_EQ(got, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6}));
+}
+
+TEST(Config, RobertaDefaultsLikeHf) {
+  // RobertaConfig's defaults (transformers 5.24): type_vocab_size 2,
+  // layer_norm_eps 1e-12, 512 positions, pad 1.
+  auto c = parse_config(R"({"model_type": "roberta", "vocab_size": 10, "hidden_size": 8,
+                            "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 16,
+                            "pad_token_id": 1})",
+                        "c.json");
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ(c->type_vocab_size, 2);
+  EXPECT_EQ(c->layer_norm_eps, 1e-12f);
+  EXPECT_EQ(c->max_positions(), 510);
+}
+
 TEST(Config, DefaultsLikeHf) {
   auto c = parse_config(R"({"model_type": "bert", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
                             "num_attention_heads": 2, "intermediate_size": 16})",
@@ -128,7 +195,16 @@ TEST(Config, ClearErrors) {
       {"not json", "{", StatusCode::kCorruption, "not valid JSON"},
       {"array", "[]", StatusCode::kCorruption, "not a JSON object"},
       {"no model_type", without("model_type"), StatusCode::kNotFound, "model_type"},
-      {"gpt2", with("model_type", "gpt2"), StatusCode::kUnsupported, "'gpt2'"},
+      {"gpt2", with("model_type", "gpt2"), StatusCode::kUnsupported,
+       "'gpt2' is not supported (supported families: distilbert, bert, roberta, xlm-roberta, camembert)"},
+      {"roberta relative", R"({"model_type": "roberta", "vocab_size": 10, "hidden_size": 8,
+          "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 16,
+          "position_embedding_type": "relative_key_query"})",
+       StatusCode::kUnsupported, "relative_key_query"},
+      {"roberta no positions", R"({"model_type": "xlm-roberta", "vocab_size": 10, "hidden_size": 8,
+          "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 16, "pad_token_id": 1,
+          "max_position_embeddings": 2})",
+       StatusCode::kCorruption, "max_position_embeddings 2 leaves no position"},
       {"no dim", without("dim"), StatusCode::kNotFound, "'dim'"},
       {"no n_layers", without("n_layers"), StatusCode::kNotFound, "'n_layers'"},
       {"no vocab", without("vocab_size"), StatusCode::kNotFound, "'vocab_size'"},
@@ -143,6 +219,11 @@ TEST(Config, ClearErrors) {
       {"id2label non-string", with("id2label", nlohmann::json{{"0", 1}}), StatusCode::kCorruption,
        "id2label[0]"},
       {"id2label empty", with("id2label", nlohmann::json::object()), StatusCode::kCorruption, "id2label"},
+      {"problem_type unknown", with("problem_type", "ordinal_regression"), StatusCode::kCorruption,
+       "'problem_type' is 'ordinal_regression'; expected single_label_classification, "
+       "multi_label_classification or regression"},
+      {"problem_type number", with("problem_type", 2), StatusCode::kCorruption,
+       "'problem_type' must be a string"},
       {"bert abs pos", R"({"model_type": "bert", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
           "num_attention_heads": 2, "intermediate_size": 16, "position_embedding_type": "relative_key"})",
        StatusCode::kUnsupported, "relative_key"},
@@ -161,8 +242,41 @@ TEST(Config, ClearErrors) {
   }
 }
 
+// problem_type decides the head's output function (pipeline/head.h): read,
+// kept absent when absent, and written back for HF.
+TEST(Config, ProblemTypeIsReadAndWrittenBack) {
+  EXPECT_EQ(parse_config(kSst2Config, "config.json").value().problem_type, "");
+  EXPECT_EQ(config_to_json(parse_config(kSst2Config, "config.json").value()).find("problem_type"),
+            std::string::npos);
+  for (const char* problem : {"single_label_classification", "multi_label_classification", "regression"}) {
+    for (const char* base : {kSst2Config, kBertConfig}) {
+      auto j = nlohmann::json::parse(base);
+      j["problem_type"] = problem;
+      ModelConfig c = parse_config(j.dump(), "config.json").value();
+      EXPECT_EQ(c.problem_type, problem);
+      const std::string out = config_to_json(c);
+      EXPECT_EQ(nlohmann::json::parse(out)["problem_type"], problem) << out;
+      EXPECT_EQ(parse_config(out, "again").value().problem_type, problem);
+    }
+  }
+  auto null = nlohmann::json::parse(kSst2Config);
+  null["problem_type"] = nullptr;  // null reads as absent
+  EXPECT_EQ(parse_config(null.dump(), "config.json").value().problem_type, "");
+  // As HF: single-label classification needs two labels at least.
+  auto one = nlohmann::json::parse(kSst2Config);
+  one["problem_type"] = "single_label_classification";
+  one["id2label"] = {{"0", "score"}};
+  auto refused = parse_config(one.dump(), "dir/config.json");
+  EXPECT_EQ(refused.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(refused.status().message(),
+            "dir/config.json: 'problem_type' single_label_classification needs at least 2 labels; the config "
+            "has 1");
+  one["problem_type"] = "regression";
+  EXPECT_EQ(parse_config(one.dump(), "config.json").value().num_labels(), 1);
+}
+
 TEST(Config, ToJsonRoundTrips) {
-  for (const char* text : {kSst2Config, kBertConfig}) {
+  for (const char* text : {kSst2Config, kBertConfig, kRobertaConfig}) {
     ModelConfig a = parse_config(text, "a").value();
     a.synthetic = true;
     a.synthetic_preset = "tiny";
@@ -171,8 +285,9 @@ TEST(Config, ToJsonRoundTrips) {
     std::string out = config_to_json(a);
     auto j = nlohmann::json::parse(out);
     EXPECT_EQ(j["label2id"][a.labels[1]], 1);
-    EXPECT_EQ(j["architectures"][0], a.architecture == Architecture::kBert
-                                         ? "BertForSequenceClassification"
+    EXPECT_EQ(j["architectures"][0], a.architecture == Architecture::kBert ? "BertForSequenceClassification"
+                                     : a.architecture == Architecture::kRoberta
+                                         ? "RobertaForSequenceClassification"
                                          : "DistilBertForSequenceClassification");
     ModelConfig b = parse_config(out, "b").value();
     EXPECT_EQ(b.architecture, a.architecture);
@@ -189,6 +304,20 @@ TEST(Config, ToJsonRoundTrips) {
     EXPECT_EQ(b.synthetic_preset, "tiny");
     EXPECT_EQ(b.synthetic_seed, 7u);
     EXPECT_EQ(b.name, "x");
+    EXPECT_EQ(b.model_type, a.model_type);
+    EXPECT_EQ(b.pad_token_id, a.pad_token_id);
+  }
+  // XLM-R and CamemBERT keep their model_type and name their own HF class.
+  for (const auto& [type, cls] : {std::pair{"xlm-roberta", "XLMRobertaForSequenceClassification"},
+                                  std::pair{"camembert", "CamembertForSequenceClassification"}}) {
+    auto j = nlohmann::json::parse(kRobertaConfig);
+    j["model_type"] = type;
+    const std::string out = config_to_json(parse_config(j.dump(), "a").value());
+    const auto back = nlohmann::json::parse(out);
+    EXPECT_EQ(back["model_type"], type);
+    EXPECT_EQ(back["architectures"][0], cls);
+    EXPECT_EQ(back["type_vocab_size"], 1);
+    EXPECT_EQ(back["layer_norm_eps"], 1e-5);
   }
   ModelConfig bert = parse_config(kBertConfig, "a").value();
   bert.layer_norm_eps = 1e-12f;

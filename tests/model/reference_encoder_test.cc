@@ -89,7 +89,8 @@ TEST_P(ReferenceGoldenTest, MatchesTransformersLogits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ReferenceGoldenTest,
-                         ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert"),
+                         ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert",
+                                           "tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta"),
                          ::infercost::testing::DashesToUnderscores());
 
 }  // namespace

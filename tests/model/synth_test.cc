@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <tuple>
 
 #include "infercost/data/tweets.h"
 #include "infercost/model/model_dir.h"
@@ -25,12 +26,14 @@ std::string read_bytes(const std::string& path) {
 size_t expected_parameters(const ModelConfig& c) {
   size_t h = c.hidden_size, f = c.intermediate_size;
   size_t layer = 4 * (h * h + h) + 2 * (h * f) + f + h + 4 * h;
+  const size_t labels = c.labels.size();
   return (c.vocab_size + c.max_position_embeddings + c.type_vocab_size) * h + 2 * h + c.num_layers * layer +
-         (h * h + h) + (2 * h + 2);
+         (h * h + h) + (labels * h + labels);
 }
 
 TEST(SynthConfig, Presets) {
-  EXPECT_EQ(synth_presets(), (std::vector<std::string>{"distilbert-base", "bert-base", "tiny"}));
+  EXPECT_EQ(synth_presets(), (std::vector<std::string>{"distilbert-base", "bert-base", "roberta-base",
+                                                       "xlm-roberta-base", "tiny"}));
   auto d = synth_config("distilbert-base").value();
   EXPECT_EQ(d.architecture, Architecture::kDistilBert);
   EXPECT_EQ(d.hidden_size, 768);
@@ -48,6 +51,25 @@ TEST(SynthConfig, Presets) {
   EXPECT_EQ(b.num_layers, 12);
   EXPECT_EQ(b.type_vocab_size, 2);
   EXPECT_EQ(expected_parameters(b), 109483778u);
+  for (auto [preset, type, vocab, params] :
+       {std::tuple<const char*, const char*, int, size_t>{"roberta-base", "roberta", 50265, 124647939u},
+        {"xlm-roberta-base", "xlm-roberta", 250002, 278045955u}}) {
+    auto r = synth_config(preset).value();
+    EXPECT_EQ(r.architecture, Architecture::kRoberta) << preset;
+    EXPECT_EQ(r.model_type, type);
+    EXPECT_EQ(r.vocab_size, vocab);
+    EXPECT_EQ(r.num_layers, 12);
+    EXPECT_EQ(r.hidden_size, 768);
+    EXPECT_EQ(r.intermediate_size, 3072);
+    EXPECT_EQ(r.max_position_embeddings, 514);
+    EXPECT_EQ(r.max_positions(), 512);
+    EXPECT_EQ(r.pad_token_id, 1);
+    EXPECT_EQ(r.type_vocab_size, 1);
+    EXPECT_FLOAT_EQ(r.layer_norm_eps, 1e-5f);
+    EXPECT_EQ(r.labels, (std::vector<std::string>{"negative", "neutral", "positive"}));
+    // HF's RobertaForSequenceClassification / XLMRobertaForSequenceClassification, 3 labels.
+    EXPECT_EQ(expected_parameters(r), params) << preset;
+  }
   auto t = synth_config("tiny").value();
   EXPECT_EQ(t.vocab_size, 30522);
   EXPECT_LE(t.hidden_size, 64);
@@ -58,7 +80,7 @@ class SynthTiny : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = scratch_dir("tiny");
-    ASSERT_TRUE(synthesize_model({dir_, "tiny", 7}).ok());
+    ASSERT_TRUE(synthesize_model({dir_, "tiny", 7, ""}).ok());
   }
   static void TearDownTestSuite() { fs::remove_all(fs::path(dir_).parent_path()); }
   static std::string dir_;
@@ -152,8 +174,8 @@ TEST_F(SynthTiny, TokenizerCoversTheTweetLexicon) {
 
 TEST_F(SynthTiny, DeterministicPerSeed) {
   std::string again = scratch_dir("tiny-again"), other = scratch_dir("tiny-other");
-  ASSERT_TRUE(synthesize_model({again, "tiny", 7}).ok());
-  ASSERT_TRUE(synthesize_model({other, "tiny", 8}).ok());
+  ASSERT_TRUE(synthesize_model({again, "tiny", 7, ""}).ok());
+  ASSERT_TRUE(synthesize_model({other, "tiny", 8, ""}).ok());
   for (const char* f : {"config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json"}) {
     EXPECT_EQ(read_bytes(dir_ + "/" + f), read_bytes(again + "/" + f)) << f;
   }
@@ -161,9 +183,37 @@ TEST_F(SynthTiny, DeterministicPerSeed) {
   EXPECT_EQ(read_bytes(dir_ + "/vocab.txt"), read_bytes(other + "/vocab.txt"));
 }
 
+// --tokenizer: the given files replace the project's; the weights stay those
+// of the preset and seed.
+TEST_F(SynthTiny, GivenTokenizerIsCopiedAndWeightsStay) {
+  const std::string given = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-bert";
+  const std::string dir = scratch_dir("tiny-given");
+  ASSERT_TRUE(synthesize_model({dir, "tiny", 7, given}).ok());
+  EXPECT_EQ(read_bytes(dir + "/vocab.txt"), read_bytes(given + "/vocab.txt"));
+  EXPECT_EQ(read_bytes(dir + "/tokenizer_config.json"), read_bytes(given + "/tokenizer_config.json"));
+  EXPECT_EQ(read_bytes(dir + "/model.safetensors"), read_bytes(dir_ + "/model.safetensors"));
+  const std::string file_dir = scratch_dir("tiny-given-file");
+  const std::string json = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-roberta/tokenizer.json";
+  ASSERT_TRUE(synthesize_model({file_dir, "tiny", 7, json}).ok());
+  EXPECT_EQ(read_bytes(file_dir + "/tokenizer.json"), read_bytes(json));
+  EXPECT_FALSE(fs::exists(file_dir + "/vocab.txt"));
+  const std::string empty = scratch_dir("no-tokenizer");
+  fs::create_directories(empty);
+  const Status refused = synthesize_model({scratch_dir("tiny-refused"), "tiny", 7, empty});
+  EXPECT_EQ(refused.code(), StatusCode::kNotFound);
+  EXPECT_EQ(refused.message(),
+            "--tokenizer: " + empty + ": no tokenizer here: expected tokenizer.json or vocab.txt");
+  // Checked before any weight is made.
+  const Status roberta = synthesize_model({scratch_dir("roberta-refused"), "roberta-base", 7, empty});
+  EXPECT_EQ(roberta.message(), "--tokenizer: " + empty +
+                                   ": no tokenizer here: expected tokenizer.json or vocab.json + merges.txt");
+  const Status xlmr = synthesize_model({scratch_dir("xlmr-refused"), "xlm-roberta-base", 7, empty});
+  EXPECT_EQ(xlmr.message(), "--tokenizer: " + empty + ": no tokenizer here: expected tokenizer.json");
+}
+
 TEST(Synth, RejectsBadOptions) {
-  EXPECT_EQ(synthesize_model({scratch_dir("bad"), "huge", 1}).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(synthesize_model({"", "tiny", 1}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(synthesize_model({scratch_dir("bad"), "huge", 1, ""}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(synthesize_model({"", "tiny", 1, ""}).code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

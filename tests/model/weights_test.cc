@@ -141,5 +141,38 @@ TEST(Weights, ConfigDisagreeingWithCheckpoint) {
       << w.status().to_string();
 }
 
+// RoBERTa's head is classifier.dense (the head's first layer) and
+// classifier.out_proj; the golden checkpoint HF wrote maps onto them.
+TEST(Weights, RobertaHeadAndMissingOutProjIsNamed) {
+  const std::string dir = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-roberta";
+  auto config = load_config(dir + "/config.json").value();
+  auto file = SafeTensorsFile::open(dir + "/model.safetensors").value();
+  auto w = read_encoder_weights(file, config);
+  ASSERT_TRUE(w.ok()) << w.status().to_string();
+  EXPECT_EQ(w->head.classifier.out, 3);
+  EXPECT_EQ(w->head.pre.weight, file.read_f32("classifier.dense.weight", {32, 32}).value());
+  EXPECT_EQ(w->head.classifier.bias, file.read_f32("classifier.out_proj.bias", {3}).value());
+  // type_vocab_size 1: the embedding bias is its only row.
+  EXPECT_EQ(w->embedding_bias, w->token_type_embeddings);
+  size_t in_file = 0;
+  for (const auto& [name, info] : file.tensors()) in_file += static_cast<size_t>(info.numel());
+  EXPECT_EQ(w->parameter_count(), in_file);
+
+  std::vector<std::vector<float>> store;
+  store.reserve(file.tensors().size());
+  std::vector<TensorToWrite> out;
+  for (const auto& [name, info] : file.tensors()) {
+    if (name == "classifier.out_proj.bias") continue;
+    store.push_back(file.read_f32(name, info.shape).value());
+    out.push_back({name, info.shape, &store.back()});
+  }
+  const std::string path = testing::process_temp_dir().file("no_out_proj_bias.safetensors");
+  ASSERT_TRUE(write_safetensors(path, out, {{"format", "pt"}}, DType::kF32).ok());
+  auto missing = read_encoder_weights(SafeTensorsFile::open(path).value(), config);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(), path + ": tensor 'classifier.out_proj.bias' not found");
+}
+
 }  // namespace
 }  // namespace infercost::model

@@ -72,6 +72,9 @@ RunMetrics every_field_set() {
   m.model_flops = 3.5e12;
   m.model_name = "distilbert-base-synthetic";
   m.model_synthetic = true;
+  m.head_function = "sigmoid";
+  m.labels_column = true;
+  m.threshold = 0.375;
   GpuUsage g0;
   g0.index = 3;
   g0.memory_total_bytes = 1032;
@@ -160,6 +163,9 @@ TEST(RunMetricsJson, EveryFieldComesBack) {
   EXPECT_EQ(back.model_flops, m.model_flops);
   EXPECT_EQ(back.model_name, m.model_name);
   EXPECT_EQ(back.model_synthetic, m.model_synthetic);
+  EXPECT_EQ(back.head_function, m.head_function);
+  EXPECT_EQ(back.labels_column, m.labels_column);
+  EXPECT_EQ(back.threshold, m.threshold);
   ASSERT_EQ(back.gpus.size(), m.gpus.size());
   for (size_t i = 0; i < m.gpus.size(); ++i) expect_gpu_eq(back.gpus[i], m.gpus[i]);
   EXPECT_EQ(back.gpu_monitor, m.gpu_monitor);
@@ -258,6 +264,30 @@ TEST(RunMetricsJson, RefusesMalformedMetricsNamingTheField) {
   j = good;
   j["model"] = "distilbert";
   EXPECT_EQ(message_of(j), "m.json: \"model\" must be an object");
+  j = good;
+  j["head"].erase("threshold");
+  EXPECT_EQ(message_of(j), "m.json: no \"head.threshold\"");
+  j = good;
+  j["head"]["function"] = 1;
+  EXPECT_EQ(message_of(j), "m.json: \"head.function\" must be a string");
+}
+
+// The head: a softmax run writes no threshold; metrics from before the head
+// was recorded read as the softmax every run applied then.
+TEST(RunMetricsJson, HeadWithoutLabelsColumnHasNoThreshold) {
+  RunMetrics m;
+  m.head_function = "none";
+  const nlohmann::json j = nlohmann::json::parse(m.to_json());
+  EXPECT_EQ(j["head"], nlohmann::json::parse(R"({"function": "none", "labels_column": false})"));
+  Result<RunMetrics> back = parse_run_metrics(m.to_json(), "m.json");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_TRUE(*back == m);
+  nlohmann::json old = j;
+  old.erase("head");
+  Result<RunMetrics> before = parse_run_metrics(old.dump(), "m.json");
+  ASSERT_TRUE(before.ok()) << before.status().to_string();
+  EXPECT_EQ(before->head_function, "softmax");
+  EXPECT_FALSE(before->labels_column);
 }
 
 }  // namespace

@@ -192,9 +192,12 @@ TEST(TokenizerTest, SpecialTokensAreWhatAnEmptyTextEncodesTo) {
   EXPECT_TRUE(check_max_length(kSpecialTokensPerRow).ok());
   Status s = check_max_length(kSpecialTokensPerRow - 1);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "--max-length must be at least 2 ([CLS] and [SEP]), got 1");
+  EXPECT_EQ(s.message(),
+            "--max-length must be at least 2 (the special tokens around a text: [CLS] and [SEP], or <s> and "
+            "</s>), got 1");
   EXPECT_EQ(check_max_length(0, "max_length").message(),
-            "max_length must be at least 2 ([CLS] and [SEP]), got 0");
+            "max_length must be at least 2 (the special tokens around a text: [CLS] and [SEP], or <s> and "
+            "</s>), got 0");
 }
 
 // The engine sees a WordPiece tokenizer through the Tokenizer interface only:

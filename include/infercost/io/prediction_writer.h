@@ -1,6 +1,8 @@
 // Prediction outputs: one row per classified input row, in input order, with
-// the text (unless dropped), one probability column per label (named from
-// id2label, lowercased) and the winning label.
+// the text (unless dropped), one column per label (named from id2label,
+// lowercased) holding the head function's value (a probability, or the logit
+// under --function none), the winning label (the first largest value) and,
+// for multi-label outputs, `labels`: every label at or above the threshold.
 //
 // Files are written to a temporary and renamed by close(); a writer destroyed
 // without close() leaves nothing behind. "-" writes JSON lines to stdout.
@@ -17,6 +19,8 @@
 // pyarrow.csv.read_csv with ParseOptions(newlines_in_values=True) and
 // ConvertOptions(null_values=[""], quoted_strings_can_be_null=False) keeps
 // null and "" apart. JSON lines: pd.read_json(path, lines=True, dtype=False).
+// A multi-label `labels` column is written as the text is (null: an empty
+// field; no label: ""), so it reads back as the text does (dtype str).
 #pragma once
 
 #include <memory>
@@ -38,7 +42,16 @@ struct PredictionColumns {
   bool keep_text = true;
   std::vector<std::string> labels;     // as in id2label; column names are lowercased
   std::string compression = "snappy";  // Parquet only: a codec_from_name() name
+  // Multi-label outputs: a `labels` column after `label` (label_set()), a
+  // string in every format, null for a null row.
+  bool label_set = false;
+  float threshold = 0.5f;
 };
+
+// The labels (as in id2label) whose value is at or above `threshold`, in
+// label order, joined by ","; "" when none is. Compared as float32, the
+// values the output holds, so a value written "0.7" is at a threshold 0.7.
+std::string label_set(const std::vector<std::string>& labels, const float* values, float threshold);
 
 // Where a resumable output stands (PredictionWriter::checkpoint()): its
 // durable bytes and rows and, for Parquet, the footer of its row groups.

@@ -9,7 +9,8 @@
 
 namespace infercost::model {
 
-enum class Architecture { kDistilBert, kBert };
+// kRoberta: RoBERTa and the models built on it (XLM-RoBERTa, CamemBERT).
+enum class Architecture { kDistilBert, kBert, kRoberta };
 
 // The nonlinearities an encoder applies: in its FFN, and in its classifier
 // head (on the first token, before the output layer).
@@ -25,9 +26,27 @@ constexpr const char* activation_name(Activation activation) {
   return "?";
 }
 
+// How a row's position ids follow from its token ids (fill_position_ids):
+// a token that is not `pad_id` gets `first` + the number of such tokens before
+// it in the row; a `pad_id` token gets `first - 1`. BERT and DistilBERT:
+// first 0 and no pad id (-1), so positions are 0..len-1. RoBERTa: first
+// pad_token_id + 1 and pad_id pad_token_id (HF's
+// create_position_ids_from_input_ids, padding_idx = pad_token_id).
+struct PositionScheme {
+  int32_t first = 0;
+  int32_t pad_id = -1;
+};
+
+// The position ids of the `len` tokens at `ids` into `out`. Inline, as both
+// backends' host code and the reference encoder call it.
+inline void fill_position_ids(const PositionScheme& scheme, const int32_t* ids, int len, int32_t* out) {
+  int32_t next = scheme.first;
+  for (int t = 0; t < len; ++t) out[t] = ids[t] == scheme.pad_id ? scheme.first - 1 : next++;
+}
+
 struct ModelConfig {
   Architecture architecture = Architecture::kDistilBert;
-  std::string model_type;  // "distilbert" or "bert", as in config.json
+  std::string model_type;  // "distilbert", "bert", "roberta", "xlm-roberta", "camembert", as in config.json
   std::string name;        // _name_or_path, or the directory name
   int vocab_size = 30522;
   int hidden_size = 768;         // DistilBERT "dim"
@@ -35,7 +54,7 @@ struct ModelConfig {
   int num_heads = 12;            // DistilBERT "n_heads"
   int intermediate_size = 3072;  // DistilBERT "hidden_dim"
   int max_position_embeddings = 512;
-  int type_vocab_size = 0;  // BERT: 2; DistilBERT has no token types
+  int type_vocab_size = 0;  // BERT: 2; RoBERTa: 1 in real files; DistilBERT has no token types
   // What the backends apply (with head_activation() below), decided here so
   // that none reads `architecture`.
   Activation ffn_activation = Activation::kGelu;  // gelu or relu (activation / hidden_act)
@@ -43,6 +62,10 @@ struct ModelConfig {
   int pad_token_id = 0;
   // Labels by id, from id2label; defaults to LABEL_0..LABEL_{n-1}.
   std::vector<std::string> labels;
+  // config.json's problem_type: "single_label_classification",
+  // "multi_label_classification", "regression", or empty when absent. It
+  // decides the head's output function (pipeline::default_head_function).
+  std::string problem_type;
   // True for models made by `infercost model synth`: speed real, sentiment not.
   bool synthetic = false;
   std::string synthetic_preset;
@@ -51,9 +74,21 @@ struct ModelConfig {
   int num_labels() const { return static_cast<int>(labels.size()); }
   int head_dim() const { return hidden_size / num_heads; }
   // The head's activation, the family's: DistilBERT's pre_classifier ReLU,
-  // BERT's pooler tanh.
+  // BERT's pooler tanh, RoBERTa's classifier.dense tanh.
   Activation head_activation() const {
-    return architecture == Architecture::kBert ? Activation::kTanh : Activation::kRelu;
+    return architecture == Architecture::kDistilBert ? Activation::kRelu : Activation::kTanh;
+  }
+  // The first position id of a row: pad_token_id + 1 for RoBERTa (rows
+  // 0..pad_token_id of its position table are never used by a text token), 0
+  // otherwise.
+  int position_offset() const { return architecture == Architecture::kRoberta ? pad_token_id + 1 : 0; }
+  // The most tokens a row may have: the position table's rows from
+  // position_offset() on (512 for roberta-base's 514).
+  int max_positions() const { return max_position_embeddings - position_offset(); }
+  // How the backends number a row's positions (PositionScheme).
+  PositionScheme position_scheme() const {
+    if (architecture != Architecture::kRoberta) return PositionScheme{};
+    return PositionScheme{pad_token_id + 1, pad_token_id};
   }
 };
 
@@ -65,6 +100,9 @@ struct ModelConfig {
 // for a missing key, kUnsupported for another model_type or activation.
 Result<ModelConfig> parse_config(const std::string& json_text, const std::string& source);
 Result<ModelConfig> load_config(const std::string& path);
+// The HF class of the config's sequence classifier, by family and model_type
+// ("XLMRobertaForSequenceClassification" for xlm-roberta).
+const char* hf_classifier_class(const ModelConfig& config);
 // Writes a config.json that HF transformers loads as the same model.
 std::string config_to_json(const ModelConfig& config);
 

@@ -31,6 +31,7 @@ struct LoadedModel {
 struct LoadOptions {
   bool load_weights = true;  // false: config and tokenizer only (model info)
   int max_length = 512;      // tokenizer truncation
+  bool add_special_tokens = true;
   // Overrides of the tokenizer's normalizer flags, when set.
   std::optional<bool> lowercase;
   std::optional<bool> strip_accents;

@@ -8,7 +8,7 @@
 // statistics in double, GELU through double erf. Synthesized model files
 // depend on it bit for bit; change it and they change.
 //
-// Preconditions (not checked): 1 <= ids.size() <= max_position_embeddings,
+// Preconditions (not checked): 1 <= ids.size() <= max_positions(),
 // every id in [0, vocab_size), weights shaped as `config` says.
 #pragma once
 
@@ -34,7 +34,8 @@ float reference_activation(Activation activation, float x);
 
 // The classifier's input for the sequence: the head's activation of its first
 // layer on the first token (DistilBERT: relu(pre_classifier([CLS])); BERT:
-// tanh(pooler([CLS]))); hidden_size values.
+// tanh(pooler([CLS])); RoBERTa: tanh(classifier.dense(<s>))); hidden_size
+// values. Positions as config.position_scheme() numbers them.
 std::vector<float> reference_head_features(const ModelConfig& config, const EncoderWeights& weights,
                                            std::span<const int32_t> ids);
 

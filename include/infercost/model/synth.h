@@ -14,15 +14,26 @@ namespace infercost::model {
 
 struct SynthOptions {
   std::string out_dir;
-  std::string preset = "distilbert-base";  // distilbert-base | bert-base | tiny
+  // distilbert-base | bert-base | roberta-base | xlm-roberta-base | tiny
+  std::string preset = "distilbert-base";
   uint64_t seed = 1;
+  // Where the tokenizer files come from: "" for the ones the project builds,
+  // else a tokenizer.json, or a folder with one (for roberta-base also
+  // vocab.json + merges.txt; for the BERT presets vocab.txt), copied as is
+  // with the folder's tokenizer_config.json and special_tokens_map.json.
+  std::string tokenizer;
 };
 
 std::vector<std::string> synth_presets();
-// The config a preset synthesizes (labels NEGATIVE/POSITIVE, synthetic=true).
+// The config a preset synthesizes (synthetic=true; labels NEGATIVE/POSITIVE,
+// the RoBERTa presets negative/neutral/positive).
 Result<ModelConfig> synth_config(const std::string& preset);
-// Writes config.json, model.safetensors, vocab.txt, tokenizer_config.json into
-// out_dir (created if needed). Same preset and seed give identical files.
+// Writes config.json, model.safetensors and the tokenizer's files into
+// out_dir (created if needed). The project's tokenizers, built from the tweet
+// word list (plausible tokens per tweet, not a real vocabulary): BERT's
+// vocab.txt; RoBERTa's byte-level BPE vocab.json + merges.txt; XLM-R's
+// Unigram tokenizer.json; each with a tokenizer_config.json. Same preset and
+// seed give identical files; --tokenizer changes only the tokenizer's.
 Status synthesize_model(const SynthOptions& options);
 
 }  // namespace infercost::model

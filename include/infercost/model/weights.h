@@ -1,5 +1,5 @@
 // Encoder weights in one canonical fp32 layout, whatever the checkpoint's
-// naming (DistilBERT or BERT) or dtype (F32, F16, BF16). Linear weights keep
+// naming (DistilBERT, BERT or RoBERTa) or dtype (F32, F16, BF16). Linear weights keep
 // the PyTorch layout: [out_features, in_features], row-major.
 #pragma once
 
@@ -28,14 +28,15 @@ struct EncoderLayerWeights {
 
 // DistilBERT: logits = classifier(relu(pre_classifier(h[CLS]))).
 // BERT:       logits = classifier(tanh(pooler(h[CLS]))).
+// RoBERTa:    logits = classifier.out_proj(tanh(classifier.dense(h[<s>]))).
 struct ClassifierHeadWeights {
-  Linear pre;  // DistilBERT pre_classifier, or BERT pooler.dense
-  Linear classifier;
+  Linear pre;         // DistilBERT pre_classifier, BERT pooler.dense, RoBERTa classifier.dense
+  Linear classifier;  // "classifier", RoBERTa classifier.out_proj
 };
 
 struct EncoderWeights {
   std::vector<float> word_embeddings;        // [vocab, hidden]
-  std::vector<float> position_embeddings;    // [max_positions, hidden]
+  std::vector<float> position_embeddings;    // [max_position_embeddings, hidden]
   std::vector<float> token_type_embeddings;  // [type_vocab, hidden]; empty for DistilBERT
   // What the backends add to every token's word and position embedding, so
   // that none needs to know the family: embedding_bias_of() (BERT's token

@@ -94,6 +94,12 @@ struct RunMetrics {
   double model_flops = 0;
   std::string model_name;
   bool model_synthetic = false;
+  // The head's output function (head_function_name(); metrics from before it
+  // was recorded read as softmax, all runs did then), whether the output had
+  // the multi-label `labels` column, and its threshold (0 without one).
+  std::string head_function = "softmax";
+  bool labels_column = false;
+  double threshold = 0;
   // GPUs sampled while the run ran (`infercost run` on a cuda device), or why
   // they could not be (gpu_monitor, e.g. "NVML not available: ..."); both
   // empty for a CPU run.
@@ -134,10 +140,10 @@ struct RunMetrics {
 // Reads what RunMetrics::to_json() wrote (`infercost bench` reads its child
 // runs' metrics so). Every field the writer always writes is required, the
 // ones it writes only sometimes (first_skip_reason, capacity, the GPU figures,
-// gpu_monitor, resume) keep their defaults when missing; the derived figures
-// (padding_efficiency, rows_per_second, ...) are not read: the methods compute
-// them again. length_counts come back with each histogram bucket's rows at the
-// bucket's lower edge (the file holds the buckets, not the exact lengths), so
+// gpu_monitor, resume) and head (metrics from before it lack it) keep their
+// defaults when missing; the derived figures (padding_efficiency,
+// rows_per_second, ...) are not read: the methods compute them again. length_counts come back with each
+// histogram bucket's rows at the bucket's lower edge (the file holds the buckets, not the exact lengths), so
 // that to_json() writes the same histogram again. Errors: kCorruption starting
 // with `origin` and naming the field ("m.json: no \"rows\"").
 Result<RunMetrics> parse_run_metrics(std::string_view json, const std::string& origin);

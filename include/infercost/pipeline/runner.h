@@ -1,10 +1,12 @@
 // `infercost run`: classify every row of the inputs and write predictions in
-// input order. Stages: read -> tokenize -> batch -> infer -> softmax -> write.
+// input order. Stages: read -> tokenize -> batch -> infer -> the head's output
+// function (head.h) -> write.
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "infercost/core/status.h"
 #include "infercost/io/rows.h"
 #include "infercost/model/config.h"
+#include "infercost/pipeline/head.h"
 #include "infercost/pipeline/metrics.h"
 #include "infercost/pipeline/progress.h"
 
@@ -89,6 +92,14 @@ struct RunOptions {
   // `threads` otherwise.
   int tokenizer_threads = 0;
   int max_length = 512;
+  // The head's output function (head.h): "softmax", "sigmoid", "none", or
+  // "default" for the model's (default_head_function).
+  std::string function = "default";
+  // Sigmoid over several labels: a row's `labels` column lists the labels
+  // whose value is at or above this, in [0, 1]; unset: kDefaultThreshold.
+  // Set with any other output it is kInvalidArgument (there is no `labels`
+  // column for it to decide).
+  std::optional<double> threshold;
   bool keep_text = true;
   io::OnBadRow on_bad_row = io::OnBadRow::kFail;
   // Counters the run keeps up to date while it runs (progress.h); may be
@@ -118,6 +129,10 @@ struct RunOptions {
 // kInvalidArgument naming the flag when a batching option is out of range
 // (negative batch size or token budget, window below 1).
 Status check_batching_options(int batch_size, int max_batch_tokens, int window_rows);
+// kInvalidArgument naming the flag for a --function other than softmax,
+// sigmoid, none and default, or a --threshold outside [0, 1]; else the
+// function asked for (nullopt: the model's).
+Result<std::optional<HeadFunction>> check_head_options(const RunOptions& options);
 
 // On error nothing is left at options.output (the temporary is removed; for a
 // folder output, the parts this run completed are removed too). Rows whose
@@ -132,8 +147,5 @@ Status check_batching_options(int batch_size, int max_batch_tokens, int window_r
 // Device errors: kInvalidArgument for a malformed --device,
 // kUnsupported/kUnavailable when CUDA cannot run here (backend::resolve_devices).
 Result<RunMetrics> run_classification(const RunOptions& options);
-
-// Numerically stable softmax of each row of `logits` ([rows, labels]) in place.
-void softmax_rows(float* logits, int rows, int labels);
 
 }  // namespace infercost::pipeline

@@ -53,7 +53,8 @@ class Vocab {
 };
 
 // The tokens a row carries besides its text: [CLS] before it and [SEP] after
-// it. It is the fewest tokens an encoded row has, so the least max_length.
+// it (BERT), <s> and </s> (RoBERTa, XLM-R). It is the fewest tokens an encoded
+// row has, so the least max_length.
 inline constexpr int kSpecialTokensPerRow = 2;
 
 // A max_length given before any tokenizer is loaded (a flag, a spec):
@@ -179,5 +180,37 @@ struct TokenizerJson {
   TokenizerOptions options;
 };
 Result<TokenizerJson> load_tokenizer_json(const std::string& path, TokenizerOptions defaults);
+
+// What a loaded tokenizer does beyond what its files say.
+struct TokenizerSettings {
+  // Ids per row at most, special tokens included (HF truncation=True); <= 0:
+  // no limit.
+  int max_length = 512;
+  bool add_special_tokens = true;  // [CLS] ... [SEP], <s> ... </s>
+  // WordPiece's normalizer flags, when set, over whatever the files say;
+  // kInvalidArgument for a tokenizer of another kind.
+  std::optional<bool> lowercase, strip_accents;
+};
+
+struct LoadedTokenizer {
+  std::shared_ptr<const Tokenizer> tokenizer;
+  // What it was read from: "tokenizer.json", "vocab.txt" or
+  // "vocab.json + merges.txt".
+  std::string source;
+};
+
+// The tokenizer at `path`, built by its model: a tokenizer.json (its
+// model.type WordPiece, BPE or Unigram picks the tokenizer, the rest of the
+// file its pipeline), a vocab.txt (BERT WordPiece), or a folder holding one of
+// tokenizer.json, vocab.json + merges.txt (byte-level BPE as RoBERTa's) or
+// vocab.txt, tried in that order. `wordpiece` holds what a vocab.txt does not
+// carry (the normalizer flags and special tokens, as tokenizer_config.json
+// sets them) and the defaults a tokenizer.json overrides; `settings` come
+// last (a WordPiece tokenizer.json's own truncation still applies when
+// shorter). Errors name the file: kNotFound
+// (nothing to load), kIOError, kCorruption (a malformed file), kUnsupported
+// (another model type or pipeline step, named with what is supported).
+Result<LoadedTokenizer> load_tokenizer(const std::string& path, const TokenizerSettings& settings,
+                                       TokenizerOptions wordpiece = {});
 
 }  // namespace infercost::text

@@ -189,12 +189,11 @@ class CpuBackend final : public Backend {
     }
     int32_t* ids = ensure(ids_, total);
     int32_t* positions = ensure(positions_, total);
+    const model::PositionScheme scheme = config_.position_scheme();
     for (int r = 0; r < b.batch; ++r) {
       const int32_t* row = b.ids.data() + int64_t(r) * b.seq_len;
-      for (int32_t p = 0; p < row_len[r]; ++p) {
-        ids[offsets[r] + p] = row[p];
-        positions[offsets[r] + p] = p;
-      }
+      std::memcpy(ids + offsets[r], row, sizeof(int32_t) * size_t(row_len[r]));
+      model::fill_position_ids(scheme, row, row_len[r], positions + offsets[r]);
     }
     float* h = ensure(h_, total * hidden);
     float* qkv = ensure(qkv_, total * 3 * hidden);

@@ -921,7 +921,7 @@ class CudaBackend final : public Backend {
 
   void forward(const TokenBatch& batch, Logits& logits) {
     INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
-    pack_batch(batch, packed_);
+    pack_batch(batch, config_.position_scheme(), packed_);
     const int64_t total = packed_.total;
     const int sequences = packed_.sequences();
     const PackedOffsets offsets = packed_offsets(total, sequences);

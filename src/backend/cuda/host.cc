@@ -30,7 +30,7 @@ int64_t align_up(int64_t n) {
 
 // ---- Packing ---------------------------------------------------------------
 
-void pack_batch(const TokenBatch& b, PackedBatch& out) {
+void pack_batch(const TokenBatch& b, const model::PositionScheme& scheme, PackedBatch& out) {
   const int n = std::max(b.batch, 0);
   out.seq_start.resize(size_t(n) + 1);
   out.key_len.resize(size_t(n));
@@ -55,13 +55,13 @@ void pack_batch(const TokenBatch& b, PackedBatch& out) {
     const int32_t start = out.seq_start[size_t(r)];
     const int32_t rows = out.seq_start[size_t(r) + 1] - start;
     std::memcpy(out.ids.data() + start, row, sizeof(int32_t) * size_t(rows));
-    for (int32_t p = 0; p < rows; ++p) out.positions[size_t(start + p)] = p;
+    model::fill_position_ids(scheme, row, rows, out.positions.data() + start);
   }
 }
 
-PackedBatch pack_batch(const TokenBatch& batch) {
+PackedBatch pack_batch(const TokenBatch& batch, const model::PositionScheme& scheme) {
   PackedBatch out;
-  pack_batch(batch, out);
+  pack_batch(batch, scheme, out);
   return out;
 }
 

@@ -24,7 +24,7 @@ namespace infercost::backend::cuda {
 // lengths[s] are attended to, as the CPU backend does.
 struct PackedBatch {
   std::vector<int32_t> ids;        // [total]
-  std::vector<int32_t> positions;  // [total], 0-based within the sequence
+  std::vector<int32_t> positions;  // [total]: position ids, as the model's PositionScheme numbers them
   std::vector<int32_t> seq_start;  // [sequences + 1]
   std::vector<int32_t> key_len;    // [sequences]
   std::vector<int32_t> cls_rows;   // [sequences]: the [CLS] (first) row of each
@@ -33,10 +33,11 @@ struct PackedBatch {
   int sequences() const { return static_cast<int>(key_len.size()); }
 };
 
-// Packs a batch that validate_batch() accepted. The overload taking `out`
-// reuses its vectors' storage.
-void pack_batch(const TokenBatch& batch, PackedBatch& out);
-PackedBatch pack_batch(const TokenBatch& batch);
+// Packs a batch that validate_batch() accepted, its positions numbered by
+// `scheme` (the model's position_scheme(); the default numbers 0..rows-1).
+// The overload taking `out` reuses its vectors' storage.
+void pack_batch(const TokenBatch& batch, const model::PositionScheme& scheme, PackedBatch& out);
+PackedBatch pack_batch(const TokenBatch& batch, const model::PositionScheme& scheme = {});
 
 // The packed int32 arrays as one contiguous block, so one host-to-device copy
 // moves them all: ids [total], positions [total], seq_start [sequences + 1],

@@ -1,0 +1,148 @@
+// load_tokenizer(): which files a path holds, and which tokenizer they make.
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "infercost/core/file.h"
+#include "infercost/text/bpe.h"
+#include "infercost/text/tokenizer.h"
+#include "infercost/text/unigram.h"
+#include "text/bpe_json.h"
+#include "text/tokenizer_json.h"
+#include "text/unigram_json.h"
+
+namespace infercost::text {
+namespace {
+
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Result<LoadedTokenizer> wordpiece(Vocab vocab, TokenizerOptions options, const TokenizerSettings& settings,
+                                  std::string source) {
+  if (settings.lowercase) options.lowercase = *settings.lowercase;
+  if (settings.strip_accents) options.strip_accents = *settings.strip_accents;
+  INFERCOST_ASSIGN_OR_RETURN(WordPieceTokenizer tok, WordPieceTokenizer::create(std::move(vocab), options));
+  return LoadedTokenizer{std::make_shared<const WordPieceTokenizer>(std::move(tok)), std::move(source)};
+}
+
+// A BPE tokenizer as `settings` want it: without its special tokens when
+// they are not to be added.
+Result<LoadedTokenizer> bpe_with(std::unique_ptr<BpeTokenizer> bpe, const TokenizerSettings& settings,
+                                 std::string source) {
+  if (!settings.add_special_tokens) {
+    BpeConfig config = bpe->config();
+    config.prefix_ids.clear();
+    config.suffix_ids.clear();
+    INFERCOST_ASSIGN_OR_RETURN(bpe, BpeTokenizer::create(std::move(config)));
+  }
+  return LoadedTokenizer{std::move(bpe), std::move(source)};
+}
+
+Result<LoadedTokenizer> from_json(const nlohmann::json& root, const std::string& path,
+                                  const TokenizerSettings& settings, TokenizerOptions options) {
+  if (!root.contains("model") || !root.at("model").is_object())
+    return corruption(path + ": no 'model' object (not a tokenizer.json?)");
+  const std::string type = root.at("model").value("type", "");
+  if (type == "WordPiece") {
+    options.max_length = settings.max_length;
+    options.add_special_tokens = settings.add_special_tokens;
+    Result<TokenizerJson> read = detail::wordpiece_from_tokenizer_json(root, options);
+    if (!read.ok()) return read.status().with_context(path);
+    TokenizerJson tj = std::move(read).value();
+    // The file's truncation, when shorter, still applies.
+    if (settings.max_length > 0 &&
+        (tj.options.max_length <= 0 || tj.options.max_length > settings.max_length))
+      tj.options.max_length = settings.max_length;
+    if (!settings.add_special_tokens) tj.options.add_special_tokens = false;
+    Result<LoadedTokenizer> made =
+        wordpiece(std::move(tj.vocab), std::move(tj.options), settings, "tokenizer.json");
+    if (!made.ok()) return made.status().with_context(path);
+    return made;
+  }
+  if (type == "BPE") {
+    INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<BpeTokenizer> bpe,
+                               bpe_from_tokenizer_json(root, path, settings.max_length));
+    return bpe_with(std::move(bpe), settings, "tokenizer.json");
+  }
+  if (type == "Unigram") {
+    INFERCOST_ASSIGN_OR_RETURN(
+        std::unique_ptr<UnigramTokenizer> unigram,
+        unigram_from_tokenizer_json(root, path, settings.max_length, settings.add_special_tokens));
+    return LoadedTokenizer{std::move(unigram), "tokenizer.json"};
+  }
+  return unsupported(path + ": model type '" + type + "' is not supported (WordPiece, BPE or Unigram)");
+}
+
+Result<LoadedTokenizer> load_json_file(const std::string& path, const TokenizerSettings& settings,
+                                       TokenizerOptions options) {
+  INFERCOST_ASSIGN_OR_RETURN(std::string data, read_file(path));
+  const nlohmann::json root = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) return corruption(path + ": not a JSON object");
+  try {
+    return from_json(root, path, settings, std::move(options));
+  } catch (const nlohmann::json::exception& e) {
+    // Missing keys and wrong types surface as exceptions from at()/get().
+    return corruption(path + ": " + e.what());
+  }
+}
+
+Result<LoadedTokenizer> load_vocab_txt(const std::string& path, const TokenizerSettings& settings,
+                                       TokenizerOptions options) {
+  INFERCOST_ASSIGN_OR_RETURN(Vocab vocab, Vocab::load_txt(path));
+  options.max_length = settings.max_length;
+  options.add_special_tokens = settings.add_special_tokens;
+  Result<LoadedTokenizer> loaded = wordpiece(std::move(vocab), std::move(options), settings, "vocab.txt");
+  if (!loaded.ok()) return loaded.status().with_context(path);
+  return loaded;
+}
+
+Result<LoadedTokenizer> load_any(const std::string& path, const TokenizerSettings& settings,
+                                 TokenizerOptions wordpiece_options) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return not_found(path + ": no such file or folder");
+  if (S_ISDIR(st.st_mode)) {
+    const std::string dir = ends_with(path, "/") ? path : path + "/";
+    if (is_file(dir + "tokenizer.json"))
+      return load_json_file(dir + "tokenizer.json", settings, wordpiece_options);
+    if (is_file(dir + "vocab.json") && is_file(dir + "merges.txt")) {
+      INFERCOST_ASSIGN_OR_RETURN(
+          std::unique_ptr<BpeTokenizer> bpe,
+          BpeTokenizer::load_files(dir + "vocab.json", dir + "merges.txt", settings.max_length));
+      return bpe_with(std::move(bpe), settings, "vocab.json + merges.txt");
+    }
+    if (is_file(dir + "vocab.txt")) return load_vocab_txt(dir + "vocab.txt", settings, wordpiece_options);
+    if (is_file(dir + "vocab.json"))
+      return not_found(dir + ": vocab.json without merges.txt (a BPE tokenizer needs both)");
+    return not_found(path + ": no tokenizer: expected tokenizer.json, vocab.json + merges.txt, or vocab.txt");
+  }
+  if (ends_with(path, "vocab.json")) {
+    return invalid_argument(path +
+                            ": a vocab.json needs its merges.txt: give the folder that holds both, or a "
+                            "tokenizer.json");
+  }
+  if (ends_with(path, ".json")) return load_json_file(path, settings, std::move(wordpiece_options));
+  return load_vocab_txt(path, settings, std::move(wordpiece_options));
+}
+
+}  // namespace
+
+Result<LoadedTokenizer> load_tokenizer(const std::string& path, const TokenizerSettings& settings,
+                                       TokenizerOptions wordpiece_options) {
+  INFERCOST_ASSIGN_OR_RETURN(LoadedTokenizer loaded, load_any(path, settings, std::move(wordpiece_options)));
+  if ((settings.lowercase || settings.strip_accents) &&
+      loaded.tokenizer->kind() != TokenizerKind::kWordPiece) {
+    return invalid_argument(
+        path + ": lowercasing and accent stripping are options of WordPiece tokenizers; this one is " +
+        tokenizer_kind_name(loaded.tokenizer->kind()));
+  }
+  return loaded;
+}
+
+}  // namespace infercost::text

@@ -1,0 +1,17 @@
+// Building tokenizers from a parsed tokenizer.json, one function per model
+// type; load_tokenizer() (tokenizer.h) reads the file once and picks one by
+// model.type. Private to infercost_text.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "infercost/text/tokenizer.h"
+
+namespace infercost::text::detail {
+
+// model.type "WordPiece": the vocabulary and the options the file sets over
+// `defaults` (see load_tokenizer_json). Missing keys and wrong types throw
+// nlohmann::json exceptions; the caller names the file.
+Result<TokenizerJson> wordpiece_from_tokenizer_json(const nlohmann::json& root, TokenizerOptions defaults);
+
+}  // namespace infercost::text::detail

@@ -1,0 +1,282 @@
+#include "infercost/text/unigram.h"
+
+#include <utf8proc.h>
+
+#include <cstdlib>
+#include <limits>
+
+#include "text/unicode_props.h"
+#include "text/unigram_pipeline.h"
+
+namespace infercost::text {
+namespace detail {
+namespace {
+
+// Per-thread buffers of UnigramTokenizer::encode_append.
+struct UnigramScratch {
+  std::string norm_a, norm_b;
+  std::vector<std::string> pre;  // one per pre-tokenizer step
+};
+
+UnigramScratch& unigram_scratch() {
+  thread_local UnigramScratch s;
+  return s;
+}
+
+void unigram_append_utf8proc(std::string_view text, utf8proc_option_t options, std::string& out) {
+  utf8proc_uint8_t* mapped = nullptr;
+  const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                          static_cast<utf8proc_ssize_t>(text.size()), &mapped,
+                                          static_cast<utf8proc_option_t>(options | UTF8PROC_STABLE));
+  if (n < 0) {
+    out.append(text);  // only on invalid UTF-8, which encode() refuses before
+  } else {
+    out.append(reinterpret_cast<const char*>(mapped), static_cast<size_t>(n));
+  }
+  std::free(mapped);
+}
+
+bool unigram_space_at(const unsigned char* p, size_t n, size_t i, int* len) {
+  char32_t cp = 0;
+  *len = decode_utf8(p + i, n - i, &cp);
+  if (*len == 0) *len = 1;
+  return (char_flags(cp) & kSpace) != 0;
+}
+
+}  // namespace
+
+void NormalizerStep::apply(std::string_view text, std::string& out) const {
+  switch (kind) {
+    case Kind::kPrecompiled: charsmap->normalize(text, out); return;
+    case Kind::kReplace: {
+      if (run_char.empty()) {
+        size_t at = 0;
+        for (size_t hit; (hit = text.find(pattern, at)) != std::string_view::npos;
+             at = hit + pattern.size()) {
+          out.append(text, at, hit - at);
+          out.append(content);
+        }
+        out.append(text, at);
+        return;
+      }
+      const size_t w = run_char.size();
+      size_t at = 0;
+      while (at < text.size()) {
+        const size_t hit = text.find(run_char, at);
+        if (hit == std::string_view::npos) break;
+        out.append(text, at, hit - at);
+        size_t run = 1;
+        while (text.compare(hit + run * w, w, run_char) == 0) ++run;
+        // Leftmost-greedy matches of X{min,max} over the run.
+        size_t left = run;
+        while (left >= run_min) {
+          const size_t take = run_max == 0 ? left : std::min(left, run_max);
+          out.append(content);
+          left -= take;
+          if (left == 0) break;
+        }
+        for (size_t k = 0; k < left; ++k) out.append(run_char);
+        at = hit + run * w;
+      }
+      out.append(text, at);
+      return;
+    }
+    case Kind::kNfc: unigram_append_utf8proc(text, UTF8PROC_COMPOSE, out); return;
+    case Kind::kNfd: unigram_append_utf8proc(text, UTF8PROC_DECOMPOSE, out); return;
+    case Kind::kNfkc:
+      unigram_append_utf8proc(text, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT), out);
+      return;
+    case Kind::kNfkd:
+      unigram_append_utf8proc(text, static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT),
+                              out);
+      return;
+    case Kind::kLowercase: {
+      const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+      for (size_t i = 0; i < text.size();) {
+        char32_t cp = 0;
+        const int len = decode_utf8(p + i, text.size() - i, &cp);
+        char32_t lower[3];
+        const int k = to_lower_full(cp, lower);
+        for (int c = 0; c < k; ++c) {
+          char buf[4];
+          out.append(buf, static_cast<size_t>(encode_utf8(lower[c], buf)));
+        }
+        i += static_cast<size_t>(len > 0 ? len : 1);
+      }
+      return;
+    }
+    case Kind::kStrip: {
+      const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+      size_t begin = 0, end = text.size();
+      int len;
+      if (strip_left) {
+        while (begin < end && unigram_space_at(p, end, begin, &len)) begin += static_cast<size_t>(len);
+      }
+      if (strip_right) {
+        while (end > begin) {
+          size_t start = end - 1;
+          while (start > begin && (p[start] & 0xC0) == 0x80) --start;
+          if (!unigram_space_at(p, end, start, &len)) break;
+          end = start;
+        }
+      }
+      out.append(text.substr(begin, end - begin));
+      return;
+    }
+    case Kind::kPrepend:
+      if (!text.empty()) out.append(content);
+      out.append(text);
+      return;
+  }
+}
+
+std::string_view Normalizer::apply(std::string_view text, std::string& a, std::string& b) const {
+  std::string_view cur = text;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::string& dst = (i % 2 == 0) ? a : b;
+    dst.clear();
+    steps[i].apply(cur, dst);
+    cur = dst;
+  }
+  return cur;
+}
+
+namespace {
+
+// One encode_append call: where ids go and how many more the text may add.
+struct UnigramEncode {
+  const UnigramTables& t;
+  std::vector<int32_t>& out;
+  UnigramScratch& scratch;
+  size_t room;
+
+  // Pre-tokenizer steps from `step` on, then the model, over `piece`;
+  // `at_start`: the piece begins the original text (Metaspace's "first").
+  void pre_tokenize(size_t step, std::string_view piece, bool at_start) {
+    if (room == 0 || piece.empty()) return;
+    if (step == t.pre_tokenizer.size()) {
+      room -= t.model.encode(piece, out, room);
+      return;
+    }
+    const PreTokenizerStep& st = t.pre_tokenizer[step];
+    const auto* p = reinterpret_cast<const unsigned char*>(piece.data());
+    if (st.kind == PreTokenizerStep::Kind::kWhitespaceSplit) {
+      size_t i = 0;
+      while (i < piece.size()) {
+        int len;
+        while (i < piece.size() && unigram_space_at(p, piece.size(), i, &len)) i += static_cast<size_t>(len);
+        const size_t word = i;
+        while (i < piece.size() && !unigram_space_at(p, piece.size(), i, &len)) i += static_cast<size_t>(len);
+        if (i > word) pre_tokenize(step + 1, piece.substr(word, i - word), at_start && word == 0);
+      }
+      return;
+    }
+    // Metaspace: spaces become the replacement, which may lead the piece,
+    // and each replacement starts a word.
+    std::string& buf = scratch.pre[step];
+    buf.clear();
+    const std::string& rep = st.replacement;
+    const bool starts = piece.substr(0, rep.size()) == rep || piece[0] == ' ';
+    if (!starts && (st.prepend == PreTokenizerStep::Prepend::kAlways ||
+                    (st.prepend == PreTokenizerStep::Prepend::kFirst && at_start))) {
+      buf.append(rep);
+    }
+    for (size_t i = 0; i < piece.size();) {
+      const size_t space = piece.find(' ', i);
+      const size_t stop = space == std::string_view::npos ? piece.size() : space;
+      buf.append(piece, i, stop - i);
+      if (space == std::string_view::npos) break;
+      buf.append(rep);
+      i = space + 1;
+    }
+    if (!st.split) {
+      pre_tokenize(step + 1, buf, at_start);
+      return;
+    }
+    const std::string_view all = buf;
+    size_t word = 0;
+    for (size_t at = 0; word < all.size(); word = at) {
+      at = all.find(rep, word + 1);
+      if (at == std::string_view::npos) at = all.size();
+      pre_tokenize(step + 1, all.substr(word, at - word), at_start && word == 0);
+      if (room == 0) return;
+    }
+  }
+
+  void push_token(const AddedToken& token) {
+    if (room == 0) return;
+    out.push_back(token.id);
+    --room;
+  }
+
+  // A stretch of the raw text between raw-matched added tokens.
+  void text_piece(std::string_view piece, size_t offset) {
+    if (room == 0) return;
+    const std::string_view normalized = t.normalizer.apply(piece, scratch.norm_a, scratch.norm_b);
+    if (t.normalized_tokens.empty()) {
+      pre_tokenize(0, normalized, offset == 0);
+      return;
+    }
+    // normalized is in norm_a or norm_b, which nothing below writes.
+    t.normalized_tokens.split(
+        normalized,
+        [&](std::string_view sub, size_t sub_offset) {
+          pre_tokenize(0, sub, offset == 0 && sub_offset == 0);
+        },
+        [&](const AddedToken& token) { push_token(token); });
+  }
+};
+
+}  // namespace
+}  // namespace detail
+
+UnigramTokenizer::UnigramTokenizer(std::shared_ptr<const detail::UnigramTables> tables)
+    : tables_(std::move(tables)) {}
+
+Result<size_t> UnigramTokenizer::encode_append(std::string_view text, std::vector<int32_t>& out) const {
+  const detail::UnigramTables& t = *tables_;
+  const size_t bad =
+      detail::find_invalid_utf8(reinterpret_cast<const unsigned char*>(text.data()), text.size());
+  if (bad != text.size()) return corruption("invalid UTF-8 at byte offset " + std::to_string(bad));
+  const size_t before = out.size();
+  const size_t specials = t.prefix_ids.size() + t.suffix_ids.size();
+  size_t room = std::numeric_limits<size_t>::max();
+  if (t.max_length > 0) room = static_cast<size_t>(t.max_length) > specials ? t.max_length - specials : 0;
+  out.insert(out.end(), t.prefix_ids.begin(), t.prefix_ids.end());
+  detail::UnigramScratch& scratch = detail::unigram_scratch();
+  if (scratch.pre.size() < t.pre_tokenizer.size()) scratch.pre.resize(t.pre_tokenizer.size());
+  detail::UnigramEncode e{t, out, scratch, room};
+  t.raw_tokens.split(
+      text, [&](std::string_view piece, size_t offset) { e.text_piece(piece, offset); },
+      [&](const detail::AddedToken& token) { e.push_token(token); });
+  out.insert(out.end(), t.suffix_ids.begin(), t.suffix_ids.end());
+  return out.size() - before;
+}
+
+int UnigramTokenizer::special_tokens() const {
+  return static_cast<int>(tables_->prefix_ids.size() + tables_->suffix_ids.size());
+}
+int32_t UnigramTokenizer::pad_id() const {
+  return tables_->pad_id;
+}
+size_t UnigramTokenizer::vocab_size() const {
+  return tables_->vocab_size;
+}
+int UnigramTokenizer::max_length() const {
+  return tables_->max_length;
+}
+int32_t UnigramTokenizer::unk_id() const {
+  return tables_->model.unk_id();
+}
+
+const std::string& UnigramTokenizer::piece(int32_t id) const {
+  const detail::UnigramTables& t = *tables_;
+  static const std::string kNone;
+  if (id < 0) return kNone;
+  const auto i = static_cast<size_t>(id);
+  if (i < t.model.size()) return t.model.piece(id);
+  if (i - t.model.size() < t.extra_pieces.size()) return t.extra_pieces[i - t.model.size()];
+  return kNone;
+}
+
+}  // namespace infercost::text
