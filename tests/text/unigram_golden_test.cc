@@ -6,16 +6,14 @@
 // beside it are replayed too (no shared data needed).
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "golden_replay.h"
 #include "infercost/core/file.h"
 #include "text/unigram_json.h"
 
@@ -25,24 +23,8 @@ namespace {
 const std::string kXlmrPath = std::string(INFERCOST_SHARED_DATA_DIR) + "/xlm-roberta/tokenizer.json";
 const std::string kDataDir = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/";
 
-struct Case {
-  std::string variant;
-  std::string text;
-  std::vector<int32_t> ids;
-};
-
-std::vector<Case> read_cases(const std::string& path) {
-  std::vector<Case> cases;
-  std::ifstream in(path);
-  EXPECT_TRUE(in) << "cannot open " << path;
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto j = nlohmann::json::parse(line);
-    cases.push_back({j.at("v").get<std::string>(), j.at("t").get<std::string>(),
-                     j.at("ids").get<std::vector<int32_t>>()});
-  }
-  return cases;
-}
+using golden::Case;
+using golden::read_cases;
 
 std::unique_ptr<UnigramTokenizer> load(const std::string& path, int max_length, bool special) {
   auto data = read_file(path);
@@ -56,32 +38,17 @@ std::unique_ptr<UnigramTokenizer> load(const std::string& path, int max_length, 
 
 using Tokenizers = std::map<std::string, std::unique_ptr<UnigramTokenizer>>;
 
+golden::TokenizerOf tokenizer_of(const Tokenizers& toks) {
+  return [&toks](const std::string& v) -> const Tokenizer* { return toks.at(v).get(); };
+}
+
 // Number of cases whose ids differ from HF; reports the first few.
 size_t replay(const std::vector<Case>& cases, const Tokenizers& toks, bool report) {
-  size_t mismatches = 0;
-  std::vector<int32_t> ids;
-  for (const Case& c : cases) {
-    ids.clear();
-    auto n = toks.at(c.variant)->encode_append(c.text, ids);
-    if (n.ok() && *n == ids.size() && ids == c.ids) continue;
-    ++mismatches;
-    if (report && mismatches <= 10) {
-      ADD_FAILURE() << "variant " << c.variant << ", text " << nlohmann::json(c.text).dump()
-                    << "\n  expected " << nlohmann::json(c.ids).dump() << "\n  got      "
-                    << (n.ok() ? nlohmann::json(ids).dump() : n.status().to_string());
-    }
-  }
-  return mismatches;
+  return golden::replay(cases, tokenizer_of(toks), report);
 }
 
 size_t replay_on_all_threads(const std::vector<Case>& cases, const Tokenizers& toks) {
-  const unsigned n_threads = std::max(2u, std::thread::hardware_concurrency());
-  std::atomic<size_t> mismatches{0};
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < n_threads; ++t)
-    threads.emplace_back([&] { mismatches += replay(cases, toks, false); });
-  for (auto& t : threads) t.join();
-  return mismatches.load();
+  return golden::replay_on_all_threads(cases, tokenizer_of(toks));
 }
 
 class XlmrGoldenTest : public ::testing::Test {

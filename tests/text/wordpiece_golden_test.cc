@@ -4,14 +4,12 @@
 // thread, then on every hardware thread at once against shared tokenizers.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "golden_replay.h"
 #include "infercost/core/file.h"
 #include "infercost/text/tokenizer.h"
 
@@ -20,12 +18,6 @@ namespace {
 
 const std::string kVocabPath = std::string(INFERCOST_SHARED_DATA_DIR) + "/vocab/bert-base-uncased-vocab.txt";
 const std::string kGoldenPath = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/wordpiece_golden.jsonl";
-
-struct Case {
-  std::string variant;
-  std::string text;
-  std::vector<int32_t> ids;
-};
 
 // Same names as VARIANTS in the generator.
 TokenizerOptions options_for(const std::string& variant) {
@@ -57,17 +49,10 @@ class WordPieceGoldenTest : public ::testing::Test {
     if (!path_exists(kVocabPath)) {
       GTEST_SKIP() << "shared vocabulary " << kVocabPath << " is absent; golden tokenizer test skipped";
     }
-    std::ifstream in(kGoldenPath);
-    ASSERT_TRUE(in) << "cannot open " << kGoldenPath;
-    std::string line;
-    while (std::getline(in, line)) {
-      const auto j = nlohmann::json::parse(line);
-      cases_.push_back({j.at("v").get<std::string>(), j.at("t").get<std::string>(),
-                        j.at("ids").get<std::vector<int32_t>>()});
-    }
+    cases_ = golden::read_cases(kGoldenPath);
     auto vocab = Vocab::load_txt(kVocabPath);
     ASSERT_TRUE(vocab.ok()) << vocab.status().to_string();
-    for (const Case& c : cases_) {
+    for (const golden::Case& c : cases_) {
       if (tokenizers_.count(c.variant)) continue;
       auto tok = WordPieceTokenizer::create(*vocab, options_for(c.variant));
       ASSERT_TRUE(tok.ok()) << tok.status().to_string();
@@ -76,30 +61,18 @@ class WordPieceGoldenTest : public ::testing::Test {
   }
 
   // Number of cases whose ids differ from HF; reports the first few.
-  size_t replay(bool report) const {
-    size_t mismatches = 0;
-    std::vector<int32_t> ids;
-    for (const Case& c : cases_) {
-      ids.clear();
-      auto n = tokenizers_.at(c.variant).encode_append(c.text, ids);
-      if (n.ok() && ids == c.ids) continue;
-      ++mismatches;
-      if (report && mismatches <= 10) {
-        ADD_FAILURE() << "variant " << c.variant << ", text " << nlohmann::json(c.text).dump()
-                      << "\n  expected " << nlohmann::json(c.ids).dump() << "\n  got      "
-                      << (n.ok() ? nlohmann::json(ids).dump() : n.status().to_string());
-      }
-    }
-    return mismatches;
+  size_t replay(bool report) const { return golden::replay(cases_, tokenizer_of(), report); }
+  golden::TokenizerOf tokenizer_of() const {
+    return [this](const std::string& v) -> const Tokenizer* { return &tokenizers_.at(v); };
   }
 
-  std::vector<Case> cases_;
+  std::vector<golden::Case> cases_;
   std::map<std::string, WordPieceTokenizer> tokenizers_;
 };
 
 TEST_F(WordPieceGoldenTest, MatchesHuggingFace) {
   size_t n_default = 0, n_truncated = 0;
-  for (const Case& c : cases_) {
+  for (const golden::Case& c : cases_) {
     n_default += c.variant == "default";
     n_truncated += c.variant == "default" && c.ids.size() == 512;
   }
@@ -111,14 +84,9 @@ TEST_F(WordPieceGoldenTest, MatchesHuggingFace) {
 }
 
 TEST_F(WordPieceGoldenTest, MatchesOnAllThreadsAtOnce) {
-  const unsigned n_threads = std::max(2u, std::thread::hardware_concurrency());
-  std::atomic<size_t> mismatches{0};
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < n_threads; ++t) {
-    threads.emplace_back([&] { mismatches += replay(false); });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(mismatches.load(), 0u) << "across " << n_threads << " threads";
+  unsigned n_threads = 0;
+  EXPECT_EQ(golden::replay_on_all_threads(cases_, tokenizer_of(), &n_threads), 0u)
+      << "across " << n_threads << " threads";
 }
 
 // basic_tokenize gives the words WordPiece sees: encoding each word on its
@@ -128,7 +96,7 @@ TEST_F(WordPieceGoldenTest, BasicTokenizeWordsGiveTheSameIds) {
   ASSERT_TRUE(vocab.ok()) << vocab.status().to_string();
   size_t checked = 0, mismatches = 0;
   std::map<std::string, WordPieceTokenizer> raw;
-  for (const Case& c : cases_) {
+  for (const golden::Case& c : cases_) {
     if (c.variant == "max16" || c.variant == "nospecial") continue;  // truncation, no [CLS]/[SEP]
     TokenizerOptions o = options_for(c.variant);
     auto it = raw.find(c.variant);

@@ -1,0 +1,80 @@
+// Replaying tokenizer golden files ({"v": variant, "t": text, "ids": [...]}
+// per line, written by the tools/gen_*_golden.py oracles) through the
+// Tokenizer interface, on one thread or on every hardware thread at once.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "infercost/text/tokenizer.h"
+
+namespace infercost::text::golden {
+
+struct Case {
+  std::string variant;
+  std::string text;
+  std::vector<int32_t> ids;
+};
+
+// Every line of `path`; a file that cannot be opened gives none (and fails the test).
+inline std::vector<Case> read_cases(const std::string& path) {
+  std::vector<Case> cases;
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "cannot open " << path;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line);
+    cases.push_back({j.at("v").get<std::string>(), j.at("t").get<std::string>(),
+                     j.at("ids").get<std::vector<int32_t>>()});
+  }
+  return cases;
+}
+
+// The tokenizer of a variant, or null to skip its cases.
+using TokenizerOf = std::function<const Tokenizer*(const std::string& variant)>;
+
+// Number of cases whose ids differ from the golden ones; with `report`, the
+// first ten are reported as failures.
+inline size_t replay(const std::vector<Case>& cases, const TokenizerOf& tokenizer_of, bool report) {
+  size_t mismatches = 0;
+  std::vector<int32_t> ids;
+  for (const Case& c : cases) {
+    const Tokenizer* tok = tokenizer_of(c.variant);
+    if (tok == nullptr) continue;
+    ids.clear();
+    auto n = tok->encode_append(c.text, ids);
+    if (n.ok() && *n == ids.size() && ids == c.ids) continue;  // the count encode_append returns too
+    ++mismatches;
+    if (report && mismatches <= 10) {
+      ADD_FAILURE() << "variant " << c.variant << ", text " << nlohmann::json(c.text).dump()
+                    << "\n  expected " << nlohmann::json(c.ids).dump() << "\n  got      "
+                    << (n.ok() ? nlohmann::json(ids).dump() : n.status().to_string());
+    }
+  }
+  return mismatches;
+}
+
+// The same on every hardware thread (at least two) at once, the tokenizers
+// shared: the total number of mismatches.
+inline size_t replay_on_all_threads(const std::vector<Case>& cases, const TokenizerOf& tokenizer_of,
+                                    unsigned* n_threads_out = nullptr) {
+  const unsigned n_threads = std::max(2u, std::thread::hardware_concurrency());
+  if (n_threads_out) *n_threads_out = n_threads;
+  std::atomic<size_t> mismatches{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < n_threads; ++t) {
+    threads.emplace_back([&] { mismatches += replay(cases, tokenizer_of, false); });
+  }
+  for (auto& t : threads) t.join();
+  return mismatches.load();
+}
+
+}  // namespace infercost::text::golden
