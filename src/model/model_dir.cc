@@ -32,7 +32,8 @@ void read_special(const json& doc, const char* key, std::string& out) {
     out = (*it)["content"].get<std::string>();
 }
 
-Status apply_tokenizer_config(const std::string& path, text::TokenizerOptions& opts) {
+Status apply_tokenizer_config(const std::string& path, text::TokenizerOptions& opts,
+                              text::TokenizerSettings& settings) {
   INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(path));
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return corruption(path + ": not a JSON object");
@@ -46,6 +47,9 @@ Status apply_tokenizer_config(const std::string& path, text::TokenizerOptions& o
   INFERCOST_RETURN_IF_ERROR(flag("do_lower_case", [&](bool v) { opts.lowercase = v; }));
   INFERCOST_RETURN_IF_ERROR(flag("strip_accents", [&](bool v) { opts.strip_accents = v; }));
   INFERCOST_RETURN_IF_ERROR(flag("tokenize_chinese_chars", [&](bool v) { opts.tokenize_chinese_chars = v; }));
+  INFERCOST_RETURN_IF_ERROR(flag("add_prefix_space", [&](bool v) { settings.add_prefix_space = v; }));
+  if (auto it = doc.find("tokenizer_class"); it != doc.end() && it->is_string())
+    settings.transformers_class = it->get<std::string>();
   read_special(doc, "unk_token", opts.unk_token);
   read_special(doc, "cls_token", opts.cls_token);
   read_special(doc, "sep_token", opts.sep_token);
@@ -112,9 +116,10 @@ Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& op
   // then the files (a tokenizer.json carries its own), then the caller's.
   INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length, "max_length"));
   text::TokenizerOptions topts;
-  const std::string tok_config = dir + "/tokenizer_config.json";
-  if (is_regular_file(tok_config)) INFERCOST_RETURN_IF_ERROR(apply_tokenizer_config(tok_config, topts));
   text::TokenizerSettings settings;
+  const std::string tok_config = dir + "/tokenizer_config.json";
+  if (is_regular_file(tok_config))
+    INFERCOST_RETURN_IF_ERROR(apply_tokenizer_config(tok_config, topts, settings));
   settings.max_length = std::min(options.max_length, m.config.max_positions());
   settings.add_special_tokens = options.add_special_tokens;
   settings.lowercase = options.lowercase;

@@ -32,20 +32,52 @@ Result<LoadedTokenizer> wordpiece(Vocab vocab, TokenizerOptions options, const T
   return LoadedTokenizer{std::make_shared<const WordPieceTokenizer>(std::move(tok)), std::move(source)};
 }
 
+bool is_class(const TokenizerSettings& settings, std::string_view name) {
+  return settings.transformers_class == name || settings.transformers_class == std::string(name) + "Fast";
+}
+
+// What transformers 5 builds for a SentencePiece class (see
+// TokenizerSettings::transformers_class): the file's Precompiled normalizer
+// alone, WhitespaceSplit, Metaspace.
+void rebuild_as_transformers_unigram(nlohmann::json& root, const TokenizerSettings& settings) {
+  nlohmann::json precompiled = nullptr;
+  const nlohmann::json& normalizer = root.value("normalizer", nlohmann::json());
+  if (normalizer.is_object() && normalizer.value("type", "") == "Precompiled") precompiled = normalizer;
+  if (normalizer.is_object() && normalizer.value("type", "") == "Sequence") {
+    for (const nlohmann::json& n : normalizer.value("normalizers", nlohmann::json::array())) {
+      if (n.is_object() && n.value("type", "") == "Precompiled") precompiled = n;
+    }
+  }
+  root["normalizer"] = precompiled;
+  root["pre_tokenizer"] = {
+      {"type", "Sequence"},
+      {"pretokenizers",
+       {{{"type", "WhitespaceSplit"}},
+        {{"type", "Metaspace"},
+         {"replacement", "\u2581"},
+         {"prepend_scheme", settings.add_prefix_space.value_or(true) ? "always" : "never"},
+         {"split", true}}}}};
+}
+
 // A BPE tokenizer as `settings` want it: without its special tokens when
-// they are not to be added.
+// they are not to be added, with a model directory's add_prefix_space.
 Result<LoadedTokenizer> bpe_with(std::unique_ptr<BpeTokenizer> bpe, const TokenizerSettings& settings,
                                  std::string source) {
-  if (!settings.add_special_tokens) {
+  const bool prefix = is_class(settings, "RobertaTokenizer") &&
+                      settings.add_prefix_space.value_or(false) != bpe->config().add_prefix_space;
+  if (!settings.add_special_tokens || prefix) {
     BpeConfig config = bpe->config();
-    config.prefix_ids.clear();
-    config.suffix_ids.clear();
+    if (!settings.add_special_tokens) {
+      config.prefix_ids.clear();
+      config.suffix_ids.clear();
+    }
+    if (prefix) config.add_prefix_space = settings.add_prefix_space.value_or(false);
     INFERCOST_ASSIGN_OR_RETURN(bpe, BpeTokenizer::create(std::move(config)));
   }
   return LoadedTokenizer{std::move(bpe), std::move(source)};
 }
 
-Result<LoadedTokenizer> from_json(const nlohmann::json& root, const std::string& path,
+Result<LoadedTokenizer> from_json(nlohmann::json& root, const std::string& path,
                                   const TokenizerSettings& settings, TokenizerOptions options) {
   if (!root.contains("model") || !root.at("model").is_object())
     return corruption(path + ": no 'model' object (not a tokenizer.json?)");
@@ -72,6 +104,8 @@ Result<LoadedTokenizer> from_json(const nlohmann::json& root, const std::string&
     return bpe_with(std::move(bpe), settings, "tokenizer.json");
   }
   if (type == "Unigram") {
+    if (is_class(settings, "XLMRobertaTokenizer") || is_class(settings, "CamembertTokenizer"))
+      rebuild_as_transformers_unigram(root, settings);
     INFERCOST_ASSIGN_OR_RETURN(
         std::unique_ptr<UnigramTokenizer> unigram,
         unigram_from_tokenizer_json(root, path, settings.max_length, settings.add_special_tokens));
@@ -83,7 +117,7 @@ Result<LoadedTokenizer> from_json(const nlohmann::json& root, const std::string&
 Result<LoadedTokenizer> load_json_file(const std::string& path, const TokenizerSettings& settings,
                                        TokenizerOptions options) {
   INFERCOST_ASSIGN_OR_RETURN(std::string data, read_file(path));
-  const nlohmann::json root = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json root = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded() || !root.is_object()) return corruption(path + ": not a JSON object");
   try {
     return from_json(root, path, settings, std::move(options));

@@ -190,6 +190,17 @@ struct TokenizerSettings {
   // WordPiece's normalizer flags, when set, over whatever the files say;
   // kInvalidArgument for a tokenizer of another kind.
   std::optional<bool> lowercase, strip_accents;
+  // The tokenizer class a model directory's tokenizer_config.json names, and
+  // its add_prefix_space. transformers 5 builds the pipeline of these classes
+  // itself, taking only the vocabulary (and merges) from the files:
+  // XLMRobertaTokenizer and CamembertTokenizer run the file's Precompiled
+  // normalizer alone, then WhitespaceSplit and Metaspace (prepend always, or
+  // never without add_prefix_space); RobertaTokenizer runs ByteLevel with
+  // add_prefix_space (default false). load_tokenizer() builds the same, so a
+  // model directory tokenizes as AutoTokenizer.from_pretrained() does; a
+  // bare tokenizer.json tokenizes as `tokenizers` loads it.
+  std::string transformers_class;
+  std::optional<bool> add_prefix_space;
 };
 
 struct LoadedTokenizer {
