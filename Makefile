@@ -44,7 +44,7 @@ test: build pyenv
 # model, backend, parquet, io, data, pipeline, record). The CLI and the
 # report, plan, sweep and cost stages above them are left to `make test`, to
 # keep CI under 30 minutes on 2 cores.
-ASAN_SUITES := core_tests text_tests text_golden_tests model_tests model_dir_tests backend_tests \
+ASAN_SUITES := core_tests text_tests text_golden_tests bpe_tests bpe_golden_tests text_unigram_golden_tests model_tests model_dir_tests backend_tests \
 	backend_golden_tests backend_precision_tests parquet_metadata_tests parquet_encoding_tests \
 	parquet_reader_tests parquet_writer_tests parquet_roundtrip_tests parquet_writer_pyarrow_tests \
 	parquet_prediction_writer_tests parquet_source_tests io_tests io_pandas_tests data_tests \
