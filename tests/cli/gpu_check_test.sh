@@ -102,7 +102,7 @@ if bad:
     done
     grep -q "^Overall: FAIL (end-to-end ratio not measured" "$tmp/out/gpu-check.md" ||
       fail "the dry run's table does not say what was not measured"
-    [ "$(grep -c '"status": "DRY"' "$tmp/out/results.jsonl")" = 21 ] || fail "results.jsonl lacks the 21 DRY steps"
+    [ "$(grep -c '"status": "DRY"' "$tmp/out/results.jsonl")" = 35 ] || fail "results.jsonl lacks the 35 DRY steps"
     [ "$failed" = 0 ] || { echo "--- dry run output:"; cat "$tmp/dry.log"; }
     ;;
   pack)
