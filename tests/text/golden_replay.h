@@ -77,4 +77,18 @@ inline size_t replay_on_all_threads(const std::vector<Case>& cases, const Tokeni
   return mismatches.load();
 }
 
+// How many "default" cases there are, and how many of them were cut at 512
+// ids: a golden test checks both, so that a short file cannot pass.
+struct DefaultCounts {
+  size_t rows = 0, truncated = 0;
+};
+inline DefaultCounts count_default(const std::vector<Case>& cases) {
+  DefaultCounts n;
+  for (const Case& c : cases) {
+    n.rows += c.variant == "default";
+    n.truncated += c.variant == "default" && c.ids.size() == 512;
+  }
+  return n;
+}
+
 }  // namespace infercost::text::golden
