@@ -19,16 +19,11 @@
 #include <vector>
 
 #include "infercost/core/status.h"
+#include "infercost/text/bpe.h"
 
 namespace infercost::text::detail {
 
-struct AddedToken {
-  std::string content;
-  int32_t id = 0;
-  bool single_word = false, lstrip = false, rstrip = false;
-  bool normalized = true;  // HF's default for a token that is not special
-  bool special = false;
-};
+using text::AddedToken;  // include/infercost/text/bpe.h
 
 // tokenizer.json's "added_tokens" array: objects with id and content, and the
 // five flags (absent ones take AddedToken's defaults). kCorruption naming the

@@ -204,11 +204,12 @@ void encode_stretch(const BpeTables& t, std::string_view text, std::vector<int32
   split_gpt2(text, [&](size_t begin, size_t end) { encode_word(t, text.substr(begin, end - begin), out); });
 }
 
-std::vector<AddedToken> to_detail(const std::vector<BpeAddedToken>& tokens, bool normalized) {
+// The added tokens matched at one stage: on the raw text or the normalized.
+std::vector<AddedToken> matched_on(const std::vector<AddedToken>& tokens, bool normalized) {
   std::vector<AddedToken> out;
-  for (const BpeAddedToken& a : tokens) {
+  for (const AddedToken& a : tokens) {
     if (a.normalized != normalized) continue;
-    out.push_back(AddedToken{a.content, a.id, a.single_word, a.lstrip, a.rstrip, a.normalized, a.special});
+    out.push_back(a);
   }
   return out;
 }
@@ -225,7 +226,7 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::create(BpeConfig config) {
     if (id < 0) return corruption("vocab: token '" + token + "': negative id " + std::to_string(id));
     max_id = std::max(max_id, id);
   }
-  for (const BpeAddedToken& a : config.added_tokens) max_id = std::max(max_id, a.id);
+  for (const AddedToken& a : config.added_tokens) max_id = std::max(max_id, a.id);
   t->pieces.resize(static_cast<size_t>(max_id + 1));
   std::vector<std::pair<std::string_view, int32_t>> entries;
   entries.reserve(config.vocab.size());
@@ -233,7 +234,7 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::create(BpeConfig config) {
     t->pieces[static_cast<size_t>(id)] = token;
     entries.emplace_back(token, id);
   }
-  for (const BpeAddedToken& a : config.added_tokens) {
+  for (const AddedToken& a : config.added_tokens) {
     if (t->pieces[static_cast<size_t>(a.id)].empty()) t->pieces[static_cast<size_t>(a.id)] = a.content;
   }
   if (!t->vocab.build(entries)) return resource_exhausted("vocab: tokens too long in all");
@@ -273,11 +274,11 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::create(BpeConfig config) {
     t->merges.insert(a_id, b_id, static_cast<uint32_t>(rank), new_id);
   }
 
-  for (const BpeAddedToken& a : config.added_tokens) {
+  for (const AddedToken& a : config.added_tokens) {
     if (a.content.empty()) return corruption("added_tokens: id " + std::to_string(a.id) + ": empty content");
   }
-  t->raw_added = detail::AddedTokenSplitter(detail::to_detail(config.added_tokens, false));
-  t->normalized_added = detail::AddedTokenSplitter(detail::to_detail(config.added_tokens, true));
+  t->raw_added = detail::AddedTokenSplitter(detail::matched_on(config.added_tokens, false));
+  t->normalized_added = detail::AddedTokenSplitter(detail::matched_on(config.added_tokens, true));
 
   const int specials = static_cast<int>(config.prefix_ids.size() + config.suffix_ids.size());
   for (const int32_t id : config.prefix_ids) {

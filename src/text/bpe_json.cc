@@ -191,7 +191,7 @@ Status read_post_processor(const json& p, BpeConfig& c) {
 }
 
 int32_t id_of(const BpeConfig& c, std::string_view token) {
-  for (const BpeAddedToken& a : c.added_tokens) {
+  for (const AddedToken& a : c.added_tokens) {
     if (a.content == token) return a.id;
   }
   for (const auto& [t, id] : c.vocab) {
@@ -218,11 +218,7 @@ Result<std::unique_ptr<BpeTokenizer>> from_json(const json& root, int max_length
     INFERCOST_RETURN_IF_ERROR(read_post_processor(*p, c));
 
   if (auto a = root.find("added_tokens"); a != root.end() && !a->is_null()) {
-    INFERCOST_ASSIGN_OR_RETURN(auto added, detail::read_added_tokens(*a));
-    for (detail::AddedToken& t : added) {
-      c.added_tokens.push_back(BpeAddedToken{std::move(t.content), t.id, t.single_word, t.lstrip, t.rstrip,
-                                             t.normalized, t.special});
-    }
+    INFERCOST_ASSIGN_OR_RETURN(c.added_tokens, detail::read_added_tokens(*a));
   }
 
   c.max_length = max_length;
@@ -292,8 +288,8 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::load_files(const std::string
   for (int i = 0; i < 5; ++i) {
     ids[i] = id_of(c, specials[i]);
     if (ids[i] < 0) return not_found(vocab_json_path + ": special token '" + specials[i] + "' is missing");
-    c.added_tokens.push_back(BpeAddedToken{specials[i], ids[i], false, /*lstrip=*/i == 4, false,
-                                           /*normalized=*/false, /*special=*/true});
+    c.added_tokens.push_back(AddedToken{specials[i], ids[i], false, /*lstrip=*/i == 4, false,
+                                        /*normalized=*/false, /*special=*/true});
   }
   c.prefix_ids = {ids[0]};
   c.suffix_ids = {ids[2]};

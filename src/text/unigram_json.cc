@@ -80,20 +80,24 @@ bool parse_replace_regex(const std::string& r, NormalizerStep& step) {
   return step.run_min >= 1;
 }
 
+// A Sequence normalizer or pre-tokenizer: each element of j[key] read by
+// `read_one` (the caller itself), its steps appended in order.
+template <typename Step>
+Status read_sequence(const json& j, const char* key, const std::string& where, std::vector<Step>& steps,
+                     Status (*read_one)(const json&, const std::string&, std::vector<Step>&)) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return corruption(where + "." + key + " is missing or not an array");
+  for (size_t i = 0; i < it->size(); ++i) {
+    INFERCOST_RETURN_IF_ERROR(read_one((*it)[i], where + "." + key + "[" + std::to_string(i) + "]", steps));
+  }
+  return Status::ok_status();
+}
+
 Status read_normalizer(const json& j, const std::string& where, std::vector<NormalizerStep>& steps) {
   if (j.is_null()) return Status::ok_status();
   const std::string type = type_of(j);
   NormalizerStep step;
-  if (type == "Sequence") {
-    const auto it = j.find("normalizers");
-    if (it == j.end() || !it->is_array())
-      return corruption(where + ".normalizers is missing or not an array");
-    for (size_t i = 0; i < it->size(); ++i) {
-      INFERCOST_RETURN_IF_ERROR(
-          read_normalizer((*it)[i], where + ".normalizers[" + std::to_string(i) + "]", steps));
-    }
-    return Status::ok_status();
-  }
+  if (type == "Sequence") return read_sequence(j, "normalizers", where, steps, read_normalizer);
   if (type == "Precompiled") {
     INFERCOST_ASSIGN_OR_RETURN(std::string b64, required_string(j, "precompiled_charsmap", where));
     Result<std::string> blob = detail::decode_base64(b64);
@@ -149,16 +153,7 @@ Status read_pre_tokenizer(const json& j, const std::string& where, std::vector<P
   if (j.is_null()) return Status::ok_status();
   const std::string type = type_of(j);
   PreTokenizerStep step;
-  if (type == "Sequence") {
-    const auto it = j.find("pretokenizers");
-    if (it == j.end() || !it->is_array())
-      return corruption(where + ".pretokenizers is missing or not an array");
-    for (size_t i = 0; i < it->size(); ++i) {
-      INFERCOST_RETURN_IF_ERROR(
-          read_pre_tokenizer((*it)[i], where + ".pretokenizers[" + std::to_string(i) + "]", steps));
-    }
-    return Status::ok_status();
-  }
+  if (type == "Sequence") return read_sequence(j, "pretokenizers", where, steps, read_pre_tokenizer);
   if (type == "WhitespaceSplit") {
     step.kind = PreTokenizerStep::Kind::kWhitespaceSplit;
   } else if (type == "Metaspace") {

@@ -108,8 +108,8 @@ BpeConfig tiny_config(const std::vector<std::pair<std::string, std::string>>& me
   const int32_t base = static_cast<int32_t>(c.vocab.size());
   for (const char* s : {"<s>", "<pad>", "</s>", "<mask>"}) {
     c.vocab.emplace_back(s, static_cast<int32_t>(c.vocab.size()));
-    c.added_tokens.push_back(BpeAddedToken{s, static_cast<int32_t>(c.vocab.size() - 1), false,
-                                           std::string(s) == "<mask>", false, false, true});
+    c.added_tokens.push_back(AddedToken{s, static_cast<int32_t>(c.vocab.size() - 1), false,
+                                        std::string(s) == "<mask>", false, false, true});
   }
   c.prefix_ids = {base};
   c.suffix_ids = {base + 2};

@@ -32,8 +32,9 @@ struct BpeTables;
 // the raw text, normalized=true ones in what the normalizer leaves (the
 // normalizers we accept leave the text as it is). lstrip / rstrip take the
 // whitespace before / after the match with it; single_word matches only
-// between non-word characters.
-struct BpeAddedToken {
+// between non-word characters. Every tokenizer.json reader (BPE, Unigram)
+// uses this one type.
+struct AddedToken {
   std::string content;
   int32_t id = 0;
   bool single_word = false, lstrip = false, rstrip = false;
@@ -57,7 +58,7 @@ struct BpeConfig {
   bool add_prefix_space = false;
   bool use_regex = true;
   bool trim_offsets = true;
-  std::vector<BpeAddedToken> added_tokens;
+  std::vector<AddedToken> added_tokens;
   // The post-processor's ids before and after the text of every row.
   std::vector<int32_t> prefix_ids, suffix_ids;
   int32_t pad_id = 1;
