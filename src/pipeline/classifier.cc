@@ -281,7 +281,6 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
       c->workers_.push_back(std::move(w));
     }
   }
-  c->skips_padding_ = c->devices_[0]->streams[0]->skips_padding();
 
   // The batch policy, now that the devices' capacity is known.
   BatchPolicy& policy = c->policy_;

@@ -147,7 +147,7 @@ struct ClassifierStats {
   int64_t rows_at_max_length = 0;
   int64_t batches = 0;                 // batches as packed (a split batch counts once)
   std::vector<int64_t> length_counts;  // rows per exact token length
-  double tokenize_seconds = 0;         // classify(): summed over the tokenizer threads
+  double tokenize_seconds = 0;         // classify(): wall seconds tokenizing (tokenizer_threads() at once)
   double batch_seconds = 0;            // classify(): packing
   double infer_seconds = 0;            // summed over the workers
   std::vector<DeviceStats> devices;    // in device order
@@ -248,7 +248,6 @@ class Classifier {
   bool label_set_ = false;
   double threshold_ = 0;
   int threads_ = 0, tokenizer_threads_ = 1, max_length_ = 0;
-  bool skips_padding_ = true;
   io::OnBadRow on_bad_row_ = io::OnBadRow::kFail;
   mutable std::mutex mu_;       // serialises classify() and stats()
   ClassifierStats call_stats_;  // mu_: classify()'s own counters (nulls, skips, tokenize, batch)
