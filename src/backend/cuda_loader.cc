@@ -17,13 +17,30 @@
 namespace infercost::backend {
 namespace {
 
+std::string dir_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
 std::string executable_dir() {
   char buf[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) return ".";
-  std::string path(buf, size_t(n));
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
+  return dir_of(std::string(buf, size_t(n)));
+}
+
+// The folder of the file this code was loaded from: the executable when the
+// engine is linked into it, or a shared object that links it (a Python
+// native module, whose executable is python3). Empty when unknown.
+std::string engine_dir() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<const void*>(&cuda_module_candidates), &info) == 0 ||
+      info.dli_fname == nullptr || info.dli_fname[0] == '\0') {
+    return "";
+  }
+  char real[PATH_MAX];
+  if (::realpath(info.dli_fname, real) == nullptr) return dir_of(info.dli_fname);
+  return dir_of(real);
 }
 
 bool file_exists(const std::string& path) {
@@ -44,6 +61,14 @@ Loaded load_module() {
       path = c;
       break;
     }
+  }
+  const char* env = std::getenv("INFERCOST_CUDA_MODULE");
+  if (path.empty() && env != nullptr && *env != '\0') {
+    out.status = unavailable(fmt::format(
+        "INFERCOST_CUDA_MODULE names {}, which does not exist (set it to the path of {}, or unset it to look "
+        "beside the program)",
+        env, INFERCOST_CUDA_MODULE_FILE));
+    return out;
   }
   if (path.empty()) {
     std::string looked;
@@ -99,9 +124,11 @@ std::vector<std::string> cuda_module_candidates() {
     out.push_back(env);
     return out;  // an explicit path is the only one tried
   }
-  const std::string dir = executable_dir();
-  out.push_back(dir + "/" + INFERCOST_CUDA_MODULE_FILE);
-  out.push_back(dir + "/../lib/infercost/" + INFERCOST_CUDA_MODULE_FILE);
+  const std::string exe = executable_dir();
+  const std::string engine = engine_dir();
+  if (!engine.empty() && engine != exe) out.push_back(engine + "/" + INFERCOST_CUDA_MODULE_FILE);
+  out.push_back(exe + "/" + INFERCOST_CUDA_MODULE_FILE);
+  out.push_back(exe + "/../lib/infercost/" + INFERCOST_CUDA_MODULE_FILE);
   return out;
 }
 

@@ -1,5 +1,6 @@
-// Windows of rows as they move through the run pipeline, and the batcher that
-// turns their token ids into backend batches under a Batching policy.
+// Windows of rows as they move through the file runner's pipeline, and the
+// batcher that turns their token ids into backend batches under a Batching
+// policy (its packing is batching.h's, shared with Classifier::classify).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 #include "infercost/core/status.h"
 #include "infercost/io/row_source.h"
 #include "infercost/io/rows.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/pipeline/batching.h"
 
 namespace infercost::pipeline {
 
@@ -55,26 +56,9 @@ struct Batch {
   std::vector<std::shared_ptr<Window>> windows;
 };
 
-// Splits a batch of two or more rows by rows into its first ceil(n/2) and
-// last floor(n/2) rows, for a retry after the device ran out of memory. Each
-// half keeps its rows' targets and the windows they point into; its seq_len
-// is its own longest row, unless compute_padding is set (the padded length is
-// then what the policy asked for, and stays).
-std::pair<Batch, Batch> split_batch(const Batch& batch);
-
-// Resolved batching parameters.
-struct BatchPolicy {
-  Batching batching = Batching::kTokens;
-  int batch_size = 256;         // most rows per batch
-  int max_batch_tokens = 4096;  // kTokens: most rows x longest row per batch
-  int32_t pad_id = 0;
-};
-
 // Not thread-safe; one batcher per run, fed windows in input order.
-//   kTokens: each window's rows are stably sorted by token length and packed
-//            greedily: a batch grows while rows <= batch_size and
-//            rows x longest <= max_batch_tokens; a row longer than the
-//            budget forms its own batch. No rows are held between windows.
+//   kTokens: each window's rows are packed by pack_by_tokens (batching.h).
+//            No rows are held between windows.
 //   kSeed:   rows keep input order in batches of batch_size counted from the
 //            file's first classifiable row (a batch may span windows), each
 //            padded to the file's longest row (begin_file), compute_padding set.
@@ -98,7 +82,7 @@ class Batcher {
     std::shared_ptr<Window> window;
     int32_t row;
   };
-  void emit(const std::vector<Pending>& rows, size_t begin, size_t end, int seq_len, bool compute_padding,
+  void emit(const std::vector<Pending>& rows, int seq_len, bool compute_padding,
             std::vector<Batch>& out) const;
 
   BatchPolicy policy_;

@@ -1,18 +1,15 @@
 #include "infercost/pipeline/runner.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
-#include <limits>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -23,7 +20,6 @@
 #include "infercost/core/threads.h"
 #include "infercost/io/prediction_writer.h"
 #include "infercost/io/row_source.h"
-#include "infercost/model/model_dir.h"
 #include "infercost/text/tokenizer.h"
 #include "pipeline/batcher.h"
 #include "pipeline/bounded_queue.h"
@@ -31,21 +27,6 @@
 #include "pipeline/output_plan.h"
 
 namespace infercost::pipeline {
-
-const char* batching_name(Batching batching) {
-  switch (batching) {
-    case Batching::kTokens: return "tokens";
-    case Batching::kSeed: return "seed";
-  }
-  return "?";
-}
-
-Result<Batching> parse_batching(const std::string& name) {
-  for (Batching b : {Batching::kTokens, Batching::kSeed}) {
-    if (name == batching_name(b)) return b;
-  }
-  return invalid_argument("unknown batching '" + name + "' (accepted: tokens, seed)");
-}
 
 namespace {
 
@@ -88,83 +69,42 @@ struct InferItem {
   std::shared_ptr<Window> done;
 };
 
-// One device of the run: a backend per stream, and the out-of-memory limit
-// its streams share.
-struct Device {
-  std::string name;
-  std::vector<std::unique_ptr<backend::Backend>> streams;
-  // Most computed tokens per batch known to fit; lowered by each
-  // out-of-memory error, never raised.
-  std::atomic<int64_t> limit{std::numeric_limits<int64_t>::max()};
-  std::atomic<int64_t> oom_retries{0};
-
-  void lower_limit(int64_t tokens) {
-    int64_t now = limit.load();
-    while (tokens < now && !limit.compare_exchange_weak(now, tokens)) {
-    }
-  }
-};
-
-// Computed tokens of a batch on a backend: what its memory holds.
-int64_t computed_tokens(const backend::TokenBatch& t, bool skips_padding) {
-  return skips_padding && !t.compute_padding ? t.real_tokens() : t.padded_tokens();
-}
-
 struct PipelineConfig {
   const RunOptions* options = nullptr;
   const std::vector<std::string>* inputs = nullptr;
   const std::vector<io::InputFormat>* input_formats = nullptr;
   const OutputPlan* plan = nullptr;
   const io::PredictionColumns* columns = nullptr;
-  const text::Tokenizer* tokenizer = nullptr;
-  std::vector<Device*> devices;
-  bool skips_padding = true;                      // of the backends (one kind per run)
+  // The model on its devices: its tokenizer, policy and workers, and the
+  // one function that classifies a batch.
+  Classifier* classifier = nullptr;
   io::PredictionWriter* single_writer = nullptr;  // when !plan->per_file
-  BatchPolicy policy;
   size_t window_rows = 0;
-  int tokenizer_threads = 1;
-  int n_labels = 0;
-  HeadFunction function = HeadFunction::kSoftmax;
   // A run with an output file or folder: its checkpoint and where it starts.
   ResumableJob* job = nullptr;
-};
-
-// What one inference worker did.
-struct WorkerCounts {
-  double infer_s = 0;
-  int64_t rows = 0, batches = 0;
 };
 
 // Counters each stage keeps on its own thread; merged after the join.
 struct StageCounts {
   double read_s = 0, batch_s = 0, write_s = 0;
   std::vector<double> tokenize_s;
-  std::vector<WorkerCounts> workers;
-  int64_t rows_null = 0, rows_skipped = 0, tokens = 0, padded_tokens = 0, computed_tokens = 0;
-  int64_t rows_at_max_length = 0, batches = 0, output_files = 0;
-  std::vector<int64_t> length_counts;  // rows per exact token length
+  int64_t rows_null = 0, rows_skipped = 0;
   std::string first_skip_reason;
   std::vector<std::string> committed;  // parts the writer closed
-};
-
-// One inference worker: a backend (a stream of a device).
-struct Worker {
-  Device* device = nullptr;
-  backend::Backend* engine = nullptr;
 };
 
 class Pipeline {
  public:
   explicit Pipeline(const PipelineConfig& config)
       : c_(config),
-        workers_(make_workers(config.devices)),
+        classifier_(*config.classifier),
+        policy_(classifier_.policy()),
         ordered_(kWindowsAhead),
         tasks_(kTasksAhead),
-        infer_(std::max(kBatchesAhead, kBatchesPerWorker * workers_.size())),
+        infer_(std::max(kBatchesAhead, kBatchesPerWorker * classifier_.workers())),
         written_(kWindowsToWrite),
-        workers_left_(static_cast<int>(workers_.size())) {
-    counts_.tokenize_s.assign(static_cast<size_t>(c_.tokenizer_threads), 0.0);
-    counts_.workers.resize(workers_.size());
+        workers_left_(static_cast<int>(classifier_.workers())) {
+    counts_.tokenize_s.assign(static_cast<size_t>(classifier_.tokenizer_threads()), 0.0);
     if (c_.job) progress_ = c_.job->start();
   }
 
@@ -187,11 +127,11 @@ class Pipeline {
     }
     std::vector<std::thread> threads;
     threads.emplace_back([this] { read_stage(); });
-    for (int t = 0; t < c_.tokenizer_threads; ++t) {
+    for (int t = 0; t < classifier_.tokenizer_threads(); ++t) {
       threads.emplace_back([this, t] { tokenize_stage(counts_.tokenize_s[static_cast<size_t>(t)]); });
     }
     threads.emplace_back([this] { batch_stage(); });
-    for (size_t w = 0; w < workers_.size(); ++w) threads.emplace_back([this, w] { infer_stage(w); });
+    for (size_t w = 0; w < classifier_.workers(); ++w) threads.emplace_back([this, w] { infer_stage(w); });
     threads.emplace_back([this] { write_stage(); });
     for (std::thread& t : threads) t.join();
     finished.store(true);
@@ -215,17 +155,8 @@ class Pipeline {
   io::PredictionWriter* open_part() { return part_.get(); }
 
   const StageCounts& counts() const { return counts_; }
-  const std::vector<Worker>& workers() const { return workers_; }
 
  private:
-  static std::vector<Worker> make_workers(const std::vector<Device*>& devices) {
-    std::vector<Worker> out;
-    for (Device* d : devices) {
-      for (const std::unique_ptr<backend::Backend>& b : d->streams) out.push_back({d, b.get()});
-    }
-    return out;
-  }
-
   void fail(Status status) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -267,7 +198,7 @@ class Pipeline {
     io::SourceOptions source_options;
     source_options.column = options.column;
     source_options.on_bad_row = options.on_bad_row;
-    const bool seed = c_.policy.batching == Batching::kSeed;
+    const bool seed = policy_.batching == Batching::kSeed;
     uint64_t bytes_done = 0;  // input bytes behind the rows read, all files
     // A resumed run: the inputs the checkpoint says are done are not read;
     // the next one continues where it stopped.
@@ -343,7 +274,7 @@ class Pipeline {
   }
 
   void tokenize_stage(double& busy) {
-    const text::Tokenizer& tokenizer = *c_.tokenizer;
+    const text::Tokenizer& tokenizer = classifier_.tokenizer();
     while (std::optional<TokenizeTask> task = tasks_.pop()) {
       Window& w = *task->window;
       {
@@ -366,9 +297,8 @@ class Pipeline {
   // False when cancelled.
   bool batch_windows() {
     const RunOptions& options = *c_.options;
-    const bool seed = c_.policy.batching == Batching::kSeed;
-    const bool skips_padding = c_.skips_padding;
-    Batcher batcher(c_.policy);
+    const bool seed = policy_.batching == Batching::kSeed;
+    Batcher batcher(policy_);
     int current_file = -1, scan_file = -1;
     int scan_max = 0;
     std::vector<std::shared_ptr<Window>> waiting;  // windows whose rows may sit in a partial batch
@@ -429,7 +359,7 @@ class Pipeline {
         current_file = w.file_index;
         batcher.begin_file(seed ? scan_max : 0);
       }
-      w.probs.assign(n * static_cast<size_t>(c_.n_labels), 0.0f);
+      w.probs.assign(n * static_cast<size_t>(classifier_.labels()), 0.0f);
       batches.clear();
       batcher.add(window, classify, batches);
       if (w.last_in_file) {
@@ -439,20 +369,6 @@ class Pipeline {
         }
         counts_.rows_skipped += w.source_rows_skipped;
         if (RunProgress* p = options.progress) p->rows_done.fetch_add(w.source_rows_skipped);
-      }
-      for (Batch& batch : batches) {
-        const backend::TokenBatch& t = batch.tokens;
-        const int64_t real = t.real_tokens();
-        counts_.tokens += real;
-        counts_.padded_tokens += t.padded_tokens();
-        counts_.computed_tokens += computed_tokens(t, skips_padding);
-        for (int32_t len : t.lengths) {
-          if (len >= options.max_length) ++counts_.rows_at_max_length;
-          const size_t at = static_cast<size_t>(std::max(len, 0));
-          if (at >= counts_.length_counts.size()) counts_.length_counts.resize(at + 1, 0);
-          ++counts_.length_counts[at];
-        }
-        ++counts_.batches;
       }
       timer.reset();
       for (Batch& batch : batches) {
@@ -497,7 +413,7 @@ class Pipeline {
         }
       }
       if (item->batch) {
-        Status s = classify(workers_[w], counts_.workers[w], *item->batch);
+        Status s = classify(w, *item->batch);
         if (!s.ok()) {
           fail(std::move(s));
           return false;
@@ -528,45 +444,20 @@ class Pipeline {
     return true;
   }
 
-  // Classifies `batch` into its windows' probs; on out of memory, splits it
-  // and retries the halves (see run_classification).
-  Status classify(const Worker& worker, WorkerCounts& counts, Batch& batch) {
-    Device& device = *worker.device;
+  // Classifies `batch` on worker `w` into its windows' probs (out of memory:
+  // Classifier::infer_batch splits and retries).
+  Status classify(size_t w, Batch& batch) {
     const backend::TokenBatch& t = batch.tokens;
-    const int64_t computed = computed_tokens(t, worker.engine->skips_padding());
-    if (t.batch > 1 && computed > device.limit.load()) return classify_halves(worker, counts, batch);
-    Result<backend::Logits> logits = backend::Logits();
-    {
-      BusyTimer timer(counts.infer_s);
-      logits = worker.engine->classify(t);
-    }
-    if (!logits.ok()) {
-      const Status& error = logits.status();
-      if (error.code() != StatusCode::kResourceExhausted) {
-        return device.name == "cpu" ? error : error.with_context(device.name);
-      }
-      device.lower_limit(computed - 1);
-      if (t.batch == 1) {
-        return resource_exhausted(fmt::format(
-            "{}: a single row of {} tokens ({} computed) does not fit in the device's memory ({}); lower "
-            "--max-length or use a device with more memory",
-            device.name, t.lengths[0], computed, error.message()));
-      }
-      device.oom_retries.fetch_add(1);
-      return classify_halves(worker, counts, batch);
-    }
-    const int labels = c_.n_labels;
-    if (logits->rows != t.batch || logits->labels != labels) {
-      return internal_error(fmt::format("{}: backend returned logits of the wrong shape", device.name));
-    }
-    apply_head_function(c_.function, logits->values.data(), logits->rows, labels);
+    const size_t labels = static_cast<size_t>(classifier_.labels());
+    std::vector<float>& out = scratch_[w];
+    out.resize(static_cast<size_t>(t.batch) * labels);
+    INFERCOST_RETURN_IF_ERROR(classifier_.infer_batch(w, t, out));
     for (size_t k = 0; k < batch.targets.size(); ++k) {
       const Batch::Target& target = batch.targets[k];
-      std::copy_n(logits->values.begin() + static_cast<ptrdiff_t>(k * labels), labels,
-                  target.window->probs.begin() + static_cast<ptrdiff_t>(target.row) * labels);
+      std::copy_n(
+          out.begin() + static_cast<ptrdiff_t>(k * labels), labels,
+          target.window->probs.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(target.row) * labels));
     }
-    counts.rows += t.batch;
-    ++counts.batches;
     if (RunProgress* p = c_.options->progress) {
       p->rows_done.fetch_add(t.batch);
       p->tokens_done.fetch_add(t.real_tokens());
@@ -574,16 +465,10 @@ class Pipeline {
     return Status();
   }
 
-  Status classify_halves(const Worker& worker, WorkerCounts& counts, const Batch& batch) {
-    auto [first, second] = split_batch(batch);
-    INFERCOST_RETURN_IF_ERROR(classify(worker, counts, first));
-    return classify(worker, counts, second);
-  }
-
   void write_stage() {
     const RunOptions& options = *c_.options;
     const OutputPlan& plan = *c_.plan;
-    const size_t labels = static_cast<size_t>(c_.n_labels);
+    const size_t labels = static_cast<size_t>(classifier_.labels());
     std::vector<std::string> texts;
     std::vector<uint8_t> nulls;
     std::vector<float> probs;
@@ -708,7 +593,10 @@ class Pipeline {
   }
 
   const PipelineConfig& c_;
-  const std::vector<Worker> workers_;
+  Classifier& classifier_;
+  const BatchPolicy policy_;
+  std::vector<std::vector<float>> scratch_ =
+      std::vector<std::vector<float>>(classifier_.workers());  // per worker
   BoundedQueue<std::shared_ptr<Window>> ordered_;
   BoundedQueue<TokenizeTask> tasks_;
   BoundedQueue<InferItem> infer_;
@@ -731,115 +619,6 @@ class Pipeline {
   JobProgress progress_;
   bool writer_clean_ = true;
 };
-
-}  // namespace
-
-Status check_batching_options(int batch_size, int max_batch_tokens, int window_rows) {
-  if (batch_size < 0) {
-    return invalid_argument("--batch-size must be at least 1 (or 0 for the batching policy's default)");
-  }
-  if (max_batch_tokens < 0) {
-    return invalid_argument("--max-batch-tokens must be at least 1 (or 0 for the default " +
-                            std::to_string(kDefaultMaxBatchTokens) + ")");
-  }
-  if (window_rows < 1) return invalid_argument("--window-rows must be at least 1");
-  return Status();
-}
-
-namespace {
-
-int clamp_to_int(int64_t value) {
-  return static_cast<int>(std::clamp<int64_t>(value, 1, std::numeric_limits<int>::max()));
-}
-
-// Creates and prepares the backend of one device (its first stream).
-Result<std::unique_ptr<Device>> open_device(const RunOptions& options, const std::string& name,
-                                            const backend::BackendOptions& backend_options,
-                                            const model::LoadedModel& model) {
-  auto device = std::make_unique<Device>();
-  device->name = name;
-  Result<std::unique_ptr<backend::Backend>> created = options.backend_factory
-                                                          ? options.backend_factory(name, backend_options)
-                                                          : backend::create_backend(name, backend_options);
-  if (!created.ok()) return created.status();
-  INFERCOST_RETURN_IF_ERROR((*created)->prepare(model.config, model.weights));
-  device->streams.push_back(std::move(*created));
-  return device;
-}
-
-// Opens every device, in parallel when there are several (weights upload to
-// each GPU at once). The first error in device order wins.
-Result<std::vector<std::unique_ptr<Device>>> open_devices(const RunOptions& options,
-                                                          const std::vector<std::string>& names,
-                                                          const backend::BackendOptions& backend_options,
-                                                          const model::LoadedModel& model) {
-  std::vector<std::optional<Result<std::unique_ptr<Device>>>> opened(names.size());
-  if (names.size() == 1) {
-    opened[0].emplace(open_device(options, names[0], backend_options, model));
-  } else {
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < names.size(); ++i) {
-      threads.emplace_back(
-          [&, i] { opened[i].emplace(open_device(options, names[i], backend_options, model)); });
-    }
-    for (std::thread& t : threads) t.join();
-  }
-  std::vector<std::unique_ptr<Device>> devices;
-  for (size_t i = 0; i < names.size(); ++i) {
-    Result<std::unique_ptr<Device>>& r = *opened[i];
-    if (!r.ok()) return names[i] == "cpu" ? r.status() : r.status().with_context(names[i]);
-    devices.push_back(std::move(*r));
-  }
-  return devices;
-}
-
-// The capacity of a device (its first stream) for the run's auto sizes. Under
-// kTokens with --batch-size auto the token budget (rows x longest row) bounds
-// a batch, so its rows need only fit in memory beside the tokens: the
-// capacity for rows of the shortest length, whose rows and tokens fit
-// together (Backend::capacity), as long as one row of max_length still fits
-// the budget. Otherwise, and under kSeed, the capacity for rows of max_length.
-// `shortest_row`: the tokens of an empty text (the tokenizer's special tokens).
-Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const RunOptions& options,
-                                               int shortest_row) {
-  if (options.batching == Batching::kTokens && options.batch_size_auto) {
-    Result<backend::BatchCapacity> shortest = engine.capacity(shortest_row);
-    if (shortest.ok() && shortest->max_tokens >= options.max_length) {
-      shortest->basis += fmt::format(
-          "; rows counted at {} tokens, the shortest row, since the token budget bounds a batch first",
-          shortest_row);
-      return shortest;
-    }
-  }
-  return engine.capacity(options.max_length);
-}
-
-// The batch capacity per stream, the smallest over the devices.
-Result<backend::BatchCapacity> stream_capacity(const std::vector<std::unique_ptr<Device>>& devices,
-                                               const std::vector<backend::BatchCapacity>& per_device) {
-  backend::BatchCapacity least;
-  for (size_t i = 0; i < devices.size(); ++i) {
-    const backend::BatchCapacity& c = per_device[i];
-    const int streams = static_cast<int>(devices[i]->streams.size());
-    if (c.max_tokens < 1 || c.max_rows < 1) {
-      return resource_exhausted(
-          fmt::format("{}: no batch fits in the memory left after loading the model ({}; {} tokens, {} rows)",
-                      devices[i]->name, c.basis, c.max_tokens, c.max_rows));
-    }
-    const int64_t tokens = std::max<int64_t>(1, c.max_tokens / streams);
-    const int rows = std::max(1, c.max_rows / streams);
-    if (i == 0 || tokens < least.max_tokens) {
-      least.basis = streams > 1
-                        ? fmt::format("{} (shared by {} streams): {}", devices[i]->name, streams, c.basis)
-                        : fmt::format("{}: {}", devices[i]->name, c.basis);
-      least.max_tokens = tokens;
-      least.free_bytes = c.free_bytes;
-      least.total_bytes = c.total_bytes;
-    }
-    least.max_rows = i == 0 ? rows : std::min(least.max_rows, rows);
-  }
-  return least;
-}
 
 // What is known of the inputs' size before any row is read. A file that
 // cannot be opened here fails later, in input order, in the reader.
@@ -901,43 +680,13 @@ Status end_failed_run(const Status& status, ResumableJob* job, Pipeline& pipelin
 
 }  // namespace
 
-Result<std::optional<HeadFunction>> check_head_options(const RunOptions& options) {
-  if (options.threshold) {
-    const double t = *options.threshold;
-    if (!(t >= 0 && t <= 1)) return invalid_argument(fmt::format("--threshold {}: must be in [0, 1]", t));
-  }
-  if (options.function == "default") return std::optional<HeadFunction>();
-  Result<HeadFunction> f = parse_head_function(options.function);
-  if (!f.ok()) {
-    return invalid_argument("--function '" + options.function +
-                            "': expected softmax, sigmoid, none or default (the model's)");
-  }
-  return std::optional<HeadFunction>(*f);
-}
-
-Result<RunMetrics> run_classification(const RunOptions& options) {
+Result<RunMetrics> run_classification(const RunOptions& options, const BackendFactory& factory) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
   INFERCOST_RETURN_IF_ERROR(
       check_batching_options(options.batch_size, options.max_batch_tokens, options.window_rows));
-  if (options.tokenizer_threads < 0) {
-    return invalid_argument("--tokenizer-threads must be at least 1 (or 0 for the device's default)");
-  }
-  if (options.threads < 0) return invalid_argument("--threads must be at least 1 (or 0 for all cores)");
-  if (options.streams_per_device < 0 || options.streams_per_device > kMaxStreamsPerDevice) {
-    return invalid_argument(
-        fmt::format("--streams-per-device {}: must be 1 to {} (or 0 for the device's default)",
-                    options.streams_per_device, kMaxStreamsPerDevice));
-  }
-  INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length));
-  INFERCOST_ASSIGN_OR_RETURN(std::optional<HeadFunction> asked, check_head_options(options));
-  INFERCOST_ASSIGN_OR_RETURN(backend::Precision precision,
-                             backend::resolve_precision(options.device, options.precision));
-  INFERCOST_ASSIGN_OR_RETURN(backend::DeviceSpec device_spec, backend::parse_device(options.device));
   // Before anything is read or created: a GPU run that cannot start here says why at once.
-  INFERCOST_ASSIGN_OR_RETURN(
-      std::vector<std::string> device_names,
-      options.device_resolver ? options.device_resolver(device_spec) : backend::resolve_devices(device_spec));
-  if (device_names.empty()) return unavailable("device '" + options.device + "': no device to run on");
+  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> device_names,
+                             resolve_classifier_devices(options, factory));
   INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> inputs, io::expand_inputs(options.inputs));
   std::vector<io::InputFormat> input_formats;
   for (const std::string& path : inputs) {
@@ -958,9 +707,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   metrics.threads = resolve_threads(options.threads);
   metrics.batching = batching_name(options.batching);
   const bool seed = options.batching == Batching::kSeed;
-  metrics.tokenizer_threads = options.tokenizer_threads > 0 ? options.tokenizer_threads
-                              : options.device == "cpu"     ? 1
-                                                            : metrics.threads;
+  metrics.tokenizer_threads = resolve_tokenizer_threads(options);
   metrics.max_length = options.max_length;
   metrics.device = options.device;
   metrics.devices = device_names;
@@ -978,102 +725,45 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     }
   }
 
-  model::LoadedModel model;
-  std::vector<std::unique_ptr<Device>> devices;
+  std::unique_ptr<Classifier> classifier;
   {
     StageTimer timer(metrics, "load");
-    model::LoadOptions load;
-    load.max_length = options.max_length;
-    INFERCOST_ASSIGN_OR_RETURN(model, model::load_model_dir(options.model_dir, load));
-    if (options.max_length > model.config.max_positions()) {
-      return invalid_argument("--max-length " + std::to_string(options.max_length) + " exceeds the model's " +
-                              std::to_string(model.config.max_positions()) + " positions");
-    }
-    backend::BackendOptions backend_options;
-    backend_options.threads = metrics.threads;
-    backend_options.precision = precision;
-    backend_options.precision_is_default = options.precision == "auto";
-    INFERCOST_ASSIGN_OR_RETURN(devices, open_devices(options, device_names, backend_options, model));
-    model.weights = model::EncoderWeights();  // every backend keeps its own copy
-    // Capacity before the forks: each stream's share of what is free now.
-    std::vector<backend::BatchCapacity> capacities;
-    if (options.batch_size_auto || options.max_batch_tokens_auto) {
-      for (const std::unique_ptr<Device>& d : devices) {
-        Result<backend::BatchCapacity> c =
-            device_capacity(*d->streams[0], options, std::max(1, model.tokenizer->special_tokens()));
-        if (!c.ok()) return c.status().with_context(d->name + ": batch capacity");
-        capacities.push_back(std::move(*c));
-      }
-    }
-    const int streams = options.streams_per_device > 0 ? options.streams_per_device : 2;
-    for (const std::unique_ptr<Device>& d : devices) {
-      while (static_cast<int>(d->streams.size()) < streams) {
-        Result<std::unique_ptr<backend::Backend>> forked = d->streams[0]->fork();
-        if (!forked.ok()) {
-          if (forked.status().code() == StatusCode::kUnsupported) break;  // one stream is what it runs
-          return forked.status().with_context(d->name + ": another stream");
-        }
-        d->streams.push_back(std::move(*forked));
-      }
-    }
-    if (!capacities.empty()) {
-      INFERCOST_ASSIGN_OR_RETURN(backend::BatchCapacity c, stream_capacity(devices, capacities));
-      metrics.capacity_max_tokens = c.max_tokens;
-      metrics.capacity_max_rows = c.max_rows;
-      metrics.capacity_basis = c.basis;
-    }
+    ClassifierOptions classifier_options = options;
+    classifier_options.on_model_loaded = nullptr;  // called below, once the run's own checks pass
+    // The devices resolved above, not asked for again.
+    BackendFactory resolved = factory;
+    resolved.resolve_devices = [&device_names](const backend::DeviceSpec&) { return device_names; };
+    INFERCOST_ASSIGN_OR_RETURN(classifier, Classifier::open(options.model_dir, classifier_options, resolved));
   }
-  // The batch policy, now that the devices' capacity is known.
-  if (options.batch_size_auto) {
-    // kSeed pads every row of a batch to at most max_length.
-    metrics.batch_size = seed ? std::min(metrics.capacity_max_rows,
-                                         clamp_to_int(metrics.capacity_max_tokens / options.max_length))
-                              : metrics.capacity_max_rows;
-  } else {
-    metrics.batch_size = options.batch_size > 0
-                             ? options.batch_size
-                             : (seed ? kSeedRowsPerThread * metrics.threads : kDefaultTokensBatchSize);
+  const backend::BatchCapacity& capacity = classifier->capacity();
+  if (capacity.max_tokens > 0) {
+    metrics.capacity_max_tokens = capacity.max_tokens;
+    metrics.capacity_max_rows = capacity.max_rows;
+    metrics.capacity_basis = capacity.basis;
   }
-  if (options.max_batch_tokens_auto) {
-    metrics.max_batch_tokens = clamp_to_int(metrics.capacity_max_tokens);
-  } else {
-    metrics.max_batch_tokens =
-        options.max_batch_tokens > 0 ? options.max_batch_tokens : kDefaultMaxBatchTokens;
-  }
+  const BatchPolicy& policy = classifier->policy();
+  metrics.batch_size = policy.batch_size;
+  metrics.max_batch_tokens = policy.max_batch_tokens;
   // Seed batches count from each file's start across windows; whole batches
   // per window keep them from straddling two.
   metrics.window_rows =
       seed ? (options.window_rows + metrics.batch_size - 1) / metrics.batch_size * metrics.batch_size
            : options.window_rows;
-  // GPUs of different generations may run different precisions: "bf16+fp16".
-  std::vector<std::string> precisions;
-  for (const std::unique_ptr<Device>& d : devices) {
-    const std::string p = backend::precision_name(d->streams[0]->precision());
-    if (std::find(precisions.begin(), precisions.end(), p) == precisions.end()) precisions.push_back(p);
-  }
-  metrics.precision = fmt::format("{}", fmt::join(precisions, "+"));
+  metrics.precision = classifier->precision();
   if (job) INFERCOST_RETURN_IF_ERROR(job->check_precision(metrics.precision));
-  metrics.model_name = model.config.name;
-  metrics.model_synthetic = model.config.synthetic;
-  const HeadFunction function = asked ? *asked : default_head_function(model.config).function;
-  const bool label_set = writes_label_set(function, model.config.num_labels());
-  if (options.threshold && !label_set) {
-    return invalid_argument(fmt::format(
-        "--threshold {}: only multi-label outputs (--function sigmoid over more than one label) have a "
-        "'labels' column for it to decide; this run's function is {} over {} label{}",
-        *options.threshold, head_function_name(function), model.config.num_labels(),
-        model.config.num_labels() == 1 ? "" : "s"));
-  }
-  metrics.head_function = head_function_name(function);
-  metrics.labels_column = label_set;
-  if (label_set) metrics.threshold = options.threshold.value_or(kDefaultThreshold);
-  if (options.on_model_loaded) options.on_model_loaded(model.config);
+  const model::ModelConfig& config = classifier->config();
+  metrics.model_name = config.name;
+  metrics.model_synthetic = config.synthetic;
+  metrics.head_function = head_function_name(classifier->head_function());
+  metrics.labels_column = classifier->label_set();
+  metrics.threshold = classifier->threshold();
+  if (options.on_model_loaded) options.on_model_loaded(config);
 
   io::PredictionColumns columns;
   columns.keep_text = options.keep_text;
-  columns.labels = model.config.labels;
+  columns.labels = config.labels;
   columns.compression = options.compression;
-  columns.label_set = label_set;
+  columns.label_set = classifier->label_set();
   columns.threshold = static_cast<float>(metrics.threshold);
   std::unique_ptr<io::PredictionWriter> writer;
   if (!plan.per_file) {
@@ -1083,25 +773,16 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
                                                                     job ? &resumable : nullptr));
   }
 
-  PipelineConfig config;
-  config.options = &options;
-  config.inputs = &inputs;
-  config.input_formats = &input_formats;
-  config.plan = &plan;
-  config.columns = &columns;
-  config.tokenizer = model.tokenizer.get();
-  for (const std::unique_ptr<Device>& d : devices) config.devices.push_back(d.get());
-  config.skips_padding = devices[0]->streams[0]->skips_padding();
-  config.single_writer = writer.get();
-  config.policy.batching = options.batching;
-  config.policy.batch_size = metrics.batch_size;
-  config.policy.max_batch_tokens = metrics.max_batch_tokens;
-  config.policy.pad_id = model.tokenizer->pad_id();
-  config.window_rows = static_cast<size_t>(metrics.window_rows);
-  config.tokenizer_threads = metrics.tokenizer_threads;
-  config.n_labels = model.config.num_labels();
-  config.function = function;
-  config.job = job.get();
+  PipelineConfig pipeline_config;
+  pipeline_config.options = &options;
+  pipeline_config.inputs = &inputs;
+  pipeline_config.input_formats = &input_formats;
+  pipeline_config.plan = &plan;
+  pipeline_config.columns = &columns;
+  pipeline_config.classifier = classifier.get();
+  pipeline_config.single_writer = writer.get();
+  pipeline_config.window_rows = static_cast<size_t>(metrics.window_rows);
+  pipeline_config.job = job.get();
 
   const auto wall_start = std::chrono::steady_clock::now();
   if (options.progress) {
@@ -1112,7 +793,7 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
       options.progress->rows_read.store(job->start().rows_done);
     }
   }
-  Pipeline pipeline(config);
+  Pipeline pipeline(pipeline_config);
   Status status = pipeline.run();
   const StageCounts& counts = pipeline.counts();
   if (!status.ok()) return end_failed_run(status, job.get(), pipeline, writer.get(), plan);
@@ -1130,15 +811,16 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
     metrics.checkpoint_seconds = job->checkpoint_seconds();
   }
   metrics.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const ClassifierStats stats = classifier->stats();
   metrics.rows_null = counts.rows_null;
   metrics.rows_skipped = counts.rows_skipped;
   metrics.first_skip_reason = counts.first_skip_reason;
-  metrics.tokens = counts.tokens;
-  metrics.padded_tokens = counts.padded_tokens;
-  metrics.computed_tokens = counts.computed_tokens;
-  metrics.rows_at_max_length = counts.rows_at_max_length;
-  metrics.batches = counts.batches;
-  metrics.length_counts = counts.length_counts;
+  metrics.tokens = stats.tokens;
+  metrics.padded_tokens = stats.padded_tokens;
+  metrics.computed_tokens = stats.computed_tokens;
+  metrics.rows_at_max_length = stats.rows_at_max_length;
+  metrics.batches = stats.batches;
+  metrics.length_counts = stats.length_counts;
   metrics.output_files = plan.per_file ? static_cast<int64_t>(counts.committed.size()) : 1;
   metrics.stage_seconds["read"] += counts.read_s;
   double tokenize_s = 0;
@@ -1146,33 +828,17 @@ Result<RunMetrics> run_classification(const RunOptions& options) {
   metrics.stage_seconds["tokenize"] += tokenize_s;
   metrics.stage_seconds["batch"] += counts.batch_s;
   metrics.stage_seconds["write"] += counts.write_s;
-  double infer_s = 0;
-  for (const std::unique_ptr<Device>& d : devices) {
-    DeviceRunMetrics m;
-    m.name = d->name;
-    m.streams = static_cast<int>(d->streams.size());
-    m.oom_retries = d->oom_retries.load();
-    const int64_t limit = d->limit.load();
-    m.max_computed_tokens = limit == std::numeric_limits<int64_t>::max() ? 0 : limit;
-    for (size_t w = 0; w < pipeline.workers().size(); ++w) {
-      if (pipeline.workers()[w].device != d.get()) continue;
-      const WorkerCounts& c = counts.workers[w];
-      m.batches += c.batches;
-      m.rows += c.rows;
-      m.infer_seconds += c.infer_s;
-    }
-    metrics.rows += m.rows;
-    metrics.oom_retries += m.oom_retries;
-    metrics.workers += m.streams;
-    infer_s += m.infer_seconds;
-    metrics.per_device.push_back(std::move(m));
+  metrics.per_device = stats.devices;
+  for (const DeviceRunMetrics& d : stats.devices) {
+    metrics.rows += d.rows;
+    metrics.oom_retries += d.oom_retries;
+    metrics.workers += d.streams;
   }
-  metrics.stage_seconds["infer"] += infer_s;
-  const model::ModelConfig& shape = model.config;
+  metrics.stage_seconds["infer"] += stats.infer_seconds;
   for (size_t length = 0; length < metrics.length_counts.size(); ++length) {
     if (metrics.length_counts[length] == 0) continue;
     metrics.model_flops += static_cast<double>(metrics.length_counts[length]) *
-                           encoder_row_flops(shape.num_layers, shape.hidden_size, shape.intermediate_size,
+                           encoder_row_flops(config.num_layers, config.hidden_size, config.intermediate_size,
                                              static_cast<double>(length));
   }
   metrics.peak_rss_bytes = peak_rss_bytes();

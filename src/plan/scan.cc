@@ -7,12 +7,12 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <thread>
+#include <string_view>
 
 #include "infercost/core/sha256.h"
 #include "infercost/core/threads.h"
 #include "infercost/io/row_source.h"
-#include "pipeline/batcher.h"
+#include "infercost/pipeline/batching.h"
 
 namespace infercost::plan {
 
@@ -58,37 +58,6 @@ void add_at(std::vector<int64_t>& counts, size_t index, int64_t n) {
   counts[index] += n;
 }
 
-// Tokenizes the window's non-null rows into window.ids / window.errors,
-// spread over `threads` threads.
-void tokenize_window(pipeline::Window& w, const text::Tokenizer& tokenizer, int threads) {
-  const size_t n = w.rows.size();
-  w.ids.assign(n, {});
-  w.errors.assign(n, Status());
-  auto work = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      if (w.rows.is_null[i]) continue;
-      Result<size_t> r = tokenizer.encode_append(w.rows.texts[i], w.ids[i]);
-      if (!r.ok()) w.errors[i] = r.status();
-    }
-  };
-  // Below a few hundred rows per thread, starting threads costs more than it saves.
-  constexpr size_t kMinRowsPerThread = 256;
-  const size_t parts =
-      std::min<size_t>(static_cast<size_t>(std::max(1, threads)), std::max<size_t>(1, n / kMinRowsPerThread));
-  if (parts <= 1) {
-    work(0, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const size_t step = (n + parts - 1) / parts;
-  for (size_t p = 1; p < parts; ++p) {
-    const size_t begin = std::min(n, p * step), end = std::min(n, begin + step);
-    pool.emplace_back(work, begin, end);
-  }
-  work(0, std::min(n, step));
-  for (std::thread& t : pool) t.join();
-}
-
 }  // namespace
 
 Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer& tokenizer) {
@@ -126,20 +95,21 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer
   tok.max_batch_tokens = options.max_batch_tokens > 0 ? options.max_batch_tokens : kDefaultMaxBatchTokens;
   tok.window_rows = options.window_rows;
 
-  // The tokens policy is the run's own Batcher over the run's own windows.
+  // The tokens policy is the run's own packing (pipeline::pack_by_tokens) over the run's own windows.
   pipeline::BatchPolicy policy;
   policy.batching = pipeline::Batching::kTokens;
   policy.batch_size = tok.batch_size;
   policy.max_batch_tokens = tok.max_batch_tokens;
   policy.pad_id = tokenizer.pad_id();
-  pipeline::Batcher batcher(policy);
 
   io::SourceOptions source_options;
   source_options.column = options.column;
   source_options.on_bad_row = options.on_bad_row;
   uint64_t bytes_before = 0;
   std::vector<int32_t> classify;
-  std::vector<pipeline::Batch> batches;
+  io::RowBatch rows;
+  std::vector<std::string_view> texts;
+  pipeline::TokenizedRows tokenized;
   for (size_t f = 0; f < paths.size(); ++f) {
     const std::string& path = paths[f];
     INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<io::RowSource> source,
@@ -148,31 +118,28 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer
     file.path = path;
     file.format = io::input_format_name(formats[f]);
     file.bytes = source->bytes_total();
-    batcher.begin_file(0);
     for (;;) {
-      auto window = std::make_shared<pipeline::Window>();
-      window->file_index = static_cast<int>(f);
-      INFERCOST_ASSIGN_OR_RETURN(size_t got,
-                                 source->next(static_cast<size_t>(options.window_rows), window->rows));
+      rows = io::RowBatch();
+      INFERCOST_ASSIGN_OR_RETURN(size_t got, source->next(static_cast<size_t>(options.window_rows), rows));
       if (got == 0) break;
-      pipeline::Window& w = *window;
-      w.rows.is_null.resize(w.rows.size(), 0);
-      tokenize_window(w, tokenizer, scan.tokenizer_threads);
+      rows.is_null.resize(rows.size(), 0);
+      texts.assign(rows.texts.begin(), rows.texts.end());
+      pipeline::tokenize_rows(tokenizer, texts, rows.is_null, scan.tokenizer_threads, tokenized);
       classify.clear();
-      for (size_t i = 0; i < w.rows.size(); ++i) {
-        if (w.rows.is_null[i]) {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (rows.is_null[i]) {
           ++file.rows_null;
           continue;
         }
-        if (!w.errors[i].ok()) {
-          Status located = w.errors[i].with_context(path + ": " + source->location_unit() + " " +
-                                                    std::to_string(w.rows.lines[i]));
+        if (!tokenized.errors[i].ok()) {
+          Status located = tokenized.errors[i].with_context(path + ": " + source->location_unit() + " " +
+                                                            std::to_string(rows.lines[i]));
           if (options.on_bad_row == io::OnBadRow::kFail) return located;
           if (scan.first_skip_reason.empty()) scan.first_skip_reason = located.to_string();
           ++file.rows_skipped;
           continue;
         }
-        const size_t len = w.ids[i].size();
+        const size_t len = tokenized.ids[i].size();
         classify.push_back(static_cast<int32_t>(i));
         add_at(scan.length_counts, len, 1);
         ++file.rows;
@@ -180,22 +147,21 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer
         file.longest = std::max(file.longest, static_cast<int>(len));
         if (static_cast<int>(len) >= options.max_length) ++scan.rows_at_max_length;
       }
-      batches.clear();
-      batcher.add(window, classify, batches);
-      for (const pipeline::Batch& batch : batches) {
-        const backend::TokenBatch& t = batch.tokens;
+      for (const std::vector<int32_t>& batch : pipeline::pack_by_tokens(policy, tokenized.ids, classify)) {
+        // Sorted by length: the last row is the batch's longest.
+        const int64_t seq_len = static_cast<int64_t>(tokenized.ids[static_cast<size_t>(batch.back())].size());
+        const int64_t n = static_cast<int64_t>(batch.size());
         ++tok.batches;
-        tok.rows += t.batch;
-        tok.tokens += t.real_tokens();
-        tok.padded_tokens += t.padded_tokens();
-        add_at(tok.padded_rows_at_length, static_cast<size_t>(t.seq_len), t.batch);
+        tok.rows += n;
+        for (int32_t r : batch)
+          tok.tokens += static_cast<int64_t>(tokenized.ids[static_cast<size_t>(r)].size());
+        tok.padded_tokens += n * seq_len;
+        add_at(tok.padded_rows_at_length, static_cast<size_t>(seq_len), n);
       }
       if (options.progress) {
         options.progress(scan.rows + file.rows, bytes_before + source->bytes_read(), bytes_all);
       }
     }
-    batches.clear();
-    batcher.end_file(batches);  // no-op for tokens; kept so the batcher's contract is honoured
     if (source->rows_skipped() > 0) {
       file.rows_skipped += source->rows_skipped();
       if (scan.first_skip_reason.empty()) scan.first_skip_reason = source->first_skip_reason().to_string();

@@ -1,5 +1,12 @@
 // --device values, precisions, and the CPU backend's answers to GPU-only requests.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 #include "infercost/backend/backend.h"
 
@@ -36,6 +43,64 @@ TEST(ParseDevice, RefusesOtherFormsNamingTheAcceptedOnes) {
         << spec.status().message();
   }
   EXPECT_NE(parse_device("cuda:1,1").status().message().find("GPU 1 is named twice"), std::string::npos);
+}
+
+// Sets INFERCOST_CUDA_MODULE while in scope, then puts back what was there.
+class ModuleEnv {
+ public:
+  explicit ModuleEnv(const char* value) {
+    if (const char* old = std::getenv("INFERCOST_CUDA_MODULE")) old_ = old;
+    if (value) {
+      ::setenv("INFERCOST_CUDA_MODULE", value, 1);
+    } else {
+      ::unsetenv("INFERCOST_CUDA_MODULE");
+    }
+  }
+  ~ModuleEnv() {
+    if (old_) {
+      ::setenv("INFERCOST_CUDA_MODULE", old_->c_str(), 1);
+    } else {
+      ::unsetenv("INFERCOST_CUDA_MODULE");
+    }
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+TEST(CudaModule, AnExplicitPathIsTheOnlyCandidate) {
+  ModuleEnv env("/nonexistent/libinfercost_cuda.so");
+  EXPECT_EQ(cuda_module_candidates(), std::vector<std::string>{"/nonexistent/libinfercost_cuda.so"});
+}
+
+TEST(CudaModule, WithoutTheVariableTheModuleIsLookedForBesideTheProgram) {
+  ModuleEnv env(nullptr);
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  ASSERT_GT(n, 0);
+  const std::string exe(buf, static_cast<size_t>(n));
+  const std::string dir = exe.substr(0, exe.rfind('/'));
+  // This suite links the engine into its executable: the engine's folder
+  // (dladdr) is the executable's, so it is not listed twice.
+  EXPECT_EQ(cuda_module_candidates(),
+            (std::vector<std::string>{dir + "/libinfercost_cuda.so",
+                                      dir + "/../lib/infercost/libinfercost_cuda.so"}));
+}
+
+// The loader reads the variable once per process: a fresh one (threadsafe
+// style re-executes this binary for the one test).
+TEST(CudaModuleDeathTest, AMissingExplicitModuleIsNamed) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        ::setenv("INFERCOST_CUDA_MODULE", "/nonexistent/libinfercost_cuda.so", 1);
+        Result<std::vector<std::string>> r = resolve_devices(*parse_device("cuda"));
+        std::fputs(r.status().message().c_str(), stderr);
+        std::fflush(stderr);
+        std::_Exit(!r.ok() && r.status().code() == StatusCode::kUnavailable ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0),
+      "INFERCOST_CUDA_MODULE names /nonexistent/libinfercost_cuda.so, which does not exist");
 }
 
 TEST(ResolveDevices, CpuIsOneWorker) {

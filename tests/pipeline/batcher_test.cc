@@ -170,39 +170,44 @@ TEST(Batcher, SeedKeepsInputOrderPadsToTheFileMaxAcrossWindows) {
   EXPECT_EQ(out[0].tokens.seq_len, 6);
 }
 
-TEST(SplitBatch, HalvesKeepTheirTargetsAndShrinkToTheirLongestRow) {
+// Every row of `t` holds `rows[r]` then pad_id up to seq_len.
+void expect_rows(const backend::TokenBatch& t, const std::vector<std::vector<int32_t>>& rows,
+                 int32_t pad_id) {
+  ASSERT_EQ(t.batch, static_cast<int>(rows.size()));
+  ASSERT_EQ(t.ids.size(), static_cast<size_t>(t.batch) * t.seq_len);
+  for (int r = 0; r < t.batch; ++r) {
+    const std::vector<int32_t>& ids = rows[static_cast<size_t>(r)];
+    ASSERT_EQ(t.lengths[r], static_cast<int32_t>(ids.size()));
+    for (int p = 0; p < t.seq_len; ++p) {
+      EXPECT_EQ(t.ids[static_cast<size_t>(r) * t.seq_len + p], p < t.lengths[r] ? ids[p] : pad_id)
+          << r << " " << p;
+    }
+  }
+}
+
+TEST(SplitTokenBatch, HalvesKeepTheirRowsAndShrinkToTheirLongestRow) {
   // Sorted by length, as tokens batching makes them: 2 3 5 | 7 12.
   auto w = window_of({7, 3, 12, 2, 5});
   const std::vector<Batch> out = tokens_batches(w, 8, 1000);
   ASSERT_EQ(out.size(), 1u);
-  const Batch& whole = out[0];
-  ASSERT_EQ(whole.tokens.seq_len, 12);
-  auto [first, second] = split_batch(whole);
-  expect_well_formed(first, -1);
-  expect_well_formed(second, -1);
-  EXPECT_EQ(first.tokens.batch, 3);  // the odd row goes to the first half
-  EXPECT_EQ(second.tokens.batch, 2);
-  EXPECT_EQ(first.tokens.seq_len, 5);
-  EXPECT_EQ(second.tokens.seq_len, 12);
-  EXPECT_FALSE(first.tokens.compute_padding);
-  const std::vector<int32_t> rows_first = {first.targets[0].row, first.targets[1].row, first.targets[2].row};
-  EXPECT_EQ(rows_first, (std::vector<int32_t>{3, 1, 4}));
-  EXPECT_EQ(second.targets[0].row, 0);
-  EXPECT_EQ(second.targets[1].row, 2);
-  EXPECT_EQ(first.tokens.real_tokens() + second.tokens.real_tokens(), whole.tokens.real_tokens());
-  ASSERT_EQ(first.windows.size(), 1u);
-  EXPECT_EQ(first.windows[0], w);
+  const backend::TokenBatch& whole = out[0].tokens;
+  ASSERT_EQ(whole.seq_len, 12);
+  auto [first, second] = split_token_batch(whole);
+  expect_rows(first, {w->ids[3], w->ids[1], w->ids[4]}, -1);  // the odd row goes to the first half
+  expect_rows(second, {w->ids[0], w->ids[2]}, -1);
+  EXPECT_EQ(first.seq_len, 5);
+  EXPECT_EQ(second.seq_len, 12);
+  EXPECT_FALSE(first.compute_padding);
+  EXPECT_EQ(first.real_tokens() + second.real_tokens(), whole.real_tokens());
   // Down to single rows, recursively.
-  auto [a, b] = split_batch(second);
-  expect_well_formed(a, -1);
-  expect_well_formed(b, -1);
-  EXPECT_EQ(a.tokens.batch, 1);
-  EXPECT_EQ(a.tokens.seq_len, 7);
-  EXPECT_EQ(b.tokens.seq_len, 12);
-  EXPECT_EQ(b.targets[0].row, 2);
+  auto [a, b] = split_token_batch(second);
+  expect_rows(a, {w->ids[0]}, -1);
+  expect_rows(b, {w->ids[2]}, -1);
+  EXPECT_EQ(a.seq_len, 7);
+  EXPECT_EQ(b.seq_len, 12);
 }
 
-TEST(SplitBatch, ComputedPaddingKeepsTheSeqLenAndOnlyTheWindowsOfItsRows) {
+TEST(SplitTokenBatch, ComputedPaddingKeepsTheSeqLen) {
   // A seed batch across two windows, padded to the file's longest row (20).
   auto a = window_of({3, 4});
   auto b = window_of({6, 2, 5});
@@ -216,20 +221,30 @@ TEST(SplitBatch, ComputedPaddingKeepsTheSeqLenAndOnlyTheWindowsOfItsRows) {
   batcher.add(b, all_rows(*b), out);
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0].windows.size(), 2u);
-  auto [first, second] = split_batch(out[0]);
-  for (const Batch* half : {&first, &second}) {
-    expect_well_formed(*half, 0);
-    EXPECT_TRUE(half->tokens.compute_padding);
-    EXPECT_EQ(half->tokens.seq_len, 20);
+  auto [first, second] = split_token_batch(out[0].tokens);
+  for (const backend::TokenBatch* half : {&first, &second}) {
+    EXPECT_TRUE(half->compute_padding);
+    EXPECT_EQ(half->seq_len, 20);
   }
-  EXPECT_EQ(first.tokens.batch, 3);
-  EXPECT_EQ(second.tokens.batch, 2);
-  EXPECT_EQ(first.windows.size(), 2u);   // rows of a and b
-  ASSERT_EQ(second.windows.size(), 1u);  // rows of b only
-  EXPECT_EQ(second.windows[0], b);
-  EXPECT_EQ(second.targets[0].window, b.get());
-  EXPECT_EQ(second.targets[0].row, 1);
-  EXPECT_EQ(second.targets[1].row, 2);
+  expect_rows(first, {a->ids[0], a->ids[1], b->ids[0]}, 0);
+  expect_rows(second, {b->ids[1], b->ids[2]}, 0);
+}
+
+TEST(PackByTokens, IsWhatTheBatcherPacks) {
+  const std::vector<int> lengths = {9, 3, 30, 3, 12, 5, 7, 2, 11, 4, 6, 8, 3, 10, 5};
+  auto w = window_of(lengths);
+  BatchPolicy policy;
+  policy.batch_size = 4;
+  policy.max_batch_tokens = 24;
+  const std::vector<int32_t> rows = all_rows(*w);
+  const std::vector<std::vector<int32_t>> packed = pack_by_tokens(policy, w->ids, rows);
+  const std::vector<Batch> batches = tokens_batches(w, 4, 24);
+  ASSERT_EQ(packed.size(), batches.size());
+  for (size_t i = 0; i < packed.size(); ++i) {
+    ASSERT_EQ(packed[i].size(), batches[i].targets.size()) << i;
+    for (size_t k = 0; k < packed[i].size(); ++k) EXPECT_EQ(packed[i][k], batches[i].targets[k].row);
+  }
+  EXPECT_TRUE(pack_by_tokens(policy, w->ids, {}).empty());
 }
 
 }  // namespace

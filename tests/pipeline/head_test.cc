@@ -167,19 +167,23 @@ class HeadRunTest : public ::testing::Test {
     dir_ = nullptr;
   }
 
-  static RunOptions options(const std::string& model, const std::string& output, bool fake) {
+  // The fake runs' factory: every device a FixedLogitsBackend.
+  static BackendFactory fixed_logits() {
+    BackendFactory f;
+    f.create_backend = [](const std::string&,
+                          const backend::BackendOptions&) -> Result<std::unique_ptr<backend::Backend>> {
+      return std::unique_ptr<backend::Backend>(std::make_unique<FixedLogitsBackend>());
+    };
+    return f;
+  }
+
+  static RunOptions options(const std::string& model, const std::string& output) {
     RunOptions o;
     o.inputs = {dir_->file("in.jsonl")};
     o.model_dir = dir_->file(model);
     o.output = output;
     o.threads = 1;
     o.precision = "fp32";
-    if (fake) {
-      o.backend_factory = [](const std::string&,
-                             const backend::BackendOptions&) -> Result<std::unique_ptr<backend::Backend>> {
-        return std::unique_ptr<backend::Backend>(std::make_unique<FixedLogitsBackend>());
-      };
-    }
     return o;
   }
 
@@ -227,7 +231,7 @@ TEST_F(HeadRunTest, MultiLabelModelWritesTheLabelsColumnInEveryFormat) {
   const Column label = {"NEGATIVE", "POSITIVE", std::nullopt, "NEGATIVE", "POSITIVE", "POSITIVE"};
   for (const char* name : {"out.jsonl", "out.json", "out.csv", "out.parquet"}) {
     const std::string out = work.file(name);
-    auto metrics = run_classification(options("multi", out, true));
+    auto metrics = run_classification(options("multi", out), fixed_logits());
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     EXPECT_EQ(metrics->head_function, "sigmoid");
     EXPECT_TRUE(metrics->labels_column);
@@ -267,17 +271,17 @@ TEST_F(HeadRunTest, ThresholdDecidesTheLabels) {
       {0.75, {"", "", std::nullopt, "NEGATIVE", "POSITIVE", "POSITIVE"}},
   };
   for (const Case& c : cases) {
-    RunOptions o = options("multi", out, true);
+    RunOptions o = options("multi", out);
     o.threshold = c.threshold;
-    auto metrics = run_classification(o);
+    auto metrics = run_classification(o, fixed_logits());
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     EXPECT_EQ(metrics->threshold, c.threshold);
     EXPECT_EQ(labels_column(out, "labels"), c.labels) << c.threshold;
   }
   // A threshold at a written value exactly: sigmoid(1.5) as the output has it.
-  RunOptions o = options("multi", out, true);
+  RunOptions o = options("multi", out);
   o.threshold = static_cast<double>(static_cast<float>(1 / (1 + std::exp(-1.5))));
-  ASSERT_TRUE(run_classification(o).ok());
+  ASSERT_TRUE(run_classification(o, fixed_logits()).ok());
   EXPECT_EQ(labels_column(out, "labels")[5], "POSITIVE");
 }
 
@@ -287,7 +291,7 @@ TEST_F(HeadRunTest, FunctionsOfTheBackendsLogits) {
   TempDir work;
   std::map<std::string, std::vector<nlohmann::json>> out;
   for (const char* function : {"none", "sigmoid", "softmax", "default"}) {
-    RunOptions o = options("tiny", work.file(std::string(function) + ".jsonl"), false);
+    RunOptions o = options("tiny", work.file(std::string(function) + ".jsonl"));
     o.function = function;
     auto metrics = run_classification(o);
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
@@ -395,34 +399,34 @@ TEST(HeadGolden, MatchesHfTextClassificationPipeline) {
 TEST_F(HeadRunTest, BadFunctionAndThresholdAreRefusedNamingTheFlag) {
   TempDir work;
   const std::string out = work.file("out.jsonl");
-  RunOptions o = options("tiny", out, true);
+  RunOptions o = options("tiny", out);
   o.function = "argmax";
-  auto bad = run_classification(o);
+  auto bad = run_classification(o, fixed_logits());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("--function 'argmax'"), std::string::npos) << bad.status().message();
   for (double t : {-0.25, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
-    o = options("multi", out, true);
+    o = options("multi", out);
     o.threshold = t;
-    auto r = run_classification(o);
+    auto r = run_classification(o, fixed_logits());
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << t;
     EXPECT_NE(r.status().message().find("must be in [0, 1]"), std::string::npos) << r.status().message();
   }
   // No labels column for it to decide: softmax, none, or sigmoid of 1 label.
   for (const char* function : {"default", "softmax", "none"}) {
-    o = options("tiny", out, true);
+    o = options("tiny", out);
     o.function = function;
     o.threshold = 0.5;
-    auto r = run_classification(o);
+    auto r = run_classification(o, fixed_logits());
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << function;
     EXPECT_NE(r.status().message().find("--threshold 0.5: only multi-label outputs"), std::string::npos)
         << r.status().message();
   }
   EXPECT_FALSE(std::filesystem::exists(out));
   // Forced on a softmax model, sigmoid writes the labels column too.
-  o = options("tiny", out, true);
+  o = options("tiny", out);
   o.function = "sigmoid";
   o.threshold = 0.75;
-  auto forced = run_classification(o);
+  auto forced = run_classification(o, fixed_logits());
   ASSERT_TRUE(forced.ok()) << forced.status().to_string();
   EXPECT_EQ(labels_column(out, "labels"), (Column{"", "", std::nullopt, "NEGATIVE", "POSITIVE", "POSITIVE"}));
 }

@@ -28,8 +28,10 @@ inline void make_tiny_model(const testing::TempDir& dir, uint64_t seed) {
 // run_classification on its own thread. A run still going after a minute
 // hangs: the test binary then stops at once with that message, since the
 // stuck threads could never be joined.
-inline Result<RunMetrics> run_or_abort_on_hang(const RunOptions& options) {
-  auto future = std::async(std::launch::async, [options] { return run_classification(options); });
+inline Result<RunMetrics> run_or_abort_on_hang(const RunOptions& options,
+                                               const BackendFactory& factory = {}) {
+  auto future =
+      std::async(std::launch::async, [options, factory] { return run_classification(options, factory); });
   if (future.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
     std::fprintf(stderr, "FATAL: run_classification did not finish within 60 s: the run hangs\n");
     std::fflush(stderr);

@@ -1,4 +1,4 @@
-// The run's inference workers, with fake backends (RunOptions::backend_factory):
+// The run's inference workers, with fake backends (fake_backend.h, through BackendFactory):
 // several devices and streams, out-of-memory split-retry, auto batch sizes.
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "fake_backend.h"
 #include "infercost/backend/backend.h"
 #include "infercost/data/tweets.h"
 #include "infercost/model/model_dir.h"
@@ -26,154 +27,6 @@ namespace {
 using infercost::testing::count_entries;
 using infercost::testing::slurp;
 using infercost::testing::TempDir;
-
-// One fake device: its behaviour, and what its backends saw (every stream of
-// the device shares it).
-struct FakeDevice {
-  std::string name;
-  bool can_fork = true;
-  bool sleeps = true;
-  // Batches computing more tokens than this are out of memory; 0: none are.
-  int64_t oom_above = 0;
-  // The call (1-based, counted over the device) that fails with kInternal; 0: none.
-  int64_t fail_at_call = 0;
-  // Microseconds each classify() sleeps when `sleeps`; -1: a random 0..399.
-  int sleep_us = -1;
-  // capacity(max_length): capacity_at[max_length] where given, else
-  // `capacity` (max_tokens 0: the Backend default).
-  backend::BatchCapacity capacity;
-  std::map<int, backend::BatchCapacity> capacity_at;
-  Status capacity_error;  // returned by capacity() when set
-
-  std::mutex mu;
-  int64_t calls = 0, ooms = 0, streams = 0;
-  int64_t smallest_oom = std::numeric_limits<int64_t>::max();
-  // Calls made after an out-of-memory error on a batch at least as large:
-  // what a runner that keeps the limit it learned never makes.
-  int64_t calls_above_learned_limit = 0;
-  int max_rows_seen = 0;
-  int64_t max_computed_seen = 0;
-  std::vector<int> capacity_lengths;  // max_length of each capacity() call
-};
-
-// classify() calls running at once, over every fake device.
-std::atomic<int> g_running{0};
-std::atomic<int> g_most_running{0};
-
-// Logits that depend on nothing but the row's own ids and length, so every
-// batching and every worker gives bit-identical outputs.
-void row_logits(const int32_t* ids, int length, int labels, float* out) {
-  uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(length);
-  for (int p = 0; p < length; ++p) h = (h ^ static_cast<uint32_t>(ids[p])) * 1099511628211ull;
-  for (int l = 0; l < labels; ++l) {
-    h = h * 6364136223846793005ull + 1442695040888963407ull;
-    out[l] = static_cast<float>((h >> 33) % 10000) / 1000.0f - 5.0f;
-  }
-}
-
-class FakeBackend : public backend::Backend {
- public:
-  explicit FakeBackend(std::shared_ptr<FakeDevice> device) : device_(std::move(device)) {
-    std::lock_guard<std::mutex> lock(device_->mu);
-    ++device_->streams;
-  }
-  std::string name() const override { return "fake"; }
-  backend::Precision precision() const override { return backend::Precision::kFp32; }
-  bool skips_padding() const override { return true; }
-  Status prepare(const model::ModelConfig& config, const model::EncoderWeights&) override {
-    labels_ = config.num_labels();
-    return Status();
-  }
-  Result<backend::Logits> classify(const backend::TokenBatch& batch) override {
-    if (batch.ids.size() != static_cast<size_t>(batch.batch) * batch.seq_len ||
-        batch.lengths.size() != static_cast<size_t>(batch.batch)) {
-      return internal_error("malformed batch");
-    }
-    const int64_t computed = batch.compute_padding ? batch.padded_tokens() : batch.real_tokens();
-    {
-      FakeDevice& d = *device_;
-      std::lock_guard<std::mutex> lock(d.mu);
-      ++d.calls;
-      if (computed >= d.smallest_oom) ++d.calls_above_learned_limit;
-      if (d.fail_at_call > 0 && d.calls == d.fail_at_call) return internal_error("the fake device broke");
-      if (d.oom_above > 0 && computed > d.oom_above) {
-        ++d.ooms;
-        d.smallest_oom = std::min(d.smallest_oom, computed);
-        return resource_exhausted("fake: out of memory");
-      }
-      d.max_rows_seen = std::max(d.max_rows_seen, batch.batch);
-      d.max_computed_seen = std::max(d.max_computed_seen, computed);
-    }
-    if (device_->sleeps) {
-      const int now = ++g_running;
-      int most = g_most_running.load();
-      while (now > most && !g_most_running.compare_exchange_weak(most, now)) {
-      }
-      thread_local std::mt19937 rng(std::hash<std::thread::id>()(std::this_thread::get_id()));
-      const int us = device_->sleep_us >= 0 ? device_->sleep_us : static_cast<int>(rng() % 400);
-      std::this_thread::sleep_for(std::chrono::microseconds(us));
-      --g_running;
-    }
-    backend::Logits logits;
-    logits.rows = batch.batch;
-    logits.labels = labels_;
-    logits.values.resize(static_cast<size_t>(batch.batch) * labels_);
-    for (int r = 0; r < batch.batch; ++r) {
-      if (batch.lengths[r] < 1 || batch.lengths[r] > batch.seq_len) return internal_error("bad length");
-      row_logits(batch.ids.data() + static_cast<size_t>(r) * batch.seq_len, batch.lengths[r], labels_,
-                 logits.values.data() + static_cast<size_t>(r) * labels_);
-    }
-    return logits;
-  }
-  Result<backend::BatchCapacity> capacity(int max_length) override {
-    std::lock_guard<std::mutex> lock(device_->mu);
-    device_->capacity_lengths.push_back(max_length);
-    if (!device_->capacity_error.ok()) return device_->capacity_error;
-    auto at = device_->capacity_at.find(max_length);
-    if (at != device_->capacity_at.end()) return at->second;
-    if (device_->capacity.max_tokens == 0) return Backend::capacity(max_length);
-    return device_->capacity;
-  }
-  Result<std::unique_ptr<backend::Backend>> fork() override {
-    if (!device_->can_fork) return Backend::fork();
-    auto other = std::make_unique<FakeBackend>(device_);
-    other->labels_ = labels_;
-    return std::unique_ptr<backend::Backend>(std::move(other));
-  }
-
- private:
-  std::shared_ptr<FakeDevice> device_;
-  int labels_ = 0;
-};
-
-// Fake devices "cuda:0".."cuda:N-1" for --device cuda:all.
-struct FakeMachine {
-  std::vector<std::shared_ptr<FakeDevice>> devices;
-
-  explicit FakeMachine(int n) {
-    for (int i = 0; i < n; ++i) {
-      devices.push_back(std::make_shared<FakeDevice>());
-      devices.back()->name = "cuda:" + std::to_string(i);
-    }
-  }
-  void install(RunOptions& o) const {
-    o.device = "cuda:all";
-    const auto devs = devices;
-    o.device_resolver = [devs](const backend::DeviceSpec& spec) -> Result<std::vector<std::string>> {
-      if (spec.kind != "cuda" || !spec.all) return invalid_argument("the fake machine runs cuda:all only");
-      std::vector<std::string> names;
-      for (const auto& d : devs) names.push_back(d->name);
-      return names;
-    };
-    o.backend_factory = [devs](const std::string& name,
-                               const backend::BackendOptions&) -> Result<std::unique_ptr<backend::Backend>> {
-      for (const auto& d : devs) {
-        if (d->name == name) return std::unique_ptr<backend::Backend>(std::make_unique<FakeBackend>(d));
-      }
-      return not_found("no fake device " + name);
-    };
-  }
-};
 
 class WorkersTest : public ::testing::Test {
  protected:
@@ -217,7 +70,7 @@ class WorkersTest : public ::testing::Test {
     o.batching = batching;
     o.streams_per_device = 1;
     machine.install(o);
-    Result<RunMetrics> m = run_classification(o);
+    Result<RunMetrics> m = run_classification(o, machine.factory());
     EXPECT_TRUE(m.ok()) << m.status().to_string();
     if (m.ok()) {
       EXPECT_EQ(m->workers, 1);
@@ -279,7 +132,7 @@ TEST_F(WorkersTest, FourWorkersOnTwoDevicesGiveTheSameOutputs) {
     o.window_rows = c.window_rows;
     o.batch_size = c.batch_size;
     machine.install(o);
-    Result<RunMetrics> m = run_or_abort_on_hang(o);
+    Result<RunMetrics> m = run_or_abort_on_hang(o, machine.factory());
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     EXPECT_EQ(m->rows, 3000);
     EXPECT_EQ(m->workers, 4);
@@ -313,7 +166,7 @@ TEST_F(WorkersTest, OneFileOutputFromManyWorkersIsInOrder) {
   for (auto& d : machine.devices) d->can_fork = false;  // one stream each, silently
   RunOptions o = options(work.file("all.jsonl"));
   machine.install(o);
-  Result<RunMetrics> m = run_classification(o);
+  Result<RunMetrics> m = run_classification(o, machine.factory());
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   EXPECT_EQ(m->workers, 4);
   for (const auto& d : machine.devices) EXPECT_EQ(d->streams, 1);
@@ -332,7 +185,7 @@ TEST_F(WorkersTest, OutOfMemorySplitsBatchesAndKeepsTheLimit) {
     RunOptions o = options(work.file("out/"));
     o.streams_per_device = streams;
     machine.install(o);
-    Result<RunMetrics> m = run_or_abort_on_hang(o);
+    Result<RunMetrics> m = run_or_abort_on_hang(o, machine.factory());
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     EXPECT_EQ(m->rows, 3000);
     expect_same_outputs(work.file("out/"), reference(Batching::kTokens));
@@ -391,7 +244,7 @@ TEST_F(WorkersTest, ARowThatDoesNotFitFailsTheRunAndLeavesNoOutput) {
   machine.devices[1]->oom_above = 2;
   RunOptions o = options(work.file("out.jsonl"));
   machine.install(o);
-  Result<RunMetrics> m = run_or_abort_on_hang(o);
+  Result<RunMetrics> m = run_or_abort_on_hang(o, machine.factory());
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kResourceExhausted) << m.status().to_string();
   const std::string& message = m.status().message();
@@ -412,7 +265,7 @@ TEST_F(WorkersTest, AnErrorInOneWorkerStopsEveryStage) {
   machine.devices[0]->fail_at_call = 5;
   RunOptions o = options(work.file("out/"));
   machine.install(o);
-  Result<RunMetrics> m = run_or_abort_on_hang(o);
+  Result<RunMetrics> m = run_or_abort_on_hang(o, machine.factory());
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kInternal);
   EXPECT_NE(m.status().message().find("cuda:0: the fake device broke"), std::string::npos)
@@ -434,7 +287,7 @@ TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {
     o.max_batch_tokens_auto = true;
     o.max_length = 128;
     machine.install(o);
-    Result<RunMetrics> m = run_classification(o);
+    Result<RunMetrics> m = run_classification(o, machine.factory());
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     // Per stream (2 each): A 1500 tokens / 25 rows, B 2500 / 20.
     EXPECT_EQ(m->capacity_max_tokens, 1500);
@@ -464,7 +317,7 @@ TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {
   RunOptions o = options(work.file("out.jsonl"));
   o.max_batch_tokens_auto = true;
   machine.install(o);
-  Result<RunMetrics> m = run_classification(o);
+  Result<RunMetrics> m = run_classification(o, machine.factory());
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kResourceExhausted);
   EXPECT_NE(m.status().message().find("cuda:1: no batch fits"), std::string::npos) << m.status().message();
@@ -502,7 +355,7 @@ TEST_F(WorkersTest, TokensAutoRowsAreCountedAtTheShortestRow) {
     o.max_batch_tokens_auto = true;
     o.max_length = 128;
     machine.install(o);
-    Result<RunMetrics> m = run_classification(o);
+    Result<RunMetrics> m = run_classification(o, machine.factory());
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     EXPECT_EQ(d.capacity_lengths, c.lengths_asked);
     EXPECT_EQ(m->batch_size, c.batch_size);  // seed: min(62 rows, 7900 / 128)
@@ -529,7 +382,7 @@ TEST_F(WorkersTest, ACapacityErrorFailsTheRunNamingTheDevice) {
     o.batch_size_auto = batch_auto;
     o.max_batch_tokens_auto = !batch_auto;
     machine.install(o);
-    Result<RunMetrics> m = run_classification(o);
+    Result<RunMetrics> m = run_classification(o, machine.factory());
     ASSERT_FALSE(m.ok());
     EXPECT_EQ(m.status().code(), StatusCode::kInternal);
     EXPECT_NE(m.status().message().find("cuda:1: batch capacity: cudaMemGetInfo: the fake driver broke"),
@@ -551,7 +404,7 @@ TEST_F(WorkersTest, EveryWorkerRunsAtOnceWhenEachWindowMakesOneBatch) {
   o.max_batch_tokens = 1 << 20;
   machine.install(o);
   g_most_running = 0;
-  Result<RunMetrics> m = run_or_abort_on_hang(o);
+  Result<RunMetrics> m = run_or_abort_on_hang(o, machine.factory());
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   EXPECT_EQ(m->workers, 4);
   EXPECT_EQ(g_most_running.load(), 4);
@@ -583,7 +436,7 @@ TEST_F(WorkersTest, ModelFlopsCountEveryRowAtItsRealLength) {
   RunOptions o = options(work.file("out.jsonl"));
   o.batching = Batching::kSeed;  // padding computed: FLOPs still at real lengths
   machine.install(o);
-  Result<RunMetrics> m = run_classification(o);
+  Result<RunMetrics> m = run_classification(o, machine.factory());
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   // The tiny preset's shape, from its config.
   model::LoadOptions load;

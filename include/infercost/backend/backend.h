@@ -90,9 +90,11 @@ struct CudaDeviceInfo {
 // library it needs failed to load; no driver; no GPU). The module is loaded
 // once per process.
 Result<std::vector<CudaDeviceInfo>> cuda_devices();
-// Where the CUDA module is looked for, in order: $INFERCOST_CUDA_MODULE, then
-// libinfercost_cuda.so beside the infercost executable, then
-// ../lib/infercost/ from it.
+// Where the CUDA module is looked for, in order: $INFERCOST_CUDA_MODULE (only
+// that, when set), else libinfercost_cuda.so beside the shared object the
+// engine was loaded from (dladdr; a Python native module, whose executable
+// is python3) where that is not the executable, then beside the executable,
+// then ../lib/infercost/ from it.
 std::vector<std::string> cuda_module_candidates();
 
 struct BackendOptions {

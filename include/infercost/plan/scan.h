@@ -11,8 +11,8 @@
 
 #include "infercost/core/status.h"
 #include "infercost/io/rows.h"
+#include "infercost/pipeline/batching.h"
 #include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/runner.h"
 #include "infercost/text/tokenizer.h"
 
 namespace infercost::plan {

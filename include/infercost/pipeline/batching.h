@@ -1,0 +1,90 @@
+// How rows become backend batches: the batching policies and their defaults,
+// and the tokenize-and-batch half of classification (tokenize_rows,
+// pack_by_tokens, make_token_batch) that Classifier::classify, the file
+// runner and `infercost plan` share, so their batches are the same.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "infercost/backend/backend.h"
+#include "infercost/core/status.h"
+#include "infercost/text/tokenizer.h"
+
+namespace infercost::pipeline {
+
+// How rows become batches.
+//   kTokens: sort rows by token length and pack batches of up to
+//            max_batch_tokens tokens (rows x longest row) and batch_size
+//            rows; the backend computes real tokens only.
+//   kSeed:   the study's method: fixed batch_size rows in input order, every row
+//            padded to the longest row of its file (at most max_length), and the
+//            padding computed (TokenBatch::compute_padding), as PyTorch did.
+enum class Batching { kTokens, kSeed };
+const char* batching_name(Batching batching);
+Result<Batching> parse_batching(const std::string& name);  // "tokens", "seed"
+
+// Defaults a 0 resolves to (docs/cpu.md); `infercost plan` simulates the same rules.
+inline constexpr int kDefaultTokensBatchSize = backend::kDefaultBatchRows;  // rows, a cap under kTokens
+inline constexpr int kDefaultMaxBatchTokens = backend::kDefaultBatchTokens;
+inline constexpr int kSeedRowsPerThread = 100;  // kSeed: the study's 100 x vCPUs
+inline constexpr int kDefaultWindowRows = 8192;
+
+// Resolved batching parameters.
+struct BatchPolicy {
+  Batching batching = Batching::kTokens;
+  int batch_size = 256;         // most rows per batch
+  int max_batch_tokens = 4096;  // kTokens: most rows x longest row per batch
+  int32_t pad_id = 0;
+};
+
+// kInvalidArgument naming the flag when a batching option is out of range
+// (negative batch size or token budget, window below 1).
+Status check_batching_options(int batch_size, int max_batch_tokens, int window_rows);
+
+// Token ids of rows, one entry per row.
+struct TokenizedRows {
+  std::vector<std::vector<int32_t>> ids;  // empty for a null row and for one the tokenizer refused
+  std::vector<Status> errors;             // why the tokenizer refused a row; OK otherwise
+};
+
+// Tokenizes every row of `texts` whose is_null flag is 0 (`is_null` empty:
+// none is null; otherwise one flag per text) into out.ids / out.errors,
+// resized to texts.size(). Spread over up to `threads` threads (0 or 1: the
+// calling thread), each with at least a few hundred rows. `tokenizer` is
+// const and thread-safe; the views are read during the call only.
+void tokenize_rows(const text::Tokenizer& tokenizer, std::span<const std::string_view> texts,
+                   std::span<const uint8_t> is_null, int threads, TokenizedRows& out);
+
+// kTokens packing. `rows` (indices into `ids`, none of them empty) are stably
+// sorted by token length and packed greedily: a batch grows while its rows
+// <= policy.batch_size and rows x longest <= policy.max_batch_tokens; a row
+// longer than the budget forms its own batch. Returns each batch's rows in
+// batch order (ascending length).
+std::vector<std::vector<int32_t>> pack_by_tokens(const BatchPolicy& policy,
+                                                 const std::vector<std::vector<int32_t>>& ids,
+                                                 std::span<const int32_t> rows);
+
+// The right-padded batch of `rows` (batch row k holds rows[k], each 1 or more
+// ids), padded with pad_id to seq_len, or to the longest row when that is
+// longer (seq_len never cuts a row).
+backend::TokenBatch make_token_batch(std::span<const std::span<const int32_t>> rows, int seq_len,
+                                     bool compute_padding, int32_t pad_id);
+
+// Splits a batch of two or more rows by rows into its first ceil(n/2) and
+// last floor(n/2) rows, for a retry after the device ran out of memory. Each
+// half's seq_len is its own longest row, unless compute_padding is set (the
+// padded length is then what the policy asked for, and stays).
+std::pair<backend::TokenBatch, backend::TokenBatch> split_token_batch(const backend::TokenBatch& batch);
+
+// Tokens a backend computes for `batch` (what its memory holds): the real
+// ones when it skips padding and the batch does not ask for it, else all.
+inline int64_t computed_tokens(const backend::TokenBatch& batch, bool skips_padding) {
+  return skips_padding && !batch.compute_padding ? batch.real_tokens() : batch.padded_tokens();
+}
+
+}  // namespace infercost::pipeline

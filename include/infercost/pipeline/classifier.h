@@ -1,0 +1,256 @@
+// The engine below the CLI: a model loaded once on its devices, classifying
+// texts in memory. `infercost run` (runner.h) is reader -> Classifier ->
+// writer; a language binding calls classify() directly.
+//
+//   auto classifier = Classifier::open("models/sst2", options);
+//   std::vector<std::string_view> texts = {"good", "bad"};
+//   Result<Classification> out = (*classifier)->classify(texts);
+//   // out->probabilities: [2, labels]; out->label: the top label of each row
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "infercost/backend/backend.h"
+#include "infercost/core/status.h"
+#include "infercost/io/rows.h"
+#include "infercost/model/config.h"
+#include "infercost/pipeline/batching.h"
+#include "infercost/pipeline/head.h"
+#include "infercost/pipeline/metrics.h"
+#include "infercost/text/tokenizer.h"
+
+namespace infercost::pipeline {
+
+inline constexpr int kMaxStreamsPerDevice = 16;
+
+// What a classifier runs on and how it batches (the model, device and
+// batching flags of `infercost run`).
+struct ClassifierOptions {
+  // "cpu", "cuda" / "cuda:all" (every GPU), "cuda:N" or "cuda:N,M,..."
+  // (backend::parse_device). One worker per stream of each device.
+  std::string device = "cpu";
+  // Backends per device, each with its own stream and scratch memory, so a
+  // device has several batches in flight; 0: 2 where the backend can fork()
+  // (GPUs), else 1; at most kMaxStreamsPerDevice. A backend that cannot fork
+  // runs 1 whatever is asked.
+  int streams_per_device = 0;
+  // "auto", "fp32", "bf16", "fp16", "int8" (backend::resolve_precision).
+  std::string precision = "auto";
+  int threads = 0;  // 0: all hardware threads; the inference thread pool
+  // Threads that tokenize; 0 -> 1 for the CPU backend (tokenizing costs about
+  // 1% of CPU inference and would steal its cores), `threads` otherwise.
+  int tokenizer_threads = 0;
+  int max_length = 512;  // tokens per row, longer rows truncated
+  Batching batching = Batching::kTokens;
+  // Rows per batch; 0 picks the policy's default: tokens -> 256 (a cap, the
+  // token budget usually binds first), seed -> 100 x threads (the study's
+  // CPU rule, "batch 100 x vCPUs").
+  int batch_size = 0;
+  // kTokens: most tokens per batch (rows x longest row); 0 -> 4096.
+  int max_batch_tokens = 0;
+  // "auto" sizes, from Backend::capacity() of every device once the model is
+  // loaded (each device's figures divided by its streams, the smallest
+  // taken); the numbers above are then ignored.
+  //   kTokens: max_batch_tokens = capacity tokens; batch_size = capacity rows,
+  //            with --batch-size auto measured for rows of 2 tokens (the
+  //            shortest; the token budget bounds real batches first) while a
+  //            row of max_length fits that budget, else for rows of max_length.
+  //   kSeed:   batch_size = the least of capacity rows and capacity tokens /
+  //            max_length, measured for rows of max_length (a seed batch is
+  //            padded to at most max_length).
+  bool batch_size_auto = false;
+  bool max_batch_tokens_auto = false;
+  // The head's output function (head.h): "softmax", "sigmoid", "none", or
+  // "default" for the model's (default_head_function).
+  std::string function = "default";
+  // Sigmoid over several labels: the value at or above which a label is in a
+  // row's label set, in [0, 1]; unset: kDefaultThreshold. Set with any other
+  // output it is kInvalidArgument (there is no label set for it to decide).
+  std::optional<double> threshold;
+  // classify(): a row the tokenizer refuses (invalid UTF-8, say) fails the
+  // call (kFail) or comes back null and flagged as skipped (kSkip). The file
+  // runner applies it to unreadable rows too.
+  io::OnBadRow on_bad_row = io::OnBadRow::kFail;
+  // Called by open() once the model is loaded on every device.
+  std::function<void(const model::ModelConfig&)> on_model_loaded;
+};
+
+// How a classifier finds its devices and makes its backends. Unset members
+// are the real ones (backend::resolve_devices, backend::create_backend);
+// tests put fake backends here. create_backend is called with a resolved
+// device name ("cpu", "cuda:1"), once per device: further streams come from
+// Backend::fork().
+struct BackendFactory {
+  std::function<Result<std::vector<std::string>>(const backend::DeviceSpec&)> resolve_devices;
+  std::function<Result<std::unique_ptr<backend::Backend>>(const std::string&, const backend::BackendOptions&)>
+      create_backend;
+};
+
+// kInvalidArgument naming the flag for a --function other than softmax,
+// sigmoid, none and default, or a --threshold outside [0, 1]; else the
+// function asked for (nullopt: the model's).
+Result<std::optional<HeadFunction>> check_head_options(const ClassifierOptions& options);
+
+// Every check of `options` that needs no model (kInvalidArgument naming the
+// flag), then the devices they name (factory.resolve_devices):
+// kInvalidArgument for a malformed --device, kUnsupported/kUnavailable when
+// CUDA cannot run here. Classifier::open calls it first; the file runner calls
+// it before it opens any file, so a GPU run that cannot start says why at once.
+Result<std::vector<std::string>> resolve_classifier_devices(const ClassifierOptions& options,
+                                                            const BackendFactory& factory = {});
+
+// The tokenizer threads `options` ask for: tokenizer_threads, else 1 on the
+// CPU and the resolved threads elsewhere (ClassifierOptions::tokenizer_threads).
+int resolve_tokenizer_threads(const ClassifierOptions& options);
+
+// What classify() returns: one entry per input row, in input order.
+struct Classification {
+  int labels = 0;  // values per row (the model's labels)
+  // [rows, labels], row-major: the head function's outputs (probabilities
+  // for softmax and sigmoid, logits for none); zeros where is_null.
+  std::vector<float> probabilities;
+  // The index of each row's largest value (what the CLI's `label` column
+  // names); -1 where is_null.
+  std::vector<int32_t> label;
+  // 1 where the row has null outputs: its text was null, or it was skipped.
+  std::vector<uint8_t> is_null;
+  // 1 where the tokenizer refused the row under OnBadRow::kSkip (is_null is
+  // then 1 too).
+  std::vector<uint8_t> skipped;
+
+  size_t rows() const { return label.size(); }
+};
+
+// What one device did, cumulative over the classifier's life: the run
+// metrics' own per-device record (metrics.h: name, streams, batches, rows,
+// infer_seconds, oom_retries, max_computed_tokens).
+using DeviceStats = DeviceRunMetrics;
+
+// Counters the run metrics are made from, cumulative over every classify()
+// and infer_batch() call. Rows and tokens count the batches given to
+// infer_batch (before any split); the seconds are busy time.
+struct ClassifierStats {
+  int64_t rows = 0;             // rows classified
+  int64_t rows_null = 0;        // classify(): null rows
+  int64_t rows_skipped = 0;     // classify(): rows the tokenizer refused, skipped (OnBadRow::kSkip)
+  int64_t tokens = 0;           // real tokens, special tokens included, after truncation
+  int64_t padded_tokens = 0;    // rows x batch length
+  int64_t computed_tokens = 0;  // what the backends computed (computed_tokens())
+  int64_t rows_at_max_length = 0;
+  int64_t batches = 0;                 // batches as packed (a split batch counts once)
+  std::vector<int64_t> length_counts;  // rows per exact token length
+  double tokenize_seconds = 0;         // classify(): wall seconds tokenizing (tokenizer_threads() at once)
+  double batch_seconds = 0;            // classify(): packing
+  double infer_seconds = 0;            // summed over the workers
+  std::vector<DeviceStats> devices;    // in device order
+};
+
+// A model loaded once on its devices: a backend per stream of each device
+// (the workers), the batch policy resolved, the head function chosen.
+//
+// Thread safety: classify() and stats() may be called from any thread;
+// calls on one Classifier are serialised by an internal mutex (one runs at a
+// time, spreading its batches over every worker). infer_batch() is the
+// lower-level seam of the file runner: concurrent calls are allowed on
+// distinct workers, and must not overlap classify().
+class Classifier {
+ public:
+  // Loads the model from `model_dir` (model::load_model_dir), resolves the
+  // devices, opens and prepares a backend on each (in parallel when several),
+  // forks its streams, and resolves the batch policy (auto sizes from the
+  // devices' capacity), the head function and threshold. Errors:
+  // kInvalidArgument for a bad option (naming the flag) or a max_length over
+  // the model's positions; the model directory's errors (kNotFound, ...);
+  // the device errors of resolve_classifier_devices and of the backends,
+  // prefixed with the device's name (kResourceExhausted when no batch fits).
+  static Result<std::unique_ptr<Classifier>> open(const std::string& model_dir,
+                                                  const ClassifierOptions& options,
+                                                  BackendFactory factory = {});
+  ~Classifier();
+  Classifier(const Classifier&) = delete;
+  Classifier& operator=(const Classifier&) = delete;
+
+  // Classifies texts[i] for every row (is_null empty: no row is null;
+  // otherwise one flag per text, a null row gets null outputs). The views
+  // are read during the call only; nothing of them is copied but the token
+  // ids. The rows are tokenized (tokenizer_threads()), packed by the policy
+  // over chunks of up to kClassifyChunkRows rows (kTokens: sorted by length
+  // across the chunk; kSeed: batch_size rows in input order padded to the
+  // chunk's longest row), and the batches spread over every worker, split
+  // and retried on out-of-memory as infer_batch() does. Errors:
+  // kInvalidArgument naming the row's index for a row the tokenizer refuses
+  // (unless on_bad_row is kSkip), is_null of the wrong size; the backends'
+  // errors (kResourceExhausted for a single row that does not fit).
+  Result<Classification> classify(std::span<const std::string_view> texts,
+                                  std::span<const uint8_t> is_null = {});
+  static constexpr size_t kClassifyChunkRows = size_t{1} << 16;
+
+  // A snapshot of the cumulative counters. Waits for a classify() under way.
+  ClassifierStats stats() const;
+
+  // Classifies one batch on worker `worker` (0 <= worker < workers()) into
+  // `out` ([batch.batch, labels()], batch row order), the head function
+  // applied. Out of memory: a batch whose backend classify() is
+  // kResourceExhausted is split in two halves by rows (split_token_batch)
+  // and each retried, recursively; the device then keeps a limit of computed
+  // tokens per batch (one less than the batch that failed) and splits larger
+  // batches before classifying them, from then on. A single row that does
+  // not fit is kResourceExhausted naming the device and the row's tokens.
+  // Another backend error comes back prefixed with its device (not "cpu").
+  Status infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out);
+
+  const model::ModelConfig& config() const { return config_; }
+  const text::Tokenizer& tokenizer() const { return *tokenizer_; }
+  const BatchPolicy& policy() const { return policy_; }
+  // The capacity the auto sizes came from (per stream, the smallest over the
+  // devices); max_tokens 0 when no size was auto.
+  const backend::BatchCapacity& capacity() const { return capacity_; }
+  // The devices' precisions, "+"-joined where they differ ("bf16+fp16").
+  const std::string& precision() const { return precision_; }
+  HeadFunction head_function() const { return function_; }
+  // Whether outputs get a label set (writes_label_set), and its threshold (0 if not).
+  bool label_set() const { return label_set_; }
+  double threshold() const { return threshold_; }
+  int labels() const { return config_.num_labels(); }
+  int threads() const { return threads_; }
+  int tokenizer_threads() const { return tokenizer_threads_; }
+  int max_length() const { return max_length_; }
+  std::vector<std::string> devices() const;
+  size_t workers() const { return workers_.size(); }
+  // The device each worker runs on (an index into devices()).
+  size_t worker_device(size_t worker) const;
+
+ private:
+  struct Device;
+  struct Worker;
+  Classifier();
+  Status classify_rows(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
+  Status classify_halves(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
+  Status classify_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
+                        size_t first_row, Classification& result);
+
+  model::ModelConfig config_;
+  std::shared_ptr<const text::Tokenizer> tokenizer_;
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  BatchPolicy policy_;
+  backend::BatchCapacity capacity_;
+  std::string precision_;
+  HeadFunction function_ = HeadFunction::kSoftmax;
+  bool label_set_ = false;
+  double threshold_ = 0;
+  int threads_ = 0, tokenizer_threads_ = 1, max_length_ = 0;
+  io::OnBadRow on_bad_row_ = io::OnBadRow::kFail;
+  mutable std::mutex mu_;       // serialises classify() and stats()
+  ClassifierStats call_stats_;  // mu_: classify()'s own counters (nulls, skips, tokenize, batch)
+};
+
+}  // namespace infercost::pipeline

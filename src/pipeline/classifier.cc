@@ -1,0 +1,516 @@
+#include "infercost/pipeline/classifier.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <limits>
+#include <optional>
+#include <thread>
+
+#include "infercost/core/threads.h"
+#include "infercost/model/model_dir.h"
+
+namespace infercost::pipeline {
+
+// One device: a backend per stream, and the out-of-memory limit its streams share.
+struct Classifier::Device {
+  std::string name;
+  std::vector<std::unique_ptr<backend::Backend>> streams;
+  // Most computed tokens per batch known to fit; lowered by each
+  // out-of-memory error, never raised.
+  std::atomic<int64_t> limit{std::numeric_limits<int64_t>::max()};
+  std::atomic<int64_t> oom_retries{0};
+
+  void lower_limit(int64_t tokens) {
+    int64_t now = limit.load();
+    while (tokens < now && !limit.compare_exchange_weak(now, tokens)) {
+    }
+  }
+};
+
+// One inference worker (a stream of a device) and its counters, which only
+// the thread running it touches.
+struct Classifier::Worker {
+  Device* device = nullptr;
+  size_t device_index = 0;
+  backend::Backend* engine = nullptr;
+  ClassifierStats given;                  // the batches infer_batch was given: rows, tokens, lengths, batches
+  int64_t rows_run = 0, batches_run = 0;  // backend calls that succeeded (split halves apiece)
+  double infer_s = 0;
+};
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int clamp_to_int(int64_t value) {
+  return static_cast<int>(std::clamp<int64_t>(value, 1, std::numeric_limits<int>::max()));
+}
+
+int resolved_tokenizer_threads(const ClassifierOptions& options, int threads) {
+  if (options.tokenizer_threads > 0) return options.tokenizer_threads;
+  return options.device == "cpu" ? 1 : threads;
+}
+
+// Adds `batch`'s rows and tokens to `s`.
+void count_batch(ClassifierStats& s, const backend::TokenBatch& batch, int max_length, bool skips_padding) {
+  s.rows += batch.batch;
+  s.tokens += batch.real_tokens();
+  s.padded_tokens += batch.padded_tokens();
+  s.computed_tokens += computed_tokens(batch, skips_padding);
+  for (int32_t len : batch.lengths) {
+    if (len >= max_length) ++s.rows_at_max_length;
+    const size_t at = static_cast<size_t>(std::max(len, 0));
+    if (at >= s.length_counts.size()) s.length_counts.resize(at + 1, 0);
+    ++s.length_counts[at];
+  }
+  ++s.batches;
+}
+
+void add_counts(ClassifierStats& to, const ClassifierStats& from) {
+  to.rows += from.rows;
+  to.rows_null += from.rows_null;
+  to.rows_skipped += from.rows_skipped;
+  to.tokens += from.tokens;
+  to.padded_tokens += from.padded_tokens;
+  to.computed_tokens += from.computed_tokens;
+  to.rows_at_max_length += from.rows_at_max_length;
+  to.batches += from.batches;
+  if (to.length_counts.size() < from.length_counts.size())
+    to.length_counts.resize(from.length_counts.size(), 0);
+  for (size_t i = 0; i < from.length_counts.size(); ++i) to.length_counts[i] += from.length_counts[i];
+  to.tokenize_seconds += from.tokenize_seconds;
+  to.batch_seconds += from.batch_seconds;
+  to.infer_seconds += from.infer_seconds;
+}
+
+using BackendPtr = std::unique_ptr<backend::Backend>;
+
+// Creates and prepares the backend of one device (its first stream).
+Result<BackendPtr> open_backend(const BackendFactory& factory, const std::string& name,
+                                const backend::BackendOptions& backend_options,
+                                const model::LoadedModel& model) {
+  Result<BackendPtr> created = factory.create_backend ? factory.create_backend(name, backend_options)
+                                                      : backend::create_backend(name, backend_options);
+  if (!created.ok()) return created.status();
+  INFERCOST_RETURN_IF_ERROR((*created)->prepare(model.config, model.weights));
+  return created;
+}
+
+// Opens every device's first backend, in parallel when there are several
+// (weights upload to each GPU at once). The first error in device order wins.
+Result<std::vector<BackendPtr>> open_backends(const BackendFactory& factory,
+                                              const std::vector<std::string>& names,
+                                              const backend::BackendOptions& backend_options,
+                                              const model::LoadedModel& model) {
+  std::vector<std::optional<Result<BackendPtr>>> opened(names.size());
+  if (names.size() == 1) {
+    opened[0].emplace(open_backend(factory, names[0], backend_options, model));
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < names.size(); ++i) {
+      threads.emplace_back(
+          [&, i] { opened[i].emplace(open_backend(factory, names[i], backend_options, model)); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  std::vector<BackendPtr> out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    Result<BackendPtr>& r = *opened[i];
+    if (!r.ok()) return names[i] == "cpu" ? r.status() : r.status().with_context(names[i]);
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+// The capacity of a device (its first stream) for the auto sizes. Under
+// kTokens with --batch-size auto the token budget (rows x longest row) bounds
+// a batch, so its rows need only fit in memory beside the tokens: the
+// capacity for rows of the shortest length, whose rows and tokens fit
+// together (Backend::capacity), as long as one row of max_length still fits
+// the budget. Otherwise, and under kSeed, the capacity for rows of max_length.
+// `shortest_row`: the tokens of an empty text (the tokenizer's special tokens).
+Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const ClassifierOptions& options,
+                                               int shortest_row) {
+  if (options.batching == Batching::kTokens && options.batch_size_auto) {
+    Result<backend::BatchCapacity> shortest = engine.capacity(shortest_row);
+    if (shortest.ok() && shortest->max_tokens >= options.max_length) {
+      shortest->basis += fmt::format(
+          "; rows counted at {} tokens, the shortest row, since the token budget bounds a batch first",
+          shortest_row);
+      return shortest;
+    }
+  }
+  return engine.capacity(options.max_length);
+}
+
+}  // namespace
+
+Result<std::optional<HeadFunction>> check_head_options(const ClassifierOptions& options) {
+  if (options.threshold) {
+    const double t = *options.threshold;
+    if (!(t >= 0 && t <= 1)) return invalid_argument(fmt::format("--threshold {}: must be in [0, 1]", t));
+  }
+  if (options.function == "default") return std::optional<HeadFunction>();
+  Result<HeadFunction> f = parse_head_function(options.function);
+  if (!f.ok()) {
+    return invalid_argument("--function '" + options.function +
+                            "': expected softmax, sigmoid, none or default (the model's)");
+  }
+  return std::optional<HeadFunction>(*f);
+}
+
+Result<std::vector<std::string>> resolve_classifier_devices(const ClassifierOptions& options,
+                                                            const BackendFactory& factory) {
+  INFERCOST_RETURN_IF_ERROR(check_batching_options(options.batch_size, options.max_batch_tokens, 1));
+  if (options.tokenizer_threads < 0) {
+    return invalid_argument("--tokenizer-threads must be at least 1 (or 0 for the device's default)");
+  }
+  if (options.threads < 0) return invalid_argument("--threads must be at least 1 (or 0 for all cores)");
+  if (options.streams_per_device < 0 || options.streams_per_device > kMaxStreamsPerDevice) {
+    return invalid_argument(
+        fmt::format("--streams-per-device {}: must be 1 to {} (or 0 for the device's default)",
+                    options.streams_per_device, kMaxStreamsPerDevice));
+  }
+  INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length));
+  INFERCOST_RETURN_IF_ERROR(check_head_options(options).status());
+  INFERCOST_RETURN_IF_ERROR(backend::resolve_precision(options.device, options.precision).status());
+  INFERCOST_ASSIGN_OR_RETURN(backend::DeviceSpec spec, backend::parse_device(options.device));
+  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> names, factory.resolve_devices
+                                                                 ? factory.resolve_devices(spec)
+                                                                 : backend::resolve_devices(spec));
+  if (names.empty()) return unavailable("device '" + options.device + "': no device to run on");
+  return names;
+}
+
+int resolve_tokenizer_threads(const ClassifierOptions& options) {
+  return resolved_tokenizer_threads(options, resolve_threads(options.threads));
+}
+
+Classifier::Classifier() = default;
+Classifier::~Classifier() = default;
+
+Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_dir,
+                                                     const ClassifierOptions& options,
+                                                     BackendFactory factory) {
+  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> names, resolve_classifier_devices(options, factory));
+  INFERCOST_ASSIGN_OR_RETURN(std::optional<HeadFunction> asked, check_head_options(options));
+  INFERCOST_ASSIGN_OR_RETURN(backend::Precision precision,
+                             backend::resolve_precision(options.device, options.precision));
+  std::unique_ptr<Classifier> c(new Classifier());
+  c->threads_ = resolve_threads(options.threads);
+  c->tokenizer_threads_ = resolved_tokenizer_threads(options, c->threads_);
+  c->max_length_ = options.max_length;
+  c->on_bad_row_ = options.on_bad_row;
+  const bool seed = options.batching == Batching::kSeed;
+
+  model::LoadOptions load;
+  load.max_length = options.max_length;
+  INFERCOST_ASSIGN_OR_RETURN(model::LoadedModel model, model::load_model_dir(model_dir, load));
+  if (options.max_length > model.config.max_positions()) {
+    return invalid_argument("--max-length " + std::to_string(options.max_length) + " exceeds the model's " +
+                            std::to_string(model.config.max_positions()) + " positions");
+  }
+  backend::BackendOptions backend_options;
+  backend_options.threads = c->threads_;
+  backend_options.precision = precision;
+  backend_options.precision_is_default = options.precision == "auto";
+  INFERCOST_ASSIGN_OR_RETURN(std::vector<BackendPtr> backends,
+                             open_backends(factory, names, backend_options, model));
+  model.weights = model::EncoderWeights();  // every backend keeps its own copy
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto d = std::make_unique<Device>();
+    d->name = names[i];
+    d->streams.push_back(std::move(backends[i]));
+    c->devices_.push_back(std::move(d));
+  }
+  // Capacity before the forks: each stream's share of what is free now.
+  std::vector<backend::BatchCapacity> capacities;
+  if (options.batch_size_auto || options.max_batch_tokens_auto) {
+    for (const std::unique_ptr<Device>& d : c->devices_) {
+      Result<backend::BatchCapacity> cap =
+          device_capacity(*d->streams[0], options, std::max(1, model.tokenizer->special_tokens()));
+      if (!cap.ok()) return cap.status().with_context(d->name + ": batch capacity");
+      capacities.push_back(std::move(*cap));
+    }
+  }
+  const int streams = options.streams_per_device > 0 ? options.streams_per_device : 2;
+  for (const std::unique_ptr<Device>& d : c->devices_) {
+    while (static_cast<int>(d->streams.size()) < streams) {
+      Result<BackendPtr> forked = d->streams[0]->fork();
+      if (!forked.ok()) {
+        if (forked.status().code() == StatusCode::kUnsupported) break;  // one stream is what it runs
+        return forked.status().with_context(d->name + ": another stream");
+      }
+      d->streams.push_back(std::move(*forked));
+    }
+  }
+  // The batch capacity per stream, the smallest over the devices.
+  for (size_t i = 0; i < capacities.size(); ++i) {
+    const backend::BatchCapacity& cap = capacities[i];
+    const Device& d = *c->devices_[i];
+    const int n = static_cast<int>(d.streams.size());
+    if (cap.max_tokens < 1 || cap.max_rows < 1) {
+      return resource_exhausted(
+          fmt::format("{}: no batch fits in the memory left after loading the model ({}; {} tokens, {} rows)",
+                      d.name, cap.basis, cap.max_tokens, cap.max_rows));
+    }
+    backend::BatchCapacity& least = c->capacity_;
+    const int64_t tokens = std::max<int64_t>(1, cap.max_tokens / n);
+    const int rows = std::max(1, cap.max_rows / n);
+    if (i == 0 || tokens < least.max_tokens) {
+      least.basis = n > 1 ? fmt::format("{} (shared by {} streams): {}", d.name, n, cap.basis)
+                          : fmt::format("{}: {}", d.name, cap.basis);
+      least.max_tokens = tokens;
+      least.free_bytes = cap.free_bytes;
+      least.total_bytes = cap.total_bytes;
+    }
+    least.max_rows = i == 0 ? rows : std::min(least.max_rows, rows);
+  }
+  for (size_t i = 0; i < c->devices_.size(); ++i) {
+    for (const BackendPtr& b : c->devices_[i]->streams) {
+      auto w = std::make_unique<Worker>();
+      w->device = c->devices_[i].get();
+      w->device_index = i;
+      w->engine = b.get();
+      c->workers_.push_back(std::move(w));
+    }
+  }
+
+  // The batch policy, now that the devices' capacity is known.
+  BatchPolicy& policy = c->policy_;
+  policy.batching = options.batching;
+  if (options.batch_size_auto) {
+    // kSeed pads every row of a batch to at most max_length.
+    policy.batch_size =
+        seed ? std::min(c->capacity_.max_rows, clamp_to_int(c->capacity_.max_tokens / options.max_length))
+             : c->capacity_.max_rows;
+  } else {
+    policy.batch_size = options.batch_size > 0
+                            ? options.batch_size
+                            : (seed ? kSeedRowsPerThread * c->threads_ : kDefaultTokensBatchSize);
+  }
+  policy.max_batch_tokens = options.max_batch_tokens_auto  ? clamp_to_int(c->capacity_.max_tokens)
+                            : options.max_batch_tokens > 0 ? options.max_batch_tokens
+                                                           : kDefaultMaxBatchTokens;
+  policy.pad_id = model.tokenizer->pad_id();
+  // GPUs of different generations may run different precisions: "bf16+fp16".
+  std::vector<std::string> precisions;
+  for (const std::unique_ptr<Device>& d : c->devices_) {
+    const std::string p = backend::precision_name(d->streams[0]->precision());
+    if (std::find(precisions.begin(), precisions.end(), p) == precisions.end()) precisions.push_back(p);
+  }
+  c->precision_ = fmt::format("{}", fmt::join(precisions, "+"));
+  c->function_ = asked ? *asked : default_head_function(model.config).function;
+  c->label_set_ = writes_label_set(c->function_, model.config.num_labels());
+  if (options.threshold && !c->label_set_) {
+    return invalid_argument(fmt::format(
+        "--threshold {}: only multi-label outputs (--function sigmoid over more than one label) have a "
+        "'labels' column for it to decide; this run's function is {} over {} label{}",
+        *options.threshold, head_function_name(c->function_), model.config.num_labels(),
+        model.config.num_labels() == 1 ? "" : "s"));
+  }
+  if (c->label_set_) c->threshold_ = options.threshold.value_or(kDefaultThreshold);
+  c->config_ = std::move(model.config);
+  c->tokenizer_ = std::move(model.tokenizer);
+  if (options.on_model_loaded) options.on_model_loaded(c->config_);
+  return c;
+}
+
+std::vector<std::string> Classifier::devices() const {
+  std::vector<std::string> out;
+  for (const std::unique_ptr<Device>& d : devices_) out.push_back(d->name);
+  return out;
+}
+
+size_t Classifier::worker_device(size_t worker) const {
+  return workers_.at(worker)->device_index;
+}
+
+ClassifierStats Classifier::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  ClassifierStats s = call_stats_;
+  s.devices.clear();
+  for (const std::unique_ptr<Device>& d : devices_) {
+    DeviceStats ds;
+    ds.name = d->name;
+    ds.streams = static_cast<int>(d->streams.size());
+    ds.oom_retries = d->oom_retries.load();
+    const int64_t limit = d->limit.load();
+    ds.max_computed_tokens = limit == std::numeric_limits<int64_t>::max() ? 0 : limit;
+    s.devices.push_back(std::move(ds));
+  }
+  for (const std::unique_ptr<Worker>& w : workers_) {
+    add_counts(s, w->given);
+    DeviceStats& ds = s.devices[w->device_index];
+    ds.rows += w->rows_run;
+    ds.batches += w->batches_run;
+    ds.infer_seconds += w->infer_s;
+    s.infer_seconds += w->infer_s;
+  }
+  return s;
+}
+
+Status Classifier::infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out) {
+  INFERCOST_CHECK(worker < workers_.size());
+  INFERCOST_CHECK(out.size() == static_cast<size_t>(batch.batch) * static_cast<size_t>(labels()));
+  Worker& w = *workers_[worker];
+  count_batch(w.given, batch, max_length_, w.engine->skips_padding());
+  return classify_rows(batch, w, out);
+}
+
+Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, std::span<float> out) {
+  Device& device = *worker.device;
+  const int64_t computed = computed_tokens(t, worker.engine->skips_padding());
+  if (t.batch > 1 && computed > device.limit.load()) return classify_halves(t, worker, out);
+  const auto start = std::chrono::steady_clock::now();
+  Result<backend::Logits> logits = worker.engine->classify(t);
+  worker.infer_s += seconds_since(start);
+  if (!logits.ok()) {
+    const Status& error = logits.status();
+    if (error.code() != StatusCode::kResourceExhausted) {
+      return device.name == "cpu" ? error : error.with_context(device.name);
+    }
+    device.lower_limit(computed - 1);
+    if (t.batch == 1) {
+      return resource_exhausted(fmt::format(
+          "{}: a single row of {} tokens ({} computed) does not fit in the device's memory ({}); lower "
+          "--max-length or use a device with more memory",
+          device.name, t.lengths[0], computed, error.message()));
+    }
+    device.oom_retries.fetch_add(1);
+    return classify_halves(t, worker, out);
+  }
+  const int labels = this->labels();
+  if (logits->rows != t.batch || logits->labels != labels) {
+    return internal_error(fmt::format("{}: backend returned logits of the wrong shape", device.name));
+  }
+  apply_head_function(function_, logits->values.data(), logits->rows, labels);
+  std::copy(logits->values.begin(), logits->values.end(), out.begin());
+  worker.rows_run += t.batch;
+  ++worker.batches_run;
+  return Status();
+}
+
+Status Classifier::classify_halves(const backend::TokenBatch& batch, Worker& worker, std::span<float> out) {
+  auto [first, second] = split_token_batch(batch);
+  const size_t at = static_cast<size_t>(first.batch) * static_cast<size_t>(labels());
+  INFERCOST_RETURN_IF_ERROR(classify_rows(first, worker, out.first(at)));
+  return classify_rows(second, worker, out.subspan(at));
+}
+
+Result<Classification> Classifier::classify(std::span<const std::string_view> texts,
+                                            std::span<const uint8_t> is_null) {
+  if (!is_null.empty() && is_null.size() != texts.size()) {
+    return invalid_argument(
+        fmt::format("{} null flags for {} texts: give one per text, or none", is_null.size(), texts.size()));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  Classification result;
+  const size_t n = texts.size();
+  const size_t labels = static_cast<size_t>(this->labels());
+  result.labels = this->labels();
+  result.probabilities.assign(n * labels, 0.0f);
+  result.label.assign(n, -1);
+  result.is_null.assign(n, 0);
+  result.skipped.assign(n, 0);
+  for (size_t begin = 0; begin < n; begin += kClassifyChunkRows) {
+    const size_t end = std::min(n, begin + kClassifyChunkRows);
+    INFERCOST_RETURN_IF_ERROR(classify_chunk(texts.subspan(begin, end - begin),
+                                             is_null.empty() ? is_null : is_null.subspan(begin, end - begin),
+                                             begin, result));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (result.is_null[i]) continue;
+    const float* p = result.probabilities.data() + i * labels;
+    result.label[i] = static_cast<int32_t>(std::max_element(p, p + labels) - p);
+  }
+  return result;
+}
+
+Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
+                                  size_t first_row, Classification& result) {
+  auto start = std::chrono::steady_clock::now();
+  TokenizedRows tokenized;
+  tokenize_rows(*tokenizer_, texts, is_null, tokenizer_threads_, tokenized);
+  call_stats_.tokenize_seconds += seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  std::vector<int32_t> rows;
+  rows.reserve(texts.size());
+  int longest = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const size_t row = first_row + i;
+    if (!is_null.empty() && is_null[i]) {
+      result.is_null[row] = 1;
+      ++call_stats_.rows_null;
+      continue;
+    }
+    if (!tokenized.errors[i].ok()) {
+      if (on_bad_row_ == io::OnBadRow::kFail) {
+        return invalid_argument(fmt::format("row {}: {}", row, tokenized.errors[i].message()));
+      }
+      result.is_null[row] = 1;
+      result.skipped[row] = 1;
+      ++call_stats_.rows_skipped;
+      continue;
+    }
+    rows.push_back(static_cast<int32_t>(i));
+    longest = std::max(longest, static_cast<int>(tokenized.ids[i].size()));
+  }
+  std::vector<std::vector<int32_t>> batches;
+  if (policy_.batching == Batching::kSeed) {
+    const size_t size = static_cast<size_t>(std::max(1, policy_.batch_size));
+    for (size_t b = 0; b < rows.size(); b += size) {
+      batches.emplace_back(rows.begin() + static_cast<ptrdiff_t>(b),
+                           rows.begin() + static_cast<ptrdiff_t>(std::min(rows.size(), b + size)));
+    }
+  } else {
+    batches = pack_by_tokens(policy_, tokenized.ids, rows);
+  }
+  call_stats_.batch_seconds += seconds_since(start);
+
+  // Every worker pulls the next batch; the first error in batch order wins.
+  const bool seed = policy_.batching == Batching::kSeed;
+  const size_t labels = static_cast<size_t>(this->labels());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<Status> errors(batches.size());
+  auto work = [&](size_t w) {
+    std::vector<std::span<const int32_t>> ids;
+    std::vector<float> out;
+    for (size_t b = next.fetch_add(1); b < batches.size() && !failed.load(); b = next.fetch_add(1)) {
+      ids.clear();
+      for (int32_t r : batches[b]) ids.emplace_back(tokenized.ids[static_cast<size_t>(r)]);
+      const backend::TokenBatch batch = make_token_batch(ids, seed ? longest : 0, seed, policy_.pad_id);
+      out.resize(batches[b].size() * labels);
+      Status s = infer_batch(w, batch, out);
+      if (!s.ok()) {
+        errors[b] = std::move(s);
+        failed.store(true);
+        return;
+      }
+      for (size_t k = 0; k < batches[b].size(); ++k) {
+        std::copy_n(out.begin() + static_cast<ptrdiff_t>(k * labels), labels,
+                    result.probabilities.begin() +
+                        static_cast<ptrdiff_t>((first_row + static_cast<size_t>(batches[b][k])) * labels));
+      }
+    }
+  };
+  const size_t threads = std::min(workers_.size(), batches.size());
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < threads; ++w) pool.emplace_back(work, w);
+  if (threads > 0) work(0);
+  for (std::thread& t : pool) t.join();
+  for (Status& s : errors) {
+    if (!s.ok()) return s;
+  }
+  return Status();
+}
+
+}  // namespace infercost::pipeline
