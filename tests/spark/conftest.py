@@ -74,6 +74,7 @@ if not REAL:
         del sys.modules[name]
     sys.path.insert(0, str(HERE / "standin"))
     _worker_path.insert(0, str(HERE / "standin"))
+sys.path.insert(0, str(HERE / "worker_site"))
 os.environ["PYTHONPATH"] = os.pathsep.join(_worker_path + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 
 import infercost  # noqa: E402

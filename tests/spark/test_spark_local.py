@@ -3,13 +3,11 @@
 classify on DataFrames read from the study's three shapes (datagen json-3,
 parquet, parquet-10) equal to `infercost run` row by row (joined on id);
 one model load per Python worker, kept across jobs; the engine's threads
-from spark.task.cpus (1 here; test_spark_task_cpus.py has 2); the UDF paths
+from spark.task.cpus (1 here; the standalone suite's tasks have 2); the UDF paths
 (arrow_udf, the pandas iterator UDF of older pyspark, predict_batch_udf);
 nulls; the output schema's exact types; writing Parquet and reading it back;
-errors on the driver.
+errors on the driver; how a task's device and threads are resolved.
 """
-
-import pathlib
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -238,3 +236,48 @@ def test_equal_to_infercost_run(spark, workdir, shape, reader):
     assert got["full_text"] == cli["text"]
     labels = [name for name, kind in infercost.spark.output_columns(str(MODEL)) if kind == "float"]
     assert_same(got, cli, labels + ["label"])
+
+
+# How a task's device and threads are resolved, without Spark: a fake
+# TaskContext (the standalone suite checks the same on a cluster's tasks).
+class _Resource:
+    def __init__(self, addresses):
+        self.addresses = addresses
+
+
+class _Context:
+    def __init__(self, cpus, gpus):
+        self._cpus, self._gpus = cpus, gpus
+
+    def cpus(self):
+        return self._cpus
+
+    def resources(self):
+        return {} if self._gpus is None else {"gpu": _Resource(self._gpus)}
+
+
+@pytest.mark.parametrize(
+    "device,gpus,want",
+    [
+        ("cuda", ["1"], "cuda:1"),          # one task per GPU: its address
+        ("cuda", ["0", "3"], "cuda:0,3"),   # a task given two GPUs uses both
+        ("cuda", None, "cuda"),             # no GPU scheduling: every GPU the engine sees
+        ("cuda:2", ["1"], "cuda:2"),        # an explicit GPU is kept
+        ("cpu", ["1"], "cpu"),
+    ],
+)
+def test_task_device(monkeypatch, device, gpus, want):
+    from pyspark import TaskContext
+
+    monkeypatch.setattr(TaskContext, "get", classmethod(lambda cls: _Context(4, gpus)))
+    assert infercost.spark._task_device(device) == want
+    assert infercost.spark._task_threads(None) == 4
+    assert infercost.spark._task_threads(3) == 3
+
+
+def test_outside_a_task(monkeypatch):
+    from pyspark import TaskContext
+
+    monkeypatch.setattr(TaskContext, "get", classmethod(lambda cls: None))
+    assert infercost.spark._task_device("cuda") == "cuda"
+    assert infercost.spark._task_threads(None) == 0
