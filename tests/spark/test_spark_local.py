@@ -9,9 +9,15 @@ nulls; the output schema's exact types; writing Parquet and reading it back;
 errors on the driver; how a task's device and threads are resolved.
 """
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
+from conftest import SKIP_REASON
+
+# Before anything that needs pyspark or java.
+if SKIP_REASON:
+    pytest.skip(SKIP_REASON, allow_module_level=True)
+
+import pyarrow as pa  # noqa: E402 (after the skip)
+import pyarrow.parquet as pq
 from pyspark.util import PythonEvalType
 from conftest import MODEL, MULTILABEL_MODEL, OPTS, TOL, direct, loads, needs_real_model, run_cli, session_builder
 

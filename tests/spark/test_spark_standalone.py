@@ -19,6 +19,13 @@ fixture's teardown, failed test or not, and checked gone; every file is under
 pytest's tmp folder (logs, work dirs, local dirs, the JVMs' temp dirs).
 """
 
+import pytest
+from conftest import SKIP_REASON
+
+# Before anything that needs pyspark or java.
+if SKIP_REASON:
+    pytest.skip(SKIP_REASON, allow_module_level=True)
+
 import json
 import os
 import pathlib
@@ -30,7 +37,6 @@ import urllib.request
 
 import pyarrow.parquet as pq
 import pyspark
-import pytest
 from spark_test_tasks import slow_rows, task_placement
 from conftest import MODEL, OPTS, direct, free_port, isolate_temp, jvm_options, loads, session_builder
 
