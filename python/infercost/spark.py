@@ -75,6 +75,11 @@ def result_schema(model: str):
     return StructType([StructField(name, kinds[kind], True) for name, kind in output_columns(model)])
 
 
+def _kinds(schema) -> List[Tuple[str, str]]:
+    """result_schema's fields back as (name, "float" | "string") pairs."""
+    return [(f.name, "float" if f.dataType.typeName() == "float" else "string") for f in schema.fields]
+
+
 def classify(
     df,
     column: str = "full_text",
@@ -108,7 +113,8 @@ def classify(
     """
     if model is None:
         raise TypeError("classify(): model= (a model directory) is required")
-    from pyspark.sql.types import StringType, StructField, StructType
+    from pyspark.sql.functions import col
+    from pyspark.sql.types import StringType, StructType
 
     fields = {f.name: f for f in df.schema.fields}
     if column not in fields:
@@ -125,17 +131,14 @@ def classify(
     if clash:
         raise ValueError(f"classify(): output columns {clash} clash with input columns; drop or rename them, or pass keep=")
 
-    # Only the kept columns and the text travel to Python.
+    # Only the kept columns and the text travel to Python, under plain
+    # aliases: mapInArrow names its input columns, and a dotted name would be
+    # taken for a struct field. The output schema has the real names.
     shipped = kept + ([column] if column not in kept else [])
-    if shipped != list(fields):
-        df = df.select(*shipped)
+    df = df.select(*[col("`" + name.replace("`", "``") + "`").alias(f"c{i}") for i, name in enumerate(shipped)])
     schema = StructType([fields[name] for name in kept] + out.fields)
-    fn = _batch_classifier(
-        _LoadKey(os.fspath(model), device, precision, max_length, threads),
-        column,
-        kept,
-        [(f.name, "float" if f.dataType.typeName() == "float" else "string") for f in out.fields],
-    )
+    key = _LoadKey(os.fspath(model), device, precision, max_length, threads)
+    fn = _batch_classifier(key, shipped.index(column), len(kept), [f.name for f in schema.fields], _kinds(out))
     return df.mapInArrow(fn, schema)
 
 
@@ -158,7 +161,7 @@ def classify_udf(
     """
     out = result_schema(model)
     key = _LoadKey(os.fspath(model), device, precision, max_length, threads)
-    columns = [(f.name, "float" if f.dataType.typeName() == "float" else "string") for f in out.fields]
+    columns = _kinds(out)
     if _has_arrow_udf():
         return _arrow_struct_udf(key, columns, out)
     return _pandas_struct_udf(key, columns, out)
@@ -303,18 +306,19 @@ def _string_type_of(array):
     return pa.large_string() if pa.types.is_large_string(array.type) else pa.string()
 
 
-def _batch_classifier(key: _LoadKey, column: str, kept: List[str], columns: List[Tuple[str, str]]):
-    """The mapInArrow function: record batches in, the kept columns plus the
-    output columns out, row for row."""
+def _batch_classifier(key: _LoadKey, text: int, kept: int, names: List[str], columns: List[Tuple[str, str]]):
+    """The mapInArrow function: record batches in (the kept columns, then the
+    text column unless kept), the first `kept` columns plus the output
+    columns out, row for row, named `names`. `text`: the text's position."""
 
     def classify_batches(batches):
         import pyarrow as pa
 
         for batch in batches:
-            texts = batch.column(column)
-            arrays = [batch.column(name) for name in kept]
+            texts = batch.column(text)
+            arrays = [batch.column(i) for i in range(kept)]
             arrays += _classify_arrays(key, texts, columns, _string_type_of(texts))
-            yield pa.RecordBatch.from_arrays(arrays, names=kept + [name for name, _ in columns])
+            yield pa.RecordBatch.from_arrays(arrays, names=names)
 
     return classify_batches
 

@@ -108,13 +108,14 @@ def test_classify_keeps_rows_and_types(spark, texts_df):
 
 
 def test_keep_ships_only_those_columns(spark, texts_df):
-    df = texts_df.withColumn("n", texts_df.id.cast("int"))
-    out = infercost.spark.classify(df, model=str(MODEL), **OPTS, keep=["n"])
+    # A dotted name is a column of its own, not a struct field.
+    df = texts_df.withColumn("a.n", texts_df.id.cast("int"))
+    out = infercost.spark.classify(df, model=str(MODEL), **OPTS, keep=["a.n"])
     labels = [name for name, _ in infercost.spark.output_columns(str(MODEL))]
-    assert out.columns == ["n"] + labels
-    assert out.schema["n"].dataType.simpleString() == "int"  # int32 passes through as int32
-    rows = out.toArrow().sort_by("n").to_pydict()
-    assert rows["n"] == list(range(len(TEXTS)))
+    assert out.columns == ["a.n"] + labels
+    assert out.schema["a.n"].dataType.simpleString() == "int"  # int32 passes through as int32
+    rows = out.toArrow().sort_by("a.n").to_pydict()
+    assert rows["a.n"] == list(range(len(TEXTS)))
     want = expected(list(enumerate(TEXTS)))
     assert rows["label"] == want["label"]
 
