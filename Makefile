@@ -31,9 +31,10 @@ demo: configure
 # (test oracles only; the engine never runs Python).
 PYENV := build/pyenv
 pyenv: $(PYENV)/.complete
-$(PYENV)/.complete: scripts/pyenv-requirements.txt | deps
+$(PYENV)/.complete: scripts/pyenv-requirements.txt scripts/spark-requirements.txt | deps
 	python3 -m venv $(PYENV)
-	$(PYENV)/bin/pip install -q --disable-pip-version-check -r scripts/pyenv-requirements.txt
+	$(PYENV)/bin/pip install -q --disable-pip-version-check -r scripts/pyenv-requirements.txt \
+		-r scripts/spark-requirements.txt
 	touch $@
 
 test: build pyenv

@@ -9,6 +9,8 @@ pkgs=(build-essential cmake pkg-config libdnnl-dev ocl-icd-opencl-dev libutf8pro
       libsnappy-dev zlib1g-dev libzstd-dev liblz4-dev libbrotli-dev python3-venv clang libclang-rt-14-dev
       chromium)
 missing=()
+# Java 17 for pyspark (infercost.spark's suites, tests/spark; pyspark itself comes from PyPI into build/pyenv).
+pkgs+=(openjdk-17-jre-headless)
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

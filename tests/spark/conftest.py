@@ -1,0 +1,215 @@
+"""Shared set-up of the infercost.spark suites (ctest label spark).
+
+ctest runs them with the pyenv's Python (build/pyenv: pyspark, pyarrow,
+pandas, pytest), PYTHONPATH at the build's python/ folder (the package with
+its native module, where it is built), INFERCOST_BINARY at the build's CLI
+and INFERCOST_TEST_DATA_DIR at tests/data_files (tests/spark/CMakeLists.txt).
+By hand, from the repository root:
+
+    PYTHONPATH=build/python build/pyenv/bin/python -m pytest tests/spark
+
+The package under test. Where the real ``infercost.Model`` exists (the
+native module is built and has it), every test uses it. Where it does not
+(yet), the Spark machinery tests use the STAND-IN package in
+``standin/infercost`` (a hash-based classifier with the real API's shape; its
+``infercost.spark`` is the real source file) and the tests that compare with
+``infercost run`` skip, saying "infercost.Model not built yet". Nothing in a
+test names the stand-in: the switch is made here, by a hasattr check.
+
+Worker processes see the same package: this file puts the same folders on
+PYTHONPATH for them, with ``worker_site`` (its sitecustomize counts model
+loads per worker process through infercost.spark's logger).
+
+Every file a test writes is under pytest's tmp folders: Spark's local and
+worker dirs, logs, the JVM's temp dir and Python's are pointed there.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+DATA = pathlib.Path(os.environ.get("INFERCOST_TEST_DATA_DIR", REPO / "tests" / "data_files"))
+CLI = pathlib.Path(os.environ.get("INFERCOST_BINARY", REPO / "build" / "infercost"))
+MODEL = DATA / "golden" / "tiny-distilbert"
+MULTILABEL_MODEL = DATA / "golden" / "tiny-roberta-multilabel"
+# The tiny models have 130-160 positions, and fp32 is the precision whose
+# results do not depend on how rows are batched (bf16, auto's choice on CPUs
+# that have it, rounds per batch shape): the options of every test's model.
+OPTS = {"max_length": 128, "precision": "fp32"}
+# Probabilities of the same rows batched differently (Spark's Arrow batches,
+# one direct call, the CLI's windows) agree to this; labels exactly.
+TOL = 1e-6
+
+
+
+def _skip_reason():
+    """Why these suites cannot run here, or None. Each test module skips
+    itself with it (a conftest cannot skip a module)."""
+    import importlib.util
+
+    for module, what in (("pyspark", "pyspark"), ("pyarrow", "pyarrow")):
+        if importlib.util.find_spec(module) is None:
+            return f"{what} is not installed in {sys.executable} (make pyenv installs it)"
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "no java on PATH and no JAVA_HOME (scripts/install-deps.sh installs openjdk-17-jre-headless)"
+    return None
+
+
+SKIP_REASON = _skip_reason()
+
+
+def _real_package():
+    """The built package when it has Model, else None."""
+    try:
+        import infercost
+    except ImportError:
+        return None
+    return infercost if hasattr(infercost, "Model") else None
+
+
+REAL = _real_package() is not None
+_worker_path = [str(HERE / "worker_site")]
+if not REAL:
+    # STAND-IN: shadow whatever `infercost` was importable (nothing, or the
+    # package without Model) in this process and in the workers.
+    for name in [n for n in sys.modules if n == "infercost" or n.startswith("infercost.")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(HERE / "standin"))
+    _worker_path.insert(0, str(HERE / "standin"))
+sys.path.insert(0, str(HERE / "worker_site"))
+os.environ["PYTHONPATH"] = os.pathsep.join(_worker_path + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+if SKIP_REASON is None:
+    import importlib.util  # noqa: E402
+
+    import infercost  # noqa: E402
+
+    if importlib.util.find_spec("infercost.spark") is None:
+        raise RuntimeError(
+            f"{os.path.dirname(infercost.__file__)} has no spark.py: the build copies python/infercost's "
+            "files beside the native module (package_files in src/python/CMakeLists.txt); add spark.py there"
+        )
+    import infercost.spark  # noqa: E402,F401
+
+needs_real_model = pytest.mark.skipif(not REAL, reason="infercost.Model not built yet")
+
+
+def pytest_configure(config):
+    # pyspark 4.3 warns that it "does not yet fully support pandas >= 3"; the
+    # pyenv keeps pandas 3 for the other suites' oracles (docs/spark.md says
+    # why), and these suites pass with it.
+    config.addinivalue_line("filterwarnings", "ignore:PySpark does not yet fully support pandas:FutureWarning")
+
+
+def pytest_report_header(config):
+    if SKIP_REASON:
+        return f"infercost.spark suites: skipped: {SKIP_REASON}"
+    which = "the real infercost.Model" if REAL else "the STAND-IN package (infercost.Model not built yet)"
+    return f"infercost.spark suites: {which}; infercost from {infercost.__file__}"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # Everything skipped (no pyspark, no java: the modules skip themselves,
+    # which pytest counts as "no tests collected", 5): exit 77, which ctest
+    # reports as skipped (SKIP_RETURN_CODE) instead of passed or failed.
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or exitstatus not in (0, 5):
+        return
+    stats = reporter.stats
+    if stats.get("skipped") and not stats.get("passed") and not stats.get("failed"):
+        session.exitstatus = 77
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def isolate_temp(root: pathlib.Path):
+    """Points this process's and its children's temp files under `root`."""
+    tmp = root / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    os.environ["TMPDIR"] = str(tmp)
+    tempfile.tempdir = str(tmp)
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    # spark-class's launcher JVM (it builds the real command line) too.
+    os.environ["SPARK_LAUNCHER_OPTS"] = "-XX:-UsePerfData -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    return tmp
+
+
+def jvm_options(tmp: pathlib.Path) -> str:
+    # No /tmp/hsperfdata_*, temp files and Derby under the test's folder.
+    # The client compiler only and the serial collector: these JVMs live for
+    # seconds on small data, where C2 and parallel GC threads only compete
+    # for CI's 2 cores (startup is most of each suite's time).
+    return (f"-XX:-UsePerfData -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.io.tmpdir={tmp} "
+            f"-Dderby.system.home={tmp}/derby")
+
+
+def session_builder(root: pathlib.Path, master: str, conf=None, load_log=None):
+    """A SparkSession builder bound to 127.0.0.1, UI off, files under `root`;
+    the workers log model loads into `load_log` (a folder). Through
+    spark.executorEnv, not this process's environment: one pytest process
+    keeps one JVM for all its sessions, with the environment it started with."""
+    from pyspark.sql import SparkSession
+
+    tmp = isolate_temp(root)
+    builder = (
+        SparkSession.builder.master(master)
+        .appName("infercost-spark-tests")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.local.dir", str(tmp))
+        .config("spark.jars.ivy", str(tmp / "ivy"))
+        .config("spark.sql.warehouse.dir", str(tmp / "warehouse"))
+        .config("spark.driver.extraJavaOptions", jvm_options(tmp))
+        .config("spark.executor.extraJavaOptions", jvm_options(tmp))
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
+    )
+    if load_log is not None:
+        builder = builder.config("spark.executorEnv.INFERCOST_TEST_LOAD_LOG", str(load_log))
+    # Every setting a suite changes is set by every suite: one pytest process
+    # keeps one JVM, and a session's settings stay in its system properties
+    # for the next session (pytest tests/spark runs the suites in one process).
+    for key, value in {"spark.task.cpus": 1, **(conf or {})}.items():
+        builder = builder.config(key, str(value))
+    return builder
+
+
+def loads(folder: pathlib.Path):
+    """The model loads the workers logged into `folder` (worker_site), as dicts."""
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("load-*.json"))]
+
+
+def run_cli(*args):
+    if not CLI.exists():
+        pytest.fail(f"the infercost CLI is not built at {CLI} (set INFERCOST_BINARY)")
+    proc = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        pytest.fail(f"infercost {' '.join(map(str, args))} exited {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def direct(texts, model=MODEL):
+    """What infercost.Model gives for `texts` in this process: the reference
+    the Spark outputs are compared with (a pyarrow Table)."""
+    import pyarrow as pa
+
+    with infercost.Model(str(model), **OPTS) as m:
+        return pa.table(m.classify(list(texts)))
