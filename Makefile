@@ -17,12 +17,13 @@ deps:
 # for a Ninja folder); not CMakeCache.txt: a configure that failed half-way
 # leaves the cache behind. Configures again when build/pyenv was made after
 # the last configure (`make demo`, then `make test`), so that the Python
-# module, built where the pyenv has nanobind, is not left out.
+# module, built where the pyenv has nanobind, is not left out (the cache is
+# touched: a configure that changes nothing leaves it as it was).
 configure: deps
 	@if [ ! -f $(BUILD)/Makefile ] && [ ! -f $(BUILD)/build.ninja ]; then \
 		cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS); \
 	elif [ -f $(PYENV)/.complete ] && [ $(PYENV)/.complete -nt $(BUILD)/CMakeCache.txt ]; then \
-		cmake -S . -B $(BUILD) $(CMAKE_FLAGS); fi
+		cmake -S . -B $(BUILD) $(CMAKE_FLAGS) && touch $(BUILD)/CMakeCache.txt; fi
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)

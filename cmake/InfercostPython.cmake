@@ -18,7 +18,7 @@ if(NOT INFERCOST_PYTHON_MODULE STREQUAL "OFF")
   endif()
   set(INFERCOST_PYTHON_MISSING "")
   if(NOT EXISTS "${module_python}")
-    set(INFERCOST_PYTHON_MISSING "there is no Python at '${module_python}' (make pyenv makes it)")
+    set(INFERCOST_PYTHON_MISSING "there is no Python at ${module_python} (make pyenv makes it)")
   else()
     execute_process(COMMAND "${module_python}" -m nanobind --cmake_dir OUTPUT_VARIABLE nanobind_dir
                     OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE nanobind_rc ERROR_QUIET)
