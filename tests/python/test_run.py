@@ -181,17 +181,30 @@ def test_other_python_threads_run_while_it_runs(tmp_path, big_input):
     assert ticks > 100
 
 
+def interrupt_after_first_checkpoint(out):
+    """As Ctrl-C (SIGINT's Python handler, in the main thread) once the run has saved a checkpoint."""
+    checkpoint = out.parent / (out.name + ".infercost-checkpoint")
+
+    def watch():
+        deadline = time.monotonic() + 60
+        while not checkpoint.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        _thread.interrupt_main()
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    return watcher
+
+
 def test_ctrl_c_stops_at_a_checkpoint_and_resume_finishes(tmp_path, big_input):
     model = model_dir("tiny-distilbert")
     out = tmp_path / "p.jsonl"
-    timer = threading.Timer(1.5, _thread.interrupt_main)  # as Ctrl-C: SIGINT's Python handler
-    timer.start()
     start = time.monotonic()
+    watcher = interrupt_after_first_checkpoint(out)
     with pytest.raises(KeyboardInterrupt):
         infercost.run(big_input, model, output=out, **SLOW)
-    stopped_after = time.monotonic() - start
-    timer.cancel()
-    assert stopped_after < 10
+    watcher.join()
+    assert time.monotonic() - start < 30
     assert not out.exists()  # a half-done output is never at the target path
     resumed = infercost.run(big_input, model, output=out, resume=True, **SLOW)
     assert resumed["resume"]["resumed"] is True and 0 < resumed["resume"]["resumed_rows"] < BIG_ROWS
