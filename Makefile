@@ -1,11 +1,12 @@
 # The two commands a new user needs (README.md):
 #   make demo   installs dependencies, builds in Release, runs the embedded default
 #   make test   installs dependencies, builds in Release, runs every test (ctest)
+#               (build/pyenv first, so the build has nanobind for the Python module)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test asan-test fuzz pyenv format clean
+.PHONY: all deps configure build demo test asan-test fuzz pyenv python wheel format clean
 
 all: build
 
@@ -14,10 +15,15 @@ deps:
 
 # Configures when the build folder has no build files (Makefile, or build.ninja
 # for a Ninja folder); not CMakeCache.txt: a configure that failed half-way
-# leaves the cache behind.
+# leaves the cache behind. Configures again when build/pyenv was made after
+# the last configure (`make demo`, then `make test`), so that the Python
+# module, built where the pyenv has nanobind, is not left out (the cache is
+# touched: a configure that changes nothing leaves it as it was).
 configure: deps
 	@if [ ! -f $(BUILD)/Makefile ] && [ ! -f $(BUILD)/build.ninja ]; then \
-		cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS); fi
+		cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS); \
+	elif [ -f $(PYENV)/.complete ] && [ $(PYENV)/.complete -nt $(BUILD)/CMakeCache.txt ]; then \
+		cmake -S . -B $(BUILD) $(CMAKE_FLAGS) && touch $(BUILD)/CMakeCache.txt; fi
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -28,7 +34,9 @@ demo: configure
 	$(BUILD)/infercost demo
 
 # Python with pyarrow, pandas and duckdb for the Parquet/CSV round-trip tests
-# (test oracles only; the engine never runs Python).
+# (oracles), and nanobind, scikit-build-core and pytest for the Python package
+# (its module is a target of the main build, src/python; its suites run under
+# ctest, label python). The CLI never runs Python.
 PYENV := build/pyenv
 pyenv: $(PYENV)/.complete
 $(PYENV)/.complete: scripts/pyenv-requirements.txt scripts/spark-requirements.txt | deps
@@ -37,8 +45,33 @@ $(PYENV)/.complete: scripts/pyenv-requirements.txt scripts/spark-requirements.tx
 		-r scripts/spark-requirements.txt
 	touch $@
 
-test: build pyenv
+# pyenv before build: the configure looks for nanobind in it.
+test: pyenv build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The Python package installed into build/pyenv (for notebooks and scripts
+# run with build/pyenv/bin/python): pip builds a wheel with scikit-build-core
+# from this CMake project (pyproject.toml: the module's targets only, in
+# build/wheel/) and installs it. `make test` does not need it: its suites use
+# the module of the main build.
+python: pyenv
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PYENV)/bin/pip install -q --disable-pip-version-check \
+		--no-build-isolation .
+
+# A wheel for machines without this one's -dev packages: built as `make python`
+# builds it (build/wheel/, incremental), repaired by auditwheel (the libraries
+# it links that are not a base system's, libdnnl, libgomp, the codecs, fmt,
+# bundled in infercost.libs), then installed in a fresh venv and run against
+# the CLI (scripts/wheel-check.sh). Result: build/dist/infercost-*.whl.
+wheel: pyenv configure
+	$(PYENV)/bin/pip install -q --disable-pip-version-check -r scripts/wheel-requirements.txt
+	cmake --build $(BUILD) -j $(JOBS) --target infercost
+	rm -rf build/dist
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PYENV)/bin/pip wheel -q --disable-pip-version-check \
+		--no-build-isolation --no-deps -w build/dist/raw .
+	PATH=$(CURDIR)/$(PYENV)/bin:$$PATH $(PYENV)/bin/auditwheel repair -w build/dist build/dist/raw/infercost-*.whl
+	rm -rf build/dist/raw
+	scripts/wheel-check.sh build/dist/infercost-*.whl $(BUILD)
 
 # AddressSanitizer + UBSan build of the engine's fast suites (CI runs this
 # too): every stage that parses bytes or touches raw memory (core, text,
@@ -53,7 +86,7 @@ ASAN_SUITES := core_tests text_tests text_golden_tests bpe_tests bpe_golden_test
 ASAN_LABELS := ^(core|text|model|backend|parquet|io|data|pipeline|record)$$
 asan-test: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
-		-DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF
+		-DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF
 	cmake --build build-asan -j $(JOBS) --target $(ASAN_SUITES)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L '$(ASAN_LABELS)' -LE 'slow|cli'
 
@@ -61,7 +94,7 @@ asan-test: deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERCOST_FUZZ=ON \
-		-DINFERCOST_BUILD_TESTS=OFF -DINFERCOST_BUILD_BENCH=OFF
+		-DINFERCOST_BUILD_TESTS=OFF -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF
 	cmake --build build-fuzz -j $(JOBS) --target parquet_reader_fuzz
 	fuzz/run.sh build-fuzz/fuzz/parquet_reader_fuzz $(FUZZ_SECONDS)
 

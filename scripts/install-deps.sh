@@ -2,11 +2,12 @@
 # Installs the Debian 12 packages infercost builds with. Idempotent and quiet
 # when everything is present; uses sudo when not root. ocl-icd-opencl-dev is
 # only a Recommends of libdnnl-dev, but its CMake config needs OpenCL headers.
-# chromium (headless) opens the HTML report in its test.
+# chromium (headless) opens the HTML report in its test; python3-dev has the
+# headers the Python module (nanobind) compiles against.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libdnnl-dev ocl-icd-opencl-dev libutf8proc-dev libsimdjson-dev nlohmann-json3-dev
       libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libsnappy-dev zlib1g-dev libzstd-dev liblz4-dev libbrotli-dev python3-venv clang libclang-rt-14-dev
+      libsnappy-dev zlib1g-dev libzstd-dev liblz4-dev libbrotli-dev python3-venv python3-dev clang libclang-rt-14-dev
       chromium)
 missing=()
 # Java 17 for pyspark (infercost.spark's suites, tests/spark; pyspark itself comes from PyPI into build/pyenv).

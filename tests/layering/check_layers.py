@@ -34,6 +34,8 @@ LAYERS = {
     "plan": {"core", "cost", "record", "report", "text", "model", "backend", "io", "pipeline"},
     "cli": {"core", "text", "parquet", "cost", "record", "data", "model", "io", "backend", "pipeline",
             "report", "sweep", "plan"},
+    # The Python package's native module (nanobind), beside the CLI.
+    "python": {"core", "text", "model", "io", "backend", "pipeline"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -1,0 +1,163 @@
+// infercost._native: the engine's C++ API as Python functions. The package
+// (python/infercost/__init__.py) is the public face; this module only
+// converts: every function calls the engine and nothing is done twice.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "infercost/core/version.h"
+#include "infercost/model/model_dir.h"
+#include "infercost/pipeline/head.h"
+#include "infercost/text/tokenizer.h"
+#include "python/py_support.h"
+#include "python/run.h"
+
+namespace nb = nanobind;
+
+namespace infercost::python {
+
+namespace {
+
+// What `infercost model info` prints, as a dict.
+nb::dict model_info(const std::string& dir) {
+  Result<model::LoadedModel> loaded = internal_error("not loaded");
+  {
+    nb::gil_scoped_release release;
+    loaded = model::load_model_dir(dir, {});
+  }
+  if (!loaded.ok()) raise_status(loaded.status());
+  const model::LoadedModel& m = *loaded;
+  const model::ModelConfig& c = m.config;
+  nb::dict info;
+  info["dir"] = m.dir;
+  info["name"] = c.name;
+  info["architecture"] = model::hf_classifier_class(c);
+  info["model_type"] = c.model_type;
+  info["layers"] = c.num_layers;
+  info["hidden_size"] = c.hidden_size;
+  info["num_heads"] = c.num_heads;
+  info["intermediate_size"] = c.intermediate_size;
+  info["ffn_activation"] = model::activation_name(c.ffn_activation);
+  info["vocab_size"] = c.vocab_size;
+  info["max_positions"] = c.max_positions();
+  info["type_vocab_size"] = c.type_vocab_size;
+  info["layer_norm_eps"] = static_cast<double>(c.layer_norm_eps);
+  info["parameters"] = static_cast<int64_t>(m.weights.parameter_count());
+  info["weights_dtype"] = m.weights_dtype;
+  info["labels"] = c.labels;
+  info["problem_type"] = c.problem_type;
+  const pipeline::HeadChoice head = pipeline::default_head_function(c);
+  info["head_function"] = pipeline::head_function_name(head.function);
+  info["head_function_reason"] = head.reason;
+  info["labels_column"] = pipeline::writes_label_set(head.function, c.num_labels());
+  nb::dict tokenizer;
+  tokenizer["kind"] = text::tokenizer_kind_name(m.tokenizer->kind());
+  tokenizer["source"] = m.tokenizer_source;
+  tokenizer["vocab_size"] = m.tokenizer->vocab_size();
+  tokenizer["max_length"] = m.tokenizer->max_length();
+  info["tokenizer"] = tokenizer;
+  info["synthetic"] = c.synthetic;
+  info["synthetic_preset"] = c.synthetic ? nb::cast(c.synthetic_preset) : nb::object(nb::none());
+  info["synthetic_seed"] = c.synthetic ? nb::cast(c.synthetic_seed) : nb::object(nb::none());
+  return info;
+}
+
+// A model directory's tokenizer (`model`) or the one at `path`, as `infercost
+// tokenize` opens them.
+Result<std::shared_ptr<const text::Tokenizer>> open_tokenizer(const std::optional<std::string>& model,
+                                                              const std::optional<std::string>& path,
+                                                              int max_length, bool add_special_tokens) {
+  if (model) {
+    model::LoadOptions options;
+    options.load_weights = false;
+    options.max_length = max_length;
+    options.add_special_tokens = add_special_tokens;
+    INFERCOST_ASSIGN_OR_RETURN(model::LoadedModel loaded, model::load_model_dir(*model, options));
+    return loaded.tokenizer;
+  }
+  text::TokenizerSettings settings;
+  settings.max_length = max_length;
+  settings.add_special_tokens = add_special_tokens;
+  INFERCOST_ASSIGN_OR_RETURN(text::LoadedTokenizer loaded, text::load_tokenizer(*path, settings));
+  return loaded.tokenizer;
+}
+
+// The ids of every text by the tokenizer of a model directory (`model`) or
+// of a tokenizer file or folder (`tokenizer`), as `infercost tokenize` gives
+// them; None for a null text.
+nb::list tokenize(nb::handle texts, std::optional<std::string> model, std::optional<std::string> tokenizer,
+                  int max_length, bool add_special_tokens) {
+  if (model.has_value() == tokenizer.has_value()) {
+    throw nb::type_error("tokenize(): give exactly one of model= (a model directory) or tokenizer= (a path)");
+  }
+  if (max_length < 0) raise_status(invalid_argument("max_length must be >= 0 (0: no limit)"));
+  TextColumn column = read_texts(texts);
+  std::vector<std::vector<int32_t>> ids(column.size());
+  Status failed;
+  {
+    nb::gil_scoped_release release;
+    Result<std::shared_ptr<const text::Tokenizer>> tok =
+        open_tokenizer(model, tokenizer, max_length, add_special_tokens);
+    if (!tok.ok()) failed = tok.status();
+    for (size_t i = 0; failed.ok() && i < column.size(); ++i) {
+      if (column.is_null[i]) continue;
+      Result<size_t> n = (*tok)->encode_append(column.texts[i], ids[i]);
+      if (!n.ok()) failed = n.status().with_context("text " + std::to_string(i + 1));
+    }
+  }
+  if (!failed.ok()) raise_status(failed);
+  nb::list out;
+  for (size_t i = 0; i < column.size(); ++i) {
+    if (column.is_null[i]) {
+      out.append(nb::none());
+    } else {
+      out.append(nb::cast(ids[i]));
+    }
+  }
+  return out;
+}
+
+// For the tests of read_texts: the texts as str (None where null), the
+// address each view points at (0 where null), and the Arrow arrays read.
+nb::tuple read_texts_for_tests(nb::handle texts) {
+  TextColumn column = read_texts(texts);
+  nb::list values, addresses;
+  for (size_t i = 0; i < column.size(); ++i) {
+    const std::string_view t = column.texts[i];
+    if (column.is_null[i]) {
+      values.append(nb::none());
+      addresses.append(0);
+      continue;
+    }
+    PyObject* s = PyUnicode_DecodeUTF8(t.data(), static_cast<Py_ssize_t>(t.size()), "strict");
+    if (s == nullptr) throw nb::python_error();
+    values.append(nb::steal(s));
+    addresses.append(reinterpret_cast<uintptr_t>(t.data()));
+  }
+  return nb::make_tuple(values, addresses, column.chunks);
+}
+
+}  // namespace
+
+}  // namespace infercost::python
+
+NB_MODULE(_native, m) {
+  namespace py = infercost::python;
+  m.doc() = "infercost's engine (C++), bound with nanobind; use the infercost package, not this module.";
+  m.attr("__version__") = infercost::kVersion;
+  m.def("run", &py::run, nb::arg("inputs"), nb::arg("model_dir"), nb::arg("output"), nb::arg("flags"),
+        "The CLI's file-to-file job in process; returns the metrics JSON (see infercost.run).");
+  m.def("model_info", &py::model_info, nb::arg("model_dir"),
+        "What `infercost model info` prints, as a dict (see infercost.model_info).");
+  m.def("tokenize", &py::tokenize, nb::arg("texts"), nb::arg("model") = nb::none(),
+        nb::arg("tokenizer") = nb::none(), nb::arg("max_length") = 512, nb::arg("add_special_tokens") = true,
+        "Token ids of each text (see infercost.tokenize).");
+  m.def("_read_texts", &py::read_texts_for_tests, nb::arg("texts"),
+        "Tests: (texts, view addresses, Arrow arrays read) as the engine reads `texts`, without a copy.");
+}
