@@ -5,7 +5,7 @@
 #
 #   bash scripts/gpu-check.sh [--rows N] [--quick] [--dry-run] [--study-rows N] [--seed-rows N]
 #                             [--literal-rows N] [--parity-rows N] [--budget S] [--work DIR]
-#                             [--archive FILE] [--python PY]
+#                             [--archive FILE] [--python PY] [--families LIST]
 #
 # Steps, each under its own timeout; a failing step is recorded as FAIL and the next runs:
 #   a. nvidia-smi; infercost --version and devices
@@ -22,7 +22,8 @@
 #      to its longest row) on --literal-rows rows
 #   i. the RoBERTa family: synthetic roberta-base and xlm-roberta-base models, parity on the
 #      parity rows (our CPU fp32, CUDA fp32 and bf16, HF transformers fp32 on the GPU) and end to
-#      end in bf16 on the seed rows
+#      end in bf16 on the seed rows (--families: the presets, comma-separated; default
+#      roberta-base,xlm-roberta-base; "none" leaves the step out)
 #   j. one table (tools/gpu/gpu_table.py), printed last and written to $OUT/gpu-check.md
 # The steps share --budget seconds (default 420: with the machine's start, one device call of
 # about 9 minutes, leaving time for a --quick rerun out of 15): a step's timeout is cut to what
@@ -48,6 +49,7 @@ budget_given=0
 work=/tmp/ic
 archive=""
 python=python3
+families=roberta-base,xlm-roberta-base
 
 usage() { sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 need_value() {
@@ -67,6 +69,7 @@ while [ $# -gt 0 ]; do
     --work) need_value "$@"; work=$2; shift 2 ;;
     --archive) need_value "$@"; archive=$2; shift 2 ;;
     --python) need_value "$@"; python=$2; shift 2 ;;
+    --families) need_value "$@"; families=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --dry-run) dry=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -344,7 +347,9 @@ for line in open(sys.argv[1]):
   # BPE and Unigram tokenizers the synthesizer builds), parity on the parity rows against our CPU
   # fp32 and HF transformers on the GPU, then end to end in bf16 on the seed rows
   local fam base_model=$model
-  for fam in roberta-base xlm-roberta-base; do
+  local family_list=()
+  [ "$families" = none ] || IFS=, read -r -a family_list <<<"$families"
+  for fam in "${family_list[@]}"; do
     model=$work/model-$fam
     [ "$dry" = 1 ] || mkdir -p "$pred/$fam"
     step "synth_$fam" 240 "${ic[@]}" "$bin/infercost" model synth --out "$model" --preset "$fam" --seed 1

@@ -1,9 +1,13 @@
 // Full DistilBERT-base, BERT-base, RoBERTa-base and XLM-R-base shapes: the weights come from our
 // synthesizer (deterministic), regenerated here; the golden logits came from
-// HF transformers on the same directory.
+// HF transformers on the same directory. Each preset is synthesized once
+// (seconds of weights and a calibration pass) and also checked for what HF
+// would build: the whole directory loads, with HF's parameter count.
 #include <filesystem>
+#include <map>
 
 #include "golden_util.h"
+#include "infercost/model/model_dir.h"
 #include "infercost/model/synth.h"
 #include "test_utils.h"
 
@@ -25,9 +29,31 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
   const Status st = model::synthesize_model(opts);
   ASSERT_TRUE(st.ok()) << st.to_string();
 
+  // The directory as `infercost run` loads it (tokenizer included), with the
+  // parameter count HF's model of this shape has.
+  const std::map<std::string, size_t> hf_parameters = {{"distilbert-base", 66955010u},
+                                                       {"bert-base", 109483778u},
+                                                       {"roberta-base", 124647939u},
+                                                       {"xlm-roberta-base", 278045955u}};
+  {
+    auto loaded = model::load_model_dir(dir, {});
+    ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+    EXPECT_EQ(loaded->weights.parameter_count(), hf_parameters.at(preset));
+    EXPECT_EQ(loaded->config.synthetic_preset, preset);
+  }
   model::ModelConfig config;
   model::EncoderWeights weights;
   ASSERT_NO_FATAL_FAILURE(load_model(dir, config, weights));
+  if (config.architecture == model::Architecture::kRoberta) {
+    // HF's padding rows: the pad id's word and position embeddings are zero.
+    for (int i = 0; i < config.hidden_size; ++i) {
+      ASSERT_EQ(weights.word_embeddings[size_t(config.hidden_size + i)], 0.0f);
+      ASSERT_EQ(weights.position_embeddings[size_t(config.hidden_size + i)], 0.0f);
+    }
+    const char* tokenizer_file = preset == "roberta-base" ? "/merges.txt" : "/tokenizer.json";
+    EXPECT_TRUE(std::filesystem::exists(dir + tokenizer_file)) << preset;
+    EXPECT_TRUE(std::filesystem::exists(dir + "/tokenizer_config.json")) << preset;
+  }
   // If this differs, synth's output changed since the golden was written:
   // rerun tools/gen_model_golden.py rather than suspecting the backend.
   double sum_sq = 0;
@@ -56,7 +82,10 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
   const double want = g.doc.at("weights_sum_of_squares").get<double>();
   ASSERT_NEAR(sum_sq, want, 1e-9 * want)
       << "synthesized weights differ from those the golden was made with; regenerate " << golden_path;
-  check_all_batchings("synth " + preset, config, weights, g, /*one_by_one=*/false);
+  // Every case at once and in shuffled batches; the tiny goldens of each
+  // family check one by one and computed padding, which cost most here.
+  check_all_batchings("synth " + preset, config, weights, g, /*one_by_one=*/false, "cpu",
+                      /*padded_too=*/false);
   std::filesystem::remove_all(dir);
 }
 

@@ -103,6 +103,15 @@ if bad:
     grep -q "^Overall: FAIL (end-to-end ratio not measured" "$tmp/out/gpu-check.md" ||
       fail "the dry run's table does not say what was not measured"
     [ "$(grep -c '"status": "DRY"' "$tmp/out/results.jsonl")" = 35 ] || fail "results.jsonl lacks the 35 DRY steps"
+    # --families: one preset is 7 steps of the family step, none leaves it out.
+    OUT=$tmp/out1 bash scripts/gpu-check.sh --dry-run --work "$tmp/work1" --python "$py" --families xlm-roberta-base \
+      >"$tmp/dry1.log" 2>&1
+    [ "$(grep -c '"status": "DRY"' "$tmp/out1/results.jsonl")" = 28 ] || fail "--families xlm-roberta-base is not 28 steps"
+    grep -q "^=== synth_xlm-roberta-base " "$tmp/dry1.log" || fail "--families does not name the preset's steps"
+    grep -q "^=== synth_roberta-base " "$tmp/dry1.log" && fail "--families xlm-roberta-base still runs roberta-base"
+    OUT=$tmp/out0 bash scripts/gpu-check.sh --dry-run --work "$tmp/work0" --python "$py" --families none \
+      >/dev/null 2>&1
+    [ "$(grep -c '"status": "DRY"' "$tmp/out0/results.jsonl")" = 21 ] || fail "--families none is not 21 steps"
     [ "$failed" = 0 ] || { echo "--- dry run output:"; cat "$tmp/dry.log"; }
     ;;
   pack)
@@ -124,9 +133,12 @@ if bad:
     mkdir -p "$tmp/empty"
     scripts/gpu-pack.sh --build "$tmp/empty" --out "$tmp/carry2" >/dev/null 2>&1
     [ $? = 1 ] || fail "packing a build without infercost does not fail"
-    # The check on that archive, as the GPU machine runs it, with small sizes.
+    # The check on that archive, as the GPU machine runs it, with small sizes; without the
+    # RoBERTa family step (two base-size models synthesized for GPU steps that cannot run
+    # here; the dry run above checks its steps).
     OUT=$tmp/out bash scripts/gpu-check.sh --rows 2000 --study-rows 200 --seed-rows 200 --literal-rows 100 \
       --parity-rows 100 --work "$tmp/check" --archive "$tmp/carry/infercost-gpu.tar.xz" --python "$py" \
+      --families none \
       >"$tmp/check.log" 2>&1
     rc=$?
     [ "$rc" = 1 ] || fail "the check exits $rc, not 1 (no GPU here, or a step cannot run)"
