@@ -10,6 +10,10 @@ every function here calls the engine, which is the same code as the
     infercost.model_info("models/sst2")["labels"]          # ['NEGATIVE', 'POSITIVE']
     infercost.tokenize(["Hello world!"], model="models/sst2")
 
+    with infercost.Model("models/sst2", threads=4) as model:   # loaded once
+        result = model.classify(["good movie", "bad movie"])   # list, numpy, pandas, Arrow
+        table = pyarrow.table(result)                          # negative, positive, label
+
 Errors are raised with the engine's message (and the engine's code name in
 the exception's ``status_code``): ValueError for bad arguments and bad data,
 FileNotFoundError for a missing file, OSError for a failed read or write,
@@ -27,7 +31,7 @@ from . import _native
 
 __version__: str = _native.__version__
 
-__all__ = ["run", "model_info", "tokenize", "__version__"]
+__all__ = ["run", "model_info", "tokenize", "Model", "Classification", "__version__"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -162,3 +166,183 @@ def tokenize(
         max_length=max_length,
         add_special_tokens=add_special_tokens,
     )
+
+
+class Classification:
+    """What :meth:`Model.classify` returns: the columns ``infercost run`` writes
+    for each input row, in input order, without the text: one float32 column
+    per label (named from id2label, lowercased; probabilities, or logits under
+    ``function="none"``), ``label`` (the winning label, as in id2label) and,
+    for a multi-label model, ``labels`` (the labels at or above the threshold,
+    joined by ``","``). A null text gives nulls in every column.
+
+    It is Arrow data (the Arrow PyCapsule interface, ``__arrow_c_stream__``,
+    ``__arrow_c_array__``): ``pyarrow.table(result)``, ``polars.from_arrow``,
+    ``duckdb`` read it without a copy. ``to_arrow()`` and ``to_pandas()`` need
+    pyarrow (and pandas). ``probabilities`` (rows x labels, float32, 0 where
+    null), ``label_index`` (int32, -1 where null) and ``is_null`` are numpy
+    views of the engine's arrays.
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: "_native.Classification") -> None:
+        self._native = native
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def __repr__(self) -> str:
+        return f"<infercost.Classification: {len(self)} rows, columns {self.column_names}>"
+
+    @property
+    def column_names(self) -> List[str]:
+        """The output columns, in order."""
+        return self._native.column_names
+
+    @property
+    def label_names(self) -> List[str]:
+        """The label columns (lowercased id2label), in id order."""
+        return self._native.label_names
+
+    @property
+    def probabilities(self):
+        """numpy float32 array [rows, labels] (zeros for null rows); a view."""
+        return self._native.probabilities
+
+    @property
+    def label_index(self):
+        """numpy int32 array: each row's winning label id, -1 for a null row; a view."""
+        return self._native.label_index
+
+    @property
+    def is_null(self):
+        """numpy uint8 array: 1 where the row's outputs are null; a view."""
+        return self._native.is_null
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._native.__arrow_c_stream__(requested_schema)
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
+        return self._native.__arrow_c_array__(requested_schema)
+
+    def __arrow_c_schema__(self) -> Any:
+        return self._native.__arrow_c_schema__()
+
+    def to_arrow(self):
+        """A ``pyarrow.Table`` of the columns (needs pyarrow)."""
+        import pyarrow
+
+        return pyarrow.table(self)
+
+    def to_pandas(self):
+        """A ``pandas.DataFrame`` of the columns (needs pyarrow and pandas)."""
+        return self.to_arrow().to_pandas()
+
+
+class Model:
+    """A model loaded once on its devices, classifying texts in memory.
+
+    ``model_dir``: a Hugging Face model directory, as ``infercost run --model``
+    takes. The keyword arguments are ``infercost run``'s model, device and
+    batching flags, with ``_`` for ``-`` (``device``: "cpu", "cuda",
+    "cuda:N"; ``precision``: "auto", "fp32", "bf16", "fp16", "int8";
+    ``threads``: 0 for every core; ``max_length``; ``batching``,
+    ``batch_size`` and ``max_batch_tokens`` (ints or "auto");
+    ``streams_per_device``; ``tokenizer_threads``; ``function``;
+    ``threshold``; ``on_error``: "fail" or "skip"). None keeps the command's
+    default.
+
+    Loading reads the weights and prepares every device once; then
+    :meth:`classify` can be called any number of times. Use it as a context
+    manager or call :meth:`close` to free the model's memory. It may be called
+    from several Python threads: one call runs at a time per Model (each
+    spreads its batches over every core or GPU stream), and the GIL is
+    released while it runs.
+    """
+
+    def __init__(
+        self,
+        model_dir: PathLike,
+        *,
+        device: Optional[str] = None,
+        precision: Optional[str] = None,
+        threads: Optional[int] = None,
+        max_length: Optional[int] = None,
+        batching: Optional[str] = None,
+        batch_size: Union[int, str, None] = None,
+        max_batch_tokens: Union[int, str, None] = None,
+        streams_per_device: Optional[int] = None,
+        tokenizer_threads: Optional[int] = None,
+        function: Optional[str] = None,
+        threshold: Optional[float] = None,
+        on_error: Optional[str] = None,
+    ) -> None:
+        flags = {
+            "device": device,
+            "precision": precision,
+            "threads": threads,
+            "max_length": max_length,
+            "batching": batching,
+            "batch_size": batch_size,
+            "max_batch_tokens": max_batch_tokens,
+            "streams_per_device": streams_per_device,
+            "tokenizer_threads": tokenizer_threads,
+            "function": function,
+            "threshold": threshold,
+            "on_error": on_error,
+        }
+        self._native = _native.Model(os.fspath(model_dir), flags)
+        self._info: Optional[Dict[str, Any]] = None
+
+    def classify(self, texts: Texts) -> Classification:
+        """The output columns of every text, in input order (a :class:`Classification`).
+
+        ``texts``: a list of str (None for null), a numpy array or pandas Series
+        of str, or any Arrow string array or chunked array (string,
+        large_string, string_view; sliced, with nulls), read without copying.
+        The rows are tokenized, sorted by length and packed into batches across
+        the whole call, and spread over every worker. A text the tokenizer
+        refuses is a ValueError naming its row (or, with ``on_error="skip"``,
+        null outputs).
+        """
+        return Classification(self._native.classify(texts))
+
+    @property
+    def info(self) -> Dict[str, Any]:
+        """:func:`model_info` of the directory, with how this Model runs: ``device``,
+        ``devices``, ``precision``, ``threads``, ``tokenizer_threads``, ``max_length``,
+        ``batching``, ``batch_size``, ``max_batch_tokens``, ``workers``, ``head_function``,
+        ``labels_column``, ``threshold``."""
+        if self._info is None:
+            self._info = model_info(self._native.dir)
+        info = dict(self._info)
+        info.update(self._native.runtime())
+        return info
+
+    @property
+    def last_metrics(self) -> Optional[Dict[str, Any]]:
+        """The last :meth:`classify` call's metrics, with the keys of ``infercost run
+        --metrics`` (rows, tokens, padded and computed tokens, batches,
+        ``stage_seconds`` tokenize / batch / infer, wall_seconds, rows_per_second,
+        ...); None before the first call."""
+        text = self._native.last_metrics_json
+        return json.loads(text) if text else None
+
+    @property
+    def closed(self) -> bool:
+        return self._native.closed
+
+    def close(self) -> None:
+        """Frees the model on its devices; a later :meth:`classify` is a ValueError."""
+        self._native.close()
+
+    def __enter__(self) -> "Model":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<infercost.Model {self._native.dir!r} ({state})>"

@@ -15,6 +15,7 @@
 #include "infercost/model/model_dir.h"
 #include "infercost/pipeline/head.h"
 #include "infercost/text/tokenizer.h"
+#include "python/model.h"
 #include "python/py_support.h"
 #include "python/run.h"
 
@@ -158,6 +159,7 @@ NB_MODULE(_native, m) {
   m.def("tokenize", &py::tokenize, nb::arg("texts"), nb::arg("model") = nb::none(),
         nb::arg("tokenizer") = nb::none(), nb::arg("max_length") = 512, nb::arg("add_special_tokens") = true,
         "Token ids of each text (see infercost.tokenize).");
+  py::bind_model(m);
   m.def("_read_texts", &py::read_texts_for_tests, nb::arg("texts"),
         "Tests: (texts, view addresses, Arrow arrays read) as the engine reads `texts`, without a copy.");
 }

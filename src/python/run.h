@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "infercost/pipeline/classifier.h"
+
 namespace infercost::python {
 
 // Classifies `inputs` with the model at `model_dir` into `output` as
@@ -18,5 +20,12 @@ namespace infercost::python {
 // flag name or type is a TypeError.
 std::string run(std::vector<std::string> inputs, std::string model_dir, std::string output,
                 nanobind::dict flags);
+
+// Sets the ClassifierOptions field of keyword argument `name` (the model,
+// device and batching flags that run() and Model() share) from `value`;
+// false when `name` is not one of them. A wrong type is a TypeError, a bad
+// value a ValueError, both naming `fn` ("run()", "Model()") and the flag.
+bool apply_classifier_flag(const char* fn, const std::string& name, nanobind::handle value,
+                           pipeline::ClassifierOptions& options);
 
 }  // namespace infercost::python

@@ -16,6 +16,7 @@ def stub_names():
     tree = ast.parse((ROOT / "python" / "infercost" / "_native.pyi").read_text())
     names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     names |= {node.target.id for node in tree.body if isinstance(node, ast.AnnAssign)}
+    names |= {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     return names
 
 
@@ -27,7 +28,7 @@ def test_the_stub_declares_what_the_module_defines():
 def test_the_package_is_the_one_built_here():
     # ctest points PYTHONPATH at the build's copy of python/infercost: the files must be the same.
     built = pathlib.Path(infercost.__file__).parent
-    for name in ["__init__.py", "_native.pyi", "py.typed"]:
+    for name in ["__init__.py", "_native.pyi", "py.typed", "spark.py"]:
         assert (built / name).read_bytes() == (ROOT / "python" / "infercost" / name).read_bytes(), name
 
 
@@ -58,3 +59,4 @@ def test_run_flags_are_the_clis():
         flag = RENAMED.get(p.name, "--" + p.name.replace("_", "-"))
         assert flag in cli_flags, p.name
         assert p.default is None, p.name  # None: the engine's default, never a second copy of it
+

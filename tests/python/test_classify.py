@@ -1,0 +1,210 @@
+"""infercost.Model: classify() in memory against `infercost run` on the same rows, every input kind,
+the Arrow export, nulls, errors, threads and metrics."""
+
+import gc
+import json
+import resource
+import threading
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import infercost
+from conftest import MAX_LENGTH, ROWS, TINY_MODELS, model_dir, run_cli, write_jsonl
+
+TEXTS = [row["full_text"] for row in ROWS]
+
+
+def cli_rows(tmp_path, model, rows=ROWS, *flags):
+    """`infercost run` on `rows` (JSON lines out): one dict per row."""
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    out = tmp_path / "cli.jsonl"
+    run_cli("run", src, "--model", model, "--output", out, "--quiet", "--threads", "1", "--no-text",
+            "--max-length", MAX_LENGTH, *flags)
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("name", TINY_MODELS)
+def test_classify_gives_the_clis_outputs(tmp_path, name):
+    model = model_dir(name)
+    want = cli_rows(tmp_path, model)
+    with infercost.Model(model, threads=1, max_length=MAX_LENGTH) as m:
+        table = pa.table(m.classify(TEXTS))
+    assert table.column_names == list(want[0].keys())
+    got = table.to_pylist()
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want)):
+        for key, value in w.items():
+            if isinstance(value, float):
+                assert g[key] == pytest.approx(value, abs=1e-6), (i, key)
+            else:
+                assert g[key] == value, (i, key)
+
+
+def test_the_columns_and_types_are_the_clis():
+    with infercost.Model(model_dir("tiny-roberta-multilabel"), threads=1, max_length=MAX_LENGTH) as m:
+        result = m.classify(["a", None, "b"])
+    table = pa.table(result)
+    labels = [n.lower() for n in infercost.model_info(model_dir("tiny-roberta-multilabel"))["labels"]]
+    assert table.column_names == labels + ["label", "labels"]
+    assert all(table.schema.field(n).type == pa.float32() for n in labels)
+    assert table.schema.field("label").type == pa.string()
+    assert table.schema.field("labels").type == pa.string()
+    assert table.column("label").null_count == 1 and table.column("label")[1].as_py() is None
+    assert [table.column(n)[1].as_py() for n in labels] == [None] * len(labels)
+    assert result.column_names == table.column_names
+    assert result.label_names == labels
+
+
+INPUT_KINDS = {
+    "list": lambda t: list(t),
+    "tuple": lambda t: tuple(t),
+    "numpy": lambda t: np.array(t, dtype=object),
+    "pandas": lambda t: __import__("pandas").Series(t, dtype=object),
+    "arrow string": lambda t: pa.array(t, type=pa.string()),
+    "arrow large_string": lambda t: pa.array(t, type=pa.large_string()),
+    "arrow chunked": lambda t: pa.chunked_array([pa.array(t[:5]), pa.array(t[5:20]), pa.array(t[20:])]),
+    "arrow sliced": lambda t: pa.array(["x"] * 7 + list(t) + ["y"] * 3).slice(7, len(t)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(INPUT_KINDS))
+def test_every_input_kind_gives_the_same_result(kind):
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH) as m:
+        want = pa.table(m.classify(TEXTS))
+        got = pa.table(m.classify(INPUT_KINDS[kind](TEXTS)))
+    assert got.equals(want)
+
+
+def test_numpy_views_and_pandas():
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH) as m:
+        result = m.classify(["good", None, "", "bad"])
+    assert len(result) == 4
+    probs = result.probabilities
+    assert probs.shape == (4, 2) and probs.dtype == np.float32
+    assert list(result.is_null) == [0, 1, 0, 0]
+    assert result.label_index[1] == -1
+    assert np.allclose(probs[[0, 2, 3]].sum(axis=1), 1.0, atol=1e-6)
+    frame = result.to_pandas()
+    assert list(frame.columns) == result.column_names
+    assert frame["label"].isna().tolist() == [False, True, False, False]
+    table = result.to_arrow()
+    assert table.column(0).to_pylist()[0] == pytest.approx(float(probs[0, 0]))
+    del result
+    gc.collect()
+    assert float(probs[0].sum()) == pytest.approx(1.0, abs=1e-6)  # the view keeps its data alive
+
+
+def test_the_arrow_export_outlives_the_result_and_the_model():
+    m = infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH)
+    result = m.classify(["good", "bad"])
+    capsule = result.__arrow_c_stream__()
+    want = pa.table(result)
+    del result
+    m.close()
+    gc.collect()
+    reader = pa.RecordBatchReader._import_from_c_capsule(capsule)
+    assert pa.Table.from_batches(list(reader)).equals(pa.Table.from_batches(want.to_batches()))
+
+
+def test_record_batch_through_arrow_c_array():
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH) as m:
+        result = m.classify(["a", "b", None])
+    batch = pa.record_batch(result)
+    assert batch.num_rows == 3 and batch.column_names == result.column_names
+    assert pa.Table.from_batches([batch]).equals(pa.table(result))
+
+
+def test_empty_and_unicode_and_long_texts():
+    with infercost.Model(model_dir("tiny-xlm-roberta"), threads=1, max_length=MAX_LENGTH) as m:
+        empty = m.classify([])
+        assert len(empty) == 0 and pa.table(empty).num_rows == 0
+        texts = ["", "🙂" * 50, "x" * 100_000, "Ünïcödé 中文 العربية", None]
+        got = pa.table(m.classify(texts)).to_pylist()
+        assert got[4]["label"] is None and all(row["label"] is not None for row in got[:4])
+        assert m.last_metrics["rows_at_max_length"] >= 2  # the long texts were truncated
+
+
+def test_errors_are_python_exceptions():
+    with pytest.raises(FileNotFoundError):
+        infercost.Model("/nonexistent/model")
+    with pytest.raises(ValueError, match="max-length|max_length"):
+        infercost.Model(model_dir("tiny-distilbert"), max_length=100_000)
+    with pytest.raises(ValueError):
+        infercost.Model(model_dir("tiny-distilbert"), max_length=MAX_LENGTH, precision="fp64")
+    with pytest.raises(TypeError):
+        infercost.Model(model_dir("tiny-distilbert"), threads="four")
+    m = infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH)
+    with pytest.raises(TypeError):
+        m.classify("a bare str")
+    with pytest.raises(TypeError):
+        m.classify(pa.array([1, 2, 3]))
+    m.close()
+    assert m.closed
+    with pytest.raises(ValueError, match="closed"):
+        m.classify(["a"])
+
+
+def test_a_row_the_tokenizer_refuses(tmp_path):
+    # Invalid UTF-8 reaches the tokenizer through Arrow (binary data viewed as a string array).
+    bad = pa.Array.from_buffers(pa.string(), 2, [None, pa.py_buffer(np.array([0, 1, 3], dtype=np.int32)),
+                                                  pa.py_buffer(b"a\xff\xfe")])
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH) as m:
+        with pytest.raises(ValueError, match="row 1"):
+            m.classify(bad)
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH, on_error="skip") as m:
+        table = pa.table(m.classify(bad))
+        assert table.column("label").to_pylist()[1] is None
+        assert table.column("label").to_pylist()[0] is not None
+        assert m.last_metrics["rows_skipped"] == 1
+
+
+def test_several_threads_at_once():
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH) as m:
+        want = pa.table(m.classify(TEXTS))
+        results, errors = [], []
+
+        def work(k):
+            try:
+                texts = TEXTS[k:] + TEXTS[:k]
+                results.append((k, pa.table(m.classify(texts))))
+            except Exception as e:  # noqa: BLE001 (reported below)
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors
+    for k, table in results:
+        rotated = pa.concat_tables([want.slice(k), want.slice(0, k)])
+        assert table.equals(rotated), k
+
+
+def test_metrics_and_info():
+    with infercost.Model(model_dir("tiny-bert"), threads=1, max_length=MAX_LENGTH) as m:
+        assert m.last_metrics is None
+        m.classify(TEXTS)
+        metrics = m.last_metrics
+        info = m.info
+    assert metrics["rows"] == sum(t is not None for t in TEXTS)
+    assert metrics["rows_null"] == 1
+    assert metrics["tokens"] > 0 and metrics["batches"] >= 1
+    assert set(metrics["stage_seconds"]) >= {"tokenize", "batch", "infer"}
+    assert metrics["threads"] == 1 and metrics["max_length"] == MAX_LENGTH
+    assert info["labels"] == infercost.model_info(model_dir("tiny-bert"))["labels"]
+    assert info["threads"] == 1 and info["device"] == "cpu" and info["precision"] == "fp32"
+
+
+def test_a_million_rows_in_bounded_memory():
+    # 1M short texts through Arrow: memory grows by the outputs and the token ids, not by copies of the texts.
+    texts = pa.array([f"tweet {i % 1000}" for i in range(1_000_000)])
+    with infercost.Model(model_dir("tiny-distilbert"), threads=2, max_length=16) as m:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        result = m.classify(texts)
+        grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert len(result) == 1_000_000
+    # ~8 B of probabilities, ~8 B of label text and offsets, ~20 B of ids per row in flight: well under 400 MiB.
+    assert grown_mib < 400, grown_mib
