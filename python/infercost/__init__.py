@@ -324,7 +324,7 @@ class Model:
     def last_metrics(self) -> Optional[Dict[str, Any]]:
         """The last :meth:`classify` call's metrics, with the keys of ``infercost run
         --metrics`` (rows, tokens, padded and computed tokens, batches,
-        ``stage_seconds`` tokenize / batch / infer, wall_seconds, rows_per_second,
+        ``stages`` (seconds of tokenize / batch / infer), wall_seconds, rows_per_second,
         ...); None before the first call."""
         text = self._native.last_metrics_json
         return json.loads(text) if text else None

@@ -120,10 +120,10 @@ def test_empty_and_unicode_and_long_texts():
     with infercost.Model(model_dir("tiny-xlm-roberta"), threads=1, max_length=MAX_LENGTH) as m:
         empty = m.classify([])
         assert len(empty) == 0 and pa.table(empty).num_rows == 0
-        texts = ["", "🙂" * 50, "x" * 100_000, "Ünïcödé 中文 العربية", None]
+        texts = ["", "🙂" * 50, "x" * 100_000, "Ünïcödé 中文 العربية", None, "tweet " * 300]
         got = pa.table(m.classify(texts)).to_pylist()
-        assert got[4]["label"] is None and all(row["label"] is not None for row in got[:4])
-        assert m.last_metrics["rows_at_max_length"] >= 2  # the long texts were truncated
+        assert got[4]["label"] is None and all(row["label"] is not None for i, row in enumerate(got) if i != 4)
+        assert m.last_metrics["rows_at_max_length"] >= 1  # the 300 words were truncated
 
 
 def test_errors_are_python_exceptions():
@@ -192,10 +192,10 @@ def test_metrics_and_info():
     assert metrics["rows"] == sum(t is not None for t in TEXTS)
     assert metrics["rows_null"] == 1
     assert metrics["tokens"] > 0 and metrics["batches"] >= 1
-    assert set(metrics["stage_seconds"]) >= {"tokenize", "batch", "infer"}
+    assert set(metrics["stages"]) >= {"tokenize", "batch", "infer"}
     assert metrics["threads"] == 1 and metrics["max_length"] == MAX_LENGTH
     assert info["labels"] == infercost.model_info(model_dir("tiny-bert"))["labels"]
-    assert info["threads"] == 1 and info["device"] == "cpu" and info["precision"] == "fp32"
+    assert info["threads"] == 1 and info["device"] == "cpu" and info["precision"] == metrics["precision"]
 
 
 def test_a_million_rows_in_bounded_memory():
