@@ -88,7 +88,7 @@ record() { # NAME JSON: one line of results.jsonl
 echo "== cli: infercost run --threads $CORES --precision fp32" >&2
 "$BIN" run "$CORPUS" --model "$MODEL" --output "$WORK/out/cli.parquet" --metrics "$WORK/out/cli.json" \
   --threads "$CORES" --precision fp32 --max-length "$MAX_LENGTH" --quiet --force
-record cli "$(cat "$WORK/out/cli.json")"
+record cli "$(tr -d '\n' <"$WORK/out/cli.json")"  # one line: results.jsonl is JSON lines
 
 echo "== package: Model(threads=$CORES).classify" >&2
 record package "$("$PY" "$ROOT/bench/spark_compare.py" package "$CORPUS" --model "$MODEL" --threads "$CORES" \
