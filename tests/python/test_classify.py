@@ -199,12 +199,17 @@ def test_metrics_and_info():
 
 
 def test_a_million_rows_in_bounded_memory():
-    # 1M short texts through Arrow: memory grows by the outputs and the token ids, not by copies of the texts.
-    texts = pa.array([f"tweet {i % 1000}" for i in range(1_000_000)])
+    # 1M rows of Arrow data (one 1,000-row chunk repeated: the input itself costs nothing, so the peak
+    # RSS before the call is not the input's and the call's own memory shows). Measured on 2 vCPUs:
+    # 64 MiB (views 16 B, outputs ~28 B per row, one chunk of token ids); the ids of the whole call at
+    # once (~56 MiB more) would pass 100. (Its first version compared with the peak after building a
+    # 1M-str list, which the call never reached: it grew 0.7 MiB and could not fail.)
+    small = pa.array([f"tweet {i}" for i in range(1000)])
+    texts = pa.chunked_array([small] * 1000)
     with infercost.Model(model_dir("tiny-distilbert"), threads=2, max_length=16) as m:
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         result = m.classify(texts)
         grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert len(result) == 1_000_000
-    # ~8 B of probabilities, ~8 B of label text and offsets, ~20 B of ids per row in flight: well under 400 MiB.
-    assert grown_mib < 400, grown_mib
+    assert result.label_index.min() >= 0
+    assert grown_mib < 100, grown_mib
