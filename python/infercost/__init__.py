@@ -130,7 +130,8 @@ def model_info(model_dir: PathLike) -> Dict[str, Any]:
     ``parameters``, ``weights_dtype``, ``labels`` (by id), ``problem_type``,
     ``head_function`` (what ``run`` applies by default: softmax, sigmoid or
     none), ``head_function_reason``, ``labels_column`` (multi-label output),
-    ``tokenizer`` (``kind``, ``source``, ``vocab_size``, ``max_length``),
+    ``output_columns`` (the names of the columns ``run`` and ``classify``
+    write after the text, under the default function), ``tokenizer`` (``kind``, ``source``, ``vocab_size``, ``max_length``),
     ``synthetic`` (random weights from ``infercost model synth``: speed real,
     predictions not), ``synthetic_preset`` and ``synthetic_seed`` (None for a
     real model). The weights are read, as the command reads them.

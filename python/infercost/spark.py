@@ -54,13 +54,11 @@ def output_columns(model: str) -> List[Tuple[str, str]]:
     import infercost
 
     info = infercost.model_info(os.fspath(model))
-    names = [str(label).lower() for label in info["labels"]]
+    names = info["output_columns"]  # the engine's names: labels lowercased, label, labels
     if len(set(names)) != len(names):
         raise ValueError(f"{model}: labels collide once lowercased: {info['labels']}")
-    columns = [(name, "float") for name in names] + [("label", "string")]
-    if info.get("labels_column"):
-        columns.append(("labels", "string"))
-    return columns
+    floats = len(info["labels"])
+    return [(name, "float" if i < floats else "string") for i, name in enumerate(names)]
 
 
 def result_schema(model: str):

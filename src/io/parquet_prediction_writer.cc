@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "infercost/parquet/compression.h"
 #include "infercost/parquet/writer.h"
@@ -82,13 +81,12 @@ Result<std::unique_ptr<PredictionWriter>> create_parquet_prediction_writer(const
   if (!codec.ok()) return codec.status().with_context(path);
   std::vector<parquet::ColumnSpec> schema;
   if (columns.keep_text) schema.push_back({"text", parquet::ColumnSpec::Kind::kString, true});
-  for (const std::string& label : columns.labels) {
-    std::string name = label;
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    schema.push_back({std::move(name), parquet::ColumnSpec::Kind::kFloat, true});
+  std::vector<std::string> names = prediction_column_names(columns.labels, columns.label_set);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const bool value = i < columns.labels.size();  // a label's value, or the label / labels string
+    schema.push_back({std::move(names[i]),
+                      value ? parquet::ColumnSpec::Kind::kFloat : parquet::ColumnSpec::Kind::kString, true});
   }
-  schema.push_back({"label", parquet::ColumnSpec::Kind::kString, true});
-  if (columns.label_set) schema.push_back({"labels", parquet::ColumnSpec::Kind::kString, true});
   parquet::WriterOptions options;
   options.codec = *codec;
   // ParquetWriter::create names the path in its errors (duplicate column

@@ -404,8 +404,18 @@ Status Classifier::classify_halves(const backend::TokenBatch& batch, Worker& wor
   return classify_rows(second, worker, out.subspan(at));
 }
 
+namespace {
+
+// What classify() returns once `stop` is set.
+Status stopped(int signal, size_t rows) {
+  return Status(StatusCode::kCancelled,
+                fmt::format("classify stopped by signal {} before its {} rows were done", signal, rows));
+}
+
+}  // namespace
+
 Result<Classification> Classifier::classify(std::span<const std::string_view> texts,
-                                            std::span<const uint8_t> is_null) {
+                                            std::span<const uint8_t> is_null, const std::atomic<int>* stop) {
   if (!is_null.empty() && is_null.size() != texts.size()) {
     return invalid_argument(
         fmt::format("{} null flags for {} texts: give one per text, or none", is_null.size(), texts.size()));
@@ -421,9 +431,10 @@ Result<Classification> Classifier::classify(std::span<const std::string_view> te
   result.skipped.assign(n, 0);
   for (size_t begin = 0; begin < n; begin += kClassifyChunkRows) {
     const size_t end = std::min(n, begin + kClassifyChunkRows);
+    if (stop != nullptr && stop->load() != 0) return stopped(stop->load(), n);
     INFERCOST_RETURN_IF_ERROR(classify_chunk(texts.subspan(begin, end - begin),
                                              is_null.empty() ? is_null : is_null.subspan(begin, end - begin),
-                                             begin, result));
+                                             begin, stop, result));
   }
   for (size_t i = 0; i < n; ++i) {
     if (result.is_null[i]) continue;
@@ -434,7 +445,7 @@ Result<Classification> Classifier::classify(std::span<const std::string_view> te
 }
 
 Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
-                                  size_t first_row, Classification& result) {
+                                  size_t first_row, const std::atomic<int>* stop, Classification& result) {
   auto start = std::chrono::steady_clock::now();
   TokenizedRows tokenized;
   tokenize_rows(*tokenizer_, texts, is_null, tokenizer_threads_, tokenized);
@@ -480,11 +491,17 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
   const size_t labels = static_cast<size_t>(this->labels());
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
+  std::atomic<bool> cancelled{false};
   std::vector<Status> errors(batches.size());
   auto work = [&](size_t w) {
     std::vector<std::span<const int32_t>> ids;
     std::vector<float> out;
     for (size_t b = next.fetch_add(1); b < batches.size() && !failed.load(); b = next.fetch_add(1)) {
+      if (stop != nullptr && stop->load() != 0) {
+        cancelled.store(true);
+        failed.store(true);
+        return;
+      }
       ids.clear();
       for (int32_t r : batches[b]) ids.emplace_back(tokenized.ids[static_cast<size_t>(r)]);
       const backend::TokenBatch batch = make_token_batch(ids, seed ? longest : 0, seed, policy_.pad_id);
@@ -510,6 +527,7 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
   for (Status& s : errors) {
     if (!s.ok()) return s;
   }
+  if (cancelled.load()) return stopped(stop->load(), result.rows());
   return Status();
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -17,6 +18,14 @@ std::shared_ptr<void> own_array(ArrowArray* array) {
   });
   array->release = nullptr;  // moved: the producer's struct is now empty
   return owned;
+}
+
+// Room for `size` elements, growing geometrically: a stream of many small
+// chunks must not reallocate the whole column for each (an exact reserve per
+// chunk made 50,000 chunks of 20 rows take 30 s).
+template <typename T>
+void reserve_for(std::vector<T>& v, size_t size) {
+  if (size > v.capacity()) v.reserve(std::max(size, 2 * v.capacity()));
 }
 
 bool bit_set(const uint8_t* bitmap, int64_t i) {
@@ -127,8 +136,8 @@ Status append_arrow_array(const ArrowSchema& schema, ArrowArray* array, TextColu
     return corruption(fmt::format("an Arrow array of length {} at offset {}", a.length, a.offset));
   }
   const size_t before = out.texts.size();
-  out.texts.reserve(before + static_cast<size_t>(a.length));
-  out.is_null.reserve(before + static_cast<size_t>(a.length));
+  reserve_for(out.texts, before + static_cast<size_t>(a.length));
+  reserve_for(out.is_null, before + static_cast<size_t>(a.length));
   Status status;
   if (format == "u") {
     status = append_offset_strings<int32_t>(a, out);

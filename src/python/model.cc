@@ -9,7 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
-#include <cctype>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -30,15 +30,8 @@ std::shared_ptr<const ResultColumns> make_result_columns(pipeline::Classificatio
   const size_t labels = static_cast<size_t>(result.labels);
   const std::vector<std::string>& label_names = classifier.config().labels;
   c->rows = static_cast<int64_t>(rows);
-  for (const std::string& name : label_names) {
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char ch) { return std::tolower(ch); });
-    c->names.push_back(lower);
-  }
-  c->names.push_back("label");
   c->has_label_set = classifier.label_set();
-  if (c->has_label_set) c->names.push_back("labels");
+  c->names = io::prediction_column_names(label_names, c->has_label_set);
   c->values.assign(labels, std::vector<float>(rows, 0.0f));
   for (size_t i = 0; i < rows; ++i) {
     if (result.is_null[i]) ++c->null_count;
@@ -348,19 +341,24 @@ class Model {
     Result<pipeline::Classification> out = internal_error("not classified");
     std::shared_ptr<const ResultColumns> columns;
     std::string metrics;
-    {
-      nb::gil_scoped_release release;
+    // Without the GIL; Ctrl-C stops the call after the batches under way.
+    std::atomic<int> stop{0};
+    run_watching_signals(stop, [&] {
       // One call at a time per Model, so that its metrics are its own.
       std::lock_guard<std::mutex> lock(call_mu_);
       const pipeline::ClassifierStats before = c->stats();
       const auto start = std::chrono::steady_clock::now();
-      out = c->classify(column.texts, column.is_null);
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (out.ok()) {
-        metrics = call_metrics(*c, options_, before, c->stats(), wall).to_json();
-        columns = make_result_columns(std::move(*out), *c);
+      try {
+        out = c->classify(column.texts, column.is_null, &stop);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (out.ok()) {
+          metrics = call_metrics(*c, options_, before, c->stats(), wall).to_json();
+          columns = make_result_columns(std::move(*out), *c);
+        }
+      } catch (const std::exception& e) {
+        out = internal_error(std::string("classify threw: ") + e.what());
       }
-    }
+    });
     if (!out.ok()) raise_status(out.status());
     last_metrics_ = std::move(metrics);
     return ClassifyResult{std::move(columns)};

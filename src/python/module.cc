@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "infercost/core/version.h"
+#include "infercost/io/prediction_writer.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/pipeline/head.h"
 #include "infercost/text/tokenizer.h"
@@ -57,6 +58,7 @@ nb::dict model_info(const std::string& dir) {
   info["head_function"] = pipeline::head_function_name(head.function);
   info["head_function_reason"] = head.reason;
   info["labels_column"] = pipeline::writes_label_set(head.function, c.num_labels());
+  info["output_columns"] = io::prediction_column_names(c.labels, nb::cast<bool>(info["labels_column"]));
   nb::dict tokenizer;
   tokenizer["kind"] = text::tokenizer_kind_name(m.tokenizer->kind());
   tokenizer["source"] = m.tokenizer_source;

@@ -2,14 +2,24 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <csignal>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 
 namespace nb = nanobind;
 
 namespace infercost::python {
 
 namespace {
+
+// How often the waiting thread looks for a Python signal (Ctrl-C) while the
+// engine runs without the GIL.
+constexpr auto kSignalPoll = std::chrono::milliseconds(50);
 
 PyObject* exception_type_for(StatusCode code) {
   switch (code) {
@@ -132,6 +142,41 @@ TextColumn read_texts(nb::handle obj) {
                   "array (an object with __arrow_c_stream__ or __arrow_c_array__), got {}",
                   Py_TYPE(obj.ptr())->tp_name)
           .c_str());
+}
+
+void run_watching_signals(std::atomic<int>& stop, const std::function<void()>& body) {
+  std::optional<nb::python_error> raised;
+  {
+    nb::gil_scoped_release release;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread worker([&] {
+      try {
+        body();
+      } catch (...) {
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      done = true;
+      cv.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(mu);
+    while (!cv.wait_for(lock, kSignalPoll, [&] { return done; })) {
+      if (raised) continue;
+      lock.unlock();
+      {
+        nb::gil_scoped_acquire acquire;
+        if (PyErr_CheckSignals() != 0) {
+          raised.emplace();  // takes the handler's exception
+          stop.store(SIGINT);
+        }
+      }
+      lock.lock();
+    }
+    lock.unlock();
+    worker.join();
+  }
+  if (raised) throw *raised;
 }
 
 }  // namespace infercost::python

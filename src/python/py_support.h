@@ -4,6 +4,9 @@
 
 #include <nanobind/nanobind.h>
 
+#include <atomic>
+#include <functional>
+
 #include "infercost/core/status.h"
 #include "python/arrow_texts.h"
 
@@ -32,5 +35,14 @@ namespace infercost::python {
 // non-string Arrow array (naming its format); ValueError for malformed
 // Arrow data or a str that has no UTF-8 form (lone surrogates).
 TextColumn read_texts(nanobind::handle obj);
+
+// Runs `body` on a thread of its own with the GIL released, while the calling
+// thread (which holds the GIL on entry and on return) looks every 50 ms for a
+// Python signal. When a handler raises (Ctrl-C's KeyboardInterrupt), `stop` is
+// set to SIGINT, so that the engine call inside `body` stops at its next step;
+// once `body` has returned, the handler's exception is raised. Other Python
+// threads run meanwhile. `body` must not need the GIL; an exception it throws
+// is caught and ends the wait like a return (the body reports its own errors).
+void run_watching_signals(std::atomic<int>& stop, const std::function<void()>& body);
 
 }  // namespace infercost::python

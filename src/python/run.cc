@@ -7,13 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <csignal>
 #include <exception>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
@@ -25,10 +19,6 @@ namespace nb = nanobind;
 namespace infercost::python {
 
 namespace {
-
-// How often the waiting thread looks for a Python signal (Ctrl-C) while the
-// run runs without the GIL.
-constexpr auto kSignalPoll = std::chrono::milliseconds(50);
 
 template <typename T>
 T flag_value(const char* fn, const std::string& name, nb::handle value, const char* expected) {
@@ -147,51 +137,20 @@ RunRequest request_from(std::vector<std::string> inputs, std::string model_dir, 
   return r;
 }
 
-// Runs run_classification on a thread of its own while the calling thread,
-// without the GIL, looks every kSignalPoll for a Python signal: a handler
-// that raises (Ctrl-C's KeyboardInterrupt) sets RunOptions::stop, and the
-// run stops at its next durable step; the handler's exception is raised once
-// the run has ended. Other Python threads run meanwhile.
-Result<pipeline::RunMetrics> run_releasing_gil(pipeline::RunOptions& options) {
+// run_classification with the GIL released; Ctrl-C (a Python signal handler
+// that raises) sets RunOptions::stop, and the run stops at its next durable
+// step: its exception is raised once the run has ended.
+Result<pipeline::RunMetrics> run_releasing_gil(pipeline::RunOptions options) {
   std::atomic<int> stop{0};
   options.stop = &stop;
   Result<pipeline::RunMetrics> result = internal_error("the run did not end");
-  std::optional<nb::python_error> raised;
-  {
-    nb::gil_scoped_release release;
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
-    std::thread worker([&] {
-      Result<pipeline::RunMetrics> r = internal_error("the run did not end");
-      try {
-        r = pipeline::run_classification(options);
-      } catch (const std::exception& e) {
-        r = internal_error(std::string("the run threw: ") + e.what());
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      result = std::move(r);
-      done = true;
-      cv.notify_all();
-    });
-    std::unique_lock<std::mutex> lock(mu);
-    while (!cv.wait_for(lock, kSignalPoll, [&] { return done; })) {
-      if (raised) continue;
-      lock.unlock();
-      {
-        nb::gil_scoped_acquire acquire;
-        if (PyErr_CheckSignals() != 0) {
-          raised.emplace();  // takes the handler's exception
-          stop.store(SIGINT);
-        }
-      }
-      lock.lock();
+  run_watching_signals(stop, [&] {
+    try {
+      result = pipeline::run_classification(options);
+    } catch (const std::exception& e) {
+      result = internal_error(std::string("the run threw: ") + e.what());
     }
-    lock.unlock();
-    worker.join();
-  }
-  options.stop = nullptr;
-  if (raised) throw *raised;
+  });
   return result;
 }
 

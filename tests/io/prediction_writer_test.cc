@@ -136,6 +136,15 @@ TEST(LabelSet, LabelsAtOrAboveTheThresholdInLabelOrder) {
   EXPECT_EQ(label_set(labels, all, 1.0f), "c");
 }
 
+TEST(PredictionColumnNames, LabelsLowercasedThenLabelThenLabels) {
+  // ASCII letters only are lowercased: the same names in every writer and in the Python package.
+  const std::vector<std::string> labels = {"NEGATIVE", "Mixed_1", "\xc3\x89T\xc3\x89"};  // "ÉTÉ"
+  EXPECT_EQ(prediction_column_names(labels, false),
+            (std::vector<std::string>{"negative", "mixed_1", "\xc3\x89t\xc3\x89", "label"}));
+  EXPECT_EQ(prediction_column_names(labels, true),
+            (std::vector<std::string>{"negative", "mixed_1", "\xc3\x89t\xc3\x89", "label", "labels"}));
+}
+
 TEST(PredictionWriter, JsonLinesLabelsColumn) {
   TempDir dir;
   for (const char* name : {"out.jsonl", "out.json"}) {

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -363,6 +365,48 @@ TEST_F(ClassifierTest, BatchesSpreadOverEveryWorker) {
     EXPECT_EQ(d.streams, 2);
     EXPECT_GT(d.batches, 0) << d.name;
   }
+}
+
+TEST_F(ClassifierTest, AStopStartsNoFurtherBatch) {
+  FakeMachine machine(1);
+  FakeDevice& d = *machine.devices[0];
+  d.sleep_us = 2000;
+  ClassifierOptions o = options();
+  o.batch_size = 8;
+  o.streams_per_device = 1;
+  machine.install(o);
+  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  ASSERT_NE(c, nullptr);
+  auto calls = [&d] {
+    std::lock_guard<std::mutex> lock(d.mu);
+    return d.calls;
+  };
+  std::atomic<int> stop{0};
+  // Set before the call: not one batch runs.
+  stop = 2;
+  Result<Classification> r = c->classify(views_of(*texts_), {}, &stop);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(r.status().message(), "classify stopped by signal 2 before its 2000 rows were done");
+  EXPECT_EQ(calls(), 0);
+  // Set while the call runs (250 batches of 2 ms): it ends after a few more.
+  stop = 0;
+  std::thread setter([&] {
+    while (calls() < 5) std::this_thread::yield();
+    stop = 15;
+  });
+  r = c->classify(views_of(*texts_), {}, &stop);
+  setter.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_LT(calls(), 100);
+  // Left unset, the same call classifies every row, and the Classifier is still usable.
+  stop = 0;
+  const int64_t before = calls();
+  r = c->classify(views_of(*texts_), {}, &stop);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  expect_fake_outputs(*c, *texts_, *r);
+  EXPECT_GE(calls() - before, 2000 / 8);
 }
 
 TEST_F(ClassifierTest, OutOfMemorySplitsBatchesAndKeepsTheLimit) {

@@ -1,10 +1,12 @@
 """infercost.Model: classify() in memory against `infercost run` on the same rows, every input kind,
 the Arrow export, nulls, errors, threads and metrics."""
 
+import _thread
 import gc
 import json
 import resource
 import threading
+import time
 
 import numpy as np
 import pyarrow as pa
@@ -55,6 +57,7 @@ def test_the_columns_and_types_are_the_clis():
     assert [table.column(n)[1].as_py() for n in labels] == [None] * len(labels)
     assert result.column_names == table.column_names
     assert result.label_names == labels
+    assert infercost.model_info(model_dir("tiny-roberta-multilabel"))["output_columns"] == table.column_names
 
 
 INPUT_KINDS = {
@@ -181,6 +184,29 @@ def test_several_threads_at_once():
     for k, table in results:
         rotated = pa.concat_tables([want.slice(k), want.slice(0, k)])
         assert table.equals(rotated), k
+
+
+def test_ctrl_c_stops_a_call_under_way():
+    # Batches of one row on one thread: the whole call would take minutes (about 5,000 rows/s).
+    texts = pa.chunked_array([pa.array(TEXTS[:20])] * 50_000)
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH, batching="seed",
+                         batch_size=1) as m:
+        sent = {}
+
+        def interrupt():
+            time.sleep(0.5)
+            sent["at"] = time.monotonic()
+            _thread.interrupt_main()  # as Ctrl-C: SIGINT's Python handler, in the main thread
+
+        watcher = threading.Thread(target=interrupt)
+        watcher.start()
+        with pytest.raises(KeyboardInterrupt):
+            m.classify(texts)
+        raised = time.monotonic()
+        watcher.join()
+        assert raised - sent["at"] < 2.0  # within a few polls, not at the end of the call
+        # The Model is still usable, and its next call is whole.
+        assert pa.table(m.classify(TEXTS)).num_rows == len(TEXTS)
 
 
 def test_metrics_and_info():

@@ -48,6 +48,11 @@ struct PredictionColumns {
   float threshold = 0.5f;
 };
 
+// The output's column names after `text`, as every writer and the Python
+// package name them: each label lowercased (ASCII letters; other bytes kept),
+// then "label", then "labels" when `label_set`.
+std::vector<std::string> prediction_column_names(const std::vector<std::string>& labels, bool label_set);
+
 // The labels (as in id2label) whose value is at or above `threshold`, in
 // label order, joined by ","; "" when none is. Compared as float32, the
 // values the output holds, so a value written "0.7" is at a threshold 0.7.

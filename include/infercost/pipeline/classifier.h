@@ -8,6 +8,7 @@
 //   // out->probabilities: [2, labels]; out->label: the top label of each row
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -189,8 +190,12 @@ class Classifier {
   // kInvalidArgument naming the row's index for a row the tokenizer refuses
   // (unless on_bad_row is kSkip), is_null of the wrong size; the backends'
   // errors (kResourceExhausted for a single row that does not fit).
+  // `stop`, when given, is read while the call runs: once it is non-zero (a
+  // signal number, as RunOptions::stop) no further batch is started and the
+  // call returns kCancelled when the batches under way have ended.
   Result<Classification> classify(std::span<const std::string_view> texts,
-                                  std::span<const uint8_t> is_null = {});
+                                  std::span<const uint8_t> is_null = {},
+                                  const std::atomic<int>* stop = nullptr);
   static constexpr size_t kClassifyChunkRows = size_t{1} << 16;
 
   // A snapshot of the cumulative counters. Waits for a classify() under way.
@@ -235,7 +240,7 @@ class Classifier {
   Status classify_rows(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
   Status classify_halves(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
   Status classify_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
-                        size_t first_row, Classification& result);
+                        size_t first_row, const std::atomic<int>* stop, Classification& result);
 
   model::ModelConfig config_;
   std::shared_ptr<const text::Tokenizer> tokenizer_;
