@@ -8,16 +8,12 @@ By hand, from the repository root:
 
     PYTHONPATH=build/python build/pyenv/bin/python -m pytest tests/spark
 
-The package under test. Where the real ``infercost.Model`` exists (the
-native module is built and has it), every test uses it. Where it does not
-(yet), the Spark machinery tests use the STAND-IN package in
-``standin/infercost`` (a hash-based classifier with the real API's shape; its
-``infercost.spark`` is the real source file) and the tests that compare with
-``infercost run`` skip, saying "infercost.Model not built yet". Nothing in a
-test names the stand-in: the switch is made here, by a hasattr check.
+The package under test is the build's (its native module in build/python):
+where it cannot be imported, or has no ``infercost.Model``, every test
+skips, saying why.
 
-Worker processes see the same package: this file puts the same folders on
-PYTHONPATH for them, with ``worker_site`` (its sitecustomize counts model
+Worker processes see the same package: this file puts ``worker_site`` on
+PYTHONPATH for them and for this process (its sitecustomize counts model
 loads per worker process through infercost.spark's logger).
 
 Every file a test writes is under pytest's tmp folders: Spark's local and
@@ -61,30 +57,18 @@ def _skip_reason():
             return f"{what} is not installed in {sys.executable} (make pyenv installs it)"
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         return "no java on PATH and no JAVA_HOME (scripts/install-deps.sh installs openjdk-17-jre-headless)"
+    try:
+        import infercost
+    except ImportError as e:
+        return f"the infercost package cannot be imported ({e}): build its native module (make test)"
+    if not hasattr(infercost, "Model"):
+        return f"{infercost.__file__} has no infercost.Model: build the native module (make test)"
     return None
 
 
 SKIP_REASON = _skip_reason()
 
-
-def _real_package():
-    """The built package when it has Model, else None."""
-    try:
-        import infercost
-    except ImportError:
-        return None
-    return infercost if hasattr(infercost, "Model") else None
-
-
-REAL = _real_package() is not None
 _worker_path = [str(HERE / "worker_site")]
-if not REAL:
-    # STAND-IN: shadow whatever `infercost` was importable (nothing, or the
-    # package without Model) in this process and in the workers.
-    for name in [n for n in sys.modules if n == "infercost" or n.startswith("infercost.")]:
-        del sys.modules[name]
-    sys.path.insert(0, str(HERE / "standin"))
-    _worker_path.insert(0, str(HERE / "standin"))
 sys.path.insert(0, str(HERE / "worker_site"))
 os.environ["PYTHONPATH"] = os.pathsep.join(_worker_path + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 
@@ -100,8 +84,6 @@ if SKIP_REASON is None:
         )
     import infercost.spark  # noqa: E402,F401
 
-needs_real_model = pytest.mark.skipif(not REAL, reason="infercost.Model not built yet")
-
 
 def pytest_configure(config):
     # pyspark 4.3 warns that it "does not yet fully support pandas >= 3"; the
@@ -113,8 +95,7 @@ def pytest_configure(config):
 def pytest_report_header(config):
     if SKIP_REASON:
         return f"infercost.spark suites: skipped: {SKIP_REASON}"
-    which = "the real infercost.Model" if REAL else "the STAND-IN package (infercost.Model not built yet)"
-    return f"infercost.spark suites: {which}; infercost from {infercost.__file__}"
+    return f"infercost.spark suites: infercost from {infercost.__file__}"
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -19,7 +19,7 @@ if SKIP_REASON:
 import pyarrow as pa  # noqa: E402 (after the skip)
 import pyarrow.parquet as pq
 from pyspark.util import PythonEvalType
-from conftest import MODEL, MULTILABEL_MODEL, OPTS, TOL, direct, loads, needs_real_model, run_cli, session_builder
+from conftest import MODEL, MULTILABEL_MODEL, OPTS, TOL, direct, loads, run_cli, session_builder
 
 import infercost
 import infercost.spark
@@ -219,7 +219,6 @@ def test_driver_side_errors(spark, texts_df):
 
 # The study's three shapes, classified by Spark and by `infercost run`, equal
 # row by row (joined on datagen's id column).
-@needs_real_model
 @pytest.mark.parametrize(
     "shape,reader",
     [("json-3", "json"), ("parquet", "parquet"), ("parquet-10", "parquet")],
