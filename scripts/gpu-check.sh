@@ -20,11 +20,16 @@
 #   h. the study's method (tools/gpu/study_method.py: PyTorch eager fp32, DataParallel, batch
 #      40 and 70 per GPU) on the first --study-rows rows, and literally (the whole input padded
 #      to its longest row) on --literal-rows rows
-#   i. the RoBERTa family: synthetic roberta-base and xlm-roberta-base models, parity on the
+#   i. the Python package (issue 14; the archive's python/ folder): infercost.Model on the CPU
+#      (fp32) and on CUDA (fp32) on the parity rows, compared with `infercost run`'s files of
+#      step d, then Model.classify in bf16 (auto batch sizes) on the seed rows beside
+#      `infercost run` on the same file (tools/gpu/package_run.py; a Spark job is not run: pyspark
+#      does not fit the carry)
+#   j. the RoBERTa family: synthetic roberta-base and xlm-roberta-base models, parity on the
 #      parity rows (our CPU fp32, CUDA fp32 and bf16, HF transformers fp32 on the GPU) and end to
 #      end in bf16 on the seed rows (--families: the presets, comma-separated; default
 #      roberta-base,xlm-roberta-base; "none" leaves the step out)
-#   j. one table (tools/gpu/gpu_table.py), printed last and written to $OUT/gpu-check.md
+#   k. one table (tools/gpu/gpu_table.py), printed last and written to $OUT/gpu-check.md
 # The steps share --budget seconds (default 420: with the machine's start, one device call of
 # about 9 minutes, leaving time for a --quick rerun out of 15): a step's timeout is cut to what
 # is left, and a step is skipped (SKIP) when too little is left; the table always runs. On an
@@ -264,6 +269,7 @@ EOF
     run --rows $rows --out $data/corpus.parquet --shape parquet
     run --rows $study_rows --out $data/study.parquet --shape parquet
     run --rows $seed_rows --out $data/seed.parquet --shape parquet
+    run --rows $seed_rows --out $data/seed.jsonl --shape jsonl
     run --rows $literal_rows --out $data/literal.parquet --shape parquet
     run --rows $parity_rows --out $data/parity.jsonl --shape jsonl"
 
@@ -343,7 +349,30 @@ for line in open(sys.argv[1]):
     "study b40/GPU, whole file padded (the 2021 method)"
   ours e2e_ours_fp16 150 "$data/corpus.parquet" fp16 "infercost fp16, tokens batching, $auto_note" "" "${auto[@]}"
 
-  # --- i. the RoBERTa family (issue 16): synthetic roberta-base and xlm-roberta-base (byte-level
+  # --- i. the Python package (issue 14): the archive's python/infercost (its native module
+  # built with the build machine's Python: another minor version cannot import it, which the
+  # CPU step says first)
+  local pkg=(env "LD_LIBRARY_PATH=$ld" "INFERCOST_CUDA_MODULE=$bin/libinfercost_cuda.so"
+             "PYTHONPATH=$bin/python" PYTHONUNBUFFERED=1 "$python" tools/gpu/package_run.py --model "$model")
+  if [ -f "$bin/python/infercost/__init__.py" ] || [ "$dry" = 1 ]; then
+    step package_cpu_fp32 150 "${pkg[@]}" --input "$data/parity.jsonl" --device cpu --precision fp32 \
+      --out "$pred/package-cpu-fp32.jsonl" --metrics "$work/metrics/package_cpu_fp32.json"
+    step package_cuda_fp32 90 "${pkg[@]}" --input "$data/parity.jsonl" --device cuda --precision fp32 \
+      --out "$pred/package-cuda-fp32.jsonl" --metrics "$work/metrics/package_cuda_fp32.json"
+    step package_compare 60 "${py[@]}" tools/gpu/compare_predictions.py --results "$results" \
+      --pair "package-cpu-fp32 vs cpu-fp32=$pred/package-cpu-fp32.jsonl,$pred/cpu-fp32.jsonl,fp32" \
+      --pair "package-cuda-fp32 vs cuda-fp32=$pred/package-cuda-fp32.jsonl,$pred/cuda-fp32.jsonl,fp32"
+    ours e2e_ours_bf16_seed_jsonl 90 "$data/seed.jsonl" bf16 "infercost run bf16 on the package's rows" \
+      "$seed_rows rows" "${auto[@]}"
+    config e2e_package_bf16 ours "infercost.Model.classify (Python) bf16, $auto_note" \
+      metrics/e2e_package_bf16.json "$seed_rows rows, one call, the load excluded"
+    step e2e_package_bf16 120 "${pkg[@]}" --input "$data/seed.jsonl" --device cuda --precision bf16 --auto-batch \
+      --out "$pred/e2e_package_bf16.jsonl" --metrics "$work/metrics/e2e_package_bf16.json"
+  else
+    missing package_cpu_fp32 "$bin/python/infercost not in the archive (the Python module was not built when gpu-pack.sh ran)"
+  fi
+
+  # --- j. the RoBERTa family (issue 16): synthetic roberta-base and xlm-roberta-base (byte-level
   # BPE and Unigram tokenizers the synthesizer builds), parity on the parity rows against our CPU
   # fp32 and HF transformers on the GPU, then end to end in bf16 on the seed rows
   local fam base_model=$model
@@ -373,7 +402,7 @@ for line in open(sys.argv[1]):
   done
   model=$base_model
 
-  # --- j. the table, last
+  # --- k. the table, last
   echo "=== table"
   local table_rc=0
   "$python" tools/gpu/gpu_table.py --work "$work" --out-md "$OUT/gpu-check.md" || table_rc=$?

@@ -6,7 +6,9 @@
 #
 # It holds, in the build folder's layout: infercost, libinfercost_cuda.so, the GPU test
 # binaries (tests/backend/cuda_{kernels,backend}_tests) and benchmarks (bench/cuda_*) that
-# exist, all stripped; lib/ with the shared libraries they need from this machine (ldd), except glibc's
+# exist, all stripped; python/infercost (the Python package: its native module, stripped, and its
+# .py files; the CUDA module is the one at the top, found through INFERCOST_CUDA_MODULE) where
+# the build made it; lib/ with the shared libraries they need from this machine (ldd), except glibc's
 # and every CUDA/NVIDIA library (the GPU machine's driver and toolkit provide those);
 # lib/compat/ with this machine's libstdc++ and libgcc_s, used there only when its own are
 # too old; and MANIFEST with the source and build paths the binaries were compiled with.
@@ -66,6 +68,13 @@ for f in tests/backend/cuda_kernels_tests tests/backend/cuda_backend_tests bench
   fi
 done
 
+native=$(find "$build/python/infercost" -maxdepth 1 -name '_native*.so' 2>/dev/null | head -1)
+if [ -n "$native" ]; then
+  binaries+=("python/infercost/${native##*/}")
+else
+  echo "gpu-pack: note: the Python module (python/infercost/_native*.so) not built: the package steps will say so" >&2
+fi
+
 declare -A libs=()
 for b in "${binaries[@]}"; do
   mkdir -p "$stage/$(dirname "$b")"
@@ -79,6 +88,11 @@ for b in "${binaries[@]}"; do
     libs[$name]=$path
   done < <(ldd "$build/$b" 2>/dev/null || true)
 done
+if [ -n "$native" ]; then
+  for f in "$build"/python/infercost/*.py "$build"/python/infercost/*.pyi "$build"/python/infercost/py.typed; do
+    [ -f "$f" ] && cp "$f" "$stage/python/infercost/"
+  done
+fi
 for name in "${!libs[@]}"; do
   dest=$stage/lib
   [[ $name =~ $compat_re ]] && dest=$stage/lib/compat

@@ -92,7 +92,8 @@ if bad:
     [ "$rc" = 1 ] || fail "a dry run exits $rc, not 1 (nothing measured)"
     for s in nvidia_smi devices cuda_kernels_tests cuda_backend_tests synth_model datagen parity_cpu_fp32 \
              parity_cuda_fp32 parity_cuda_bf16 parity_cuda_fp16 parity_hf parity_compare gemm_peak encoder_bench e2e_ours_bf16 e2e_study_b40 \
-             e2e_ours_bf16_study_rows e2e_study_b70 e2e_ours_seed_b40 e2e_study_b40_file e2e_ours_fp16; do
+             e2e_ours_bf16_study_rows e2e_study_b70 e2e_ours_seed_b40 e2e_study_b40_file e2e_ours_fp16 \
+             package_cpu_fp32 package_cuda_fp32 package_compare e2e_ours_bf16_seed_jsonl e2e_package_bf16; do
       grep -q "^=== $s (timeout" "$tmp/dry.log" || fail "the dry run does not list step $s"
     done
     grep -q -- "--rows 5000 --out $tmp/work/data/corpus.parquet" "$tmp/dry.log" || fail "--rows does not reach datagen"
@@ -102,16 +103,16 @@ if bad:
     done
     grep -q "^Overall: FAIL (end-to-end ratio not measured" "$tmp/out/gpu-check.md" ||
       fail "the dry run's table does not say what was not measured"
-    [ "$(grep -c '"status": "DRY"' "$tmp/out/results.jsonl")" = 35 ] || fail "results.jsonl lacks the 35 DRY steps"
+    [ "$(grep -c '"status": "DRY"' "$tmp/out/results.jsonl")" = 40 ] || fail "results.jsonl lacks the 40 DRY steps"
     # --families: one preset is 7 steps of the family step, none leaves it out.
     OUT=$tmp/out1 bash scripts/gpu-check.sh --dry-run --work "$tmp/work1" --python "$py" --families xlm-roberta-base \
       >"$tmp/dry1.log" 2>&1
-    [ "$(grep -c '"status": "DRY"' "$tmp/out1/results.jsonl")" = 28 ] || fail "--families xlm-roberta-base is not 28 steps"
+    [ "$(grep -c '"status": "DRY"' "$tmp/out1/results.jsonl")" = 33 ] || fail "--families xlm-roberta-base is not 33 steps"
     grep -q "^=== synth_xlm-roberta-base " "$tmp/dry1.log" || fail "--families does not name the preset's steps"
     grep -q "^=== synth_roberta-base " "$tmp/dry1.log" && fail "--families xlm-roberta-base still runs roberta-base"
     OUT=$tmp/out0 bash scripts/gpu-check.sh --dry-run --work "$tmp/work0" --python "$py" --families none \
       >/dev/null 2>&1
-    [ "$(grep -c '"status": "DRY"' "$tmp/out0/results.jsonl")" = 21 ] || fail "--families none is not 21 steps"
+    [ "$(grep -c '"status": "DRY"' "$tmp/out0/results.jsonl")" = 26 ] || fail "--families none is not 26 steps"
     [ "$failed" = 0 ] || { echo "--- dry run output:"; cat "$tmp/dry.log"; }
     ;;
   pack)
@@ -147,6 +148,12 @@ if bad:
       grep -q "\"name\": \"$s\", \"status\": \"OK\"" "$results" || fail "step $s is not OK"
     done
     [ -s "$tmp/check/pred/cpu-fp32.jsonl" ] || fail "no CPU predictions"
+    # The packed Python package runs (this machine's Python is the module's) and gives the CLI's outputs.
+    if [ -f "$tmp/x/python/infercost/__init__.py" ]; then
+      grep -q '"name": "package_cpu_fp32", "status": "OK"' "$results" || fail "step package_cpu_fp32 is not OK"
+      grep -q '"name": "package-cpu-fp32 vs cpu-fp32".*"verdict": "PASS"' "$results" ||
+        fail "the package's CPU predictions are not the CLI's"
+    fi
     grep -q "unpacked $tmp/carry/infercost-gpu.tar.xz" "$tmp/check.log" || fail "the archive was not unpacked"
     grep -q '^Overall: FAIL' "$tmp/out/gpu-check.md" || fail "the table does not say FAIL"
     if ! nvidia-smi -L >/dev/null 2>&1; then
