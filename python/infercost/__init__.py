@@ -18,7 +18,7 @@ Errors are raised with the engine's message (and the engine's code name in
 the exception's ``status_code``): ValueError for bad arguments and bad data,
 FileNotFoundError for a missing file, OSError for a failed read or write,
 RuntimeError for device, memory and unsupported-model errors, and
-KeyboardInterrupt for a run stopped by Ctrl-C.
+KeyboardInterrupt for a run or a classify call stopped by Ctrl-C.
 """
 
 from __future__ import annotations
@@ -305,7 +305,9 @@ class Model:
         The rows are tokenized, sorted by length and packed into batches across
         the whole call, and spread over every worker. A text the tokenizer
         refuses is a ValueError naming its row (or, with ``on_error="skip"``,
-        null outputs).
+        null outputs). The GIL is released meanwhile; Ctrl-C (SIGINT) stops
+        the call once its batches in flight are done and raises
+        KeyboardInterrupt (the Model stays usable).
         """
         return Classification(self._native.classify(texts))
 
