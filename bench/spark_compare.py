@@ -69,6 +69,8 @@ def session(args):
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.local.dir", local)
         .config("spark.driver.memory", "2g")
+        # No /tmp/hsperfdata_* and the JVM's temporary files under --work.
+        .config("spark.driver.extraJavaOptions", f"-XX:-UsePerfData -Djava.io.tmpdir={local}")
         .getOrCreate()
     )
     return spark, time.perf_counter() - start
