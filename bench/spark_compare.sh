@@ -67,6 +67,8 @@ if ! PYTHONPATH=$ROOT/build/python "$PY" -c 'import infercost, pyspark; infercos
 fi
 export PYTHONPATH=$ROOT/build/python${PYTHONPATH:+:$PYTHONPATH}
 export SPARK_LOCAL_IP=127.0.0.1 PYSPARK_PYTHON=$PY PYSPARK_DRIVER_PYTHON=$PY TMPDIR=$WORK/tmp
+# spark-submit's launcher JVM: no /tmp/hsperfdata_* either (the driver's options are in spark_compare.py).
+export SPARK_LAUNCHER_OPTS=-XX:-UsePerfData
 mkdir -p "$WORK/out" "$WORK/tmp"
 
 CORPUS=$WORK/tweets_${ROWS}.parquet
