@@ -352,8 +352,8 @@ for line in open(sys.argv[1]):
   # --- i. the Python package (issue 14): the archive's python/infercost (its native module
   # built with the build machine's Python: another minor version cannot import it, which the
   # CPU step says first)
-  local pkg=(env "LD_LIBRARY_PATH=$ld" "INFERCOST_CUDA_MODULE=$bin/libinfercost_cuda.so"
-             "PYTHONPATH=$bin/python" PYTHONUNBUFFERED=1 "$python" tools/gpu/package_run.py --model "$model")
+  local pkg=("${ic[@]}" "PYTHONPATH=$bin/python" PYTHONUNBUFFERED=1 "$python" tools/gpu/package_run.py
+             --model "$model")
   if [ -f "$bin/python/infercost/__init__.py" ] || [ "$dry" = 1 ]; then
     step package_cpu_fp32 150 "${pkg[@]}" --input "$data/parity.jsonl" --device cpu --precision fp32 \
       --out "$pred/package-cpu-fp32.jsonl" --metrics "$work/metrics/package_cpu_fp32.json"

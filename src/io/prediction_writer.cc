@@ -62,8 +62,7 @@ class DelimitedWriter final : public PredictionWriter {
   // `rows`: rows already in a resumed output (its header too).
   DelimitedWriter(Sink sink, OutputFormat format, PredictionColumns columns, int64_t rows)
       : sink_(std::move(sink)), format_(format), columns_(std::move(columns)), rows_(rows) {
-    names_ = prediction_column_names(columns_.labels, false);
-    names_.pop_back();  // "label": the label names only
+    for (const std::string& label : columns_.labels) names_.push_back(label_column_name(label));
     const bool resumed = rows > 0 || sink_.bytes() > 0;
     if (format_ == OutputFormat::kCsv && !resumed) {
       if (columns_.keep_text) buffer_ += "text,";
@@ -244,10 +243,14 @@ Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::st
   return std::unique_ptr<PredictionWriter>(new DelimitedWriter(std::move(sink), format, columns, rows));
 }
 
+std::string label_column_name(std::string_view label) {
+  return lowercase_ascii(std::string(label));
+}
+
 std::vector<std::string> prediction_column_names(const std::vector<std::string>& labels, bool label_set) {
   std::vector<std::string> names;
   names.reserve(labels.size() + 2);
-  for (const std::string& label : labels) names.push_back(lowercase_ascii(label));
+  for (const std::string& label : labels) names.push_back(label_column_name(label));
   names.emplace_back("label");
   if (label_set) names.emplace_back("labels");
   return names;

@@ -406,6 +406,11 @@ Status Classifier::classify_halves(const backend::TokenBatch& batch, Worker& wor
 
 namespace {
 
+// The signal number `stop` holds; 0 when unset or not given.
+int stop_signal(const std::atomic<int>* stop) {
+  return stop != nullptr ? stop->load() : 0;
+}
+
 // What classify() returns once `stop` is set.
 Status stopped(int signal, size_t rows) {
   return Status(StatusCode::kCancelled,
@@ -431,7 +436,7 @@ Result<Classification> Classifier::classify(std::span<const std::string_view> te
   result.skipped.assign(n, 0);
   for (size_t begin = 0; begin < n; begin += kClassifyChunkRows) {
     const size_t end = std::min(n, begin + kClassifyChunkRows);
-    if (stop != nullptr && stop->load() != 0) return stopped(stop->load(), n);
+    if (const int signal = stop_signal(stop); signal != 0) return stopped(signal, n);
     INFERCOST_RETURN_IF_ERROR(classify_chunk(texts.subspan(begin, end - begin),
                                              is_null.empty() ? is_null : is_null.subspan(begin, end - begin),
                                              begin, stop, result));
@@ -497,7 +502,7 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
     std::vector<std::span<const int32_t>> ids;
     std::vector<float> out;
     for (size_t b = next.fetch_add(1); b < batches.size() && !failed.load(); b = next.fetch_add(1)) {
-      if (stop != nullptr && stop->load() != 0) {
+      if (stop_signal(stop) != 0) {
         cancelled.store(true);
         failed.store(true);
         return;
@@ -527,7 +532,7 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
   for (Status& s : errors) {
     if (!s.ok()) return s;
   }
-  if (cancelled.load()) return stopped(stop->load(), result.rows());
+  if (cancelled.load()) return stopped(stop_signal(stop), result.rows());
   return Status();
 }
 

@@ -57,8 +57,9 @@ nb::dict model_info(const std::string& dir) {
   const pipeline::HeadChoice head = pipeline::default_head_function(c);
   info["head_function"] = pipeline::head_function_name(head.function);
   info["head_function_reason"] = head.reason;
-  info["labels_column"] = pipeline::writes_label_set(head.function, c.num_labels());
-  info["output_columns"] = io::prediction_column_names(c.labels, nb::cast<bool>(info["labels_column"]));
+  const bool label_set = pipeline::writes_label_set(head.function, c.num_labels());
+  info["labels_column"] = label_set;
+  info["output_columns"] = io::prediction_column_names(c.labels, label_set);
   nb::dict tokenizer;
   tokenizer["kind"] = text::tokenizer_kind_name(m.tokenizer->kind());
   tokenizer["source"] = m.tokenizer_source;

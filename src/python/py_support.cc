@@ -6,6 +6,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <csignal>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -146,6 +147,7 @@ TextColumn read_texts(nb::handle obj) {
 
 void run_watching_signals(std::atomic<int>& stop, const std::function<void()>& body) {
   std::optional<nb::python_error> raised;
+  std::exception_ptr thrown;
   {
     nb::gil_scoped_release release;
     std::mutex mu;
@@ -155,6 +157,7 @@ void run_watching_signals(std::atomic<int>& stop, const std::function<void()>& b
       try {
         body();
       } catch (...) {
+        thrown = std::current_exception();
       }
       std::lock_guard<std::mutex> lock(mu);
       done = true;
@@ -177,6 +180,7 @@ void run_watching_signals(std::atomic<int>& stop, const std::function<void()>& b
     worker.join();
   }
   if (raised) throw *raised;
+  if (thrown) std::rethrow_exception(thrown);
 }
 
 }  // namespace infercost::python

@@ -42,7 +42,7 @@ TextColumn read_texts(nanobind::handle obj);
 // set to SIGINT, so that the engine call inside `body` stops at its next step;
 // once `body` has returned, the handler's exception is raised. Other Python
 // threads run meanwhile. `body` must not need the GIL; an exception it throws
-// is caught and ends the wait like a return (the body reports its own errors).
+// ends the wait and is rethrown here (after the handler's, which wins).
 void run_watching_signals(std::atomic<int>& stop, const std::function<void()>& body);
 
 }  // namespace infercost::python

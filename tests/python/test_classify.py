@@ -60,6 +60,27 @@ def test_the_columns_and_types_are_the_clis():
     assert infercost.model_info(model_dir("tiny-roberta-multilabel"))["output_columns"] == table.column_names
 
 
+def test_spark_schema_names_are_the_engines_for_non_ascii_labels(tmp_path):
+    # The engine lowercases ASCII letters only; infercost.spark's schema must name the columns the
+    # Model yields (Python's str.lower() would give "négatif", a column the result does not have).
+    import shutil
+
+    import infercost.spark
+
+    src = model_dir("tiny-distilbert")
+    model = tmp_path / "accented"
+    shutil.copytree(src, model)
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    config["id2label"] = {"0": "NÉGATIF", "1": "Positive"}
+    config["label2id"] = {"NÉGATIF": 0, "Positive": 1}
+    (model / "config.json").write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
+    with infercost.Model(model, threads=1, max_length=MAX_LENGTH) as m:
+        names = pa.table(m.classify(TEXTS[:3])).column_names
+    assert names == ["nÉgatif", "positive", "label"]
+    assert [name for name, _ in infercost.spark.output_columns(model)] == names
+    assert [kind for _, kind in infercost.spark.output_columns(model)] == ["float", "float", "string"]
+
+
 INPUT_KINDS = {
     "list": lambda t: list(t),
     "tuple": lambda t: tuple(t),

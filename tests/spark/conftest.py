@@ -68,9 +68,9 @@ def _skip_reason():
 
 SKIP_REASON = _skip_reason()
 
-_worker_path = [str(HERE / "worker_site")]
 sys.path.insert(0, str(HERE / "worker_site"))
-os.environ["PYTHONPATH"] = os.pathsep.join(_worker_path + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(HERE / "worker_site")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 
 if SKIP_REASON is None:
     import importlib.util  # noqa: E402

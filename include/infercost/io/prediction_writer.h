@@ -48,9 +48,13 @@ struct PredictionColumns {
   float threshold = 0.5f;
 };
 
+// A label's output column name: the label lowercased (ASCII letters; other
+// bytes kept as they are).
+std::string label_column_name(std::string_view label);
+
 // The output's column names after `text`, as every writer and the Python
-// package name them: each label lowercased (ASCII letters; other bytes kept),
-// then "label", then "labels" when `label_set`.
+// package name them: label_column_name() of each label, then "label", then
+// "labels" when `label_set`.
 std::vector<std::string> prediction_column_names(const std::vector<std::string>& labels, bool label_set);
 
 // The labels (as in id2label) whose value is at or above `threshold`, in
