@@ -1,6 +1,9 @@
 // Helpers shared by the test suites.
 #pragma once
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace infercost::testing {
 
@@ -41,6 +46,67 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// The test's side of INFERCOST_TEST_HOLD_AT (include/infercost/core/test_point.h):
+// a FIFO in `dir`, opened for reading at once (without waiting for a writer).
+// Pass env() to the process; poll fd() for POLLIN, then take_point() gives
+// the point where a thread of it is held ("" while a whole line has not
+// come); release() lets it go on and opens the FIFO again for its next hold.
+class HoldFifo {
+ public:
+  HoldFifo(const TempDir& dir, std::string points)
+      : path_(dir.file("hold.fifo")), points_(std::move(points)) {
+    if (::mkfifo(path_.c_str(), 0600) != 0) std::abort();
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK);
+  }
+  ~HoldFifo() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  HoldFifo(const HoldFifo&) = delete;
+  HoldFifo& operator=(const HoldFifo&) = delete;
+  std::vector<std::string> env() const {
+    return {"INFERCOST_TEST_HOLD_AT=" + points_, "INFERCOST_TEST_HOLD_FIFO=" + path_};
+  }
+  int fd() const { return fd_; }
+  std::string take_point() {
+    char c;
+    while (::read(fd_, &c, 1) == 1) {
+      if (c == '\n') {
+        std::string point;
+        point.swap(pending_);
+        return point;
+      }
+      pending_ += c;
+    }
+    return "";
+  }
+  // Lets the held thread of `pid` go on: it waits, reading the FIFO, for a
+  // writer to come and go (or has died, which waitpid is asked about without
+  // reaping it).
+  void release(pid_t pid) {
+    ::close(fd_);
+    for (;;) {
+      const int w = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK);
+      if (w >= 0) {
+        ::close(w);
+        break;
+      }
+      siginfo_t info{};
+      if (errno != ENXIO ||
+          ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+          info.si_pid == pid) {
+        break;
+      }
+      std::this_thread::yield();
+    }
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK);
+  }
+
+ private:
+  std::string path_, points_;
+  int fd_ = -1;
+  std::string pending_;
 };
 
 // One TempDir for the whole test process, made on first use and removed when

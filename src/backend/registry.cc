@@ -35,7 +35,13 @@ Result<Precision> parse_precision(const std::string& name) {
 }
 
 Result<Precision> resolve_precision(const std::string& device, const std::string& name) {
-  if (name != "auto") return parse_precision(name);
+  if (name != "auto") {
+    INFERCOST_ASSIGN_OR_RETURN(Precision p, parse_precision(name));
+    if (p == Precision::kInt8 && device != "cpu") {
+      return unsupported("--precision int8 runs on the CPU backend only; on GPUs use bf16 or fp16");
+    }
+    return p;
+  }
   if (device == "cpu") return cpu_info().native_bf16() ? Precision::kBf16 : Precision::kFp32;
   return Precision::kBf16;
 }

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "infercost/core/test_point.h"
 #include "infercost/data/tweets.h"
 
 namespace infercost::cli {
@@ -46,7 +47,10 @@ void run_datagen(const DatagenOptions& options) {
                                            seconds_since_start(), 0);
       },
       1.0);
-  const data::TweetsProgressFn progress = [&](int64_t rows, int64_t) { rows_done.store(rows); };
+  const data::TweetsProgressFn progress = [&](int64_t rows, int64_t) {
+    rows_done.store(rows);
+    test_point("datagen-progress");
+  };
   data::DatasetOptions dataset;
   dataset.shape = *shape;
   dataset.rows = options.rows;

@@ -15,6 +15,7 @@
 #include "cli/progress_line.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
+#include "infercost/core/test_point.h"
 #include "infercost/cost/prices.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/plan/plan.h"
@@ -101,6 +102,7 @@ void execute(PlanFlags& flags) {
     progress.rows.store(rows);
     progress.bytes_done.store(done);
     progress.bytes_total.store(total);
+    test_point("scan-progress");
   };
   Result<plan::ScanResult> scan = plan::scan_inputs(flags.scan, *model->tokenizer);
   line.stop();

@@ -242,6 +242,12 @@ void execute(RunFlags& flags) {
   std::atomic<int> signal_seen{0};
   if (options.output != "-") {
     options.stop = &signal_seen;
+    options.on_stop_seen = [&line](int sig) {
+      line.print(
+          fmt::format("infercost: {}: stopping at the next durable step, with a checkpoint to resume "
+                      "from; {} again to stop at once\n",
+                      sig == SIGINT ? "SIGINT" : "SIGTERM", sig == SIGINT ? "Ctrl-C" : "a signal"));
+    };
     stop_gracefully_on_signals(&signal_seen);
   }
   Result<pipeline::RunMetrics> metrics = pipeline::run_classification(options);
@@ -251,6 +257,7 @@ void execute(RunFlags& flags) {
   options.on_model_loaded = nullptr;  // they refer to this function's locals
   options.progress = nullptr;
   options.stop = nullptr;
+  options.on_stop_seen = nullptr;
   if (!metrics.ok() && metrics.status().code() == StatusCode::kCancelled) {
     std::fprintf(stderr, "infercost: %s\n", metrics.status().message().c_str());
     throw CliExit{128 + (signal_seen.load() != 0 ? signal_seen.load() : SIGINT)};

@@ -11,11 +11,12 @@ int exit_code_for(const Status& status) {
   switch (status.code()) {
     case StatusCode::kOk: return 0;
     case StatusCode::kInvalidArgument:
-    case StatusCode::kNotFound: return 2;
-    case StatusCode::kCorruption:
-    case StatusCode::kUnsupported: return 3;
+    case StatusCode::kNotFound:
+    case StatusCode::kUnsupported: return 2;  // also a model or precision this build does not run
+    case StatusCode::kCorruption: return 3;
     case StatusCode::kResourceExhausted:
-    case StatusCode::kUnavailable: return 4;
+    case StatusCode::kUnavailable:
+    case StatusCode::kNonFinite: return 4;
     default: return 1;
   }
 }

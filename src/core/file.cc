@@ -18,7 +18,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "infercost/core/crash_point.h"
+#include "infercost/core/test_point.h"
 
 namespace infercost {
 
@@ -465,7 +465,7 @@ Status AtomicOutputFile::commit() {
   bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
   ok = (std::fclose(file_) == 0) && ok;
   file_ = nullptr;
-  if (keep_) crash_point("output-rename");
+  if (keep_) test_point("output-rename");
   Status s;
   if (!ok) {
     s = io_error(os_error("write failed", path_));

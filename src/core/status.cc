@@ -17,6 +17,7 @@ std::string_view status_code_name(StatusCode code) {
     case StatusCode::kInternal: return "Internal error";
     case StatusCode::kUnavailable: return "Unavailable";
     case StatusCode::kCancelled: return "Stopped";
+    case StatusCode::kNonFinite: return "Not a finite number";
   }
   return "Unknown";
 }
@@ -64,6 +65,9 @@ Status unavailable(std::string m) {
 }
 Status cancelled(std::string m) {
   return {StatusCode::kCancelled, std::move(m)};
+}
+Status non_finite(std::string m) {
+  return {StatusCode::kNonFinite, std::move(m)};
 }
 
 namespace detail {

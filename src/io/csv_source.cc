@@ -33,6 +33,7 @@ class CsvSource final : public MappedTextSource {
 
   Status start() {
     data_ = file_.view();
+    INFERCOST_RETURN_IF_ERROR(check_utf8_bom(file_.path(), data_));
     pos_ = bom_length(data_);
     std::string malformed;
     RecordKind kind;
@@ -46,11 +47,12 @@ class CsvSource final : public MappedTextSource {
     std::string names;
     for (size_t i = 0; i < fields_.size(); ++i) {
       std::string name = field_text(fields_[i]);
+      header_names_.push_back(name);
       if (column_ == SIZE_MAX && name == options_.column) column_ = i;
       if (!names.empty()) names += ", ";
       names += name;
     }
-    if (column_ == SIZE_MAX) {
+    if (column_ == SIZE_MAX && !whole_rows()) {
       return not_found(file_.path() + ": no column '" + options_.column +
                        "' in the CSV header (columns: " + names + ")");
     }
@@ -190,6 +192,7 @@ class CsvSource final : public MappedTextSource {
       return corruption(std::to_string(fields_.size()) + (fields_.size() == 1 ? " field" : " fields") +
                         ", the header has " + std::to_string(header_fields_));
     }
+    if (whole_rows()) return whole_row(text, is_null);
     const FieldSpan& f = fields_[column_];
     is_null = !f.quoted && f.begin == f.end;
     if (is_null) {
@@ -209,7 +212,33 @@ class CsvSource final : public MappedTextSource {
     return Status();
   }
 
+  bool whole_rows() const { return options_.values_as_json && options_.column.empty(); }
+
+  // The record as {"name": "value", ...}: an empty unquoted field is null.
+  Status whole_row(std::string& text, bool& is_null) const {
+    is_null = false;
+    text = "{";
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      if (i > 0) text += ',';
+      append_json_string(text, header_names_[i]);
+      text += ':';
+      const FieldSpan& f = fields_[i];
+      if (!f.quoted && f.begin == f.end) {
+        text += "null";
+        continue;
+      }
+      const std::string value = field_text(f);
+      if (!simdjson::validate_utf8(value.data(), value.size())) {
+        return corruption("invalid UTF-8 in column '" + header_names_[i] + "'");
+      }
+      append_json_string(text, value);
+    }
+    text += '}';
+    return Status();
+  }
+
   std::string_view data_;
+  std::vector<std::string> header_names_;
   std::vector<FieldSpan> fields_;
   size_t header_fields_ = 0;  // 0 until a header was read: no rows then
   size_t column_ = SIZE_MAX;

@@ -36,6 +36,7 @@ class JsonArraySource final : public MappedTextSource {
   // Consumes the opening '[' and checks the first element for the column.
   Status start() {
     data_ = file_.view();
+    INFERCOST_RETURN_IF_ERROR(check_utf8_bom(file_.path(), data_));
     pos_ = bom_length(data_);
     skip_space(pos_, line_);
     if (pos_ == data_.size()) {  // an empty file holds no rows

@@ -45,6 +45,7 @@ class JsonlSource final : public MappedTextSource {
 
   // The first non-blank line, when it is an object, must have the column.
   Status check_column() {
+    INFERCOST_RETURN_IF_ERROR(check_utf8_bom(file_.path(), file_.view()));
     std::string_view all = file_.view();
     size_t pos = pos_;
     while (pos < all.size()) {
@@ -114,6 +115,11 @@ Status json_column_value(simdjson::dom::element row, const SourceOptions& option
                          bool& is_null) {
   simdjson::dom::object obj;
   if (row.get_object().get(obj)) return corruption("expected a JSON object, found " + type_name(row.type()));
+  if (options.values_as_json && options.column.empty()) {  // the whole row
+    is_null = false;
+    text = simdjson::minify(row);
+    return Status();
+  }
   simdjson::dom::element value;
   if (obj.at_key(options.column).get(value)) return corruption("no column '" + options.column + "'");
   is_null = value.is_null();
@@ -132,6 +138,7 @@ Status json_column_value(simdjson::dom::element row, const SourceOptions& option
 }
 
 Status check_first_object(const std::string& path, simdjson::dom::element first, const std::string& column) {
+  if (column.empty()) return Status();  // whole rows
   simdjson::dom::object obj;
   if (first.get_object().get(obj)) return Status();  // not an object: a bad row, reported when read
   simdjson::dom::element value;

@@ -11,6 +11,20 @@
 namespace infercost::io {
 namespace {
 
+// A Parquet feature the reader does not support, in an input file, is a
+// reason the input cannot be read: bad data (exit status 3), like a
+// malformed file, not a refused option.
+Status as_input_error(Status s) {
+  if (s.code() != StatusCode::kUnsupported) return s;
+  return corruption(s.message());
+}
+
+template <typename T>
+Result<T> as_input_error(Result<T> r) {
+  if (r.ok()) return r;
+  return as_input_error(r.status());
+}
+
 class ParquetSource : public RowSource {
  public:
   ParquetSource(std::shared_ptr<parquet::ParquetFile> file, const parquet::ColumnDescriptor* column,
@@ -21,7 +35,7 @@ class ParquetSource : public RowSource {
     size_t produced = 0;
     while (produced < max_rows) {
       values_.clear();
-      INFERCOST_ASSIGN_OR_RETURN(size_t n, reader_->next(max_rows - produced, values_));
+      INFERCOST_ASSIGN_OR_RETURN(size_t n, as_input_error(reader_->next(max_rows - produced, values_)));
       if (n == 0) break;
       for (size_t i = 0; i < n; ++i) {
         const int64_t row = ++row_;
@@ -63,7 +77,7 @@ class ParquetSource : public RowSource {
       return invalid_argument(fmt::format("{}: cannot continue at row {}: the file has {} rows",
                                           file_->path(), at.rows, file_->metadata().num_rows));
     }
-    INFERCOST_RETURN_IF_ERROR(reader_->skip_rows(at.rows));
+    INFERCOST_RETURN_IF_ERROR(as_input_error(reader_->skip_rows(at.rows)));
     row_ = at.rows;
     return Status();
   }
@@ -87,7 +101,8 @@ Result<int64_t> parquet_rows(const std::string& path) {
 
 Result<std::unique_ptr<RowSource>> open_parquet_source(const std::string& path,
                                                        const SourceOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(std::shared_ptr<parquet::ParquetFile> file, parquet::ParquetFile::open(path));
+  INFERCOST_ASSIGN_OR_RETURN(std::shared_ptr<parquet::ParquetFile> file,
+                             as_input_error(parquet::ParquetFile::open(path)));
   INFERCOST_ASSIGN_OR_RETURN(const parquet::ColumnDescriptor* column, file->find_flat_column(options.column));
   const parquet::PhysicalType type = *column->element->type;
   if (!options.values_as_json && type != parquet::PhysicalType::kByteArray &&
@@ -96,7 +111,7 @@ Result<std::unique_ptr<RowSource>> open_parquet_source(const std::string& path,
                                         parquet::type_name(type)));
   }
   INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<parquet::ColumnReader> reader,
-                             parquet::ColumnReader::open(file, column->leaf_index));
+                             as_input_error(parquet::ColumnReader::open(file, column->leaf_index)));
   return std::unique_ptr<RowSource>(new ParquetSource(std::move(file), column, std::move(reader), options));
 }
 

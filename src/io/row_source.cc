@@ -28,6 +28,12 @@ Result<InputFormat> sniff_json(const std::string& path) {
   for (;;) {
     size_t n = std::fread(buf, 1, sizeof(buf), f);
     if (n == 0) break;
+    if (first_chunk) {
+      if (Status s = check_utf8_bom(path, std::string_view(buf, n)); !s.ok()) {
+        std::fclose(f);
+        return s;
+      }
+    }
     size_t i = first_chunk ? bom_length(std::string_view(buf, n)) : 0;
     first_chunk = false;
     while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n')) ++i;

@@ -84,4 +84,25 @@ inline size_t bom_length(std::string_view data) {
   return data.size() >= 3 && data.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
 }
 
+// kCorruption naming `path` when `data` starts with the byte order mark of
+// UTF-16 or UTF-32 (a file saved as "Unicode" by some editors): text inputs
+// are UTF-8, and such a file would otherwise read as malformed JSON or CSV.
+inline Status check_utf8_bom(const std::string& path, std::string_view data) {
+  const char* encoding = nullptr;
+  if (data.substr(0, 4) == std::string_view("\xFF\xFE\0\0", 4)) {
+    encoding = "UTF-32 LE";
+  } else if (data.substr(0, 4) == std::string_view("\0\0\xFE\xFF", 4)) {
+    encoding = "UTF-32 BE";
+  } else if (data.substr(0, 2) == "\xFF\xFE") {
+    encoding = "UTF-16 LE";
+  } else if (data.substr(0, 2) == "\xFE\xFF") {
+    encoding = "UTF-16 BE";
+  }
+  if (encoding == nullptr) return Status();
+  return corruption(path + ": the file is " + encoding +
+                    " text (it starts with that byte order mark); infercost reads UTF-8: convert it first, "
+                    "e.g. iconv -f " +
+                    std::string(std::string_view(encoding).substr(0, 6)) + " -t UTF-8 IN > OUT");
+}
+
 }  // namespace infercost::io

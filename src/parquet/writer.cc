@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "infercost/core/crash_point.h"
+#include "infercost/core/test_point.h"
 #include "infercost/core/file.h"
 #include "infercost/parquet/compression.h"
 #include "infercost/parquet/encoding.h"
@@ -694,12 +694,12 @@ class ParquetWriterImpl final : public ParquetWriter {
     std::string footer = serialize_file_metadata(md);
     put_u32(footer, static_cast<uint32_t>(footer.size()));
     footer.append(kParquetMagic, 4);
-    crash_point("parquet-footer");
+    test_point("parquet-footer");
     // In two writes, so that a crash test can stop between them.
     const size_t half = footer.size() / 2;
     Status st = with_path(out_.write(std::string_view(footer).substr(0, half)));
     if (st.ok()) st = with_path(out_.flush());
-    crash_point("parquet-footer-half");
+    test_point("parquet-footer-half");
     if (st.ok()) st = with_path(out_.write(std::string_view(footer).substr(half)));
     if (st.ok()) st = with_path(out_.commit());
     if (!st.ok()) return fail(st);

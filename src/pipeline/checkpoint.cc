@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "infercost/core/crash_point.h"
+#include "infercost/core/test_point.h"
 #include "infercost/core/file.h"
 #include "infercost/core/sha256.h"
 #include "infercost/core/time_text.h"
@@ -353,9 +353,9 @@ Status write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   INFERCOST_ASSIGN_OR_RETURN(AtomicOutputFile out, AtomicOutputFile::create(path));
   INFERCOST_RETURN_IF_ERROR(out.write(checkpoint_json(checkpoint)));
   INFERCOST_RETURN_IF_ERROR(out.flush());
-  crash_point("checkpoint-write");          // the new one written, not yet in place
+  test_point("checkpoint-write");          // the new one written, not yet in place
   INFERCOST_RETURN_IF_ERROR(out.commit());  // fsyncs the file, renames it, fsyncs the folder
-  crash_point("checkpoint-saved");
+  test_point("checkpoint-saved");
   return Status();
 }
 

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <thread>
 
+#include "infercost/core/test_point.h"
 #include "infercost/core/threads.h"
 #include "infercost/model/model_dir.h"
 
@@ -356,12 +358,41 @@ ClassifierStats Classifier::stats() const {
   return s;
 }
 
-Status Classifier::infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out) {
+Status Classifier::infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
+                               std::vector<int32_t>* non_finite) {
   INFERCOST_CHECK(worker < workers_.size());
-  INFERCOST_CHECK(out.size() == static_cast<size_t>(batch.batch) * static_cast<size_t>(labels()));
+  const size_t labels = static_cast<size_t>(this->labels());
+  INFERCOST_CHECK(out.size() == static_cast<size_t>(batch.batch) * labels);
   Worker& w = *workers_[worker];
   count_batch(w.given, batch, max_length_, w.engine->skips_padding());
-  return classify_rows(batch, w, out);
+  INFERCOST_RETURN_IF_ERROR(classify_rows(batch, w, out));
+  std::vector<int32_t> bad;
+  for (int32_t r = 0; r < batch.batch; ++r) {
+    const float* row = out.data() + static_cast<size_t>(r) * labels;
+    if (std::any_of(row, row + labels, [](float v) { return std::isnan(v); })) bad.push_back(r);
+  }
+  test_point("batch-done");
+  if (non_finite) {
+    *non_finite = std::move(bad);
+    return Status();
+  }
+  if (bad.empty()) return Status();
+  return non_finite_error(fmt::format("batch row{} {}", bad.size() == 1 ? "" : "s", fmt::join(bad, ", ")),
+                          worker);
+}
+
+Status Classifier::non_finite_error(const std::string& rows, size_t worker) const {
+  const Worker& w = *workers_[worker];
+  const backend::Precision p = w.engine->precision();
+  const char* advice =
+      p == backend::Precision::kFp16 ? "fp16's range overflowed: use --precision bf16 (fp32's range) or fp32"
+      : p == backend::Precision::kFp32
+          ? "in fp32 this comes from the model's weights or a kernel: check the weight file (infercost "
+            "model info) and compare with --device cpu"
+          : "use --precision fp32";
+  return non_finite(
+      fmt::format("{}: the model's outputs are not finite numbers (NaN or infinity) in {} on {}; {}", rows,
+                  backend::precision_name(p), w.device->name, advice));
 }
 
 Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, std::span<float> out) {
@@ -389,6 +420,14 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
   const int labels = this->labels();
   if (logits->rows != t.batch || logits->labels != labels) {
     return internal_error(fmt::format("{}: backend returned logits of the wrong shape", device.name));
+  }
+  // A row with a logit that is not finite is all NaN (infer_batch finds it
+  // so): a sigmoid of +inf would pass for a probability.
+  for (int r = 0; r < logits->rows; ++r) {
+    float* row = logits->values.data() + static_cast<size_t>(r) * static_cast<size_t>(labels);
+    if (!std::all_of(row, row + labels, [](float v) { return std::isfinite(v); })) {
+      std::fill(row, row + labels, std::numeric_limits<float>::quiet_NaN());
+    }
   }
   apply_head_function(function_, logits->values.data(), logits->rows, labels);
   std::copy(logits->values.begin(), logits->values.end(), out.begin());
@@ -497,10 +536,12 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::atomic<bool> cancelled{false};
+  std::atomic<int64_t> skipped_non_finite{0};
   std::vector<Status> errors(batches.size());
   auto work = [&](size_t w) {
     std::vector<std::span<const int32_t>> ids;
     std::vector<float> out;
+    std::vector<int32_t> bad;
     for (size_t b = next.fetch_add(1); b < batches.size() && !failed.load(); b = next.fetch_add(1)) {
       if (stop_signal(stop) != 0) {
         cancelled.store(true);
@@ -511,7 +552,24 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
       for (int32_t r : batches[b]) ids.emplace_back(tokenized.ids[static_cast<size_t>(r)]);
       const backend::TokenBatch batch = make_token_batch(ids, seed ? longest : 0, seed, policy_.pad_id);
       out.resize(batches[b].size() * labels);
-      Status s = infer_batch(w, batch, out);
+      Status s = infer_batch(w, batch, out, &bad);
+      if (s.ok() && !bad.empty()) {
+        if (on_bad_row_ == io::OnBadRow::kFail) {
+          std::vector<size_t> named;
+          for (int32_t k : bad)
+            named.push_back(first_row + static_cast<size_t>(batches[b][static_cast<size_t>(k)]));
+          std::sort(named.begin(), named.end());
+          s = non_finite_error(fmt::format("row{} {}", named.size() == 1 ? "" : "s", fmt::join(named, ", ")),
+                               w);
+        } else {
+          for (int32_t k : bad) {
+            const size_t row = first_row + static_cast<size_t>(batches[b][static_cast<size_t>(k)]);
+            result.is_null[row] = 1;
+            result.skipped[row] = 1;
+          }
+          skipped_non_finite.fetch_add(static_cast<int64_t>(bad.size()));
+        }
+      }
       if (!s.ok()) {
         errors[b] = std::move(s);
         failed.store(true);
@@ -529,6 +587,7 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
   for (size_t w = 1; w < threads; ++w) pool.emplace_back(work, w);
   if (threads > 0) work(0);
   for (std::thread& t : pool) t.join();
+  call_stats_.rows_skipped += skipped_non_finite.load();
   for (Status& s : errors) {
     if (!s.ok()) return s;
   }

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "infercost/backend/backend.h"
-#include "infercost/core/crash_point.h"
+#include "infercost/core/test_point.h"
 #include "infercost/core/threads.h"
 #include "infercost/io/prediction_writer.h"
 #include "infercost/io/row_source.h"
@@ -117,6 +117,8 @@ class Pipeline {
       watcher = std::thread([this, stop, &finished] {
         while (!finished.load()) {
           if (const int sig = stop->load(); sig != 0) {
+            if (c_.options->on_stop_seen) c_.options->on_stop_seen(sig);
+            test_point("signal-seen");
             fail(cancelled(
                 fmt::format("stopped by signal {} ({})", sig, sig == SIGINT ? "SIGINT" : "SIGTERM")));
             return;
@@ -137,6 +139,8 @@ class Pipeline {
     finished.store(true);
     if (watcher.joinable()) watcher.join();
     std::lock_guard<std::mutex> lock(mu_);
+    counts_.rows_skipped += non_finite_skipped_;
+    if (counts_.first_skip_reason.empty()) counts_.first_skip_reason = non_finite_first_;
     return first_error_;
   }
 
@@ -451,7 +455,9 @@ class Pipeline {
     const size_t labels = static_cast<size_t>(classifier_.labels());
     std::vector<float>& out = scratch_[w];
     out.resize(static_cast<size_t>(t.batch) * labels);
-    INFERCOST_RETURN_IF_ERROR(classifier_.infer_batch(w, t, out));
+    std::vector<int32_t> bad;
+    INFERCOST_RETURN_IF_ERROR(classifier_.infer_batch(w, t, out, &bad));
+    if (!bad.empty()) INFERCOST_RETURN_IF_ERROR(drop_non_finite(w, batch, bad));
     for (size_t k = 0; k < batch.targets.size(); ++k) {
       const Batch::Target& target = batch.targets[k];
       std::copy_n(
@@ -462,6 +468,36 @@ class Pipeline {
       p->rows_done.fetch_add(t.batch);
       p->tokens_done.fetch_add(t.real_tokens());
     }
+    return Status();
+  }
+
+  // Rows whose outputs are not finite: an error naming them (the first in
+  // input order), or, with --on-error skip, dropped as bad rows are.
+  Status drop_non_finite(size_t w, const Batch& batch, const std::vector<int32_t>& bad) {
+    std::vector<std::pair<int, int64_t>> at;  // (file, line) of each
+    for (int32_t k : bad) {
+      const Batch::Target& target = batch.targets[static_cast<size_t>(k)];
+      at.emplace_back(target.window->file_index, target.window->rows.lines[static_cast<size_t>(target.row)]);
+    }
+    std::sort(at.begin(), at.end());
+    const Window& first = *batch.targets[static_cast<size_t>(bad[0])].window;
+    std::vector<std::string> lines;
+    for (const auto& [file, line] : at) {
+      if (file == at[0].first) lines.push_back(std::to_string(line));
+    }
+    const std::string rows =
+        fmt::format("{}: {} {}", (*c_.inputs)[static_cast<size_t>(at[0].first)],
+                    first.location_unit + (lines.size() == 1 ? "" : "s"), fmt::join(lines, ", "));
+    Status error = classifier_.non_finite_error(rows, w);
+    if (c_.options->on_bad_row == io::OnBadRow::kFail) return error;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (int32_t k : bad) {
+      const Batch::Target& target = batch.targets[static_cast<size_t>(k)];
+      target.window->dropped[static_cast<size_t>(target.row)] = 1;
+      if (target.window->first_drop_reason.empty()) target.window->first_drop_reason = error.to_string();
+    }
+    non_finite_skipped_ += static_cast<int64_t>(bad.size());
+    if (non_finite_first_.empty()) non_finite_first_ = error.to_string();
     return Status();
   }
 
@@ -552,7 +588,7 @@ class Pipeline {
           }
           counts_.committed.push_back(plan.paths[f]);
           part_.reset();
-          crash_point("part-done");
+          test_point("part-done");
           // Between two parts: a checkpoint now says the part is done.
           if (c_.job) {
             Status saved_now = save_checkpoint();
@@ -588,7 +624,7 @@ class Pipeline {
     } else {
       progress_.output = io::OutputCheckpoint();
     }
-    crash_point("output-synced");  // the output durable, its checkpoint not yet written
+    test_point("output-synced");  // the output durable, its checkpoint not yet written
     return c_.job->save(progress_);
   }
 
@@ -612,6 +648,8 @@ class Pipeline {
   bool cancelled_ = false;
   Status first_error_;
   StageCounts counts_;
+  int64_t non_finite_skipped_ = 0;  // mu_: rows dropped for outputs that are not finite
+  std::string non_finite_first_;    // mu_: why the first was
   // The writer's: the part of a folder output being written (a destroyed,
   // unclosed part leaves nothing, or a resumable partial), the job's progress
   // after the last window written, and whether the writer is between windows.
@@ -805,7 +843,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
     if (!closed.ok()) return end_failed_run(closed, job.get(), pipeline, writer.get(), plan);
   }
   if (job) {
-    crash_point("job-finish");  // every output in place, the checkpoint not yet removed
+    test_point("job-finish");  // every output in place, the checkpoint not yet removed
     job->finish();
     metrics.checkpoints = job->checkpoints_written();
     metrics.checkpoint_seconds = job->checkpoint_seconds();

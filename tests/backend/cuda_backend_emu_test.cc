@@ -581,15 +581,15 @@ TEST_F(CudaEmu, AStickyErrorMakesTheBackendSayItIsUnusable) {
   emu::device().sticky_error = cudaErrorIllegalAddress;
   Result<Logits> failed = gpu->classify(batch_of(rows, 0, 3));
   ASSERT_FALSE(failed.ok());
-  EXPECT_EQ(failed.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(failed.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(failed.status().message().find("cuda:0: classify: the CUDA context on cuda:0 is unusable: "),
             std::string::npos)
       << failed.status().message();
   EXPECT_NE(failed.status().message().find("cudaErrorIllegalAddress"), std::string::npos);
   emu::device().sticky_error = cudaSuccess;
-  EXPECT_EQ(gpu->classify(batch_of(rows, 0, 3)).status().code(), StatusCode::kInternal);
-  EXPECT_EQ(gpu->fork().status().code(), StatusCode::kInternal);
-  EXPECT_EQ(gpu->capacity(16).status().code(), StatusCode::kInternal);
+  EXPECT_EQ(gpu->classify(batch_of(rows, 0, 3)).status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(gpu->fork().status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(gpu->capacity(16).status().code(), StatusCode::kUnavailable);
 }
 
 TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
@@ -618,6 +618,29 @@ TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
   // A failed prepare leaves the backend unprepared.
   EXPECT_FALSE(gpu.prepare(m.config, bad).ok());
   EXPECT_EQ(gpu.classify(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);
+}
+
+// A model whose classifier overflows fp16's range (65504) but not fp32's:
+// the fp16 backend gives logits that are not finite, which the Classifier
+// turns into an error naming the rows (tests/cli/errors_test.cc runs that
+// check end to end on the CPU); fp32 stays finite.
+TEST_F(CudaEmu, WeightsThatOverflowFp16GiveLogitsThatAreNotFinite) {
+  SmallModel m(Architecture::kDistilBert, "gelu", 61);
+  for (float& w : m.weights.head.classifier.weight) w = w >= 0 ? 3e4f : -3e4f;
+  const Rows rows = m.rows(4, 3, 12, 62);
+  auto fp32 = prepared_gpu(Precision::kFp32, m.config, m.weights);
+  auto fp16 = prepared_gpu(Precision::kFp16, m.config, m.weights);
+  ASSERT_TRUE(fp32 && fp16);
+  const std::vector<float> exact = logits_of(*fp32, rows, 4);
+  const std::vector<float> half = logits_of(*fp16, rows, 4);
+  ASSERT_EQ(exact.size(), half.size());
+  float largest = 0;
+  for (float v : exact) {
+    ASSERT_TRUE(std::isfinite(v)) << v;
+    largest = std::max(largest, std::fabs(v));
+  }
+  EXPECT_GT(largest, 65504.0f) << "the model does not reach fp16's limit";
+  EXPECT_TRUE(std::any_of(half.begin(), half.end(), [](float v) { return !std::isfinite(v); }));
 }
 
 }  // namespace

@@ -1,14 +1,16 @@
 // The progress line of `run`, `datagen` and `plan`, seen as a user sees it:
 // the command runs under a pseudo-terminal (forkpty) and the test reads what
 // the terminal received.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <pty.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,10 +26,24 @@ struct Terminal {
   std::string screen;  // every byte the terminal received, stdout and stderr together
 };
 
+// How many times a line was drawn and ended with the erase-to-end sequence.
+size_t count_erases(const std::string& screen) {
+  size_t n = 0;
+  for (size_t at = screen.find("\033[K"); at != std::string::npos; at = screen.find("\033[K", at + 1)) ++n;
+  return n;
+}
+
 // Runs `infercost args...` with its stdin, stdout and stderr on a new
-// pseudo-terminal of 120 columns and collects what it writes.
-Terminal run_on_terminal(const std::vector<std::string>& args) {
+// pseudo-terminal of 120 columns and collects what it writes. With `hold_at`
+// (INFERCOST_TEST_HOLD_AT, include/infercost/core/test_point.h) the run is
+// held at each of those points until the line has been drawn twice more (the
+// first may have been made just before the hold), so the lines show the run
+// at those moments whatever the machine's speed.
+Terminal run_on_terminal(const std::vector<std::string>& args, const std::string& hold_at = "") {
   Terminal t;
+  TempDir scratch;
+  std::optional<testing::HoldFifo> hold;
+  if (!hold_at.empty()) hold.emplace(scratch, hold_at);
   winsize size{};
   size.ws_col = 120;
   size.ws_row = 40;
@@ -35,6 +51,9 @@ Terminal run_on_terminal(const std::vector<std::string>& args) {
   const pid_t pid = ::forkpty(&master, nullptr, nullptr, &size);
   if (pid < 0) return t;
   if (pid == 0) {
+    static std::vector<std::string> env;  // putenv keeps the pointers
+    if (hold) env = hold->env();
+    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
     const std::string binary = std::string(INFERCOST_BINARY_DIR) + "/infercost";
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(binary.c_str()));
@@ -43,15 +62,25 @@ Terminal run_on_terminal(const std::vector<std::string>& args) {
     ::execv(binary.c_str(), argv.data());
     ::_exit(127);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  size_t lines_at_hold = std::string::npos;  // the lines drawn when the run was held
   char buf[4096];
   for (;;) {
-    pollfd p{master, POLLIN, 0};
-    if (::poll(&p, 1, 1000) < 0 || std::chrono::steady_clock::now() > deadline) break;
-    if (!(p.revents & (POLLIN | POLLHUP))) continue;
-    const ssize_t n = ::read(master, buf, sizeof buf);
-    if (n <= 0) break;  // EIO: the child closed the terminal
-    t.screen.append(buf, static_cast<size_t>(n));
+    pollfd p[2] = {{master, POLLIN, 0}, {hold ? hold->fd() : -1, POLLIN, 0}};
+    // The FIFO only until the run is held (then its writer has gone: POLLHUP).
+    if (::poll(p, hold && lines_at_hold == std::string::npos ? 2 : 1, -1) < 0) break;
+    if (p[0].revents & (POLLIN | POLLHUP)) {
+      const ssize_t n = ::read(master, buf, sizeof buf);
+      if (n <= 0) break;  // EIO: the child closed the terminal
+      t.screen.append(buf, static_cast<size_t>(n));
+    }
+    if (hold && lines_at_hold == std::string::npos && (p[1].revents & POLLIN) &&
+        !hold->take_point().empty()) {
+      lines_at_hold = count_erases(t.screen);
+    }
+    if (lines_at_hold != std::string::npos && count_erases(t.screen) >= lines_at_hold + 2) {
+      hold->release(pid);
+      lines_at_hold = std::string::npos;
+    }
   }
   ::close(master);
   int status = 0;
@@ -80,8 +109,9 @@ bool contains(const std::string& s, const std::string& part) {
 
 class ProgressTest : public ::testing::Test {
  protected:
-  // A tiny model and inputs long enough that a run takes a few seconds on
-  // one thread: the line shows after half a second and redraws 4 times a second.
+  // A tiny model and inputs of a few hundred batches; the runs are held at
+  // three batches (kHolds), so that the line is drawn at three moments of
+  // the run whatever the machine's speed.
   static void SetUpTestSuite() {
     dir_ = new TempDir();
     const auto made =
@@ -105,6 +135,8 @@ class ProgressTest : public ::testing::Test {
 };
 TempDir* ProgressTest::dir_ = nullptr;
 
+constexpr const char* kHolds = "batch-done:2,batch-done:60,batch-done:120";
+
 // Checks the lines a run drew: several updates, rows growing, rates and the
 // time left; the last update erased before the summary.
 void expect_run_progress(const Terminal& t, const std::string& of_total) {
@@ -114,7 +146,7 @@ void expect_run_progress(const Terminal& t, const std::string& of_total) {
   for (const std::string& l : lines) {
     if (contains(l, "rows/s")) rows_lines.push_back(l);
   }
-  ASSERT_GE(rows_lines.size(), 3u) << "expected the line redrawn a few times a second:\n" << t.screen;
+  ASSERT_GE(rows_lines.size(), 3u) << "expected the line drawn at each hold:\n" << t.screen;
   for (const std::string& l : rows_lines) {
     EXPECT_TRUE(contains(l, "infercost: ")) << l;
     EXPECT_TRUE(contains(l, "tokens/s")) << l;
@@ -133,7 +165,7 @@ void expect_run_progress(const Terminal& t, const std::string& of_total) {
 
 TEST_F(ProgressTest, RunShowsRowsRatesAndTimeLeftOfAnEstimatedTotal) {
   TempDir work;
-  const Terminal t = run_on_terminal(run_args("in.jsonl", work.file("out.csv")));
+  const Terminal t = run_on_terminal(run_args("in.jsonl", work.file("out.csv")), kHolds);
   // JSON lines state no row count: the share of the input is estimated.
   expect_run_progress(t, " rows (~");
   // The synthetic-model note is printed whole on its own line, not into the progress line.
@@ -142,7 +174,7 @@ TEST_F(ProgressTest, RunShowsRowsRatesAndTimeLeftOfAnEstimatedTotal) {
 
 TEST_F(ProgressTest, RunCountsRowsOfTheTotalParquetFootersGive) {
   TempDir work;
-  const Terminal t = run_on_terminal(run_args("parts", work.file("out/")));
+  const Terminal t = run_on_terminal(run_args("parts", work.file("out/")), kHolds);
   expect_run_progress(t, " of 60,000 rows (");
 }
 
@@ -180,10 +212,12 @@ void expect_lines_hold(const std::string& screen, const std::string& prefix,
 
 TEST_F(ProgressTest, DatagenShowsRowsOfItsTotalAndPlanItsScan) {
   TempDir work;
-  const Terminal t = run_on_terminal({"datagen", "--rows", "1500000", "--out", work.file("big.jsonl")});
+  // Held at its second progress update: the line is drawn there.
+  const Terminal t =
+      run_on_terminal({"datagen", "--rows", "100000", "--out", work.file("big.jsonl")}, "datagen-progress:2");
   ASSERT_EQ(t.exit_code, 0) << t.screen;
-  expect_lines_hold(t.screen, "datagen: ", {" of 1,500,000 rows (", " left"});
-  EXPECT_TRUE(contains(t.screen, "datagen: wrote 1500000 rows")) << t.screen;
+  expect_lines_hold(t.screen, "datagen: ", {" of 100,000 rows (", " left"});
+  EXPECT_TRUE(contains(t.screen, "datagen: wrote 100000 rows")) << t.screen;
   const Terminal quiet =
       run_on_terminal({"datagen", "--quiet", "--rows", "10", "--out", work.file("q.jsonl")});
   EXPECT_EQ(quiet.exit_code, 0);
@@ -191,7 +225,8 @@ TEST_F(ProgressTest, DatagenShowsRowsOfItsTotalAndPlanItsScan) {
 
   // plan tokenizes the whole input without classifying it: its line counts
   // the rows scanned, of an estimated total (JSON lines).
-  const Terminal plan = run_on_terminal({"plan", work.file("big.jsonl"), "--model", dir_->file("tiny")});
+  const Terminal plan =
+      run_on_terminal({"plan", work.file("big.jsonl"), "--model", dir_->file("tiny")}, "scan-progress:2");
   ASSERT_EQ(plan.exit_code, 0) << plan.screen;
   expect_lines_hold(plan.screen, "scanning: ", {" rows (~", " rows/s"});
   EXPECT_TRUE(contains(plan.screen, "infercost plan: a dry run")) << plan.screen;

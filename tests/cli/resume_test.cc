@@ -1,20 +1,23 @@
 // Resumable runs, end to end: `infercost run` killed (SIGKILL) at many
-// moments, resumed until done, and compared with an uninterrupted run; a
-// graceful SIGTERM; refused resumes (another job, a broken checkpoint, a live
-// run); a full disk (RLIMIT_FSIZE). The tiny synthetic model keeps each run
-// short; --window-rows 64 and --checkpoint-seconds 0 give a checkpoint after
-// every 64 rows, so kills land between many durable steps.
+// points (crash points and after random batches), resumed until done, and compared with an uninterrupted run;
+// a graceful SIGTERM; refused resumes (another job, a broken checkpoint, a live run); a full disk
+// (RLIMIT_FSIZE). The tiny synthetic model keeps each run short; --window-rows 64 and --checkpoint-seconds 0
+// give a checkpoint after every 64 rows, so kills land between many durable steps.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -30,28 +33,52 @@ using testing::slurp;
 using testing::TempDir;
 
 constexpr int kRows = 3000;
+// Batches of a whole run at --window-rows 64 (one or more per window).
+constexpr unsigned kBatchesPerRun = kRows / 64;
 
 struct Exit {
-  bool killed = false;  // by SIGKILL (the test's or a crash point's)
+  bool killed = false;  // by SIGKILL (a crash point's)
+  int signal = 0;       // the signal that ended it, if one did
   int code = -1;        // exit status otherwise
   std::string output;   // stdout and stderr
 };
 
+// What a test does while the run is held at one of its INFERCOST_TEST_HOLD_AT
+// points (include/infercost/core/test_point.h): called with the point's name,
+// the run's pid and the path of its log (stdout and stderr); the run goes on
+// when it returns.
+using OnHold = std::function<void(const std::string& point, pid_t pid, const std::string& log)>;
+
+// Waits until the file at `path` holds `text` (or the minutes of a hang have
+// passed, which the caller's assertion then reports).
+bool wait_for_text(const std::string& path, const std::string& text) {
+  for (int i = 0; i < 600000; ++i) {
+    if (slurp(path).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  return false;
+}
+
 // Runs infercost with `args`; `env` entries are added to its environment;
-// `kill_after_ms` >= 0 sends SIGKILL that long after the start (if it still
-// runs); `file_size_limit` > 0 sets RLIMIT_FSIZE (SIGXFSZ ignored, so writes
-// past it fail with EFBIG, as on a full disk).
+// `file_size_limit` > 0 sets RLIMIT_FSIZE (SIGXFSZ ignored, so writes past it
+// fail with EFBIG, as on a full disk); `hold_at` (INFERCOST_TEST_HOLD_AT)
+// holds the run at those points, where `on_hold` is called.
 Exit run_infercost(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
-                   int kill_after_ms = -1, rlim_t file_size_limit = 0, int signal_after_ms = -1,
-                   int signal = SIGTERM, const std::string& signal_once_exists = "") {
+                   rlim_t file_size_limit = 0, const std::string& hold_at = "", const OnHold& on_hold = {}) {
   TempDir scratch;
   const std::string log = scratch.file("log");
+  std::optional<testing::HoldFifo> hold;
+  std::vector<std::string> environment = env;
+  if (!hold_at.empty()) {
+    hold.emplace(scratch, hold_at);
+    for (const std::string& e : hold->env()) environment.push_back(e);
+  }
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
-    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    for (const std::string& e : environment) ::putenv(const_cast<char*>(e.c_str()));
     if (file_size_limit > 0) {
       ::signal(SIGXFSZ, SIG_IGN);
       rlimit limit{file_size_limit, file_size_limit};
@@ -66,29 +93,18 @@ Exit run_infercost(const std::vector<std::string>& args, const std::vector<std::
   }
   Exit e;
   int status = 0;
-  const auto start = std::chrono::steady_clock::now();
-  bool signalled = false;
   for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
-            .count();
-    if (kill_after_ms >= 0 && ms >= kill_after_ms) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      break;
+    if (::waitpid(pid, &status, hold ? WNOHANG : 0) == pid) break;
+    // The poll's timeout only lets the loop see the run end without a hold.
+    pollfd p{hold->fd(), POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    if (const std::string point = hold->take_point(); !point.empty()) {
+      if (on_hold) on_hold(point, pid, log);
+      hold->release(pid);
     }
-    // The signal goes after signal_after_ms, and once `signal_once_exists` is
-    // there when one is named (a loaded machine may take longer to get there).
-    if (!signalled && signal_after_ms >= 0 && ms >= signal_after_ms &&
-        (signal_once_exists.empty() || fs::exists(signal_once_exists))) {
-      ::kill(pid, signal);
-      signalled = true;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
   e.killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  e.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   e.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   e.output = slurp(log);
   return e;
@@ -210,7 +226,7 @@ const char* kCrashPoints[] = {"output-synced",       "checkpoint-write", "checkp
                               "parquet-footer-half", "output-rename",    "part-done",        "job-finish"};
 
 struct Harness {
-  int kills = 0, crash_points_hit = 0, resumes = 0, rows_compared = 0;
+  int kills = 0, resumes = 0, rows_compared = 0;
 };
 
 // One output format and input: 20 kills at random moments and crash points,
@@ -222,11 +238,7 @@ void crash_and_resume(ResumeTest& t, const std::string& input, const std::string
   fs::create_directories(work.file("want"));
   fs::create_directories(work.file("got"));
   const std::string want = work.file("want/" + output_name);
-  const auto start = std::chrono::steady_clock::now();
   Exit clean = run_infercost(ResumeTest::args(input, want));
-  const int clean_ms = static_cast<int>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
-          .count());
   ASSERT_EQ(clean.code, 0) << clean.output;
   const std::string want_rows = rows_of(want);
   ASSERT_FALSE(want_rows.empty());
@@ -247,22 +259,20 @@ void crash_and_resume(ResumeTest& t, const std::string& input, const std::string
     }
     // A few kills per round, each resumed, then a resume to the end.
     for (int k = 0; k < 6 && kills < 20; ++k) {
-      std::vector<std::string> env;
-      int kill_ms = -1;
+      std::string at;
       if (k == 0 && rounds == 1) {
-        kill_ms = 1;  // before the first checkpoint (before anything, most likely)
+        at = "batch-done:1";  // before the first checkpoint
       } else if (rng() % 2 == 0) {
-        // Within the first half of a whole run: a resumed run has less to do.
-        kill_ms = static_cast<int>(rng() % static_cast<unsigned>(std::max(clean_ms / 2, 2)));
+        // After a batch, while the writer of this window may be anywhere
+        // (within the first half of a whole run: a resumed run has less to do).
+        at = "batch-done:" + std::to_string(1 + rng() % (kBatchesPerRun / 2));
       } else {
-        const char* point = kCrashPoints[rng() % std::size(kCrashPoints)];
-        const int hit = 1 + static_cast<int>(rng() % 12);
-        env.push_back(std::string("INFERCOST_TEST_CRASH_AT=") + point + ":" + std::to_string(hit));
+        at =
+            std::string(kCrashPoints[rng() % std::size(kCrashPoints)]) + ":" + std::to_string(1 + rng() % 12);
       }
-      Exit e = run_infercost(ResumeTest::args(input, got, {"--resume"}), env, kill_ms);
+      Exit e = run_infercost(ResumeTest::args(input, got, {"--resume"}), {"INFERCOST_TEST_CRASH_AT=" + at});
       if (e.killed) {
         ++kills;
-        total.crash_points_hit += env.empty() ? 0 : 1;
       } else {
         ASSERT_EQ(e.code, 0) << e.output;  // finished before the moment came
       }
@@ -299,18 +309,24 @@ TEST_F(ResumeTest, KilledRunsResumeToTheSameOutputInEveryFormat) {
     SCOPED_TRACE("three JSON files -> a folder of parts");
     crash_and_resume(*this, "three", "parts/", total);
   }
-  std::printf("crash harness: %d kills (%d at crash points), %d resumes to the end, %d rows compared\n",
-              total.kills, total.crash_points_hit, total.resumes, total.rows_compared);
+  std::printf("crash harness: %d kills, %d resumes to the end, %d rows compared\n", total.kills,
+              total.resumes, total.rows_compared);
   EXPECT_GE(total.kills, 7 * 20);
 }
 
 TEST_F(ResumeTest, SigtermStopsAtADurableStepAndSaysHowToGoOn) {
   TempDir work;
   const std::string want = work.file("want.jsonl"), got = work.file("got.jsonl");  // (compared as bytes)
-  // Slow enough to be caught in the middle: a checkpoint every 4 rows.
   ASSERT_EQ(run_infercost(args("in.jsonl", want, {}, "4")).code, 0);
-  std::vector<std::string> slow = args("in.jsonl", got, {}, "4");
-  Exit stopped = run_infercost(slow, {}, -1, 0, 300, SIGTERM, got + ".infercost-checkpoint");
+  // SIGTERM while the run is held just after its first checkpoint: it has
+  // rows left to do, and goes on only once the signal has been seen.
+  bool noticed = false;
+  Exit stopped = run_infercost(args("in.jsonl", got, {}, "4"), {}, 0, "checkpoint-saved:1",
+                               [&](const std::string&, pid_t pid, const std::string& log) {
+                                 ::kill(pid, SIGTERM);
+                                 noticed = wait_for_text(log, "SIGTERM: stopping at the next durable step");
+                               });
+  EXPECT_TRUE(noticed) << stopped.output;
   ASSERT_FALSE(stopped.killed);
   ASSERT_EQ(stopped.code, 128 + SIGTERM) << stopped.output;
   EXPECT_TRUE(contains(stopped.output, "stopped by signal 15 (SIGTERM)")) << stopped.output;
@@ -340,35 +356,18 @@ TEST_F(ResumeTest, SigtermStopsAtADurableStepAndSaysHowToGoOn) {
 TEST_F(ResumeTest, ASecondInterruptEndsTheRunAtOnce) {
   TempDir work;
   const std::string got = work.file("got.csv");
-  const std::string binary = std::string(INFERCOST_BINARY_DIR) + "/infercost";
-  std::vector<std::string> a = args("in.jsonl", got, {}, "4");
-  std::vector<char*> argv{const_cast<char*>(binary.c_str())};
-  for (std::string& s : a) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    ::execv(binary.c_str(), argv.data());
-    ::_exit(127);
-  }
-  // Once the first checkpoint is there the run is well under way.
-  for (int i = 0; i < 4000 && !fs::exists(got + ".infercost-checkpoint"); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_TRUE(fs::exists(got + ".infercost-checkpoint"));
-  // Apart, so that the first is handled (not merged with the second), and
-  // close, so that the second comes before the run has stopped of itself
-  // (its watcher looks every 50 ms).
-  ::kill(pid, SIGINT);
-  std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ::kill(pid, SIGINT);
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
-  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  // Held after its first checkpoint, so that it cannot reach its stop before
+  // the second signal: the first is seen (the run says so), then the second.
+  bool noticed = false;
+  Exit e = run_infercost(args("in.jsonl", got, {}, "4"), {}, 0, "checkpoint-saved:1",
+                         [&](const std::string&, pid_t pid, const std::string& log) {
+                           ::kill(pid, SIGINT);
+                           noticed = wait_for_text(log, "SIGINT: stopping at the next durable step");
+                           ::kill(pid, SIGINT);
+                         });
+  EXPECT_TRUE(noticed) << e.output;
+  ASSERT_EQ(e.signal, SIGINT) << "exit status " << e.code << ": " << e.output;
+  EXPECT_TRUE(fs::exists(got + ".infercost-checkpoint"));
   Exit resumed = run_infercost(args("in.jsonl", got, {"--resume"}, "4"));
   EXPECT_EQ(resumed.code, 0) << resumed.output;
   EXPECT_TRUE(fs::exists(got));
@@ -481,7 +480,7 @@ TEST_F(ResumeTest, AFullDiskStopsCleanlyAndTheJobResumesOnceThereIsSpace) {
     const std::string want = work.file(std::string("want/") + name), got = work.file(name);
     ASSERT_EQ(run_infercost(args("in.jsonl", want)).code, 0);
     const rlim_t limit = static_cast<rlim_t>(fs::file_size(want) / 3);
-    Exit full = run_infercost(args("in.jsonl", got), {}, -1, limit);
+    Exit full = run_infercost(args("in.jsonl", got), {}, limit);
     ASSERT_FALSE(full.killed) << "SIGXFSZ killed it: " << full.output;
     EXPECT_EQ(full.code, 1) << full.output;
     EXPECT_TRUE(contains(full.output, "File too large")) << full.output;

@@ -22,11 +22,12 @@ enum class StatusCode {
   kNotFound,           // a file, tensor, column or key that should exist
   kIOError,            // the OS refused a read or write
   kCorruption,         // input data is malformed (bad JSON, bad header)
-  kUnsupported,        // well-formed but not something we handle
+  kUnsupported,        // well-formed but not something we run (a model family, a precision on this device)
   kResourceExhausted,  // out of memory on host or device
   kInternal,           // a bug: a broken invariant reported, not aborted
-  kUnavailable,        // a device or library this machine lacks (no GPU, no driver)
+  kUnavailable,        // a device or library this machine lacks (no GPU, no driver), or a device that failed
   kCancelled,          // stopped on request (a signal) before the work was done
+  kNonFinite,          // a model output that is not a finite number (NaN, infinity)
 };
 
 std::string_view status_code_name(StatusCode code);
@@ -59,6 +60,7 @@ Status unsupported(std::string message);
 Status resource_exhausted(std::string message);
 Status internal_error(std::string message);
 Status unavailable(std::string message);
+Status non_finite(std::string message);
 Status cancelled(std::string message);
 
 namespace detail {

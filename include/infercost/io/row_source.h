@@ -35,6 +35,10 @@ struct SourceOptions {
   // (strings quoted and escaped, numbers as written, objects/arrays as
   // minified JSON), null rows flagged in is_null.
   bool values_as_json = false;
+  // With values_as_json, an empty `column` (`cat` without --column): each
+  // row whole, as one JSON object (JSON rows as written, minified; CSV
+  // fields by their header names, empty unquoted fields null). Parquet
+  // sources read one column: `cat` zips one source per column itself.
 };
 
 // Where a source stands in its file: the rows consumed so far (returned, or

@@ -189,7 +189,9 @@ class Classifier {
   // and retried on out-of-memory as infer_batch() does. Errors:
   // kInvalidArgument naming the row's index for a row the tokenizer refuses
   // (unless on_bad_row is kSkip), is_null of the wrong size; the backends'
-  // errors (kResourceExhausted for a single row that does not fit).
+  // errors (kResourceExhausted for a single row that does not fit);
+  // kNonFinite naming the rows whose outputs are not finite numbers (unless
+  // on_bad_row is kSkip: then they are skipped as bad rows are).
   // `stop`, when given, is read while the call runs: once it is non-zero (a
   // signal number, as RunOptions::stop) no further batch is started and the
   // call returns kCancelled when the batches under way have ended.
@@ -210,7 +212,17 @@ class Classifier {
   // batches before classifying them, from then on. A single row that does
   // not fit is kResourceExhausted naming the device and the row's tokens.
   // Another backend error comes back prefixed with its device (not "cpu").
-  Status infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out);
+  // A row whose logits are not all finite (NaN or infinity: a reduced
+  // precision's overflow, a broken weight) gets NaN outputs and its batch row
+  // index in `non_finite`; without `non_finite`, such a row fails the call
+  // (non_finite_error naming the batch rows).
+  Status infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
+                     std::vector<int32_t>* non_finite = nullptr);
+
+  // kNonFinite for `rows` (how the caller names them: "row 12", "a.jsonl:
+  // line 3") whose outputs were not finite on `worker`: names the precision
+  // and the device, and what to try.
+  Status non_finite_error(const std::string& rows, size_t worker) const;
 
   const model::ModelConfig& config() const { return config_; }
   const text::Tokenizer& tokenizer() const { return *tokenizer_; }

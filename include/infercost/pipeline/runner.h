@@ -59,6 +59,9 @@ struct RunOptions : ClassifierOptions {
   // Read while the run runs: non-zero (a signal number) stops it at the next
   // durable step, with a checkpoint to resume from (kCancelled).
   const std::atomic<int>* stop = nullptr;
+  // Called once, from the run's own thread, when it first sees `stop` set
+  // (before it has stopped): the CLI says what happens next.
+  std::function<void(int signal)> on_stop_seen;
 };
 
 // On error nothing is left at options.output (the temporary is removed; for a

@@ -807,12 +807,12 @@ class CudaBackend final : public Backend {
         return unusable(context);
       case CudaFailure::Kind::kOther: break;
     }
-    return internal_error(fmt::format("{}: {}", context, f.message()));
+    return unavailable(fmt::format("{}: {}", context, f.message()));
   }
 
   Status unusable(const std::string& context) const {
-    return internal_error(fmt::format("{}: the CUDA context on {} is unusable: {}; restart the process",
-                                      context, name(), broken_reason_));
+    return unavailable(fmt::format("{}: the CUDA context on {} is unusable: {}; restart the process", context,
+                                   name(), broken_reason_));
   }
 
   // After an allocation failure: give back the activation memory (the next
@@ -1183,7 +1183,7 @@ Result<std::unique_ptr<Backend>> create_backend_impl(const BackendOptions& optio
       return resource_exhausted(
           fmt::format("{}: out of GPU memory for the stream and cuBLASLt workspace: {}", gpu, f.message()));
     }
-    return internal_error(fmt::format("{}: {}", gpu, f.message()));
+    return unavailable(fmt::format("{}: {}", gpu, f.message()));
   } catch (const std::bad_alloc&) {
     return resource_exhausted(gpu + ": out of host memory");
   }
