@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end goldens for the RoBERTa family: what HF transformers' text-classification
 pipeline gives, text in, probabilities out, for the HF-saved tiny model directories
-(tests/data_files/golden/tiny-roberta, tiny-roberta-multilabel, tiny-xlm-roberta: made by
-tools/gen_model_golden.py with their BPE / Unigram tokenizers).
+(tests/data_files/golden/tiny-roberta, tiny-roberta-multilabel, tiny-xlm-roberta, tiny-camembert:
+made by tools/gen_model_golden.py with their BPE / Unigram tokenizers).
 
 For each directory, loaded unchanged with
     pipeline("text-classification", model=dir, tokenizer=dir, top_k=None)
@@ -25,7 +25,7 @@ from transformers import pipeline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "tests", "data_files", "golden")
-MODELS = ["tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta"]
+MODELS = ["tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta", "tiny-camembert"]
 
 TEXTS = [
     "hello world",

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Golden logits from HF transformers for the CPU encoder test.
 
-(a) Builds tiny DistilBERT / BERT / RoBERTa / XLM-RoBERTa classifiers with
+(a) Builds tiny DistilBERT / BERT / RoBERTa / XLM-RoBERTa / CamemBERT classifiers with
     transformers' random init (fixed torch seed), saves them with
     save_pretrained(safe_serialization=True) under tests/data_files/golden/<name>/
     and records HF fp32 logits for 60 inputs of 1..128 tokens. The RoBERTa
     family's directories also get a small tokenizer that HF saves with them
-    (byte-level BPE for RoBERTa, Unigram for XLM-R, trained here on made-up
-    words), so each is a complete HF model directory; their inputs hold the
+    (byte-level BPE for RoBERTa, Unigram for XLM-R and CamemBERT, trained here on
+    made-up words), so each is a complete HF model directory; their inputs hold the
     pad id and <s>/</s> inside the text too, where RoBERTa's position ids differ.
 (b) For DistilBERT-base, BERT-base, RoBERTa-base and XLM-R-base shapes, runs our synthesizer
     (`<synth-cmd> --preset P --seed 7 --out DIR`, e.g. `build/infercost model
@@ -34,7 +34,8 @@ import safetensors.numpy
 import torch
 import transformers
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-from transformers import (BertConfig, BertForSequenceClassification, BertTokenizer, DistilBertConfig,
+from transformers import (BertConfig, BertForSequenceClassification, BertTokenizer, CamembertConfig,
+                          CamembertForSequenceClassification, CamembertTokenizerFast, DistilBertConfig,
                           DistilBertForSequenceClassification, RobertaConfig, RobertaForSequenceClassification,
                           RobertaTokenizerFast, XLMRobertaConfig, XLMRobertaForSequenceClassification,
                           XLMRobertaTokenizerFast)
@@ -138,17 +139,33 @@ def write_unigram_tokenizer(dir_):
     return tok.get_vocab_size()
 
 
-def roberta_sequences(rng, vocab, lengths):
-    """Random ids, most rows framed <s> ... </s> as the tokenizer frames them; some hold the pad id (1),
-    <s> and </s> inside, and a few are nothing but pad ids."""
+def write_camembert_unigram_tokenizer(dir_):
+    """Unigram laid out as camembert-base's: <s>NOTUSED=0 <pad>=1 </s>NOTUSED=2 <unk>=3 <unk>NOTUSED=4
+    <s>=5 </s>=6 (bos/eos 5/6, not RoBERTa's 0/2), Metaspace, <mask> last; saved as CamembertTokenizer."""
+    tok = Tokenizer(models.Unigram())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    tok.train_from_iterator(training_texts(), trainers.UnigramTrainer(
+        vocab_size=300, unk_token="<unk>", show_progress=False,
+        special_tokens=["<s>NOTUSED", "<pad>", "</s>NOTUSED", "<unk>", "<unk>NOTUSED", "<s>", "</s>"]))
+    tok.add_special_tokens(["<mask>"])
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=[("<s>", 5), ("</s>", 6)])
+    CamembertTokenizerFast(tokenizer_object=tok).save_pretrained(dir_)
+    return tok.get_vocab_size()
+
+
+def roberta_sequences(rng, vocab, lengths, bos=0, eos=2):
+    """Random ids, most rows framed <s> ... </s> (ids bos, eos) as the tokenizer frames them; some hold the
+    pad id (1), <s> and </s> inside, and a few are nothing but pad ids."""
     seqs = sequences(rng, vocab, lengths)
     for k, s in enumerate(seqs):
         if k % 3 != 2:
-            s[0] = 0
-            s[-1] = 2 if len(s) > 1 else s[-1]
+            s[0] = bos
+            s[-1] = eos if len(s) > 1 else s[-1]
         if len(s) > 2 and k % 2 == 0:
             for _ in range(1 + len(s) // 16):
-                s[int(rng.integers(1, len(s) - 1))] = int(rng.choice([1, 1, 0, 2]))
+                s[int(rng.integers(1, len(s) - 1))] = int(rng.choice([1, 1, bos, eos]))
     for k in (5, 17):
         seqs[k] = [1] * len(seqs[k])
     seqs[9][0] = 1  # a pad id at the first position, whose state the head reads
@@ -203,6 +220,12 @@ ROBERTA_TINY = {
     "tiny-xlm-roberta": (lambda: XLMRobertaForSequenceClassification(roberta_config(
         XLMRobertaConfig, vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
         intermediate_size=64, max_position_embeddings=130, **SENTIMENT3)), write_unigram_tokenizer),
+    # Binary, and bos/eos 5/6 as camembert-base's config and tokenizer say.
+    "tiny-camembert": (lambda: CamembertForSequenceClassification(roberta_config(
+        CamembertConfig, vocab_size=180, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=48, max_position_embeddings=130, bos_token_id=5, eos_token_id=6,
+        id2label={0: "negative", 1: "positive"}, label2id={"negative": 0, "positive": 1})),
+        write_camembert_unigram_tokenizer),
 }
 
 
@@ -240,7 +263,8 @@ def gen_tiny(only):
         assert tokens <= model.config.vocab_size, (name, tokens)
         rng = np.random.default_rng(300 + i)
         lengths = [1, 2, 3, 4, 127, 128, 64, 65] + [int(x) for x in rng.integers(1, 129, size=52)]
-        seqs = roberta_sequences(rng, model.config.vocab_size, lengths)
+        seqs = roberta_sequences(rng, model.config.vocab_size, lengths, model.config.bos_token_id,
+                                 model.config.eos_token_id)
         write_golden(os.path.join(GOLDEN, f"{name}.json"), name, seqs,
                      hf_logits(model, seqs, model.config.pad_token_id),
                      {"model_dir": name, "tokenizer_size": tokens})

@@ -92,11 +92,12 @@ inline std::string parity_test_name(
 
 // Runs the suite for `target` (a ParityTarget) on every tiny golden model;
 // at namespace scope, in any namespace.
-#define INFERCOST_BACKEND_PARITY(prefix, target)                                                            \
-  using ::infercost::backend::testing::BackendParity;                                                       \
-  INSTANTIATE_TEST_SUITE_P(                                                                                 \
-      prefix, BackendParity,                                                                                \
-      ::testing::Combine(::testing::Values(target),                                                         \
-                         ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert",          \
-                                           "tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta")), \
+#define INFERCOST_BACKEND_PARITY(prefix, target)                                                    \
+  using ::infercost::backend::testing::BackendParity;                                               \
+  INSTANTIATE_TEST_SUITE_P(                                                                         \
+      prefix, BackendParity,                                                                        \
+      ::testing::Combine(                                                                           \
+          ::testing::Values(target),                                                                \
+          ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert", "tiny-roberta", \
+                            "tiny-roberta-multilabel", "tiny-xlm-roberta", "tiny-camembert")),      \
       ::infercost::backend::testing::parity_test_name)

@@ -90,7 +90,8 @@ TEST_P(ReferenceGoldenTest, MatchesTransformersLogits) {
 
 INSTANTIATE_TEST_SUITE_P(Models, ReferenceGoldenTest,
                          ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert",
-                                           "tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta"),
+                                           "tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta",
+                                           "tiny-camembert"),
                          ::infercost::testing::DashesToUnderscores());
 
 }  // namespace
