@@ -36,15 +36,30 @@ demo: configure
 # Python with pyarrow, pandas and duckdb for the Parquet/CSV round-trip tests
 # (oracles), and nanobind, scikit-build-core and pytest for the Python package
 # (its module is a target of the main build, src/python; its suites run under
-# ctest, label python). The CLI never runs Python. --no-compile: pyspark's
-# thousands of modules are not byte-compiled at install (CI time); Python
-# compiles the few it imports.
+# ctest, label python). The CLI never runs Python. Beside it, two venvs of the
+# same python3 for infercost.spark's suites (label spark), each with the
+# pandas its pyspark supports: build/pyenv-spark (pyspark 4.3 and Spark
+# Connect's client) and build/pyenv-spark35 (pyspark 3.5, the local suite).
+# --no-compile: pyspark's thousands of modules are not byte-compiled at
+# install (CI time); Python compiles the few it imports. The main venv's stamp
+# follows the others', so that a new Spark venv configures the build again
+# (the configure target) and ctest finds it.
 PYENV := build/pyenv
+SPARK_PYENV := build/pyenv-spark
+SPARK35_PYENV := build/pyenv-spark35
+PIP_INSTALL := pip install -q --disable-pip-version-check --no-compile
 pyenv: $(PYENV)/.complete
-$(PYENV)/.complete: scripts/pyenv-requirements.txt scripts/spark-requirements.txt | deps
+$(PYENV)/.complete: scripts/pyenv-requirements.txt $(SPARK_PYENV)/.complete $(SPARK35_PYENV)/.complete | deps
 	python3 -m venv $(PYENV)
-	$(PYENV)/bin/pip install -q --disable-pip-version-check --no-compile -r scripts/pyenv-requirements.txt \
-		-r scripts/spark-requirements.txt
+	$(PYENV)/bin/$(PIP_INSTALL) -r scripts/pyenv-requirements.txt
+	touch $@
+$(SPARK_PYENV)/.complete: scripts/spark-requirements.txt | deps
+	python3 -m venv $(SPARK_PYENV)
+	$(SPARK_PYENV)/bin/$(PIP_INSTALL) -r scripts/spark-requirements.txt
+	touch $@
+$(SPARK35_PYENV)/.complete: scripts/spark35-requirements.txt | deps
+	python3 -m venv $(SPARK35_PYENV)
+	$(SPARK35_PYENV)/bin/$(PIP_INSTALL) -r scripts/spark35-requirements.txt
 	touch $@
 
 # pyenv before build: the configure looks for nanobind in it.

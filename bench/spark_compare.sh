@@ -24,7 +24,7 @@
 # Spark's times exclude the JVM start and a warm-up job that loads the model in each worker (both
 # printed). Goal (issue 14): package within 3% of the CLI's rows/s, Spark within 10%.
 #
-# Environment: INFERCOST_BIN (default build/infercost), PYENV (default build/pyenv: pyspark, pyarrow,
+# Environment: INFERCOST_BIN (default build/infercost), PYENV (default build/pyenv-spark: pyspark, pyarrow,
 # with the package importable from build/python), PEERS_VENV (bench/peers/setup.sh's venv, into which
 # this script adds pyspark and py4j at scripts/spark-requirements.txt's pins).
 set -euo pipefail
@@ -54,7 +54,7 @@ while (($#)); do
 done
 
 BIN=${INFERCOST_BIN:-$ROOT/build/infercost}
-PYENV=${PYENV:-$ROOT/build/pyenv}
+PYENV=${PYENV:-$ROOT/build/pyenv-spark}
 PY=$PYENV/bin/python
 if [[ ! -x $BIN ]]; then
   echo "spark_compare: no infercost binary at $BIN (make build, or set INFERCOST_BIN)" >&2

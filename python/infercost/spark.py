@@ -2,8 +2,9 @@
 
 Pure Python over the package (``infercost.Model``), using DataFrame APIs only
 (``mapInArrow``, Arrow / pandas UDFs): no RDD, no SparkContext, no broadcast,
-so the same code runs on classic Spark 3.5 and 4.x and on Spark Connect
-(Databricks standard and serverless compute).
+so the same code runs on classic Spark and on Spark Connect (tested: pyspark
+3.5.9 and 4.3.0 on local[2], 4.3 on a standalone cluster and on a Connect
+server; docs/spark.md says what is and is not tested).
 
     import infercost.spark
     out = infercost.spark.classify(df, "full_text", model="/dbfs/models/sst2")

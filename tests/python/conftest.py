@@ -8,10 +8,13 @@ build's `infercost` and INFERCOST_TEST_DATA_DIR at tests/data_files
 Every file a test writes is under its tmp_path.
 """
 
+import errno
 import json
 import os
 import pathlib
+import select
 import subprocess
+import time
 
 import pytest
 
@@ -29,7 +32,8 @@ CLI = pathlib.Path(
 # The tiny models have 160 positions; run's default max_length (512) is refused for them.
 MAX_LENGTH = 128
 
-TINY_MODELS = ["tiny-distilbert", "tiny-bert", "tiny-roberta", "tiny-xlm-roberta", "tiny-roberta-multilabel"]
+TINY_MODELS = ["tiny-distilbert", "tiny-bert", "tiny-roberta", "tiny-xlm-roberta", "tiny-roberta-multilabel",
+               "tiny-camembert"]
 
 # Rows that exercise the reader and the tokenizers: plain, unicode, empty,
 # null, long, and repeated so that batches hold several lengths.
@@ -67,3 +71,93 @@ def run_cli(*args, check=True):
 @pytest.fixture
 def tweets(tmp_path):
     return write_jsonl(tmp_path / "tweets.jsonl")
+
+
+# How long a test waits for an event before it fails instead of hanging: a safety net only (generous,
+# under ctest's 300 s per file); no test asserts how long anything took.
+SAFETY_S = 120
+
+
+class Hold:
+    """Holds the engine threads that reach test points (include/infercost/core/test_point.h) until
+    the test lets them go, so that a test acts at a moment chosen by an event, not by a time.
+
+    `points` is INFERCOST_TEST_HOLD_AT's value: "NAME" or "NAME:N" (its N-th hit), or several,
+    comma-separated. The FIFO is made and opened for reading at once; the variables are set by arm()
+    (on entry, unless armed=False) for the engine running in this process, which reads them at each
+    hit and counts hits from 0 for a new value: set them while no engine thread can read them (before
+    a call, or while the only thread that hits points is held). wait() blocks until an engine thread
+    is held at a point (it writes the point's name and a newline into the FIFO, then waits);
+    release() closes the test's end of the FIFO and opens and closes it for writing, which lets the
+    held thread go on (it wrote its line, closed the FIFO and waits reading it for a writer to come
+    and go; the FIFO is not opened again, so a later hold takes another Hold). On exit: released,
+    the variables removed, the FIFO
+    deleted.
+    """
+
+    def __init__(self, folder, points, name="hold", armed=True):
+        self.points = points
+        self.armed = armed
+        self.path = pathlib.Path(folder) / f"{name}.fifo"
+        os.mkfifo(self.path)
+        # Non-blocking: a FIFO's open for reading would wait for a writer.
+        self.fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        self.pending = b""
+        self.held = False  # a line came and the thread was not released yet
+
+    def arm(self):
+        os.environ["INFERCOST_TEST_HOLD_AT"] = self.points
+        os.environ["INFERCOST_TEST_HOLD_FIFO"] = str(self.path)
+        return self
+
+    def wait(self, unless=None):
+        """The name of the point where a thread is now held; None if the file descriptor `unless`
+        becomes readable first (the test's way to stop waiting). Fails after SAFETY_S."""
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        if unless is not None:
+            poller.register(unless, select.POLLIN)
+        deadline = time.monotonic() + SAFETY_S
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no engine thread held at {self.points} in {SAFETY_S} s")
+            for fd, events in poller.poll(left * 1000):
+                if fd == unless:
+                    return None
+                chunk = os.read(self.fd, 256) if events & select.POLLIN else b""
+                if not chunk:
+                    raise AssertionError(f"the FIFO of {self.points} was closed without a line")
+                self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        self.held = True
+        return line.decode()
+
+    def release(self):
+        """Lets the held thread go on: it waits, reading the FIFO, for a writer to come and go.
+        Its reader may not be open yet (it wrote its line, closed, and opens to read): retried."""
+        if self.fd is None:
+            return
+        os.close(self.fd)
+        self.fd = None
+        if not self.held:
+            return
+        self.held = False
+        deadline = time.monotonic() + SAFETY_S
+        while True:
+            try:
+                os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
+                return
+            except OSError as e:  # ENXIO: no reader yet
+                if e.errno != errno.ENXIO or time.monotonic() > deadline:
+                    raise
+                time.sleep(0)
+
+    def __enter__(self):
+        return self.arm() if self.armed else self
+
+    def __exit__(self, *exc):
+        self.release()
+        for name in ("INFERCOST_TEST_HOLD_AT", "INFERCOST_TEST_HOLD_FIFO"):
+            os.environ.pop(name, None)
+        self.path.unlink(missing_ok=True)

@@ -4,16 +4,17 @@ the Arrow export, nulls, errors, threads and metrics."""
 import _thread
 import gc
 import json
+import os
 import resource
+import signal
 import threading
-import time
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
 import infercost
-from conftest import MAX_LENGTH, ROWS, TINY_MODELS, model_dir, run_cli, write_jsonl
+from conftest import MAX_LENGTH, ROWS, SAFETY_S, TINY_MODELS, Hold, model_dir, run_cli, write_jsonl
 
 TEXTS = [row["full_text"] for row in ROWS]
 
@@ -207,25 +208,59 @@ def test_several_threads_at_once():
         assert table.equals(rotated), k
 
 
-def test_ctrl_c_stops_a_call_under_way():
-    # Batches of one row on one thread: the whole call would take minutes (about 5,000 rows/s).
-    texts = pa.chunked_array([pa.array(TEXTS[:20])] * 50_000)
+def test_ctrl_c_stops_a_call_under_way(tmp_path):
+    # 200,000 rows in batches of one row on one engine thread: minutes of work. The engine is held
+    # after its first batch while the main thread, waiting in the call, takes an interrupt as Ctrl-C
+    # (SIGINT's Python handler); then it is let go, and the call must stop: the test knows it did
+    # because the engine never reaches a second hold, armed meanwhile at the 1,000th batch after
+    # (if it did, the call had not stopped: the test lets it go on, and fails). No step depends on
+    # time.
+    texts = pa.chunked_array([pa.array(TEXTS[:20])] * 10_000)
+    taken = threading.Event()
+
+    def on_sigint(signum, frame):
+        taken.set()
+        raise KeyboardInterrupt
+
+    got = {}
+    returned_r, returned_w = os.pipe()
     with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH, batching="seed",
                          batch_size=1) as m:
-        sent = {}
+        with Hold(tmp_path, "batch-done:1", "first") as first, \
+                Hold(tmp_path, "batch-done:1000", "later", armed=False) as later:
 
-        def interrupt():
-            time.sleep(0.5)
-            sent["at"] = time.monotonic()
-            _thread.interrupt_main()  # as Ctrl-C: SIGINT's Python handler, in the main thread
+            def interrupt():
+                try:
+                    got["first"] = first.wait()
+                    later.arm()  # the call's one engine thread is held: nothing reads the variables now
+                    _thread.interrupt_main()  # as Ctrl-C: SIGINT's Python handler, in the main thread
+                    got["taken"] = taken.wait(SAFETY_S)
+                except BaseException as e:  # noqa: BLE001 (reported below)
+                    got["error"] = e
+                finally:
+                    first.release()
+                try:
+                    got["later"] = later.wait(unless=returned_r)  # None: the call returned first
+                except BaseException as e:  # noqa: BLE001
+                    got.setdefault("error", e)
+                finally:
+                    later.release()
 
-        watcher = threading.Thread(target=interrupt)
-        watcher.start()
-        with pytest.raises(KeyboardInterrupt):
-            m.classify(texts)
-        raised = time.monotonic()
-        watcher.join()
-        assert raised - sent["at"] < 2.0  # within a few polls, not at the end of the call
+            previous = signal.signal(signal.SIGINT, on_sigint)
+            watcher = threading.Thread(target=interrupt)
+            watcher.start()
+            try:
+                with pytest.raises(KeyboardInterrupt):
+                    m.classify(texts)
+            finally:
+                os.write(returned_w, b"returned")
+                watcher.join()
+                signal.signal(signal.SIGINT, previous)
+                os.close(returned_r)
+                os.close(returned_w)
+        assert "error" not in got, got
+        assert got["first"] == "batch-done" and got["taken"]
+        assert got["later"] is None, "the call went on to its 1,000th batch after Ctrl-C"
         # The Model is still usable, and its next call is whole.
         assert pa.table(m.classify(TEXTS)).num_rows == len(TEXTS)
 

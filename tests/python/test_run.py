@@ -1,14 +1,14 @@
 """infercost.run(): the CLI's job in process, same outputs and metrics as `infercost run`."""
 
 import _thread
+import faulthandler
 import json
 import threading
-import time
 
 import pytest
 
 import infercost
-from conftest import MAX_LENGTH, ROWS, model_dir, run_cli, write_jsonl
+from conftest import MAX_LENGTH, ROWS, SAFETY_S, Hold, model_dir, run_cli, write_jsonl
 
 # The figures of a run that depend on its input and options only (not on time or memory).
 COUNTED = ["rows", "rows_null", "rows_skipped", "tokens", "padded_tokens", "computed_tokens", "rows_at_max_length",
@@ -142,12 +142,12 @@ def test_resume_of_a_finished_job(tmp_path, tweets):
     assert again["resume"]["already_complete"] is True and again["rows"] == 0
 
 
-BIG_ROWS = 6000  # about 3 s at one row per batch on one thread
+BIG_ROWS = 6000  # six windows of 1,000 rows (SLOW's window_rows)
 
 
 @pytest.fixture
 def big_input(tmp_path):
-    """Enough rows that a run batched one row at a time on one thread lasts a few seconds."""
+    """Rows for a run of several windows, each checkpointed."""
     path = tmp_path / "big.jsonl"
     run_cli("datagen", "--rows", str(BIG_ROWS), "--out", path, "--quiet")
     return path
@@ -157,54 +157,68 @@ SLOW = {"batching": "seed", "batch_size": 1, "threads": 1, "window_rows": 1000, 
         "max_length": MAX_LENGTH}
 
 
-def test_other_python_threads_run_while_it_runs(tmp_path, big_input):
-    done = threading.Event()
+def test_other_python_threads_run_while_it_runs(tmp_path, tweets):
+    # run() on another thread, its engine held after its first batch until this thread lets it go:
+    # this thread runs Python (it gets the line, looks at the job thread, computes) while run() is
+    # under way. Were the GIL held by run(), this thread could never return from the wait, and the run
+    # could never end: a hang, which faulthandler turns into a failure with every thread's stack.
     result = {}
 
     def job():
-        start = time.monotonic()
         try:
-            result["metrics"] = infercost.run(big_input, model_dir("tiny-distilbert"),
-                                              output=tmp_path / "p.jsonl", **SLOW)
-        finally:
-            result["seconds"] = time.monotonic() - start
-            done.set()
+            result["metrics"] = infercost.run(tweets, model_dir("tiny-distilbert"), output=tmp_path / "p.jsonl",
+                                              **SLOW)
+        except BaseException as e:  # noqa: BLE001 (reported below)
+            result["error"] = e
 
-    worker = threading.Thread(target=job)
-    worker.start()
-    ticks = 0
-    while not done.wait(0.001):
-        ticks += 1  # needs the GIL: stays 0 if run() holds it
-    worker.join()
-    assert result["metrics"]["rows"] == BIG_ROWS
-    assert result["seconds"] > 0.5, "the run was too short to tell"
-    assert ticks > 100
-
-
-def interrupt_after_first_checkpoint(out):
-    """As Ctrl-C (SIGINT's Python handler, in the main thread) once the run has saved a checkpoint."""
-    checkpoint = out.parent / (out.name + ".infercost-checkpoint")
-
-    def watch():
-        deadline = time.monotonic() + 60
-        while not checkpoint.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        _thread.interrupt_main()
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    return watcher
+    faulthandler.dump_traceback_later(SAFETY_S, exit=True)
+    try:
+        with Hold(tmp_path, "batch-done:1") as held:
+            worker = threading.Thread(target=job)
+            worker.start()
+            try:
+                assert held.wait() == "batch-done"
+                # The run is under way (held), and this thread runs Python meanwhile.
+                assert worker.is_alive() and not result
+                assert sum(i * i for i in range(10_000)) == 333_283_335_000
+            finally:
+                held.release()
+                worker.join()
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    assert "error" not in result, result
+    assert result["metrics"]["rows"] == len(ROWS) - 1
 
 
 def test_ctrl_c_stops_at_a_checkpoint_and_resume_finishes(tmp_path, big_input):
+    # The writer is held once its first checkpoint is saved (1,000 rows durable, 5,000 to go); the
+    # main thread, waiting in run(), takes an interrupt as Ctrl-C; the run's signal watcher is held in
+    # turn once it has seen the signal; then both are let go: the run stops at its next durable step,
+    # long before its end, and a resumed run does the rest.
     model = model_dir("tiny-distilbert")
     out = tmp_path / "p.jsonl"
-    start = time.monotonic()
-    watcher = interrupt_after_first_checkpoint(out)
-    with pytest.raises(KeyboardInterrupt):
-        infercost.run(big_input, model, output=out, **SLOW)
-    watcher.join()
-    assert time.monotonic() - start < 30
+    got = {}
+    with Hold(tmp_path, "checkpoint-saved:1,signal-seen") as held:
+
+        def interrupt():
+            try:
+                got["saved"] = held.wait()
+                _thread.interrupt_main()  # as Ctrl-C: SIGINT's Python handler, in the main thread
+                got["seen"] = held.wait()
+            except BaseException as e:  # noqa: BLE001 (reported below)
+                got["error"] = e
+            finally:
+                held.release()
+
+        watcher = threading.Thread(target=interrupt)
+        watcher.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                infercost.run(big_input, model, output=out, **SLOW)
+        finally:
+            watcher.join()
+    assert "error" not in got, got
+    assert (got["saved"], got["seen"]) == ("checkpoint-saved", "signal-seen")
     assert not out.exists()  # a half-done output is never at the target path
     resumed = infercost.run(big_input, model, output=out, resume=True, **SLOW)
     assert resumed["resume"]["resumed"] is True and 0 < resumed["resume"]["resumed_rows"] < BIG_ROWS

@@ -1,12 +1,14 @@
 """Shared set-up of the infercost.spark suites (ctest label spark).
 
-ctest runs them with the pyenv's Python (build/pyenv: pyspark, pyarrow,
-pandas, pytest), PYTHONPATH at the build's python/ folder (the package with
-its native module, where it is built), INFERCOST_BINARY at the build's CLI
-and INFERCOST_TEST_DATA_DIR at tests/data_files (tests/spark/CMakeLists.txt).
+ctest runs them with the Spark venvs' Python (build/pyenv-spark: pyspark 4.3,
+build/pyenv-spark35: pyspark 3.5; each with pyarrow, pandas, pytest),
+PYTHONPATH at the build's python/ folder (the package with its native
+module, where it is built), INFERCOST_BINARY at the build's CLI and
+INFERCOST_TEST_DATA_DIR at tests/data_files (tests/spark/CMakeLists.txt).
 By hand, from the repository root:
 
-    PYTHONPATH=build/python build/pyenv/bin/python -m pytest tests/spark
+    PYTHONPATH=build/python build/pyenv-spark/bin/python -m pytest tests/spark \
+        --basetemp=build/spark-tmp
 
 The package under test is the build's (its native module in build/python):
 where it cannot be imported, or has no ``infercost.Model``, every test
@@ -24,10 +26,12 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -69,8 +73,9 @@ def _skip_reason():
 SKIP_REASON = _skip_reason()
 
 sys.path.insert(0, str(HERE / "worker_site"))
+# Absolute: Spark's Python workers may run in another directory.
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(HERE / "worker_site")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    [str(HERE / "worker_site")] + [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 
 if SKIP_REASON is None:
     import importlib.util  # noqa: E402
@@ -86,10 +91,11 @@ if SKIP_REASON is None:
 
 
 def pytest_configure(config):
-    # pyspark 4.3 warns that it "does not yet fully support pandas >= 3"; the
-    # pyenv keeps pandas 3 for the other suites' oracles (docs/spark.md says
-    # why), and these suites pass with it.
-    config.addinivalue_line("filterwarnings", "ignore:PySpark does not yet fully support pandas:FutureWarning")
+    # pyspark 3.5 compares versions with distutils' LooseVersion, which Python
+    # 3.11 deprecates (pyspark 4 no longer does): its own warning, at each
+    # Arrow conversion, not one about the libraries the suites pin.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:distutils Version classes are deprecated:DeprecationWarning:pyspark")
 
 
 def pytest_report_header(config):
@@ -194,3 +200,50 @@ def direct(texts, model=MODEL):
 
     with infercost.Model(str(model), **OPTS) as m:
         return pa.table(m.classify(list(texts)))
+
+
+def alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def stop_group(proc, grace=10.0):
+    """SIGTERM to the process group of `proc` (its JVM and what it forked),
+    SIGKILL to what is left after `grace` seconds; True once none is left."""
+    if alive(proc.pid):
+        os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while alive(proc.pid) and time.monotonic() < deadline:
+            proc.poll()
+            time.sleep(0.1)
+        if alive(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    deadline = time.monotonic() + 10
+    while alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not alive(proc.pid)
+
+
+def wait_for(what, check, timeout=90.0, procs=()):
+    """Polls `check` until it is true: waits for an event (a port open, a file
+    there), failing after `timeout` seconds (a safety net, not a measure) or
+    when one of `procs` has exited."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in procs:
+            if p.poll() is not None:
+                raise AssertionError(f"{what}: a process it needs exited with {p.returncode}")
+        try:
+            if check():
+                return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -1,4 +1,5 @@
-"""infercost.spark on Spark local[2]: one SparkSession for the suite.
+"""infercost.spark on Spark local[2]: one SparkSession for the suite; ctest
+runs it on pyspark 4.3 (spark_test_spark_local) and 3.5 (spark35_test_spark_local).
 
 classify on DataFrames read from the study's three shapes (datagen json-3,
 parquet, parquet-10) equal to `infercost run` row by row (joined on id);
@@ -18,8 +19,13 @@ if SKIP_REASON:
 
 import pyarrow as pa  # noqa: E402 (after the skip)
 import pyarrow.parquet as pq
-from pyspark.util import PythonEvalType
+import pyspark
 from conftest import MODEL, MULTILABEL_MODEL, OPTS, TOL, direct, loads, run_cli, session_builder
+
+try:
+    from pyspark.util import PythonEvalType  # pyspark 4
+except ImportError:
+    from pyspark.rdd import PythonEvalType  # pyspark 3.5
 
 import infercost
 import infercost.spark
@@ -63,6 +69,14 @@ def texts_df(spark):
     return spark.createDataFrame(rows, "id long, full_text string").repartition(6)
 
 
+def arrow_of(df) -> pa.Table:
+    """The rows of `df` as an Arrow table: DataFrame.toArrow (pyspark 4), or the
+    Arrow batches toPandas collects (pyspark 3.5 has no toArrow)."""
+    if hasattr(df, "toArrow"):
+        return df.toArrow()
+    return pa.Table.from_batches(df._collect_as_arrow())
+
+
 def by_id(table: pa.Table):
     return table.sort_by("id").to_pydict()
 
@@ -95,7 +109,7 @@ def test_classify_keeps_rows_and_types(spark, texts_df):
     assert [f.name for f in out.schema.fields] == ["id", "full_text"] + labels + ["label"]
     types = {f.name: f.dataType.simpleString() for f in out.schema.fields}
     assert types == {"id": "bigint", "full_text": "string", **{l: "float" for l in labels}, "label": "string"}
-    table = out.toArrow()
+    table = arrow_of(out)
     assert table.num_rows == len(TEXTS)
     got = by_id(table)
     want = expected(list(enumerate(TEXTS)))
@@ -114,26 +128,32 @@ def test_keep_ships_only_those_columns(spark, texts_df):
     labels = [name for name, _ in infercost.spark.output_columns(str(MODEL))]
     assert out.columns == ["a.n"] + labels
     assert out.schema["a.n"].dataType.simpleString() == "int"  # int32 passes through as int32
-    rows = out.toArrow().sort_by("a.n").to_pydict()
+    rows = arrow_of(out).sort_by("a.n").to_pydict()
     assert rows["a.n"] == list(range(len(TEXTS)))
     want = expected(list(enumerate(TEXTS)))
     assert rows["label"] == want["label"]
 
 
 def test_model_loads_once_per_python_worker(spark, texts_df, load_log):
-    before = loads(load_log)
     many = texts_df.repartition(12)  # 12 tasks on 2 cores
+
+    def model_loads():
+        return [r for r in loads(load_log) if r["model_dir"] == str(MODEL)]
+
     # Two jobs: the loaded model is kept across them.
     assert infercost.spark.classify(many, model=str(MODEL), **OPTS, keep=["id"]).count() == len(TEXTS)
+    after_first = model_loads()
     assert len(infercost.spark.classify(many, model=str(MODEL), **OPTS, keep=["id"]).collect()) == len(TEXTS)
-    records = [r for r in loads(load_log) if r["model_dir"] == str(MODEL)]
+    records = model_loads()
     assert records, "no model load was logged by the workers"
+    # The second job loaded nothing: the workers that ran the first one kept their model (the first
+    # job itself loaded only in workers that had not run an earlier test's job, as below).
+    assert records == after_first, records[len(after_first):]
     pids = [r["pid"] for r in records]
     # One load per (worker process, model, device, precision): never two in
     # one worker, and no more workers than local[2] runs at once.
     assert len(pids) == len(set(pids)), records
     assert 1 <= len(set(pids)) <= 2, records
-    assert len(records) >= len([r for r in before if r["model_dir"] == str(MODEL)])
     # spark.task.cpus is 1 here: one engine thread per task.
     assert {r["threads"] for r in records} == {1}
     assert {r["device"] for r in records} == {"cpu"}
@@ -151,28 +171,32 @@ def test_multilabel_model_has_labels_column(spark, texts_df):
     names = [name for name, _ in infercost.spark.output_columns(str(MULTILABEL_MODEL))]
     assert names[-2:] == ["label", "labels"]
     assert out.columns == ["id"] + names
-    got = by_id(out.toArrow())
+    got = by_id(arrow_of(out))
     assert_same(got, expected(list(enumerate(TEXTS)), MULTILABEL_MODEL), names)
 
 
-def test_classify_udf_arrow(spark, texts_df):
+def test_classify_udf(spark, texts_df):
+    # An arrow_udf on pyspark 4.1 and later, the pandas iterator UDF before (3.5).
     udf = infercost.spark.classify_udf(model=str(MODEL), **OPTS)
-    assert udf.evalType == PythonEvalType.SQL_SCALAR_ARROW_ITER_UDF
+    if tuple(int(v) for v in pyspark.__version__.split(".")[:2]) >= (4, 1):
+        assert udf.evalType == PythonEvalType.SQL_SCALAR_ARROW_ITER_UDF
+    else:
+        assert udf.evalType == PythonEvalType.SQL_SCALAR_PANDAS_ITER_UDF
     out = texts_df.withColumn("pred", udf("full_text")).select("id", "pred.*")
     names = [name for name, _ in infercost.spark.output_columns(str(MODEL))]
     assert out.columns == ["id"] + names
-    assert_same(by_id(out.toArrow()), expected(list(enumerate(TEXTS))), names)
+    assert_same(by_id(arrow_of(out)), expected(list(enumerate(TEXTS))), names)
 
 
 def test_classify_udf_pandas_before_spark_41(spark, texts_df, monkeypatch):
     # pyspark before 4.1 has no arrow_udf: the pandas iterator UDF, exercised
-    # here on this pyspark by hiding arrow_udf from classify_udf.
+    # here on any pyspark by hiding arrow_udf from classify_udf.
     monkeypatch.setattr(infercost.spark, "_has_arrow_udf", lambda: False)
     udf = infercost.spark.classify_udf(model=str(MODEL), **OPTS)
     assert udf.evalType == PythonEvalType.SQL_SCALAR_PANDAS_ITER_UDF
     out = texts_df.withColumn("pred", udf("full_text")).select("id", "pred.*")
     names = [name for name, _ in infercost.spark.output_columns(str(MODEL))]
-    assert_same(by_id(out.toArrow()), expected(list(enumerate(TEXTS))), names)
+    assert_same(by_id(arrow_of(out)), expected(list(enumerate(TEXTS))), names)
 
 
 def test_predict_batch_udf(spark, texts_df):
@@ -187,7 +211,7 @@ def test_predict_batch_udf(spark, texts_df):
     out = df.withColumn("pred", pred("full_text")).select("id", "pred.*")
     names = [name for name, _ in infercost.spark.output_columns(str(MODEL))]
     want = expected([(i, t) for i, t in enumerate(TEXTS) if t is not None])
-    assert_same(by_id(out.toArrow()), want, names)
+    assert_same(by_id(arrow_of(out)), want, names)
 
 
 def test_parquet_round_trip(spark, texts_df, workdir):
@@ -196,8 +220,8 @@ def test_parquet_round_trip(spark, texts_df, workdir):
     out.write.parquet(str(path))
     back = spark.read.parquet(str(path))
     assert back.schema == out.schema
-    got = by_id(back.toArrow())
-    assert got == by_id(out.toArrow())
+    got = by_id(arrow_of(back))
+    assert got == by_id(arrow_of(out))
     # And pyarrow reads the float columns as float32.
     table = pq.read_table(path)
     assert pa.types.is_float32(table.schema.field(out.columns[1]).type)
@@ -237,7 +261,7 @@ def test_equal_to_infercost_run(spark, workdir, shape, reader):
 
     df = getattr(spark.read, reader)(str(data))
     out = infercost.spark.classify(df, model=str(MODEL), **OPTS, keep=["id", "full_text"])
-    got = by_id(out.toArrow())
+    got = by_id(arrow_of(out))
     assert got["id"] == cli["id"]
     assert got["full_text"] == cli["text"]
     labels = [name for name, kind in infercost.spark.output_columns(str(MODEL)) if kind == "float"]

@@ -11,7 +11,9 @@ with 2 CPUs and its own GPU address, as on a GPU cluster. Then:
   on the other) and its engine threads to its 2 CPUs (spark.task.cpus);
 - a job classifying rows into Parquet, during which one Worker (its JVM, its
   executor and their Python workers: the whole process group) is killed
-  with SIGKILL: Spark reschedules the lost tasks on the other Worker, and the
+  with SIGKILL while a task of it is under way (held at its start until the
+  kill: every task attempt leaves files when it starts and when it is done):
+  the lost task runs again, a later attempt, on the other Worker, and the
   output has every row exactly once, equal to the model's own results.
 
 Every process the suite starts is stopped by its process group in the
@@ -32,13 +34,13 @@ import pathlib
 import signal
 import subprocess
 import threading
-import time
 import urllib.request
 
 import pyarrow.parquet as pq
 import pyspark
-from spark_test_tasks import slow_rows, task_placement
-from conftest import MODEL, OPTS, direct, free_port, isolate_temp, jvm_options, loads, session_builder
+from spark_test_tasks import task_placement, tracked_rows
+from conftest import (MODEL, OPTS, alive, direct, free_port, isolate_temp, jvm_options, loads, session_builder,
+                      stop_group, wait_for)
 
 import infercost
 import infercost.spark
@@ -47,53 +49,9 @@ SPARK_HOME = pathlib.Path(pyspark.__file__).resolve().parent
 SPARK_CLASS = SPARK_HOME / "bin" / "spark-class"
 
 
-def _alive(pgid):
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def stop_group(proc, grace=10.0):
-    """SIGTERM to the process group of `proc` (its JVM and what it forked),
-    SIGKILL to what is left after `grace` seconds; True once none is left."""
-    if _alive(proc.pid):
-        os.killpg(proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + grace
-        while _alive(proc.pid) and time.monotonic() < deadline:
-            proc.poll()
-            time.sleep(0.1)
-        if _alive(proc.pid):
-            os.killpg(proc.pid, signal.SIGKILL)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
-    deadline = time.monotonic() + 10
-    while _alive(proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return not _alive(proc.pid)
-
-
 def master_state(ui_port):
     with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=5) as r:
         return json.load(r)
-
-
-def wait_for(what, check, timeout=90.0, procs=()):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for p in procs:
-            if p.poll() is not None:
-                raise AssertionError(f"{what}: a cluster process exited with {p.returncode}")
-        try:
-            if check():
-                return
-        except OSError:
-            pass
-        time.sleep(0.25)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Cluster:
@@ -202,29 +160,46 @@ def test_each_task_gets_its_gpu_and_cpus(spark):
         assert r.device == f"cuda:{r.gpus}" and r.threads == 2
 
 
+def progress_files(folder, kind):
+    """The start- or done- files of tracked_rows: (partition, attempt, gpu) for each."""
+    out = []
+    for p in folder.iterdir():
+        what, partition, attempt, gpu, _pid = p.name.split("-")
+        if what == kind:
+            out.append((int(partition), int(attempt), gpu))
+    return out
+
+
 def test_worker_killed_mid_job_every_row_once(spark, cluster, load_log, tmp_path):
     n, parts = 1200, 24
     progress = tmp_path / "progress"
     progress.mkdir()
+    release = tmp_path / "release"  # created only if the test fails before its kill (lets the job end)
     df = spark.range(0, n, numPartitions=parts).selectExpr("id", "concat('tweet number ', id, ' #', id % 7) AS full_text")
-    df = df.mapInArrow(slow_rows(str(progress)), df.schema)
+    # Worker 0's executor (GPU "0") holds each task it starts: the kill lands on a running task.
+    df = df.mapInArrow(tracked_rows(str(progress), "0", str(release)), df.schema)
     out = infercost.spark.classify(df, model=str(MODEL), **OPTS, keep=["id", "full_text"])
     path = tmp_path / "out"
 
     killed = {}
 
     def kill_a_worker():
-        # Once a few partitions are done: SIGKILL to the first Worker's whole
-        # process group (its JVM, its executor, their Python workers), as a
-        # machine lost.
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and len(list(progress.iterdir())) < 4:
-            time.sleep(0.05)
-        worker = cluster.workers[0]
-        killed["done_before"] = len(list(progress.iterdir()))
-        os.killpg(worker.pid, signal.SIGKILL)
-        killed["at"] = time.monotonic()
-        worker.wait(timeout=30)  # reaped: no zombie left in the group
+        # Once Worker 0 has a task under way (held) and the other Worker has done 4 partitions:
+        # SIGKILL to Worker 0's whole process group (its JVM, its executor, their Python workers), as
+        # a machine lost.
+        try:
+            wait_for("a task under way on Worker 0 and 4 partitions done",
+                     lambda: any(gpu == "0" for _, _, gpu in progress_files(progress, "start"))
+                     and len(progress_files(progress, "done")) >= 4, timeout=300)
+            killed["running"] = [(p, a) for p, a, gpu in progress_files(progress, "start") if gpu == "0"]
+            killed["done_before"] = len(progress_files(progress, "done"))
+            worker = cluster.workers[0]
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait(timeout=30)  # reaped: no zombie left in the group
+            killed["yes"] = True
+        except BaseException as e:  # noqa: BLE001 (reported below)
+            killed["error"] = e
+            release.touch()  # the held task goes on, and the job ends
 
     killer = threading.Thread(target=kill_a_worker)
     killer.start()
@@ -232,15 +207,21 @@ def test_worker_killed_mid_job_every_row_once(spark, cluster, load_log, tmp_path
         out.write.parquet(str(path))
     finally:
         killer.join()
-    finished = time.monotonic()
 
-    # The kill came while the job ran, with partitions left to do.
-    assert "at" in killed and killed["at"] < finished
-    assert 4 <= killed["done_before"] < parts, killed
-    assert not _alive(cluster.workers[0].pid)
-    # Some partitions ran more than once (the killed executor's), yet...
-    attempts = [p.name.split("-") for p in progress.iterdir()]
-    assert len({a[1] for a in attempts}) == parts
+    assert "error" not in killed, killed
+    # The kill came while Worker 0 ran a task (held at its start, never done there), with partitions
+    # left to do.
+    assert killed.get("yes") and len(killed["running"]) == 1, killed
+    assert killed["done_before"] < parts, killed
+    assert not alive(cluster.workers[0].pid)
+    lost_partition, lost_attempt = killed["running"][0]
+    starts, dones = progress_files(progress, "start"), progress_files(progress, "done")
+    assert not any(gpu == "0" for _, _, gpu in dones), dones
+    # The lost task ran again, on the other Worker, as a later attempt; every partition was done.
+    again = [(a, gpu) for p, a, gpu in dones if p == lost_partition]
+    assert again and all(a > lost_attempt and gpu == "1" for a, gpu in again), (lost_partition, starts, dones)
+    assert len([1 for p, _, _ in starts if p == lost_partition]) >= 2
+    assert {p for p, _, _ in dones} == set(range(parts))
 
     # ...every row is in the output exactly once, with the model's results.
     table = pq.read_table(path).sort_by("id")

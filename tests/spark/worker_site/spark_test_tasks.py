@@ -26,22 +26,28 @@ def task_placement(batches):
     })
 
 
-def slow_rows(progress_dir):
-    """A pass-through before classify that takes 0.5 s per partition and
-    leaves a file per finished partition, so that the test kills a Worker
-    while the job is half done."""
+def tracked_rows(progress_dir, hold_gpu, release_file):
+    """A pass-through before classify that leaves a file when each task attempt starts and when it
+    is done (start-/done-PARTITION-ATTEMPT-GPU-PID), and holds every task of the executor with GPU
+    `hold_gpu` at its start until `release_file` exists: the test kills that executor's Worker
+    while one of its tasks is surely under way (it never creates the file unless it fails first)."""
 
-    def slow(batches):
+    def tracked(batches):
         import os
         import time
 
         from pyspark import TaskContext
 
+        context = TaskContext.get()
+        gpu = ",".join(context.resources()["gpu"].addresses)
+        name = f"{context.partitionId()}-{context.attemptNumber()}-{gpu}-{os.getpid()}"
+        open(os.path.join(progress_dir, "start-" + name), "w").close()
+        # Waits for an event (the file), not for a time; a safety net ends the wait after 10 minutes.
+        deadline = time.monotonic() + 600
+        while gpu == hold_gpu and not os.path.exists(release_file) and time.monotonic() < deadline:
+            time.sleep(0.05)
         for batch in batches:
             yield batch
-        time.sleep(0.5)
-        context = TaskContext.get()
-        name = f"done-{context.partitionId()}-{context.attemptNumber()}-{os.getpid()}"
-        open(os.path.join(progress_dir, name), "w").close()
+        open(os.path.join(progress_dir, "done-" + name), "w").close()
 
-    return slow
+    return tracked
