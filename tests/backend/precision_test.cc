@@ -247,8 +247,10 @@ TEST(Precision, ReportedAsConfigured) {
 // many rows, and the golden ones (HF initializer_range 0.2) are much sharper
 // than trained models, so small errors in Q and K move the attention a lot:
 // int8 flips 1-5% of rows here, all with an fp32 top-2 margin below 0.2, and
-// bf16 up to 0.75%. The >= 99.5% agreement bound is checked at real scale on
-// DistilBERT-base shapes (precision_synth_test.cc, label slow).
+// bf16 up to 0.75%. No test checks the >= 99.5% int8 target: at real scale,
+// synthesized DistilBERT-base weights (precision_synth_test.cc, label slow)
+// are checked for int8 >= 97% agreement (max prob diff <= 0.6) and bf16 >= 99%
+// (<= 0.15) on 400 rows; random weights miss 99.5% (bench/RESULTS.md).
 struct SmallCase {
   model::Architecture arch;
   const char* activation;
