@@ -377,8 +377,17 @@ Status Classifier::infer_batch(size_t worker, const backend::TokenBatch& batch, 
     return Status();
   }
   if (bad.empty()) return Status();
-  return non_finite_error(fmt::format("batch row{} {}", bad.size() == 1 ? "" : "s", fmt::join(bad, ", ")),
-                          worker);
+  return non_finite_error(name_rows("batch row", std::vector<int64_t>(bad.begin(), bad.end())), worker);
+}
+
+std::string Classifier::name_rows(const std::string& unit, const std::vector<int64_t>& numbers) {
+  constexpr size_t kNamed = 10;
+  const size_t named = std::min(numbers.size(), kNamed);
+  std::string text =
+      fmt::format("{}{} {}", unit, numbers.size() == 1 ? "" : "s",
+                  fmt::join(numbers.begin(), numbers.begin() + static_cast<ptrdiff_t>(named), ", "));
+  if (numbers.size() > named) text += fmt::format(" and {} more", numbers.size() - named);
+  return text;
 }
 
 Status Classifier::non_finite_error(const std::string& rows, size_t worker) const {
@@ -555,12 +564,12 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
       Status s = infer_batch(w, batch, out, &bad);
       if (s.ok() && !bad.empty()) {
         if (on_bad_row_ == io::OnBadRow::kFail) {
-          std::vector<size_t> named;
-          for (int32_t k : bad)
-            named.push_back(first_row + static_cast<size_t>(batches[b][static_cast<size_t>(k)]));
+          std::vector<int64_t> named;
+          for (int32_t k : bad) {
+            named.push_back(static_cast<int64_t>(first_row) + batches[b][static_cast<size_t>(k)]);
+          }
           std::sort(named.begin(), named.end());
-          s = non_finite_error(fmt::format("row{} {}", named.size() == 1 ? "" : "s", fmt::join(named, ", ")),
-                               w);
+          s = non_finite_error(name_rows("row", named), w);
         } else {
           for (int32_t k : bad) {
             const size_t row = first_row + static_cast<size_t>(batches[b][static_cast<size_t>(k)]);

@@ -480,14 +480,17 @@ class Pipeline {
       at.emplace_back(target.window->file_index, target.window->rows.lines[static_cast<size_t>(target.row)]);
     }
     std::sort(at.begin(), at.end());
-    const Window& first = *batch.targets[static_cast<size_t>(bad[0])].window;
-    std::vector<std::string> lines;
-    for (const auto& [file, line] : at) {
-      if (file == at[0].first) lines.push_back(std::to_string(line));
+    std::vector<int64_t> lines;  // of the first file named
+    const Window* first = nullptr;
+    for (size_t i = 0; i < bad.size(); ++i) {
+      const Batch::Target& target = batch.targets[static_cast<size_t>(bad[i])];
+      if (target.window->file_index == at[0].first) first = target.window;
     }
-    const std::string rows =
-        fmt::format("{}: {} {}", (*c_.inputs)[static_cast<size_t>(at[0].first)],
-                    first.location_unit + (lines.size() == 1 ? "" : "s"), fmt::join(lines, ", "));
+    for (const auto& [file, line] : at) {
+      if (file == at[0].first) lines.push_back(line);
+    }
+    const std::string rows = fmt::format("{}: {}", (*c_.inputs)[static_cast<size_t>(at[0].first)],
+                                         Classifier::name_rows(first->location_unit, lines));
     Status error = classifier_.non_finite_error(rows, w);
     if (c_.options->on_bad_row == io::OnBadRow::kFail) return error;
     std::lock_guard<std::mutex> lock(mu_);

@@ -410,7 +410,10 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t) {
   if (const cudaError_t e = unsafe_during_capture(); e != cudaSuccess) return e;
-  return state().device.sticky_error;
+  infercost::backend::cuda_backend_emu::Device& d = state().device;
+  if (d.sticky_after_syncs == 0) d.sticky_error = cudaErrorIllegalAddress;
+  if (d.sticky_after_syncs > 0) --d.sticky_after_syncs;
+  return d.sticky_error;
 }
 
 // ---- Graphs ---------------------------------------------------------------------

@@ -50,6 +50,9 @@ struct Device {
   cublasStatus_t fused_result_state = CUBLAS_STATUS_SUCCESS;
   // Returned by every cudaStreamSynchronize from now on (a sticky error).
   cudaError_t sticky_error = cudaSuccess;
+  // >= 0: sticky_error becomes cudaErrorIllegalAddress after this many
+  // successful cudaStreamSynchronize calls (a GPU that fails mid-run).
+  int64_t sticky_after_syncs = -1;
   // cudaStreamBeginCapture fails (cudaErrorNotSupported), as it may on a GPU.
   bool graph_capture_fails = false;
 };

@@ -144,3 +144,31 @@ def test_unknown_flags_are_type_errors(tmp_path, tweets):
 def test_no_inputs(tmp_path):
     with pytest.raises(ValueError, match="no input files given"):
         infercost.run([], model_dir("tiny-distilbert"), output=tmp_path / "o.jsonl")
+
+
+def nan_model(tmp_path):
+    """tiny-distilbert with a NaN in its classifier's bias: every output is NaN."""
+    import json
+    import struct
+
+    model = tmp_path / "nan"
+    shutil.copytree(model_dir("tiny-distilbert"), model)
+    weights = model / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    (size,) = struct.unpack("<Q", data[:8])
+    begin = 8 + size + json.loads(data[8 : 8 + size])["classifier.bias"]["data_offsets"][0]
+    data[begin : begin + 4] = struct.pack("<f", float("nan"))
+    weights.write_bytes(bytes(data))
+    return model
+
+
+def test_outputs_that_are_not_finite_are_an_error_or_skipped(tmp_path):
+    model = nan_model(tmp_path)
+    with infercost.Model(model, threads=1, max_length=MAX_LENGTH, precision="fp32") as m:
+        with pytest.raises(RuntimeError, match=r"rows 0, 1, 2: the model's outputs are not finite numbers "
+                                               r"\(NaN or infinity\) in fp32 on cpu"):
+            m.classify(["good", "bad", "ugly"])
+    with infercost.Model(model, threads=1, max_length=MAX_LENGTH, precision="fp32", on_error="skip") as m:
+        result = m.classify(["good", None, "ugly"])
+        assert list(result.is_null) == [True, True, True]
+        assert m.last_metrics["rows_skipped"] == 2

@@ -224,6 +224,10 @@ class Classifier {
   // and the device, and what to try.
   Status non_finite_error(const std::string& rows, size_t worker) const;
 
+  // "row 3", "lines 1, 2, 4, ... and 130 more": `unit` ("row", "line") and
+  // sorted `numbers`, the first ten named (for errors that name rows).
+  static std::string name_rows(const std::string& unit, const std::vector<int64_t>& numbers);
+
   const model::ModelConfig& config() const { return config_; }
   const text::Tokenizer& tokenizer() const { return *tokenizer_; }
   const BatchPolicy& policy() const { return policy_; }

@@ -256,6 +256,39 @@ class WeightImage {
   std::vector<uint8_t> bytes_;
 };
 
+// kUnsupported when a weight the encoder keeps in fp16 is beyond fp16's
+// largest finite value (65504): it would be infinity on the GPU, and every
+// output NaN. (The head is kept in fp32.)
+Status check_fp16_range(const model::EncoderWeights& w) {
+  constexpr float kFp16Max = 65504.0f;
+  const auto beyond = [&](const std::vector<float>& v, const std::string& what) -> Status {
+    for (float x : v) {
+      if (std::fabs(x) > kFp16Max) {
+        return unsupported(fmt::format(
+            "precision fp16: a weight of {} is {:g}, beyond fp16's largest finite value (65504): it would be "
+            "infinity on the GPU; use --precision bf16 (fp32's range) or fp32",
+            what, x));
+      }
+    }
+    return Status();
+  };
+  INFERCOST_RETURN_IF_ERROR(beyond(w.word_embeddings, "the word embeddings"));
+  INFERCOST_RETURN_IF_ERROR(beyond(w.position_embeddings, "the position embeddings"));
+  INFERCOST_RETURN_IF_ERROR(beyond(w.embedding_bias, "the token type embeddings"));
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    const model::EncoderLayerWeights& l = w.layers[i];
+    for (const auto& [linear, name] :
+         {std::pair{&l.q, "query"}, std::pair{&l.k, "key"}, std::pair{&l.v, "value"},
+          std::pair{&l.attn_out, "attention output"}, std::pair{&l.ffn_in, "FFN input"},
+          std::pair{&l.ffn_out, "FFN output"}}) {
+      const std::string what = fmt::format("layer {}'s {}", i, name);
+      INFERCOST_RETURN_IF_ERROR(beyond(linear->weight, what));
+      INFERCOST_RETURN_IF_ERROR(beyond(linear->bias, what + " bias"));
+    }
+  }
+  return Status();
+}
+
 // Converts and uploads the model (validated by validate_gpu_model). Blocks until
 // the copy is done.
 std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const model::EncoderWeights& w,
@@ -690,6 +723,7 @@ class CudaBackend final : public Backend {
     const std::string context = fmt::format("{}: prepare {}", name(), config.name);
     if (broken_) return unusable(context);
     Status st = validate_gpu_model(config, weights);
+    if (st.ok() && type_ == DType::kF16) st = check_fp16_range(weights);
     if (!st.ok()) return st.with_context(context);
     return guarded(context, [&] {
       DeviceLockGuard hold(lock_);
