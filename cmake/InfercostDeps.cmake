@@ -84,7 +84,9 @@ function(infercost_add_test name)
   # gtest_discover_tests flattens list-valued PROPERTIES (only the first label
   # would survive), so the labels are set by a script ctest includes after the
   # discovered tests.
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_LIST ${name}_TESTS)
+  # A hang fails the test after 20 minutes instead of blocking the run (the
+  # longest, the resume harness, takes about 7 on a loaded 2-core machine).
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_LIST ${name}_TESTS PROPERTIES TIMEOUT 1200)
   set(label_script ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
   file(WRITE ${label_script}
        "if(${name}_TESTS)\n  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\")\nendif()\n")

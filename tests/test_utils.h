@@ -58,7 +58,7 @@ class HoldFifo {
   HoldFifo(const TempDir& dir, std::string points)
       : path_(dir.file("hold.fifo")), points_(std::move(points)) {
     if (::mkfifo(path_.c_str(), 0600) != 0) std::abort();
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK);
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   }
   ~HoldFifo() {
     if (fd_ >= 0) ::close(fd_);
@@ -87,7 +87,7 @@ class HoldFifo {
   void release(pid_t pid) {
     ::close(fd_);
     for (;;) {
-      const int w = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK);
+      const int w = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
       if (w >= 0) {
         ::close(w);
         break;
@@ -100,7 +100,7 @@ class HoldFifo {
       }
       std::this_thread::yield();
     }
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK);
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   }
 
  private:

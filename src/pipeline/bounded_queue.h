@@ -25,7 +25,12 @@ class BoundedQueue {
   // False (and `item` dropped) when the queue was closed or cancelled.
   bool push(T item) {
     std::unique_lock<std::mutex> lock(mu_);
-    not_full_.wait(lock, [this] { return items_.size() < capacity_ || closed_ || cancelled_; });
+    const auto can_push = [this] { return items_.size() < capacity_ || closed_ || cancelled_; };
+    if (!can_push()) {
+      ++waiting_producers_;
+      not_full_.wait(lock, can_push);
+      --waiting_producers_;
+    }
     if (closed_ || cancelled_) return false;
     items_.push_back(std::move(item));
     not_empty_.notify_one();
@@ -35,7 +40,12 @@ class BoundedQueue {
   // The oldest item; nullopt once closed and drained, or cancelled.
   std::optional<T> pop() {
     std::unique_lock<std::mutex> lock(mu_);
-    not_empty_.wait(lock, [this] { return !items_.empty() || closed_ || cancelled_; });
+    const auto can_pop = [this] { return !items_.empty() || closed_ || cancelled_; };
+    if (!can_pop()) {
+      ++waiting_consumers_;
+      not_empty_.wait(lock, can_pop);
+      --waiting_consumers_;
+    }
     if (cancelled_ || items_.empty()) return std::nullopt;
     std::optional<T> item(std::move(items_.front()));
     items_.pop_front();
@@ -63,12 +73,23 @@ class BoundedQueue {
     return items_.size();
   }
   size_t capacity() const { return capacity_; }
+  // push() and pop() calls waiting now (for room, for an item): what a test
+  // waits for before it wakes them.
+  size_t waiting_producers() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return waiting_producers_;
+  }
+  size_t waiting_consumers() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return waiting_consumers_;
+  }
 
  private:
   const size_t capacity_;
   mutable std::mutex mu_;
   std::condition_variable not_full_, not_empty_;
   std::deque<T> items_;
+  size_t waiting_producers_ = 0, waiting_consumers_ = 0;
   bool closed_ = false;
   bool cancelled_ = false;
 };

@@ -116,16 +116,18 @@ record::Monitor MonitorAccumulator::summary() const {
   return m;
 }
 
-ProcessSampler::ProcessSampler(pid_t pid, MonitorAccumulator* out, const Nvml* nvml, std::vector<int> gpus)
+ProcessSampler::ProcessSampler(pid_t pid, MonitorAccumulator* out, const Nvml* nvml, std::vector<int> gpus,
+                               Clock clock)
     : pid_(pid),
       out_(out),
       nvml_(nvml),
       gpus_(std::move(gpus)),
-      last_time_(std::chrono::steady_clock::now()),
+      clock_(clock ? std::move(clock) : Clock(&std::chrono::steady_clock::now)),
+      last_time_(clock_()),
       ticks_per_second_(static_cast<double>(std::max<long>(::sysconf(_SC_CLK_TCK), 1))) {}
 
 bool ProcessSampler::sample() {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_();
   Result<std::string> stat = read_file(fmt::format("/proc/{}/stat", pid_));
   if (!stat.ok() || stat->empty()) return false;
   Result<std::string> status = read_file(fmt::format("/proc/{}/status", pid_));

@@ -92,7 +92,11 @@ TEST(ParquetBadData, RandomByteFlipsGiveErrorsOrValuesNeverCrashes) {
   std::mt19937_64 rng(20240611);
   for (const auto& [name, bytes] : files) {
     SCOPED_TRACE(name);
-    auto start = std::chrono::steady_clock::now();
+    // No bound on the time taken (it depends on the machine, and the ASan
+    // build is many times slower); it is printed. A copy that claims endless
+    // rows is cut at read_everything's 100'000; a reader that hangs is left
+    // to ctest's TIMEOUT; a giant allocation fails in the ASan build.
+    const auto start = std::chrono::steady_clock::now();
     int errors = 0, reads = 0;
     for (int i = 0; i < 3000; ++i) {
       std::string copy = bytes;
@@ -111,11 +115,10 @@ TEST(ParquetBadData, RandomByteFlipsGiveErrorsOrValuesNeverCrashes) {
         ASSERT_NE(st.code(), StatusCode::kInternal) << st.to_string();
       }
     }
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("%s: 3000 corrupted copies: %d errors, %d read, %.2f s\n", name.c_str(), errors, reads,
                 seconds);
     EXPECT_GT(errors, 0);
-    EXPECT_LT(seconds, 120.0);
   }
 }
 

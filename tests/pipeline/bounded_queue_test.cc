@@ -10,7 +10,23 @@
 namespace infercost::pipeline {
 namespace {
 
-using namespace std::chrono_literals;
+// Until `done()` holds. Each condition below also holds once the thread it
+// watches has returned, so only a thread that hangs makes this wait forever
+// (ctest's TIMEOUT then).
+template <typename F>
+void wait_until(F done) {
+  while (!done()) std::this_thread::yield();
+}
+
+// Whether `f` has its value, without waiting.
+template <typename T>
+bool ready(const std::future<T>& f) {
+  return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+// How long a woken thread may take to finish before the test calls it stuck:
+// a guard against a hang, not a measure of speed.
+constexpr std::chrono::minutes kStuck{5};
 
 TEST(BoundedQueue, ProducerBlocksWhileFull) {
   BoundedQueue<int> q(2);
@@ -21,7 +37,7 @@ TEST(BoundedQueue, ProducerBlocksWhileFull) {
     EXPECT_TRUE(q.push(3));
     pushed = true;
   });
-  std::this_thread::sleep_for(50ms);
+  wait_until([&] { return q.waiting_producers() == 1 || pushed.load(); });
   EXPECT_FALSE(pushed.load());  // full: the third push waits
   EXPECT_EQ(q.size(), 2u);
   EXPECT_EQ(q.pop(), 1);
@@ -45,9 +61,12 @@ TEST(BoundedQueue, CloseDrainsThenEnds) {
 TEST(BoundedQueue, CloseWakesAWaitingConsumer) {
   BoundedQueue<int> q(1);
   auto consumer = std::async(std::launch::async, [&] { return q.pop(); });
-  std::this_thread::sleep_for(20ms);
+  // Empty: the pop waits.
+  wait_until([&] { return q.waiting_consumers() == 1 || ready(consumer); });
+  EXPECT_EQ(q.waiting_consumers(), 1u);
   q.close();
-  ASSERT_EQ(consumer.wait_for(10s), std::future_status::ready);
+  ASSERT_EQ(consumer.wait_for(kStuck), std::future_status::ready);
+  EXPECT_EQ(q.waiting_consumers(), 0u);
   EXPECT_EQ(consumer.get(), std::nullopt);
 }
 
@@ -56,11 +75,14 @@ TEST(BoundedQueue, CancelWakesProducersAndConsumers) {
   ASSERT_TRUE(full.push(1));
   auto producer = std::async(std::launch::async, [&] { return full.push(2); });
   auto consumer = std::async(std::launch::async, [&] { return empty.pop(); });
-  std::this_thread::sleep_for(20ms);
+  wait_until([&] { return full.waiting_producers() == 1 || ready(producer); });
+  wait_until([&] { return empty.waiting_consumers() == 1 || ready(consumer); });
+  EXPECT_EQ(full.waiting_producers(), 1u);
+  EXPECT_EQ(empty.waiting_consumers(), 1u);
   full.cancel();
   empty.cancel();
-  ASSERT_EQ(producer.wait_for(10s), std::future_status::ready);
-  ASSERT_EQ(consumer.wait_for(10s), std::future_status::ready);
+  ASSERT_EQ(producer.wait_for(kStuck), std::future_status::ready);
+  ASSERT_EQ(consumer.wait_for(kStuck), std::future_status::ready);
   EXPECT_FALSE(producer.get());
   EXPECT_EQ(consumer.get(), std::nullopt);
   EXPECT_EQ(full.pop(), std::nullopt);  // queued items are dropped

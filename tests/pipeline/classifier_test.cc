@@ -345,7 +345,7 @@ TEST_F(ClassifierTest, SeveralThreadsCallingAtOnceGetTheirOwnResults) {
 
 TEST_F(ClassifierTest, BatchesSpreadOverEveryWorker) {
   FakeMachine machine(2);
-  for (auto& d : machine.devices) d->sleep_us = 3000;
+  for (auto& d : machine.devices) d->sleep_us = 0;
   ClassifierOptions o = options();
   o.batch_size = 32;
   machine.install(o);
@@ -355,6 +355,7 @@ TEST_F(ClassifierTest, BatchesSpreadOverEveryWorker) {
   EXPECT_EQ(c->devices(), (std::vector<std::string>{"cuda:0", "cuda:1"}));
   EXPECT_EQ(c->worker_device(3), 1u);
   g_most_running = 0;
+  meet_at(4);  // the first batches wait until 4 run at once
   Result<Classification> r = c->classify(views_of(*texts_));
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   expect_fake_outputs(*c, *texts_, *r);
@@ -370,7 +371,7 @@ TEST_F(ClassifierTest, BatchesSpreadOverEveryWorker) {
 TEST_F(ClassifierTest, AStopStartsNoFurtherBatch) {
   FakeMachine machine(1);
   FakeDevice& d = *machine.devices[0];
-  d.sleep_us = 2000;
+  d.sleeps = false;
   ClassifierOptions o = options();
   o.batch_size = 8;
   o.streams_per_device = 1;
@@ -389,17 +390,18 @@ TEST_F(ClassifierTest, AStopStartsNoFurtherBatch) {
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(r.status().message(), "classify stopped by signal 2 before its 2000 rows were done");
   EXPECT_EQ(calls(), 0);
-  // Set while the call runs (250 batches of 2 ms): it ends after a few more.
+  // Set while the call runs, during its 5th batch (of 250): its one worker
+  // starts no other.
   stop = 0;
-  std::thread setter([&] {
-    while (calls() < 5) std::this_thread::yield();
-    stop = 15;
-  });
+  d.on_call = [&stop](int64_t call) {
+    if (call == 5) stop = 15;
+  };
   r = c->classify(views_of(*texts_), {}, &stop);
-  setter.join();
+  d.on_call = nullptr;
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
-  EXPECT_LT(calls(), 100);
+  EXPECT_EQ(r.status().message(), "classify stopped by signal 15 before its 2000 rows were done");
+  EXPECT_EQ(calls(), 5);
   // Left unset, the same call classifies every row, and the Classifier is still usable.
   stop = 0;
   const int64_t before = calls();

@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -30,7 +32,13 @@ struct FakeDevice {
   // The call (1-based, counted over the device) that fails with kInternal; 0: none.
   int64_t fail_at_call = 0;
   // Microseconds each classify() sleeps when `sleeps`; -1: a random 0..399.
+  // (Sleeps only mix up the order in which batches end: what a test checks
+  // must not depend on how long they are.)
   int sleep_us = -1;
+  // Called by each classify() call that classifies (not one that fails or is
+  // out of memory) with its number over the device (1-based), before it
+  // sleeps, outside the device's lock: a test acts at a given batch.
+  std::function<void(int64_t call)> on_call;
   // capacity(max_length): capacity_at[max_length] where given, else
   // `capacity` (max_tokens 0: the Backend default).
   backend::BatchCapacity capacity;
@@ -56,9 +64,34 @@ struct FakeDevice {
   std::vector<bool> compute_padding_seen;
 };
 
-// classify() calls running at once, over every fake device.
+// classify() calls running at once (those of devices that sleep), over every
+// fake device.
 inline std::atomic<int> g_running{0};
 inline std::atomic<int> g_most_running{0};
+
+// A meeting of sleeping classify() calls: after meet_at(n), the first calls
+// wait for each other until n of them run at once, then all go on (and later
+// calls do not wait). A test that checks that n batches can run at once
+// (g_most_running) thus does not depend on how long a batch takes. A call
+// stops waiting after minutes, so that a pipeline that never runs n batches
+// at once fails that check instead of hanging.
+inline std::mutex g_meet_mu;
+inline std::condition_variable g_meet_cv;
+inline int g_meet_at = 0;
+inline void meet_at(int n) {
+  std::lock_guard<std::mutex> lock(g_meet_mu);
+  g_meet_at = n;
+}
+inline void meet(int running) {
+  std::unique_lock<std::mutex> lock(g_meet_mu);
+  if (g_meet_at <= 0) return;
+  if (running < g_meet_at &&
+      g_meet_cv.wait_for(lock, std::chrono::minutes(2), [] { return g_meet_at <= 0; })) {
+    return;
+  }
+  g_meet_at = 0;  // met (or given up)
+  g_meet_cv.notify_all();
+}
 
 // Logits that depend on nothing but the row's own ids and length, so every
 // batching and every worker gives bit-identical outputs.
@@ -99,10 +132,13 @@ class FakeBackend : public backend::Backend {
       ++device_->overlapping_calls;
     }
     InUse in_use{in_use_};
+    int64_t call = 0;
+    std::function<void(int64_t)> on_call;
     {
       FakeDevice& d = *device_;
       std::lock_guard<std::mutex> lock(d.mu);
-      ++d.calls;
+      call = ++d.calls;
+      on_call = d.on_call;
       if (computed >= d.smallest_oom) ++d.calls_above_learned_limit;
       if (d.fail_at_call > 0 && d.calls == d.fail_at_call) return internal_error("the fake device broke");
       if (d.oom_above > 0 && computed > d.oom_above) {
@@ -118,11 +154,13 @@ class FakeBackend : public backend::Backend {
       }
       d.max_computed_seen = std::max(d.max_computed_seen, computed);
     }
+    if (on_call) on_call(call);
     if (device_->sleeps) {
       const int now = ++g_running;
       int most = g_most_running.load();
       while (now > most && !g_most_running.compare_exchange_weak(most, now)) {
       }
+      meet(now);
       thread_local std::mt19937 rng(std::hash<std::thread::id>()(std::this_thread::get_id()));
       const int us = device_->sleep_us >= 0 ? device_->sleep_us : static_cast<int>(rng() % 400);
       std::this_thread::sleep_for(std::chrono::microseconds(us));

@@ -132,6 +132,9 @@ TEST_F(WorkersTest, FourWorkersOnTwoDevicesGiveTheSameOutputs) {
     o.window_rows = c.window_rows;
     o.batch_size = c.batch_size;
     machine.install(o);
+    // The first batches wait until all 4 workers run one, so both devices
+    // classify some, however the threads are scheduled.
+    meet_at(4);
     Result<RunMetrics> m = run_or_abort_on_hang(o, machine.factory());
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     EXPECT_EQ(m->rows, 3000);
@@ -397,13 +400,14 @@ TEST_F(WorkersTest, EveryWorkerRunsAtOnceWhenEachWindowMakesOneBatch) {
   // window. Batches of later windows must still reach the idle workers.
   TempDir work;
   FakeMachine machine(2);  // 2 streams each: 4 workers
-  for (auto& d : machine.devices) d->sleep_us = 3000;
+  for (auto& d : machine.devices) d->sleep_us = 0;
   RunOptions o = options(work.file("out/"));
   o.window_rows = 32;
   o.batch_size = 32;
   o.max_batch_tokens = 1 << 20;
   machine.install(o);
   g_most_running = 0;
+  meet_at(4);  // the first batches wait until 4 run at once
   Result<RunMetrics> m = run_or_abort_on_hang(o, machine.factory());
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   EXPECT_EQ(m->workers, 4);

@@ -237,8 +237,9 @@ TEST(ReportBrowser, EveryChartIsDrawnAndNoTableOverflowsThePage) {
   ASSERT_EQ(charts_listed, std::size(kCharts)) << "the fixture's report lists every chart";
 
   const std::string facts_path = work.file("facts.json");
+  // `timeout`: a guard against a browser that hangs, not a measure of speed.
   Outcome check =
-      shell("timeout 180 python3 " + std::string(INFERCOST_SOURCE_DIR) + "/tests/report/browser_check.py " +
+      shell("timeout 600 python3 " + std::string(INFERCOST_SOURCE_DIR) + "/tests/report/browser_check.py " +
             browser + " " + out + "/report.html " + work.path() + " 1280 390 > " + facts_path);
   ASSERT_EQ(check.exit_code, 0) << "the browser could not be driven:\n" << check.output;
   const nlohmann::json facts = nlohmann::json::parse(slurp(facts_path));

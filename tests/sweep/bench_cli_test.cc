@@ -2,6 +2,7 @@
 // committed model and a few dozen generated rows.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
-#include <thread>
 
 #include "infercost/core/file.h"
 #include "infercost/pipeline/metrics.h"
@@ -269,11 +269,12 @@ TEST(BenchCli, SweepFileGivesThePointsAndFlagsOverrideIt) {
   EXPECT_TRUE(std::filesystem::exists(dir.file("data/json-3-30rows-seed1-gen1.complete")));
 }
 
-// `infercost <args>` started in the background with TMPDIR set and its output
-// in `log`; in a process group of its own when `own_group` (so that a signal
-// can go to the group, as Ctrl-C sends it).
+// `infercost <args>` started in the background in a process group of its
+// own (a signal can go to the group, as Ctrl-C sends it, and a test that
+// gives up can kill the bench with its runs), with TMPDIR set, `env`
+// ("NAME=value") added and its output in `log`.
 pid_t start_infercost(const std::vector<std::string>& args, const std::string& tmpdir, const std::string& log,
-                      bool own_group) {
+                      const std::vector<std::string>& env) {
   const std::string binary = std::string(INFERCOST_BINARY_DIR) + "/infercost";
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(binary.c_str()));
@@ -281,8 +282,12 @@ pid_t start_infercost(const std::vector<std::string>& args, const std::string& t
   argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    if (own_group) ::setpgid(0, 0);
+    ::setpgid(0, 0);
+    // Nothing of this process's but the standard streams: a FIFO reader
+    // (HeldRuns) kept open by the bench and its runs would answer for them.
+    for (int fd = 3; fd < 1024; ++fd) ::close(fd);
     ::setenv("TMPDIR", tmpdir.c_str(), 1);
+    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
       ::dup2(fd, STDOUT_FILENO);
@@ -294,15 +299,46 @@ pid_t start_infercost(const std::vector<std::string>& args, const std::string& t
   return pid;
 }
 
-// Waits (up to a minute: a guard, not a measurement) until `ready()`.
-template <typename F>
-bool wait_until(F ready) {
-  for (int i = 0; i < 60000; ++i) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return false;
+// True while `pid` (a child of this process) has not ended; it is not reaped.
+bool still_running(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
 }
+
+// Kills a bench and its runs (a test that cannot go on) and reaps it.
+void stop_bench(pid_t bench) {
+  ::kill(-bench, SIGKILL);
+  ::waitpid(bench, nullptr, 0);
+}
+
+// The runs of a bench held after their first batch
+// (INFERCOST_TEST_HOLD_AT=batch-done, include/infercost/core/test_point.h):
+// each run the bench starts waits there until the test lets it go on, so a
+// signal lands in the run the test chose, whatever the machine's speed.
+class HeldRuns {
+ public:
+  explicit HeldRuns(const TempDir& dir) : fifo_(dir, "batch-done") {}
+  std::vector<std::string> environment() const { return fifo_.env(); }
+
+  // Waits until a run of `bench` is held: true; false when the bench ended
+  // first, or after minutes (a guard against a hang, not a measurement).
+  bool wait(pid_t bench) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (std::chrono::steady_clock::now() < give_up) {
+      const std::string point = fifo_.take_point();
+      if (!point.empty()) return point == "batch-done";
+      pollfd p{fifo_.fd(), POLLIN, 0};
+      // The poll's timeout only lets the bench's end be seen.
+      if (::poll(&p, 1, 100) <= 0 && !still_running(bench)) return false;
+    }
+    return false;
+  }
+  // Lets the held run of `bench` go on.
+  void release(pid_t bench) { fifo_.release(bench); }
+
+ private:
+  testing::HoldFifo fifo_;
+};
 
 // The bench's temporary folder under `tmpdir`, "" when there is none.
 std::string bench_folder(const std::string& tmpdir) {
@@ -336,17 +372,18 @@ TEST_P(BenchSignals, DuringTheFirstPointLeaveNothingBehind) {
   const std::string tmp = dir.file("tmp");
   std::filesystem::create_directory(tmp);
   const std::string out = dir.write("results.jsonl", "{\"previous\": \"results\"}\n");
+  HeldRuns held(dir);
   const pid_t bench =
       start_infercost(split_args(base_args(dir) + " --warmup 0 --repetitions 20 --out " + out), tmp,
-                      dir.file("log.txt"), interrupt.to_group);
+                      dir.file("log.txt"), held.environment());
   ASSERT_GT(bench, 0);
-  // The first run has started (its stderr file is made just before it).
-  const bool running = wait_until([&] {
-    const std::string folder = bench_folder(tmp);
-    return !folder.empty() && std::filesystem::exists(folder + "/run-1.stderr");
-  });
-  EXPECT_TRUE(running) << slurp(dir.file("log.txt"));
+  // The first run is held after its first batch.
+  if (!held.wait(bench)) {
+    stop_bench(bench);
+    FAIL() << "no run was held\n" << slurp(dir.file("log.txt"));
+  }
   ::kill(interrupt.to_group ? -bench : bench, interrupt.signal);
+  held.release(bench);
   int status = 0;
   ASSERT_EQ(::waitpid(bench, &status, 0), bench);
   ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status) << "\n"
@@ -364,21 +401,26 @@ TEST_P(BenchSignals, AfterAPointKeepItsCompleteRecord) {
   const std::string tmp = dir.file("tmp");
   std::filesystem::create_directory(tmp);
   const std::string out = dir.file("results.jsonl");
+  HeldRuns held(dir);
   const pid_t bench = start_infercost(
       split_args(base_args(dir) + " --batching seed,tokens --warmup 0 --repetitions 3 --out " + out), tmp,
-      dir.file("log.txt"), interrupt.to_group);
+      dir.file("log.txt"), held.environment());
   ASSERT_GT(bench, 0);
-  // Wait for point 1's record, then for point 2's first run (run 4).
-  const bool point_done = wait_until([&] { return std::filesystem::exists(out); });
-  const bool next_running = wait_until([&] {
-    const std::string folder = bench_folder(tmp);
-    return !folder.empty() && std::filesystem::exists(folder + "/run-4.stderr");
-  });
-  EXPECT_TRUE(point_done && next_running) << slurp(dir.file("log.txt"));
+  // Point 1's runs (1 to 3) go on; point 2's first (run 4) is held.
+  for (int run = 1; run <= 4; ++run) {
+    if (!held.wait(bench)) {
+      stop_bench(bench);
+      FAIL() << "run " << run << " was not held\n" << slurp(dir.file("log.txt"));
+    }
+    if (run < 4) held.release(bench);
+  }
+  EXPECT_TRUE(std::filesystem::exists(out)) << "point 1's record, written before point 2 began";
   ::kill(interrupt.to_group ? -bench : bench, interrupt.signal);
+  held.release(bench);
   int status = 0;
   ASSERT_EQ(::waitpid(bench, &status, 0), bench);
   ASSERT_TRUE(WIFSIGNALED(status)) << slurp(dir.file("log.txt"));
+  EXPECT_EQ(WTERMSIG(status), interrupt.signal);
   EXPECT_EQ(testing::count_entries(tmp), 0) << bench_folder(tmp);
   EXPECT_TRUE(temporaries_under(dir.path()).empty());
   const std::string text = slurp(out);

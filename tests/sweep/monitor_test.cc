@@ -2,17 +2,21 @@
 // child processes (their failures, timeouts and signals).
 #include "infercost/sweep/monitor.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "infercost/core/file.h"
@@ -88,8 +92,10 @@ double cpu_seconds() {
 }
 
 TEST(Monitor, SamplesABusyProcess) {
-  // A child that keeps one CPU busy for 0.5 s of CPU time.
-  const auto start = std::chrono::steady_clock::now();
+  // A child that uses 0.5 s of CPU time and then stops itself (SIGSTOP):
+  // stopped, its counters no longer move. The sampler's clock is a fake one
+  // that this test moves, so a sample's CPU busy is the child's CPU time over
+  // the fake seconds since the last sample, whatever else runs on the machine.
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -97,35 +103,43 @@ TEST(Monitor, SamplesABusyProcess) {
     while (cpu_seconds() < 0.5) {
       for (int i = 0; i < 100000; ++i) sink = sink + i * 0.5;
     }
+    ::raise(SIGSTOP);
     ::_exit(0);
   }
+  auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
   MonitorAccumulator m(0.05);
-  ProcessSampler sampler(child, &m);
+  ProcessSampler sampler(child, &m, nullptr, {}, [&now] { return now; });
   int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, WUNTRACED), child);
+  ASSERT_TRUE(WIFSTOPPED(status)) << "status " << status;
+  // Its CPU time as /proc says it, in clock ticks.
+  const double ticks_per_second = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  Result<std::string> stat = read_file("/proc/" + std::to_string(child) + "/stat");
+  ASSERT_TRUE(stat.ok()) << stat.status().to_string();
+  Result<int64_t> ticks = parse_proc_stat_cpu_ticks(*stat);
+  ASSERT_TRUE(ticks.ok()) << ticks.status().to_string();
+  const double cpu = static_cast<double>(*ticks) / ticks_per_second;
+  // utime and stime are each rounded down to a tick.
+  EXPECT_GT(cpu, 0.5 - 2.0 / ticks_per_second);
+  now += std::chrono::seconds(2);
+  EXPECT_TRUE(sampler.sample());  // the 0.5 s of CPU over 2 s: a quarter of a CPU busy
+  now += std::chrono::seconds(1);
+  EXPECT_TRUE(sampler.sample());  // stopped: none
+  // Reaped, the child's CPU time as the kernel accounts it to its parent.
+  ::kill(child, SIGKILL);
   struct rusage usage {};
-  while (::wait4(child, &status, WNOHANG, &usage) == 0) {
-    sampler.sample();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  // The share of a CPU the child got: 1 on an idle machine, less when other
-  // work competes for the CPUs (as in CI).
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
-  ASSERT_GE(cpu, 0.5);
-  const double share = cpu / wall;
+  ASSERT_EQ(::wait4(child, &status, 0, &usage), child);
+  const double used = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                      static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  EXPECT_GT(used, 0.5 - 2e-6);  // each rounded down to a microsecond
+  // The ticks' rounding, and the few microseconds the killed child took to exit.
+  EXPECT_NEAR(cpu, used, 3.0 / ticks_per_second);
   record::Monitor s = m.summary();
-  EXPECT_GT(s.samples, 0);
-  // The busiest interval was at least about as busy as the child on average,
-  // and one thread never keeps more than one CPU busy (a 10 ms clock tick of
-  // slack in a 50 ms interval).
-  EXPECT_GT(s.cpu_busy_peak, 0.8 * share) << "share " << share;
-  if (share > 0.7) {
-    EXPECT_GT(s.cpu_busy_peak, 0.5);
-  }
-  EXPECT_LT(s.cpu_busy_peak, 1.5);
-  EXPECT_GT(s.cpu_busy_mean, 0.0);
+  EXPECT_EQ(s.samples, 2);
+  EXPECT_DOUBLE_EQ(s.cpu_busy_peak, cpu / 2);
+  EXPECT_DOUBLE_EQ(s.cpu_busy_mean, cpu / 4);
   EXPECT_GT(s.rss_peak_bytes, 0);
+  EXPECT_GT(s.rss_mean_bytes, 0);
   EXPECT_GT(sampler.peak_rss_bytes(), 0);
   EXPECT_TRUE(s.gpus.empty());
   // A process that does not exist cannot be sampled.
@@ -209,7 +223,9 @@ TEST(Nvml, SaysWhyItIsNotAvailable) {
   }
 }
 
-ChildOutcome run_sh(const std::string& script, double timeout = 0, MonitorAccumulator* monitor = nullptr) {
+// `script` run by /bin/sh as a benchmark run is; `tick` as ChildRun's.
+ChildOutcome run_sh(const std::string& script, double timeout = 0, MonitorAccumulator* monitor = nullptr,
+                    std::function<void()> tick = {}) {
   TempDir dir;
   ChildRun run;
   run.executable = "/bin/sh";
@@ -218,14 +234,49 @@ ChildOutcome run_sh(const std::string& script, double timeout = 0, MonitorAccumu
   run.timeout_seconds = timeout;
   run.monitor_interval = 0.02;
   run.monitor = monitor;
+  run.tick = std::move(tick);
   Result<ChildOutcome> out = run_child(run);
   EXPECT_TRUE(out.ok()) << out.status().to_string();
   return out.ok() ? *out : ChildOutcome{};
 }
 
+// A FIFO that a child's script waits on ("read x < path" returns once a line
+// is written), and the tick that writes it: run_child calls the tick after it
+// has sampled the child, so the child is sampled at least once before it goes
+// on, however fast or slow the machine is.
+class Gate {
+ public:
+  explicit Gate(const TempDir& dir) : path_(dir.file("gate")) {
+    EXPECT_EQ(::mkfifo(path_.c_str(), 0600), 0) << std::strerror(errno);
+    // Read and write: open at once, and the child's open for reading does not wait.
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+    EXPECT_GE(fd_, 0) << std::strerror(errno);
+  }
+  ~Gate() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
+  const std::string& path() const { return path_; }
+  std::function<void()> tick() {
+    return [this] {
+      if (!opened_ && fd_ >= 0) opened_ = ::write(fd_, "go\n", 3) == 3;
+    };
+  }
+  bool opened() const { return opened_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool opened_ = false;
+};
+
 TEST(Child, ReportsSuccessAndPeakRss) {
+  TempDir dir;
+  Gate gate(dir);
   MonitorAccumulator monitor(0.02);
-  ChildOutcome ok = run_sh("i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo done", 0, &monitor);
+  ChildOutcome ok = run_sh("read x < " + gate.path() + "; echo done", 0, &monitor, gate.tick());
+  EXPECT_TRUE(gate.opened());
   EXPECT_TRUE(ok.ok()) << ok.error;
   EXPECT_EQ(ok.exit_code, 0);
   EXPECT_GT(ok.seconds, 0);
@@ -256,8 +307,11 @@ TEST(Child, PeakRssIsTheProgramsNotTheForkedParents) {
   std::memset(big.data(), 1, big.size());
   const int64_t parent_rss = own_rss_bytes();
   ASSERT_GT(parent_rss, static_cast<int64_t>(kBytes));
+  TempDir dir;
+  Gate gate(dir);
   MonitorAccumulator monitor(0.02);
-  ChildOutcome ok = run_sh("sleep 0.2", 0, &monitor);
+  ChildOutcome ok = run_sh("read x < " + gate.path(), 0, &monitor, gate.tick());
+  EXPECT_TRUE(gate.opened());
   EXPECT_TRUE(ok.ok()) << ok.error;
   EXPECT_GT(ok.peak_rss_bytes, 0);
   EXPECT_LT(ok.peak_rss_bytes, parent_rss / 4) << "parent RSS " << parent_rss;
@@ -277,9 +331,14 @@ TEST(Child, TakesTheReasonFromTheErrorLine) {
 }
 
 TEST(Child, KillsRunsThatTimeOutAndNamesSignals) {
-  ChildOutcome slow = run_sh("sleep 5", 0.2);
+  // A run that never ends: it waits to read a FIFO that nobody opens. (How
+  // long the kill took is not checked: a hang is ctest's timeout to catch.)
+  TempDir dir;
+  const std::string never = dir.file("never");
+  ASSERT_EQ(::mkfifo(never.c_str(), 0600), 0) << std::strerror(errno);
+  ChildOutcome slow = run_sh("read x < " + never, 0.2);
   EXPECT_TRUE(slow.timed_out);
-  EXPECT_LT(slow.seconds, 4.0);
+  EXPECT_EQ(slow.signal, SIGKILL);
   EXPECT_NE(slow.error.find("timed out after 0.2 s"), std::string::npos) << slow.error;
   ChildOutcome killed = run_sh("kill -9 $$");
   EXPECT_EQ(killed.signal, 9);

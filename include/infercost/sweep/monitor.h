@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string_view>
 #include <vector>
@@ -64,7 +65,11 @@ class MonitorAccumulator {
 // (the first sample measures from the sampler's construction).
 class ProcessSampler {
  public:
-  ProcessSampler(pid_t pid, MonitorAccumulator* out, const Nvml* nvml = nullptr, std::vector<int> gpus = {});
+  // The time of each sample (and of the construction): the steady clock, or a
+  // fake one a test moves.
+  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+  ProcessSampler(pid_t pid, MonitorAccumulator* out, const Nvml* nvml = nullptr, std::vector<int> gpus = {},
+                 Clock clock = {});
   // False when /proc/<pid> could not be read (the process is gone).
   bool sample();
   // The largest VmHWM or VmRSS sampled, in bytes; 0 before the first sample.
@@ -77,6 +82,7 @@ class ProcessSampler {
   std::vector<int> gpus_;
   int64_t peak_rss_ = 0;
   int64_t last_ticks_ = 0;
+  Clock clock_;
   std::chrono::steady_clock::time_point last_time_;
   double ticks_per_second_;
 };
