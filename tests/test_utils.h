@@ -49,19 +49,23 @@ class TempDir {
 };
 
 // The test's side of INFERCOST_TEST_HOLD_AT (include/infercost/core/test_point.h):
-// a FIFO in `dir`, opened for reading at once (without waiting for a writer).
-// Pass env() to the process; poll fd() for POLLIN, then take_point() gives
-// the point where a thread of it is held ("" while a whole line has not
-// come); release() lets it go on and opens the FIFO again for its next hold.
+// a FIFO in `dir`, opened for reading at once (without waiting for a writer)
+// and kept open. Pass env() to the process; poll fd() for POLLIN, then
+// take_point() gives the point where a thread of it is held ("" while a
+// whole line has not come); release() lets the last one taken go on.
 class HoldFifo {
  public:
   HoldFifo(const TempDir& dir, std::string points)
       : path_(dir.file("hold.fifo")), points_(std::move(points)) {
     if (::mkfifo(path_.c_str(), 0600) != 0) std::abort();
     fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    // A writer of its own, so that the FIFO never reads as closed (POLLHUP)
+    // between the held threads' lines.
+    keep_ = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
   }
   ~HoldFifo() {
     if (fd_ >= 0) ::close(fd_);
+    if (keep_ >= 0) ::close(keep_);
   }
   HoldFifo(const HoldFifo&) = delete;
   HoldFifo& operator=(const HoldFifo&) = delete;
@@ -73,40 +77,39 @@ class HoldFifo {
     char c;
     while (::read(fd_, &c, 1) == 1) {
       if (c == '\n') {
-        std::string point;
-        point.swap(pending_);
-        return point;
+        taken_.swap(pending_);
+        pending_.clear();
+        return taken_;
       }
       pending_ += c;
     }
     return "";
   }
-  // Lets the held thread of `pid` go on: it waits, reading the FIFO, for a
-  // writer to come and go (or has died, which waitpid is asked about without
-  // reaping it).
+  // Lets the thread of `pid` held at the last point taken go on: it waits,
+  // reading its own FIFO, for a writer to come and go (or has died, which
+  // waitid is asked about without reaping it).
   void release(pid_t pid) {
-    ::close(fd_);
+    const std::string go = path_ + "." + taken_;
     for (;;) {
-      const int w = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      const int w = ::open(go.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
       if (w >= 0) {
         ::close(w);
-        break;
+        return;
       }
       siginfo_t info{};
-      if (errno != ENXIO ||
+      if ((errno != ENXIO && errno != ENOENT) ||
           ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
           info.si_pid == pid) {
-        break;
+        return;
       }
       std::this_thread::yield();
     }
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   }
 
  private:
   std::string path_, points_;
-  int fd_ = -1;
-  std::string pending_;
+  int fd_ = -1, keep_ = -1;
+  std::string pending_, taken_;
 };
 
 // One TempDir for the whole test process, made on first use and removed when

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -76,16 +77,19 @@ int open_retrying(const char* path, int flags) {
   return fd;
 }
 
-// Says "NAME\n" to the test (the open waits for its reader), then waits for
-// its release: the FIFO opened for reading waits for the test's writer, and
-// the read ends when the test closes it.
+// Says "NAME\n" to the test through `fifo` (the open waits for its
+// reader), then waits for its release: `fifo`.NAME, a FIFO of this point's
+// own, opened for reading waits for the test's writer, and the read ends
+// when the test closes it.
 void hold(const char* fifo, const char* name) {
+  const std::string go = std::string(fifo) + "." + name;
+  if (::mkfifo(go.c_str(), 0600) != 0 && errno != EEXIST) return;
   int fd = open_retrying(fifo, O_WRONLY);
   if (fd < 0) return;  // no FIFO: nothing to hold for
   const std::string line = std::string(name) + "\n";
   (void)!::write(fd, line.data(), line.size());
   ::close(fd);
-  fd = open_retrying(fifo, O_RDONLY);
+  fd = open_retrying(go.c_str(), O_RDONLY);
   if (fd < 0) return;
   char c;
   while (::read(fd, &c, 1) > 0 || errno == EINTR) {

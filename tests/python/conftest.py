@@ -83,16 +83,14 @@ class Hold:
     the test lets them go, so that a test acts at a moment chosen by an event, not by a time.
 
     `points` is INFERCOST_TEST_HOLD_AT's value: "NAME" or "NAME:N" (its N-th hit), or several,
-    comma-separated. The FIFO is made and opened for reading at once; the variables are set by arm()
-    (on entry, unless armed=False) for the engine running in this process, which reads them at each
-    hit and counts hits from 0 for a new value: set them while no engine thread can read them (before
-    a call, or while the only thread that hits points is held). wait() blocks until an engine thread
-    is held at a point (it writes the point's name and a newline into the FIFO, then waits);
-    release() closes the test's end of the FIFO and opens and closes it for writing, which lets the
-    held thread go on (it wrote its line, closed the FIFO and waits reading it for a writer to come
-    and go; the FIFO is not opened again, so a later hold takes another Hold). On exit: released,
-    the variables removed, the FIFO
-    deleted.
+    comma-separated. The FIFO is made and opened for reading at once (and for writing, so that it
+    never reads as closed); the variables are set by arm() (on entry, unless armed=False) for the
+    engine running in this process, which reads them at each hit and counts hits from 0 for a new
+    value: set them while no engine thread can read them (before a call, or while the only thread
+    that hits points is held). wait() blocks until an engine thread is held at a point (it writes
+    the point's name and a newline into the FIFO, then waits reading a FIFO of that point's own,
+    PATH.NAME); release() opens and closes each such FIFO of the points waited for, which lets
+    their threads go on. On exit: released, the variables removed, the FIFOs deleted.
     """
 
     def __init__(self, folder, points, name="hold", armed=True):
@@ -102,8 +100,9 @@ class Hold:
         os.mkfifo(self.path)
         # Non-blocking: a FIFO's open for reading would wait for a writer.
         self.fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        self.keep = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
         self.pending = b""
-        self.held = False  # a line came and the thread was not released yet
+        self.held = []  # the points waited for whose threads were not released yet
 
     def arm(self):
         os.environ["INFERCOST_TEST_HOLD_AT"] = self.points
@@ -125,31 +124,24 @@ class Hold:
             for fd, events in poller.poll(left * 1000):
                 if fd == unless:
                     return None
-                chunk = os.read(self.fd, 256) if events & select.POLLIN else b""
-                if not chunk:
-                    raise AssertionError(f"the FIFO of {self.points} was closed without a line")
-                self.pending += chunk
+                if events & select.POLLIN:
+                    self.pending += os.read(self.fd, 256)
         line, self.pending = self.pending.split(b"\n", 1)
-        self.held = True
-        return line.decode()
+        point = line.decode()
+        self.held.append(point)
+        return point
 
     def release(self):
-        """Lets the held thread go on: it waits, reading the FIFO, for a writer to come and go.
-        Its reader may not be open yet (it wrote its line, closed, and opens to read): retried."""
-        if self.fd is None:
-            return
-        os.close(self.fd)
-        self.fd = None
-        if not self.held:
-            return
-        self.held = False
+        """Lets the threads held at the points waited for go on: each waits, reading PATH.NAME, for
+        a writer to come and go (its reader may not be open yet: retried)."""
         deadline = time.monotonic() + SAFETY_S
-        while True:
+        while self.held:
+            go = f"{self.path}.{self.held[0]}"
             try:
-                os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
-                return
+                os.close(os.open(go, os.O_WRONLY | os.O_NONBLOCK))
+                self.held.pop(0)
             except OSError as e:  # ENXIO: no reader yet
-                if e.errno != errno.ENXIO or time.monotonic() > deadline:
+                if e.errno not in (errno.ENXIO, errno.ENOENT) or time.monotonic() > deadline:
                     raise
                 time.sleep(0)
 
@@ -158,6 +150,9 @@ class Hold:
 
     def __exit__(self, *exc):
         self.release()
+        os.close(self.fd)
+        os.close(self.keep)
         for name in ("INFERCOST_TEST_HOLD_AT", "INFERCOST_TEST_HOLD_FIFO"):
             os.environ.pop(name, None)
-        self.path.unlink(missing_ok=True)
+        for fifo in self.path.parent.glob(self.path.name + "*"):
+            fifo.unlink(missing_ok=True)
