@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "edit_weights.h"
 #include "test_utils.h"
 
 namespace infercost {
@@ -83,17 +84,12 @@ TEST_F(CudaEmuCli, AWeightBeyondFp16sRangeIsRefusedForFp16) {
   TempDir work;
   const std::string model = work.file("huge");
   fs::copy(dir_->file("tiny"), model, fs::copy_options::recursive);
-  {
-    std::string bytes = slurp(model + "/model.safetensors");
-    uint64_t header_size = 0;
-    std::memcpy(&header_size, bytes.data(), 8);
-    const auto header = nlohmann::json::parse(bytes.substr(8, header_size));
-    const auto& t = header["distilbert.transformer.layer.1.ffn.lin2.weight"];
-    ASSERT_EQ(t["dtype"], "F32");
-    const float big = 1e5f;
-    std::memcpy(bytes.data() + 8 + header_size + t["data_offsets"][0].get<size_t>(), &big, 4);
-    std::ofstream(model + "/model.safetensors", std::ios::binary | std::ios::trunc) << bytes;
-  }
+  bool first = true;  // one weight beyond fp16's range
+  testing::edit_tensor(model + "/model.safetensors", "distilbert.transformer.layer.1.ffn.lin2.weight",
+                       [&first](float& v) {
+                         if (first) v = 1e5f;
+                         first = false;
+                       });
   auto fp16 =
       on_emulated_gpu(run_args(model, "--device cuda --precision fp16 --output " + work.file("h.jsonl")));
   EXPECT_EQ(fp16.exit_code, 2) << fp16.output;
@@ -113,16 +109,7 @@ TEST_F(CudaEmuCli, OutputsThatAreNotFiniteNameTheGpu) {
   TempDir work;
   const std::string model = work.file("nan");
   fs::copy(dir_->file("tiny"), model, fs::copy_options::recursive);
-  {
-    std::string bytes = slurp(model + "/model.safetensors");
-    uint64_t header_size = 0;
-    std::memcpy(&header_size, bytes.data(), 8);
-    const auto header = nlohmann::json::parse(bytes.substr(8, header_size));
-    const auto& t = header["classifier.bias"];
-    const float nan = std::nanf("");
-    std::memcpy(bytes.data() + 8 + header_size + t["data_offsets"][0].get<size_t>(), &nan, 4);
-    std::ofstream(model + "/model.safetensors", std::ios::binary | std::ios::trunc) << bytes;
-  }
+  testing::edit_tensor(model + "/model.safetensors", "classifier.bias", [](float& v) { v = std::nanf(""); });
   auto bf16 =
       on_emulated_gpu(run_args(model, "--device cuda --precision bf16 --output " + work.file("n.jsonl")));
   EXPECT_EQ(bf16.exit_code, 4) << bf16.output;

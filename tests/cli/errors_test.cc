@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "edit_weights.h"
 #include "test_utils.h"
 
 namespace infercost {
@@ -51,16 +52,7 @@ TempDir* ErrorsTest::dir_ = nullptr;
 
 // Sets every value of the F32 tensor `name` in a safetensors file to `value`.
 void set_tensor(const std::string& path, const std::string& name, float value) {
-  std::string bytes = slurp(path);
-  uint64_t header_size = 0;
-  std::memcpy(&header_size, bytes.data(), 8);
-  const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_size));
-  ASSERT_TRUE(header.contains(name)) << header.dump();
-  ASSERT_EQ(header[name]["dtype"], "F32");
-  const size_t begin = 8 + header_size + header[name]["data_offsets"][0].get<size_t>();
-  const size_t end = 8 + header_size + header[name]["data_offsets"][1].get<size_t>();
-  for (size_t at = begin; at + 4 <= end; at += 4) std::memcpy(bytes.data() + at, &value, 4);
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  testing::edit_tensor(path, name, [value](float& v) { v = value; });
 }
 
 // A weight file holding NaN passes the loader's checks (it does not read
