@@ -30,7 +30,7 @@
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/model/model_dir.h"
-#include "infercost/model/synth.h"
+#include "model/synth.h"
 
 namespace {
 

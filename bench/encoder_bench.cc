@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu_info.h"
 #include "bench_util.h"
 #include "infercost/backend/backend.h"
-#include "infercost/backend/cpu_info.h"
 #include "infercost/model/config.h"
 #include "infercost/model/weights.h"
 

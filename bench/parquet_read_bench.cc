@@ -15,7 +15,7 @@
 #include <cstring>
 #include <string>
 
-#include "infercost/parquet/reader.h"
+#include "parquet/reader.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "infercost/text/bpe.h"
+#include "text/bpe.h"
 
 int main(int argc, char** argv) {
   if (argc < 4) {

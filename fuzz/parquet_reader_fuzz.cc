@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "infercost/parquet/reader.h"
+#include "parquet/reader.h"
 
 namespace {
 

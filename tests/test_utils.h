@@ -48,7 +48,7 @@ class TempDir {
   std::string path_;
 };
 
-// The test's side of INFERCOST_TEST_HOLD_AT (include/infercost/core/test_point.h):
+// The test's side of INFERCOST_TEST_HOLD_AT (src/core/test_point.h):
 // a FIFO in `dir`, opened for reading at once (without waiting for a writer)
 // and kept open. Pass env() to the process; poll fd() for POLLIN, then
 // take_point() gives the point where a thread of it is held ("" while a

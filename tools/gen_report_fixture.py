@@ -3,7 +3,7 @@
 
     python3 tools/gen_report_fixture.py > tests/data_files/report/records.jsonl
 
-The records follow the schema of include/infercost/record/record.h
+The records follow the schema of src/record/record.h
 (infercost.bench/1, keys in the order record::to_json_line writes them). They
 are made up but shaped like the 2021 study: three machines of the seed-2021
 price list (p3.8xlarge, p3dn.24xlarge, c5.12xlarge) at the study's batch

@@ -1,4 +1,4 @@
-#include "infercost/backend/cpu_info.h"
+#include "backend/cpu_info.h"
 
 #include <cpuid.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "infercost/core/threads.h"
+#include "core/threads.h"
 
 namespace infercost::backend {
 namespace {

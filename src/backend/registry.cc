@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu_info.h"
 #include "infercost/backend/backend.h"
-#include "infercost/backend/cpu_info.h"
 
 namespace infercost::backend {
 

@@ -10,8 +10,8 @@
 
 #include "cli/commands.h"
 #include "infercost/core/file.h"
-#include "infercost/sweep/bench.h"
-#include "infercost/sweep/spec.h"
+#include "sweep/bench.h"
+#include "sweep/spec.h"
 
 namespace infercost::cli {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "infercost/core/json_text.h"
-#include "infercost/io/row_source.h"
-#include "infercost/parquet/reader.h"
+#include "core/json_text.h"
+#include "io/row_source.h"
+#include "parquet/reader.h"
 
 namespace infercost::cli {
 

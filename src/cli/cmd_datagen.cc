@@ -8,8 +8,8 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
-#include "infercost/core/test_point.h"
-#include "infercost/data/tweets.h"
+#include "core/test_point.h"
+#include "data/tweets.h"
 
 namespace infercost::cli {
 

@@ -7,10 +7,10 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "data/tweets.h"
 #include "infercost/core/file.h"
-#include "infercost/data/tweets.h"
-#include "infercost/model/synth.h"
 #include "infercost/pipeline/runner.h"
+#include "model/synth.h"
 
 namespace infercost::cli {
 

@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "backend/cpu_info.h"
 #include "cli/commands.h"
 #include "infercost/backend/backend.h"
-#include "infercost/backend/cpu_info.h"
 #include "infercost/core/file.h"
-#include "infercost/sweep/environment.h"
-#include "infercost/sweep/nvml.h"
+#include "sweep/environment.h"
+#include "sweep/nvml.h"
 
 namespace infercost::cli {
 namespace {

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "infercost/core/numbers.h"
+#include "core/numbers.h"
 #include "infercost/model/model_dir.h"
-#include "infercost/model/synth.h"
 #include "infercost/pipeline/head.h"
+#include "model/synth.h"
 
 namespace infercost::cli {
 

@@ -13,14 +13,14 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "core/test_point.h"
+#include "cost/prices.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
-#include "infercost/core/test_point.h"
-#include "infercost/cost/prices.h"
 #include "infercost/model/model_dir.h"
-#include "infercost/plan/plan.h"
-#include "infercost/plan/print.h"
 #include "infercost/text/tokenizer.h"
+#include "plan/plan.h"
+#include "plan/print.h"
 
 namespace infercost::cli {
 namespace {

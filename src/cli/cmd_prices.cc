@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "infercost/cost/prices.h"
+#include "cost/prices.h"
 
 namespace infercost::cli {
 namespace {

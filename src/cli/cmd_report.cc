@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "infercost/cost/prices.h"
-#include "infercost/record/record.h"
-#include "infercost/report/analysis.h"
-#include "infercost/report/report.h"
+#include "cost/prices.h"
+#include "record/record.h"
+#include "report/analysis.h"
+#include "report/report.h"
 
 namespace infercost::cli {
 namespace {

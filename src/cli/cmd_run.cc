@@ -15,12 +15,12 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "cost/prices.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
-#include "infercost/cost/prices.h"
 #include "infercost/pipeline/runner.h"
-#include "infercost/sweep/monitor.h"
-#include "infercost/sweep/nvml.h"
+#include "sweep/monitor.h"
+#include "sweep/nvml.h"
 
 namespace infercost::cli {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "infercost/core/numbers.h"
+#include "core/numbers.h"
 #include "infercost/pipeline/progress.h"
 
 namespace infercost::cli {

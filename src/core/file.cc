@@ -18,7 +18,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "infercost/core/test_point.h"
+#include "core/test_point.h"
 
 namespace infercost {
 

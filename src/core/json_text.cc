@@ -1,4 +1,4 @@
-#include "infercost/core/json_text.h"
+#include "core/json_text.h"
 
 namespace infercost {
 

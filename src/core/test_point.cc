@@ -1,4 +1,4 @@
-#include "infercost/core/test_point.h"
+#include "core/test_point.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "infercost/core/threads.h"
+#include "core/threads.h"
 
 #include <sched.h>
 

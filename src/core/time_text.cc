@@ -1,4 +1,4 @@
-#include "infercost/core/time_text.h"
+#include "core/time_text.h"
 
 #include <ctime>
 

@@ -1,4 +1,4 @@
-#include "infercost/cost/prices.h"
+#include "cost/prices.h"
 
 #include <fmt/format.h>
 

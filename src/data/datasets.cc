@@ -1,11 +1,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/json_text.h"
+#include "data/tweets.h"
 #include "infercost/core/file.h"
-#include "infercost/core/json_text.h"
-#include "infercost/data/tweets.h"
-#include "infercost/parquet/compression.h"
-#include "infercost/parquet/writer.h"
+#include "parquet/compression.h"
+#include "parquet/writer.h"
 
 namespace infercost::data {
 

@@ -1,13 +1,13 @@
-#include "infercost/data/tweets.h"
+#include "data/tweets.h"
 
 #include <algorithm>
 #include <set>
 #include <string_view>
 #include <utility>
 
+#include "core/json_text.h"
 #include "data/tweet_words.h"
 #include "infercost/core/file.h"
-#include "infercost/core/json_text.h"
 
 namespace infercost::data {
 

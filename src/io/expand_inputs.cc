@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "infercost/io/row_source.h"
+#include "io/row_source.h"
 
 namespace infercost::io {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "infercost/parquet/compression.h"
-#include "infercost/parquet/writer.h"
+#include "parquet/compression.h"
+#include "parquet/writer.h"
 
 namespace infercost::io {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "infercost/io/prediction_writer.h"
+#include "io/prediction_writer.h"
 
 namespace infercost::io {
 

@@ -4,9 +4,9 @@
 
 #include <cstring>
 
-#include "infercost/core/utf8.h"
-#include "infercost/parquet/reader.h"
+#include "core/utf8.h"
 #include "io/bad_rows.h"
+#include "parquet/reader.h"
 
 namespace infercost::io {
 namespace {

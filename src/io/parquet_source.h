@@ -6,7 +6,7 @@
 #include <string>
 
 #include "infercost/core/status.h"
-#include "infercost/io/row_source.h"
+#include "io/row_source.h"
 
 namespace infercost::io {
 

@@ -1,4 +1,4 @@
-#include "infercost/io/prediction_writer.h"
+#include "io/prediction_writer.h"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,9 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/json_text.h"
 #include "file_names.h"
 #include "infercost/core/file.h"
-#include "infercost/core/json_text.h"
 #include "parquet_prediction_writer.h"
 
 namespace infercost::io {

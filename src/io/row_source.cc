@@ -1,4 +1,4 @@
-#include "infercost/io/row_source.h"
+#include "io/row_source.h"
 
 #include <cctype>
 #include <cerrno>

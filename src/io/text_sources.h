@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "infercost/core/file.h"
-#include "infercost/io/row_source.h"
 #include "io/bad_rows.h"
+#include "io/row_source.h"
 
 namespace infercost::io {
 

@@ -1,4 +1,4 @@
-#include "infercost/model/reference_encoder.h"
+#include "model/reference_encoder.h"
 
 #include <algorithm>
 #include <cmath>

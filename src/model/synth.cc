@@ -1,4 +1,4 @@
-#include "infercost/model/synth.h"
+#include "model/synth.h"
 
 #include <fmt/format.h>
 
@@ -10,12 +10,12 @@
 #include <unordered_set>
 
 #include "checkpoint_names.h"
+#include "data/tweets.h"
 #include "infercost/core/file.h"
-#include "infercost/data/tweets.h"
-#include "infercost/model/reference_encoder.h"
 #include "infercost/model/safetensors.h"
 #include "infercost/model/weights.h"
 #include "infercost/text/tokenizer.h"
+#include "model/reference_encoder.h"
 #include "synth_tokenizers.h"
 
 namespace infercost::model {

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <memory>
 
-#include "infercost/parquet/compression.h"
-#include "infercost/parquet/encoding.h"
-#include "infercost/parquet/reader.h"
+#include "parquet/compression.h"
+#include "parquet/encoding.h"
+#include "parquet/reader.h"
 
 namespace infercost::parquet {
 namespace {

@@ -1,4 +1,4 @@
-#include "infercost/parquet/compression.h"
+#include "parquet/compression.h"
 
 #include <brotli/decode.h>
 #include <brotli/encode.h>

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <functional>
 
-#include "infercost/core/json_text.h"
-#include "infercost/core/utf8.h"
-#include "infercost/parquet/reader.h"
+#include "core/json_text.h"
+#include "core/utf8.h"
+#include "parquet/reader.h"
 
 namespace infercost::parquet {
 namespace {

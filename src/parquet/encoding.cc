@@ -1,4 +1,4 @@
-#include "infercost/parquet/encoding.h"
+#include "parquet/encoding.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "infercost/parquet/metadata.h"
+#include "parquet/metadata.h"
 
 #include <fmt/format.h>
 

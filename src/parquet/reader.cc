@@ -1,4 +1,4 @@
-#include "infercost/parquet/reader.h"
+#include "parquet/reader.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

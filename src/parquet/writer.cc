@@ -1,4 +1,4 @@
-#include "infercost/parquet/writer.h"
+#include "parquet/writer.h"
 
 #include <fmt/format.h>
 
@@ -9,10 +9,10 @@
 #include <unordered_set>
 #include <utility>
 
-#include "infercost/core/test_point.h"
+#include "core/test_point.h"
 #include "infercost/core/file.h"
-#include "infercost/parquet/compression.h"
-#include "infercost/parquet/encoding.h"
+#include "parquet/compression.h"
+#include "parquet/encoding.h"
 
 namespace infercost::parquet {
 namespace {

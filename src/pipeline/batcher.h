@@ -11,9 +11,9 @@
 
 #include "infercost/backend/backend.h"
 #include "infercost/core/status.h"
-#include "infercost/io/row_source.h"
 #include "infercost/io/rows.h"
 #include "infercost/pipeline/batching.h"
+#include "io/row_source.h"
 
 namespace infercost::pipeline {
 

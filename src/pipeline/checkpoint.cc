@@ -1,4 +1,4 @@
-#include "infercost/pipeline/checkpoint.h"
+#include "pipeline/checkpoint.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "infercost/core/test_point.h"
+#include "core/sha256.h"
+#include "core/test_point.h"
+#include "core/time_text.h"
 #include "infercost/core/file.h"
-#include "infercost/core/sha256.h"
-#include "infercost/core/time_text.h"
 
 namespace infercost::pipeline {
 
@@ -353,7 +353,7 @@ Status write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   INFERCOST_ASSIGN_OR_RETURN(AtomicOutputFile out, AtomicOutputFile::create(path));
   INFERCOST_RETURN_IF_ERROR(out.write(checkpoint_json(checkpoint)));
   INFERCOST_RETURN_IF_ERROR(out.flush());
-  test_point("checkpoint-write");          // the new one written, not yet in place
+  test_point("checkpoint-write");           // the new one written, not yet in place
   INFERCOST_RETURN_IF_ERROR(out.commit());  // fsyncs the file, renames it, fsyncs the folder
   test_point("checkpoint-saved");
   return Status();

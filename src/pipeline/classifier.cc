@@ -11,8 +11,8 @@
 #include <optional>
 #include <thread>
 
-#include "infercost/core/test_point.h"
-#include "infercost/core/threads.h"
+#include "core/test_point.h"
+#include "core/threads.h"
 #include "infercost/model/model_dir.h"
 
 namespace infercost::pipeline {

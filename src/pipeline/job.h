@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/io/prediction_writer.h"
-#include "infercost/io/row_source.h"
-#include "infercost/pipeline/checkpoint.h"
 #include "infercost/pipeline/runner.h"
+#include "io/prediction_writer.h"
+#include "io/row_source.h"
+#include "pipeline/checkpoint.h"
 #include "pipeline/output_plan.h"
 
 namespace infercost::pipeline {

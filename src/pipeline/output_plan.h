@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/io/prediction_writer.h"
-#include "infercost/io/row_source.h"
 #include "infercost/pipeline/runner.h"
+#include "io/prediction_writer.h"
+#include "io/row_source.h"
 
 namespace infercost::pipeline {
 

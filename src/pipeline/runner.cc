@@ -15,12 +15,12 @@
 #include <set>
 #include <thread>
 
+#include "core/test_point.h"
+#include "core/threads.h"
 #include "infercost/backend/backend.h"
-#include "infercost/core/test_point.h"
-#include "infercost/core/threads.h"
-#include "infercost/io/prediction_writer.h"
-#include "infercost/io/row_source.h"
 #include "infercost/text/tokenizer.h"
+#include "io/prediction_writer.h"
+#include "io/row_source.h"
 #include "pipeline/batcher.h"
 #include "pipeline/bounded_queue.h"
 #include "pipeline/job.h"

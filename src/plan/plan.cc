@@ -1,4 +1,4 @@
-#include "infercost/plan/plan.h"
+#include "plan/plan.h"
 
 #include <fmt/format.h>
 

@@ -1,12 +1,12 @@
-#include "infercost/plan/print.h"
+#include "plan/print.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "infercost/core/numbers.h"
-#include "infercost/report/format.h"
+#include "core/numbers.h"
+#include "report/format.h"
 
 namespace infercost::plan {
 

@@ -1,4 +1,4 @@
-#include "infercost/plan/scan.h"
+#include "plan/scan.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,10 +9,10 @@
 #include <memory>
 #include <string_view>
 
-#include "infercost/core/sha256.h"
-#include "infercost/core/threads.h"
-#include "infercost/io/row_source.h"
+#include "core/sha256.h"
+#include "core/threads.h"
 #include "infercost/pipeline/batching.h"
+#include "io/row_source.h"
 
 namespace infercost::plan {
 

@@ -1,4 +1,4 @@
-#include "infercost/plan/work.h"
+#include "plan/work.h"
 
 #include <fmt/format.h>
 

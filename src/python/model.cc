@@ -14,8 +14,8 @@
 #include <cstring>
 #include <mutex>
 
-#include "infercost/io/prediction_writer.h"
 #include "infercost/pipeline/metrics.h"
+#include "io/prediction_writer.h"
 #include "python/py_support.h"
 #include "python/run.h"
 

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "infercost/core/version.h"
-#include "infercost/io/prediction_writer.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/pipeline/head.h"
 #include "infercost/text/tokenizer.h"
+#include "io/prediction_writer.h"
 #include "python/model.h"
 #include "python/py_support.h"
 #include "python/run.h"

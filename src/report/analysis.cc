@@ -1,4 +1,4 @@
-#include "infercost/report/analysis.h"
+#include "report/analysis.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "infercost/core/device.h"
-#include "infercost/report/format.h"
+#include "report/format.h"
 
 namespace infercost::report {
 

@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "infercost/report/format.h"
-#include "infercost/report/report.h"
+#include "report/format.h"
+#include "report/report.h"
 
 namespace infercost::report {
 

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "infercost/core/device.h"
-#include "infercost/report/format.h"
-#include "infercost/report/report.h"
-#include "infercost/report/svg.h"
+#include "report/format.h"
+#include "report/report.h"
+#include "report/svg.h"
 
 namespace infercost::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "infercost/report/format.h"
+#include "report/format.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "infercost/core/numbers.h"
+#include "core/numbers.h"
 
 namespace infercost::report {
 

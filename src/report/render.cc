@@ -5,8 +5,8 @@
 #include <system_error>
 
 #include "infercost/core/file.h"
-#include "infercost/report/format.h"
-#include "infercost/report/report.h"
+#include "report/format.h"
+#include "report/report.h"
 
 namespace infercost::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "infercost/report/svg.h"
+#include "report/svg.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "infercost/report/format.h"
+#include "report/format.h"
 
 namespace infercost::report::svg {
 

@@ -1,4 +1,4 @@
-#include "infercost/sweep/bench.h"
+#include "sweep/bench.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -14,16 +14,16 @@
 #include <map>
 #include <random>
 
+#include "core/threads.h"
+#include "core/time_text.h"
+#include "data/tweets.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/device.h"
 #include "infercost/core/file.h"
-#include "infercost/core/threads.h"
-#include "infercost/core/time_text.h"
-#include "infercost/data/tweets.h"
-#include "infercost/sweep/child.h"
-#include "infercost/sweep/environment.h"
-#include "infercost/sweep/monitor.h"
-#include "infercost/sweep/nvml.h"
+#include "sweep/child.h"
+#include "sweep/environment.h"
+#include "sweep/monitor.h"
+#include "sweep/nvml.h"
 #include "sweep/progress.h"
 
 namespace infercost::sweep {

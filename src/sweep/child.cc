@@ -1,4 +1,4 @@
-#include "infercost/sweep/child.h"
+#include "sweep/child.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "infercost/sweep/environment.h"
+#include "sweep/environment.h"
 
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -11,13 +11,13 @@
 #include <sstream>
 #include <utility>
 
-#include "infercost/backend/cpu_info.h"
+#include "backend/cpu_info.h"
+#include "core/sha256.h"
 #include "infercost/core/file.h"
-#include "infercost/core/sha256.h"
 #include "infercost/core/version.h"
-#include "infercost/io/row_source.h"
 #include "infercost/model/config.h"
 #include "infercost/model/safetensors.h"
+#include "io/row_source.h"
 
 #ifndef INFERCOST_GIT_REVISION
 #define INFERCOST_GIT_REVISION ""

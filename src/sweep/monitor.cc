@@ -1,4 +1,4 @@
-#include "infercost/sweep/monitor.h"
+#include "sweep/monitor.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "infercost/sweep/nvml.h"
+#include "sweep/nvml.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "infercost/sweep/spec.h"
+#include "sweep/spec.h"
 
 #include <fmt/format.h>
 
@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "data/tweets.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/device.h"
 #include "infercost/core/file.h"
-#include "infercost/data/tweets.h"
 #include "infercost/pipeline/runner.h"
 #include "infercost/text/tokenizer.h"
 

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/text/bpe.h"
+#include "text/bpe.h"
 
 namespace infercost::text::detail {
 
-using text::AddedToken;  // include/infercost/text/bpe.h
+using text::AddedToken;  // src/text/bpe.h
 
 // tokenizer.json's "added_tokens" array: objects with id and content, and the
 // five flags (absent ones take AddedToken's defaults). kCorruption naming the

@@ -1,4 +1,4 @@
-#include "infercost/text/bpe.h"
+#include "text/bpe.h"
 
 #include <algorithm>
 #include <functional>

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "infercost/core/status.h"
-#include "infercost/text/bpe.h"
+#include "text/bpe.h"
 
 namespace infercost::text {
 

@@ -5,11 +5,11 @@
 #include <string>
 
 #include "infercost/core/file.h"
-#include "infercost/text/bpe.h"
 #include "infercost/text/tokenizer.h"
-#include "infercost/text/unigram.h"
+#include "text/bpe.h"
 #include "text/bpe_json.h"
 #include "text/tokenizer_json.h"
+#include "text/unigram.h"
 #include "text/unigram_json.h"
 
 namespace infercost::text {

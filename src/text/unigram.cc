@@ -1,4 +1,4 @@
-#include "infercost/text/unigram.h"
+#include "text/unigram.h"
 
 #include <utf8proc.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "infercost/core/status.h"
-#include "infercost/text/unigram.h"
+#include "text/unigram.h"
 
 namespace infercost::text {
 

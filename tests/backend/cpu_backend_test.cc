@@ -4,7 +4,7 @@
 #include <random>
 
 #include "infercost/backend/backend.h"
-#include "infercost/model/reference_encoder.h"
+#include "model/reference_encoder.h"
 #include "random_weights.h"
 
 namespace infercost::backend {

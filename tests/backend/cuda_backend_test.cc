@@ -19,7 +19,7 @@
 #include "cuda_test_util.h"
 #include "golden_util.h"
 #include "infercost/backend/backend.h"
-#include "infercost/model/synth.h"
+#include "model/synth.h"
 #include "parity_suite.h"
 #include "random_weights.h"
 

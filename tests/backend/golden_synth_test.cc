@@ -8,7 +8,7 @@
 
 #include "golden_util.h"
 #include "infercost/model/model_dir.h"
-#include "infercost/model/synth.h"
+#include "model/synth.h"
 #include "test_utils.h"
 
 namespace infercost::backend::testing {

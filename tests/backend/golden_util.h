@@ -20,8 +20,8 @@
 #include "infercost/model/config.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/model/safetensors.h"
-#include "infercost/model/synth.h"
 #include "infercost/model/weights.h"
+#include "model/synth.h"
 
 namespace infercost::backend::testing {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backend/cpu/gemm_onednn.h"
-#include "infercost/model/reference_encoder.h"
+#include "model/reference_encoder.h"
 #include "random_weights.h"
 
 namespace infercost::backend::cpu {

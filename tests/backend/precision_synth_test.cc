@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "golden_util.h"
-#include "infercost/model/synth.h"
+#include "model/synth.h"
 #include "precision_util.h"
 
 namespace infercost::backend::testing {

@@ -1,6 +1,6 @@
 // Random weights and a small config of either architecture for the backend
 // tests; the oracle they compare with is model::reference_logits
-// (include/infercost/model/reference_encoder.h).
+// (src/model/reference_encoder.h).
 #pragma once
 
 #include <cmath>

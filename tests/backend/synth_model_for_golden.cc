@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "infercost/model/synth.h"
+#include "model/synth.h"
 
 int main(int argc, char** argv) {
   infercost::model::SynthOptions opts;

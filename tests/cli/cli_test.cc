@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "backend/cpu_info.h"
 #include "infercost/backend/backend.h"
-#include "infercost/backend/cpu_info.h"
 #include "test_utils.h"
 
 namespace infercost {

@@ -35,7 +35,7 @@ size_t count_erases(const std::string& screen) {
 
 // Runs `infercost args...` with its stdin, stdout and stderr on a new
 // pseudo-terminal of 120 columns and collects what it writes. With `hold_at`
-// (INFERCOST_TEST_HOLD_AT, include/infercost/core/test_point.h) the run is
+// (INFERCOST_TEST_HOLD_AT, src/core/test_point.h) the run is
 // held at each of those points until the line has been drawn twice more (the
 // first may have been made just before the hold), so the lines show the run
 // at those moments whatever the machine's speed.

@@ -44,7 +44,7 @@ struct Exit {
 };
 
 // What a test does while the run is held at one of its INFERCOST_TEST_HOLD_AT
-// points (include/infercost/core/test_point.h): called with the point's name,
+// points (src/core/test_point.h): called with the point's name,
 // the run's pid and the path of its log (stdout and stderr); the run goes on
 // when it returns.
 using OnHold = std::function<void(const std::string& point, pid_t pid, const std::string& log)>;

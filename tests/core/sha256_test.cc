@@ -1,4 +1,4 @@
-#include "infercost/core/sha256.h"
+#include "core/sha256.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "infercost/core/json_text.h"
-#include "infercost/core/utf8.h"
+#include "core/json_text.h"
+#include "core/utf8.h"
 
 namespace infercost {
 namespace {

@@ -1,4 +1,4 @@
-#include "infercost/core/threads.h"
+#include "core/threads.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-#include "infercost/cost/prices.h"
+#include "cost/prices.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "infercost/data/tweets.h"
+#include "data/tweets.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {

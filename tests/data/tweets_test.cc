@@ -1,4 +1,4 @@
-#include "infercost/data/tweets.h"
+#include "data/tweets.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,8 +14,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/json_text.h"
 #include "infercost/core/file.h"
-#include "infercost/core/json_text.h"
 
 namespace infercost::data {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "infercost/io/row_source.h"
+#include "io/row_source.h"
 #include "test_utils.h"
 
 namespace infercost::io {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <random>
 
-#include "infercost/io/row_source.h"
+#include "io/row_source.h"
 #include "source_test_util.h"
 #include "test_utils.h"
 

@@ -1,7 +1,7 @@
 // The JSON-lines row source (open_row_source with InputFormat::kJsonl).
 #include <gtest/gtest.h>
 
-#include "infercost/io/row_source.h"
+#include "io/row_source.h"
 #include "source_test_util.h"
 #include "test_utils.h"
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "infercost/core/json_text.h"
-#include "infercost/io/prediction_writer.h"
+#include "core/json_text.h"
+#include "io/prediction_writer.h"
 #include "test_utils.h"
 
 namespace infercost::io {

@@ -1,11 +1,11 @@
-#include "infercost/io/prediction_writer.h"
+#include "io/prediction_writer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "infercost/io/row_source.h"
+#include "io/row_source.h"
 #include "test_utils.h"
 
 namespace infercost::io {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "infercost/io/row_source.h"
-#include "infercost/parquet/writer.h"
+#include "io/row_source.h"
+#include "parquet/writer.h"
 #include "test_utils.h"
 
 namespace infercost::io {

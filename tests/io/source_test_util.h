@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "infercost/io/row_source.h"
+#include "io/row_source.h"
 #include "test_utils.h"
 
 namespace infercost::io::test {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Fails when a stage of the engine includes a stage above it.
 
-Each folder of src/ is a stage with a library of its own, and its public
-headers are include/infercost/<stage>/. A stage may include only itself and
+Each folder of src/ is a stage with a library of its own; the headers of the
+library's API are include/infercost/<stage>/ (installed), the others beside
+the stage's sources in src/<stage>/. A stage may include only itself and
 the stages listed for it in LAYERS below; the list is the one place the
 layering is written down (src/CMakeLists.txt points here). Every quoted
 include of a file in src/<stage>/ or include/infercost/<stage>/ is checked:

@@ -1,7 +1,7 @@
 // The plain reference forward pass against HF transformers logits on the tiny
 // committed models (tests/data_files/golden, written by
 // tools/gen_model_golden.py), and its pieces against hand-computed values.
-#include "infercost/model/reference_encoder.h"
+#include "model/reference_encoder.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "infercost/model/synth.h"
+#include "model/synth.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "infercost/data/tweets.h"
+#include "data/tweets.h"
 #include "infercost/model/model_dir.h"
 #include "test_utils.h"
 

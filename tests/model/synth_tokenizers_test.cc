@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "infercost/data/tweets.h"
+#include "data/tweets.h"
 
 namespace infercost::model {
 namespace {

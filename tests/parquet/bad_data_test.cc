@@ -8,7 +8,7 @@
 #include <random>
 
 #include "infercost/core/file.h"
-#include "infercost/parquet/reader.h"
+#include "parquet/reader.h"
 #include "parquet/reader_test_util.h"
 
 namespace infercost::parquet {

@@ -1,6 +1,6 @@
 // Page codecs: round trips, the framings other writers produce, the
 // exact-size contract, and garbage input.
-#include "infercost/parquet/compression.h"
+#include "parquet/compression.h"
 
 #include <gtest/gtest.h>
 #include <lz4frame.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "infercost/parquet/metadata.h"
+#include "parquet/metadata.h"
 #include "test_utils.h"
 
 namespace infercost::parquet {

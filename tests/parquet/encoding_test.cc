@@ -3,7 +3,7 @@
 // (tests/data_files/parquet/encodings/vectors.json, from
 // tools/gen_encoding_vectors.py), and corruption safety (truncations and random
 // mutations never crash and never allocate much more than the input).
-#include "infercost/parquet/encoding.h"
+#include "parquet/encoding.h"
 
 #include <gtest/gtest.h>
 

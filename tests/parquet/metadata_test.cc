@@ -1,7 +1,7 @@
 // Thrift compact protocol and Parquet metadata: round trips, real footers
 // from parquet-testing, and hostile input (truncation, mutation, deep
 // nesting, huge counts).
-#include "infercost/parquet/metadata.h"
+#include "parquet/metadata.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "infercost/io/row_source.h"
+#include "io/row_source.h"
 #include "parquet/reader_test_util.h"
 
 namespace infercost {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "infercost/parquet/compression.h"
-#include "infercost/parquet/encoding.h"
-#include "infercost/parquet/metadata.h"
-#include "infercost/parquet/reader.h"
+#include "parquet/compression.h"
+#include "parquet/encoding.h"
+#include "parquet/metadata.h"
+#include "parquet/reader.h"
 
 namespace infercost::parquet::testing {
 

@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
-#include "infercost/parquet/metadata.h"
-#include "infercost/parquet/reader.h"
-#include "infercost/parquet/writer.h"
+#include "parquet/metadata.h"
+#include "parquet/reader.h"
+#include "parquet/writer.h"
 #include "test_utils.h"
 
 namespace infercost::parquet {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "infercost/parquet/reader.h"
+#include "parquet/reader.h"
 
 namespace infercost::parquet {
 namespace {

@@ -3,7 +3,7 @@
 // no output when abandoned.
 #include <gtest/gtest.h>
 
-#include "infercost/io/prediction_writer.h"
+#include "io/prediction_writer.h"
 #include "test_utils.h"
 #include "writer_test_util.h"
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "infercost/core/file.h"
-#include "infercost/parquet/reader.h"
-#include "infercost/parquet/writer.h"
+#include "parquet/reader.h"
+#include "parquet/writer.h"
 #include "test_utils.h"
 
 namespace infercost::parquet {

@@ -1,7 +1,7 @@
 // ParquetWriter without Python: file structure checked with our own footer
 // and page-header parsers (page CRCs, offsets, sizes, page types, dictionary
 // fallback), API misuse, and the no-partial-output contract.
-#include "infercost/parquet/writer.h"
+#include "parquet/writer.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "infercost/core/file.h"
-#include "infercost/parquet/reader.h"
+#include "parquet/reader.h"
 #include "test_utils.h"
 #include "writer_test_cases.h"
 

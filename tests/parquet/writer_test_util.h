@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "infercost/core/file.h"
-#include "infercost/parquet/compression.h"
-#include "infercost/parquet/metadata.h"
-#include "infercost/parquet/writer.h"
+#include "parquet/compression.h"
+#include "parquet/metadata.h"
+#include "parquet/writer.h"
 
 namespace infercost::parquet::testing {
 

@@ -1,6 +1,6 @@
 // The checkpoint file: written and read back field by field, refused when
 // broken or of another version, and compared as job identities.
-#include "infercost/pipeline/checkpoint.h"
+#include "pipeline/checkpoint.h"
 
 #include <gtest/gtest.h>
 #include <sys/file.h>

@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "data/tweets.h"
 #include "fake_backend.h"
-#include "infercost/data/tweets.h"
 #include "infercost/pipeline/runner.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"

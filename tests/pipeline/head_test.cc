@@ -16,9 +16,9 @@
 
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
-#include "infercost/io/row_source.h"
 #include "infercost/model/config.h"
 #include "infercost/pipeline/runner.h"
+#include "io/row_source.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "data/tweets.h"
 #include "infercost/backend/backend.h"
-#include "infercost/data/tweets.h"
 #include "infercost/model/model_dir.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"

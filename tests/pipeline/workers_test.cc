@@ -13,9 +13,9 @@
 #include <sstream>
 #include <thread>
 
+#include "data/tweets.h"
 #include "fake_backend.h"
 #include "infercost/backend/backend.h"
-#include "infercost/data/tweets.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/pipeline/runner.h"
 #include "pipeline_test_util.h"

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "infercost/core/sha256.h"
-#include "infercost/record/record.h"
+#include "core/sha256.h"
 #include "plan_test_util.h"
+#include "record/record.h"
 #include "test_utils.h"
 
 namespace infercost::plan {

@@ -1,4 +1,4 @@
-#include "infercost/plan/plan.h"
+#include "plan/plan.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "infercost/plan/print.h"
-#include "infercost/report/format.h"
+#include "plan/print.h"
+#include "report/format.h"
 #include "test_utils.h"
 
 namespace infercost::plan {

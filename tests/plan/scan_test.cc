@@ -1,11 +1,11 @@
-#include "infercost/plan/scan.h"
+#include "plan/scan.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "infercost/core/sha256.h"
-#include "infercost/parquet/writer.h"
+#include "core/sha256.h"
+#include "parquet/writer.h"
 #include "plan_test_util.h"
 #include "test_utils.h"
 

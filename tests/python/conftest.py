@@ -79,7 +79,7 @@ SAFETY_S = 120
 
 
 class Hold:
-    """Holds the engine threads that reach test points (include/infercost/core/test_point.h) until
+    """Holds the engine threads that reach test points (src/core/test_point.h) until
     the test lets them go, so that a test acts at a moment chosen by an event, not by a time.
 
     `points` is INFERCOST_TEST_HOLD_AT's value: "NAME" or "NAME:N" (its N-th hit), or several,

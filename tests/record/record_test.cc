@@ -1,4 +1,4 @@
-#include "infercost/record/record.h"
+#include "record/record.h"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
-#include "infercost/report/analysis.h"
+#include "report/analysis.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
 
+#include "cost/prices.h"
 #include "infercost/core/device.h"
-#include "infercost/cost/prices.h"
-#include "infercost/report/format.h"
-#include "infercost/report/report.h"
+#include "report/format.h"
+#include "report/report.h"
 
 namespace infercost::report {
 namespace {

@@ -12,9 +12,9 @@
 #include <fstream>
 
 #include "check_helpers.h"
-#include "infercost/report/analysis.h"
-#include "infercost/report/format.h"
-#include "infercost/report/report.h"
+#include "report/analysis.h"
+#include "report/format.h"
+#include "report/report.h"
 #include "test_utils.h"
 
 namespace infercost::report {

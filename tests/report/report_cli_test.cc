@@ -13,7 +13,7 @@
 #include <set>
 
 #include "check_helpers.h"
-#include "infercost/report/svg.h"
+#include "report/svg.h"
 #include "test_utils.h"
 
 namespace infercost {

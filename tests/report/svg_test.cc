@@ -1,4 +1,4 @@
-#include "infercost/report/svg.h"
+#include "report/svg.h"
 
 #include <gtest/gtest.h>
 

@@ -116,6 +116,30 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 77
 
 
+def sample_texts(ordinary):
+    """Rows that test the hard cases (emoji and accents, CJK, an empty text, a
+    null, a row far past the models' length) followed by `ordinary` tweets of
+    varied lengths: the suites' input, in this order."""
+    hard = ["I love this movie! #best", "worst day ever :(", "Ünïcödé, 中文字符 and emoji 🙂🙃", "", None, "long " * 300]
+    return hard + [f"tweet number {i} about {'things ' * (i % 7)}" for i in range(ordinary)]
+
+
+def texts_frame(spark, texts, partitions):
+    """A DataFrame (id long, full_text string) of `texts`, id = the index, in
+    `partitions` partitions."""
+    rows = [(i, t) for i, t in enumerate(texts)]
+    return spark.createDataFrame(rows, "id long, full_text string").repartition(partitions)
+
+
+@pytest.fixture(scope="module")
+def load_log(workdir):
+    """The folder worker_site logs each model load of the suite's Python
+    workers into (loads() counts them), under the suite's `workdir` fixture."""
+    folder = workdir / "loads"
+    folder.mkdir()
+    return folder
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -29,22 +29,15 @@ import subprocess
 import sys
 
 import pyspark
-from conftest import (MODEL, OPTS, TOL, alive, direct, free_port, isolate_temp, jvm_options, loads, stop_group,
-                      wait_for)
+from conftest import (MODEL, OPTS, TOL, alive, direct, free_port, isolate_temp, jvm_options, loads, sample_texts,
+                      stop_group, texts_frame, wait_for)
 
 import infercost.spark
 
 SPARK_HOME = pathlib.Path(pyspark.__file__).resolve().parent
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
-TEXTS = [
-    "I love this movie! #best",
-    "worst day ever :(",
-    "Ünïcödé, 中文字符 and emoji 🙂🙃",
-    "",
-    None,
-    "long " * 300,
-] + [f"tweet number {i} about {'things ' * (i % 7)}" for i in range(60)]
+TEXTS = sample_texts(60)
 
 
 def _port_open(port):
@@ -55,13 +48,6 @@ def _port_open(port):
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     return tmp_path_factory.mktemp("spark-connect")
-
-
-@pytest.fixture(scope="module")
-def load_log(workdir):
-    folder = workdir / "loads"
-    folder.mkdir()
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -126,8 +112,7 @@ def spark(server):
 
 @pytest.fixture(scope="module")
 def texts_df(spark):
-    rows = [(i, t) for i, t in enumerate(TEXTS)]
-    return spark.createDataFrame(rows, "id long, full_text string").repartition(4)
+    return texts_frame(spark, TEXTS, 4)
 
 
 def labels_and_want():

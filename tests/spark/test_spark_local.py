@@ -20,7 +20,8 @@ if SKIP_REASON:
 import pyarrow as pa  # noqa: E402 (after the skip)
 import pyarrow.parquet as pq
 import pyspark
-from conftest import MODEL, MULTILABEL_MODEL, OPTS, TOL, direct, loads, run_cli, session_builder
+from conftest import (MODEL, MULTILABEL_MODEL, OPTS, TOL, direct, loads, run_cli, sample_texts,
+                      session_builder, texts_frame)
 
 try:
     from pyspark.util import PythonEvalType  # pyspark 4
@@ -30,26 +31,12 @@ except ImportError:
 import infercost
 import infercost.spark
 
-TEXTS = [
-    "I love this movie! #best",
-    "worst day ever :(",
-    "Ünïcödé, 中文字符 and emoji 🙂🙃",
-    "",
-    None,
-    "long " * 300,
-] + [f"tweet number {i} about {'things ' * (i % 7)}" for i in range(90)]
+TEXTS = sample_texts(90)
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     return tmp_path_factory.mktemp("spark-local")
-
-
-@pytest.fixture(scope="module")
-def load_log(workdir):
-    folder = workdir / "loads"
-    folder.mkdir()
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +52,7 @@ def spark(workdir, load_log):
 
 @pytest.fixture(scope="module")
 def texts_df(spark):
-    rows = [(i, t) for i, t in enumerate(TEXTS)]
-    return spark.createDataFrame(rows, "id long, full_text string").repartition(6)
+    return texts_frame(spark, TEXTS, 6)
 
 
 def arrow_of(df) -> pa.Table:

@@ -16,11 +16,11 @@
 
 #include "infercost/core/file.h"
 #include "infercost/pipeline/metrics.h"
-#include "infercost/record/record.h"
-#include "infercost/sweep/bench.h"
-#include "infercost/sweep/child.h"
-#include "infercost/sweep/monitor.h"
-#include "infercost/sweep/nvml.h"
+#include "record/record.h"
+#include "sweep/bench.h"
+#include "sweep/child.h"
+#include "sweep/monitor.h"
+#include "sweep/nvml.h"
 #include "test_utils.h"
 
 namespace infercost::sweep {
@@ -312,7 +312,7 @@ void stop_bench(pid_t bench) {
 }
 
 // The runs of a bench held after their first batch
-// (INFERCOST_TEST_HOLD_AT=batch-done, include/infercost/core/test_point.h):
+// (INFERCOST_TEST_HOLD_AT=batch-done, src/core/test_point.h):
 // each run the bench starts waits there until the test lets it go on, so a
 // signal lands in the run the test chose, whatever the machine's speed.
 class HeldRuns {

@@ -1,6 +1,6 @@
 // The parent's view of a run: /proc parsing, sampling, NVML's absence and
 // child processes (their failures, timeouts and signals).
-#include "infercost/sweep/monitor.h"
+#include "sweep/monitor.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "infercost/core/file.h"
-#include "infercost/sweep/child.h"
-#include "infercost/sweep/environment.h"
-#include "infercost/sweep/nvml.h"
+#include "sweep/child.h"
+#include "sweep/environment.h"
+#include "sweep/nvml.h"
 #include "test_utils.h"
 
 namespace infercost::sweep {

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <optional>
 
-#include "infercost/core/sha256.h"
-#include "infercost/data/tweets.h"
+#include "core/sha256.h"
+#include "data/tweets.h"
 #include "infercost/pipeline/metrics.h"
-#include "infercost/record/record.h"
-#include "infercost/sweep/bench.h"
-#include "infercost/sweep/environment.h"
+#include "record/record.h"
+#include "sweep/bench.h"
+#include "sweep/environment.h"
 #include "test_utils.h"
 
 namespace infercost::sweep {

@@ -1,4 +1,4 @@
-#include "infercost/sweep/spec.h"
+#include "sweep/spec.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 
 #include "golden_replay.h"
 #include "infercost/core/file.h"
-#include "infercost/text/bpe.h"
+#include "text/bpe.h"
 #include "text/bpe_json.h"
 
 namespace infercost::text {

@@ -2,7 +2,7 @@
 // tokens, truncation, the tokenizer.json loader on the committed tiny
 // tokenizers (trained by HF's BpeTrainer; tools/gen_bpe_golden.py), and the
 // errors bad files give.
-#include "infercost/text/bpe.h"
+#include "text/bpe.h"
 
 #include <gtest/gtest.h>
 

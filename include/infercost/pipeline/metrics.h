@@ -31,7 +31,7 @@ std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length, c
 // FLOPs of one row of `length` tokens through an encoder of `layers` layers,
 // hidden size h and feed-forward size f: layers x (2 L (4 h^2 + 2 h f) +
 // 4 L^2 h), multiply-adds counted as 2 FLOPs (the formula of `infercost plan`,
-// include/infercost/plan/work.h, which explains what it leaves out).
+// src/plan/work.h, which explains what it leaves out).
 double encoder_row_flops(int layers, int hidden, int intermediate, double length);
 
 // What one device did in a run.

@@ -13,9 +13,9 @@
 #include "backend/cpu/gemm_int8.h"
 #include "backend/cpu/gemm_onednn.h"
 #include "backend/cpu/kernels.h"
+#include "backend/cpu_info.h"
 #include "backend/validate.h"
-#include "infercost/backend/cpu_info.h"
-#include "infercost/core/threads.h"
+#include "core/threads.h"
 
 namespace infercost::backend::cpu {
 namespace {

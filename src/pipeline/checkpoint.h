@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/io/prediction_writer.h"
-#include "infercost/io/row_source.h"
+#include "io/prediction_writer.h"
+#include "io/row_source.h"
 
 namespace infercost::pipeline {
 

@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
+#include "cost/prices.h"
 #include "infercost/core/status.h"
-#include "infercost/cost/prices.h"
-#include "infercost/plan/scan.h"
-#include "infercost/plan/work.h"
-#include "infercost/record/record.h"
+#include "plan/scan.h"
+#include "plan/work.h"
+#include "record/record.h"
 
 namespace infercost::plan {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "infercost/plan/plan.h"
+#include "plan/plan.h"
 
 namespace infercost::plan {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/record/record.h"
+#include "record/record.h"
 
 namespace infercost::sweep {
 

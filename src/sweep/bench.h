@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "cost/prices.h"
 #include "infercost/core/status.h"
-#include "infercost/cost/prices.h"
 #include "infercost/pipeline/metrics.h"
-#include "infercost/record/record.h"
-#include "infercost/sweep/spec.h"
+#include "record/record.h"
+#include "sweep/spec.h"
 
 namespace infercost::sweep {
 

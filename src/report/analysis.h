@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cost/prices.h"
 #include "infercost/core/status.h"
-#include "infercost/cost/prices.h"
-#include "infercost/record/record.h"
+#include "record/record.h"
 
 namespace infercost::report {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/sweep/monitor.h"
-#include "infercost/sweep/nvml.h"
+#include "sweep/monitor.h"
+#include "sweep/nvml.h"
 
 namespace infercost::sweep {
 

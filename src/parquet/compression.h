@@ -6,7 +6,7 @@
 #include <string>
 
 #include "infercost/core/status.h"
-#include "infercost/parquet/metadata.h"
+#include "parquet/metadata.h"
 
 namespace infercost::parquet {
 

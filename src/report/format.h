@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/record/record.h"
+#include "record/record.h"
 
 namespace infercost::report {
 

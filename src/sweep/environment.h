@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/record/record.h"
-#include "infercost/sweep/nvml.h"
+#include "record/record.h"
+#include "sweep/nvml.h"
 
 namespace infercost::sweep {
 

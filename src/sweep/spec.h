@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cost/prices.h"
 #include "infercost/core/status.h"
-#include "infercost/cost/prices.h"
 
 namespace infercost::sweep {
 

@@ -17,7 +17,7 @@
 
 #include "infercost/core/status.h"
 #include "infercost/model/config.h"
-#include "infercost/record/record.h"
+#include "record/record.h"
 
 namespace infercost::plan {
 

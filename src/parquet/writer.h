@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/parquet/metadata.h"
+#include "parquet/metadata.h"
 
 namespace infercost::parquet {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/report/analysis.h"
+#include "report/analysis.h"
 
 namespace infercost::report {
 

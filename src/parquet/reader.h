@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/parquet/encoding.h"
-#include "infercost/parquet/metadata.h"
+#include "parquet/encoding.h"
+#include "parquet/metadata.h"
 
 namespace infercost::parquet {
 

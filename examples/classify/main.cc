@@ -1,0 +1,34 @@
+// Classifies the texts on its command line with a model directory, through the
+// installed engine (README "C++"): infercost-classify MODEL_DIR TEXT...
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "infercost/pipeline/classifier.h"
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s MODEL_DIR TEXT...\n", argv[0]);
+    return 2;
+  }
+  infercost::pipeline::ClassifierOptions options;  // CPU, all cores, fp32 unless the CPU has bf16
+  options.max_length = 128;                        // tokens per text, longer ones truncated
+  auto classifier = infercost::pipeline::Classifier::open(argv[1], options);
+  if (!classifier.ok()) {
+    std::fprintf(stderr, "%s\n", classifier.status().to_string().c_str());
+    return 1;
+  }
+  const std::vector<std::string_view> texts(argv + 2, argv + argc);
+  auto out = (*classifier)->classify(texts);
+  if (!out.ok()) {
+    std::fprintf(stderr, "%s\n", out.status().to_string().c_str());
+    return 1;
+  }
+  const auto& labels = (*classifier)->config().labels;
+  for (size_t i = 0; i < out->rows(); ++i) {
+    const int label = out->label[i];
+    std::printf("%s\t%.4f\t%.*s\n", labels[label].c_str(), out->probabilities[i * out->labels + label],
+                int(texts[i].size()), texts[i].data());
+  }
+  return 0;
+}
