@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "core/numbers.h"
+#include "infercost/model/describe.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/pipeline/head.h"
 #include "model/synth.h"
@@ -28,9 +29,9 @@ constexpr const char* kSyntheticNote =
     "note: this model is synthetic (random weights): its speed is real, its sentiments are not.";
 
 void run_info(const ModelFlags& flags) {
-  Result<model::LoadedModel> loaded = model::load_model_dir(flags.dir, {});
-  if (!loaded.ok()) fail(loaded.status());
-  const model::LoadedModel& m = *loaded;
+  Result<model::ModelDescription> described = model::describe_model_dir(flags.dir);
+  if (!described.ok()) fail(described.status());
+  const model::ModelDescription& m = *described;
   const model::ModelConfig& c = m.config;
   const bool distil = c.architecture == model::Architecture::kDistilBert;
   std::printf("model           %s\n", m.dir.c_str());
@@ -43,8 +44,7 @@ void run_info(const ModelFlags& flags) {
   std::printf("max positions   %d\n", c.max_positions());
   if (!distil) std::printf("token types     %d\n", c.type_vocab_size);
   std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
-  std::printf("parameters      %s\n",
-              group_thousands(static_cast<int64_t>(m.weights.parameter_count())).c_str());
+  std::printf("parameters      %s\n", group_thousands(m.parameters).c_str());
   std::printf("weights dtype   %s (model.safetensors; computed in fp32 after loading)\n",
               m.weights_dtype.c_str());
   std::string labels;
@@ -57,14 +57,13 @@ void run_info(const ModelFlags& flags) {
   std::printf(
       "head function   %s (%s)%s\n", pipeline::head_function_name(head.function), head.reason.c_str(),
       pipeline::writes_label_set(head.function, c.num_labels()) ? ", multi-label: a 'labels' column" : "");
-  std::printf("tokenizer       %s (%s), %zu tokens, max length %d\n",
-              text::tokenizer_kind_name(m.tokenizer->kind()), m.tokenizer_source.c_str(),
-              m.tokenizer->vocab_size(), m.tokenizer->max_length());
-  if (const text::WordPieceTokenizer* wordpiece = m.wordpiece()) {
-    const text::TokenizerOptions& t = wordpiece->options();
-    const bool strip = t.strip_accents.value_or(t.lowercase);
-    std::printf("normalizer      lowercase %s, strip accents %s, split CJK %s\n", t.lowercase ? "yes" : "no",
-                strip ? "yes" : "no", t.tokenize_chinese_chars ? "yes" : "no");
+  const model::TokenizerDescription& t = m.tokenizer;
+  std::printf("tokenizer       %s (%s), %zu tokens, max length %d\n", text::tokenizer_kind_name(t.kind),
+              t.source.c_str(), t.vocab_size, t.max_length);
+  if (t.normalizer) {
+    const model::NormalizerDescription& n = *t.normalizer;
+    std::printf("normalizer      lowercase %s, strip accents %s, split CJK %s\n", n.lowercase ? "yes" : "no",
+                n.strip_accents ? "yes" : "no", n.split_cjk ? "yes" : "no");
   }
   if (c.synthetic) {
     std::printf("synthetic       yes (preset %s, seed %llu)\n", c.synthetic_preset.c_str(),

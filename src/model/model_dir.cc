@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "infercost/core/file.h"
+#include "infercost/model/describe.h"
 
 namespace infercost::model {
 
@@ -83,9 +85,9 @@ Result<std::string> find_pickle(const std::string& dir) {
   return found.empty() ? std::string() : found.front();
 }
 
-std::string dtypes_of(const SafeTensorsFile& file) {
+std::string dtypes_of(const std::map<std::string, TensorInfo>& tensors) {
   std::set<std::string> names;
-  for (const auto& [name, info] : file.tensors()) {
+  for (const auto& [name, info] : tensors) {
     if (info.dtype == DType::kF32 || info.dtype == DType::kF16 || info.dtype == DType::kBF16) {
       names.insert(std::string(dtype_name(info.dtype)));
     }
@@ -95,11 +97,21 @@ std::string dtypes_of(const SafeTensorsFile& file) {
   return out;
 }
 
-}  // namespace
+// A model directory up to its weights: config and tokenizer made, and the
+// weights file found.
+struct OpenedModelDir {
+  LoadedModel model;
+  std::string weights_path;  // "" when there is none and none is required
+};
 
-Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& options) {
+// What load_model_dir() and describe_model_dir() both do before the weights:
+// the directory, config.json and the tokenizer, checked alike for both.
+Result<OpenedModelDir> open_model_dir(const std::string& dir, const LoadOptions& options,
+                                      bool weights_required) {
   struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) return not_found(dir + ": model directory does not exist");
+  if (::stat(dir.c_str(), &st) != 0) {
+    return not_found(dir + ": model directory does not exist (looked for " + dir + "/config.json)");
+  }
   if (!S_ISDIR(st.st_mode))
     return invalid_argument(dir + ": is not a directory (expected an HF model directory)");
   LoadedModel m;
@@ -143,15 +155,48 @@ Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& op
     }
     INFERCOST_ASSIGN_OR_RETURN(std::string pickle, find_pickle(dir));
     if (!pickle.empty()) return unsupported(pickle_refusal(dir, pickle));
-    if (!options.load_weights) return m;
+    if (!weights_required) return OpenedModelDir{std::move(m), ""};
     return not_found(dir + ": no model.safetensors");
   }
-  INFERCOST_ASSIGN_OR_RETURN(auto file, SafeTensorsFile::open(st_path));
-  m.weights_dtype = dtypes_of(file);
-  if (options.load_weights) {
-    INFERCOST_ASSIGN_OR_RETURN(m.weights, read_encoder_weights(file, m.config));
+  return OpenedModelDir{std::move(m), st_path};
+}
+
+}  // namespace
+
+Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& options) {
+  INFERCOST_ASSIGN_OR_RETURN(OpenedModelDir opened, open_model_dir(dir, options, options.load_weights));
+  LoadedModel& m = opened.model;
+  if (opened.weights_path.empty()) return std::move(m);
+  if (!options.load_weights) {
+    INFERCOST_ASSIGN_OR_RETURN(SafeTensorsHeader header, read_safetensors_header(opened.weights_path));
+    m.weights_dtype = dtypes_of(header.tensors);
+    return std::move(m);
   }
-  return m;
+  INFERCOST_ASSIGN_OR_RETURN(SafeTensorsFile file, SafeTensorsFile::open(opened.weights_path));
+  m.weights_dtype = dtypes_of(file.tensors());
+  INFERCOST_ASSIGN_OR_RETURN(m.weights, read_encoder_weights(file, m.config));
+  return std::move(m);
+}
+
+Result<ModelDescription> describe_model_dir(const std::string& dir) {
+  INFERCOST_ASSIGN_OR_RETURN(OpenedModelDir opened, open_model_dir(dir, {}, /*weights_required=*/true));
+  const LoadedModel& m = opened.model;
+  INFERCOST_ASSIGN_OR_RETURN(SafeTensorsHeader header, read_safetensors_header(opened.weights_path));
+  ModelDescription d;
+  d.dir = m.dir;
+  d.config = m.config;
+  INFERCOST_ASSIGN_OR_RETURN(d.parameters, count_encoder_parameters(header, opened.weights_path, m.config));
+  d.weights_dtype = dtypes_of(header.tensors);
+  d.tokenizer.kind = m.tokenizer->kind();
+  d.tokenizer.source = m.tokenizer_source;
+  d.tokenizer.vocab_size = m.tokenizer->vocab_size();
+  d.tokenizer.max_length = m.tokenizer->max_length();
+  if (const text::WordPieceTokenizer* wordpiece = m.wordpiece()) {
+    const text::TokenizerOptions& t = wordpiece->options();
+    d.tokenizer.normalizer =
+        NormalizerDescription{t.lowercase, t.strip_accents.value_or(t.lowercase), t.tokenize_chinese_chars};
+  }
+  return d;
 }
 
 }  // namespace infercost::model

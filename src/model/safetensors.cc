@@ -1,6 +1,11 @@
 #include "infercost/model/safetensors.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -126,6 +131,47 @@ Result<TensorInfo> parse_tensor_entry(const std::string& name, const json& entry
   return info;
 }
 
+// The header length at the start of a file of `size` bytes: within the limit and the file.
+Status check_header_length(const std::string& path, uint64_t size, uint64_t header_len) {
+  auto bad = [&](const std::string& why) { return corruption(path + ": " + why); };
+  if (size < 8)
+    return bad("file is " + std::to_string(size) + " bytes, too short for the 8-byte header length");
+  if (header_len > kMaxHeaderBytes) {
+    return bad("header length " + std::to_string(header_len) + " exceeds the 100 MB limit");
+  }
+  if (header_len > size - 8) {
+    return bad("header length " + std::to_string(header_len) + " runs past the end of the file (" +
+               std::to_string(size) + " bytes)");
+  }
+  return Status();
+}
+
+// The header's JSON text (the `header.size()` bytes after the length); every
+// tensor's end offset must be within `data_size`.
+Result<SafeTensorsHeader> parse_header(const std::string& path, std::string_view header, uint64_t data_size) {
+  auto bad = [&](const std::string& why) { return corruption(path + ": " + why); };
+  if (!json_depth_ok(header)) return bad("header JSON nests too deeply");
+  json doc = json::parse(header.begin(), header.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded())
+    return bad("header (bytes 8.." + std::to_string(8 + header.size()) + ") is not valid JSON");
+  if (!doc.is_object()) return bad("header is not a JSON object");
+  SafeTensorsHeader out;
+  for (const auto& [key, value] : doc.items()) {
+    if (key == "__metadata__") {
+      if (!value.is_object()) return bad("__metadata__ is not an object");
+      for (const auto& [mk, mv] : value.items()) {
+        if (!mv.is_string()) return bad("__metadata__ value '" + mk + "' is not a string");
+        out.metadata[mk] = mv.get<std::string>();
+      }
+      continue;
+    }
+    auto info = parse_tensor_entry(key, value, data_size);
+    if (!info.ok()) return info.status().with_context(path);
+    out.tensors[key] = std::move(info).value();
+  }
+  return out;
+}
+
 }  // namespace
 
 float f16_to_f32(uint16_t h) {
@@ -212,55 +258,65 @@ Result<SafeTensorsFile> SafeTensorsFile::open(const std::string& path) {
   SafeTensorsFile st;
   INFERCOST_ASSIGN_OR_RETURN(st.file_, MappedFile::open(path));
   const uint64_t size = st.file_.size();
-  auto bad = [&](const std::string& why) { return corruption(path + ": " + why); };
-  if (size < 8)
-    return bad("file is " + std::to_string(size) + " bytes, too short for the 8-byte header length");
   uint64_t header_len = 0;
-  std::memcpy(&header_len, st.file_.data(), 8);
-  if (header_len > kMaxHeaderBytes) {
-    return bad("header length " + std::to_string(header_len) + " exceeds the 100 MB limit");
-  }
-  if (header_len > size - 8) {
-    return bad("header length " + std::to_string(header_len) + " runs past the end of the file (" +
-               std::to_string(size) + " bytes)");
-  }
-  std::string_view header(reinterpret_cast<const char*>(st.file_.data()) + 8, header_len);
-  if (!json_depth_ok(header)) return bad("header JSON nests too deeply");
-  json doc = json::parse(header.begin(), header.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded())
-    return bad("header (bytes 8.." + std::to_string(8 + header_len) + ") is not valid JSON");
-  if (!doc.is_object()) return bad("header is not a JSON object");
+  if (size >= 8) std::memcpy(&header_len, st.file_.data(), 8);
+  INFERCOST_RETURN_IF_ERROR(check_header_length(path, size, header_len));
   st.data_start_ = 8 + header_len;
-  const uint64_t data_size = size - st.data_start_;
-  for (const auto& [key, value] : doc.items()) {
-    if (key == "__metadata__") {
-      if (!value.is_object()) return bad("__metadata__ is not an object");
-      for (const auto& [mk, mv] : value.items()) {
-        if (!mv.is_string()) return bad("__metadata__ value '" + mk + "' is not a string");
-        st.metadata_[mk] = mv.get<std::string>();
-      }
-      continue;
-    }
-    auto info = parse_tensor_entry(key, value, data_size);
-    if (!info.ok()) return info.status().with_context(path);
-    st.tensors_[key] = std::move(info).value();
-  }
+  std::string_view header(reinterpret_cast<const char*>(st.file_.data()) + 8, header_len);
+  INFERCOST_ASSIGN_OR_RETURN(st.header_, parse_header(path, header, size - st.data_start_));
   return st;
 }
 
+Result<SafeTensorsHeader> read_safetensors_header(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const std::string why = path + ": cannot open: " + std::strerror(errno);
+    return errno == ENOENT ? not_found(why) : io_error(why);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return io_error(path + ": not a regular file");
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  // Reads exactly `n` bytes at `offset`; the length checks below keep them in the file.
+  auto read_at = [&](void* out, uint64_t n, uint64_t offset) -> Status {
+    auto* p = static_cast<char*>(out);
+    while (n > 0) {
+      const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return io_error(path + ": read failed: " + std::strerror(errno));
+      if (got == 0) return corruption(path + ": the file ends at byte " + std::to_string(offset));
+      p += got;
+      n -= static_cast<uint64_t>(got);
+      offset += static_cast<uint64_t>(got);
+    }
+    return Status();
+  };
+  uint64_t header_len = 0;
+  Status s = size >= 8 ? read_at(&header_len, 8, 0) : Status();
+  if (s.ok()) s = check_header_length(path, size, header_len);
+  std::string header;
+  if (s.ok()) {
+    header.resize(header_len);
+    s = read_at(header.data(), header_len, 8);
+  }
+  ::close(fd);
+  INFERCOST_RETURN_IF_ERROR(s);
+  // No bound on the offsets but their own consistency: the data section is not looked at.
+  return parse_header(path, header, std::numeric_limits<uint64_t>::max());
+}
+
 const TensorInfo* SafeTensorsFile::find(const std::string& name) const {
-  auto it = tensors_.find(name);
-  return it == tensors_.end() ? nullptr : &it->second;
+  auto it = header_.tensors.find(name);
+  return it == header_.tensors.end() ? nullptr : &it->second;
 }
 
 Result<std::vector<float>> SafeTensorsFile::read_f32(const std::string& name,
                                                      const std::vector<int64_t>& expected_shape) const {
   const TensorInfo* info = find(name);
   if (!info) return not_found(path() + ": tensor '" + name + "' not found");
-  if (info->shape != expected_shape) {
-    return invalid_argument(path() + ": tensor '" + name + "': expected shape " +
-                            shape_string(expected_shape) + ", found " + shape_string(info->shape));
-  }
+  INFERCOST_RETURN_IF_ERROR(check_f32_tensor(path(), *info, expected_shape));
   const size_t n = static_cast<size_t>(info->numel());
   const unsigned char* src = file_.data() + data_start_ + info->begin;
   std::vector<float> out(n);
@@ -278,11 +334,22 @@ Result<std::vector<float>> SafeTensorsFile::read_f32(const std::string& name,
       }
       break;
     }
-    default:
-      return unsupported(path() + ": tensor '" + name + "' has dtype " +
-                         std::string(dtype_name(info->dtype)) + "; only F32, F16 and BF16 weights are read");
+    default: break;  // refused by check_f32_tensor
   }
   return out;
+}
+
+Status check_f32_tensor(const std::string& path, const TensorInfo& info,
+                        const std::vector<int64_t>& expected_shape) {
+  if (info.shape != expected_shape) {
+    return invalid_argument(path + ": tensor '" + info.name + "': expected shape " +
+                            shape_string(expected_shape) + ", found " + shape_string(info.shape));
+  }
+  if (info.dtype != DType::kF32 && info.dtype != DType::kF16 && info.dtype != DType::kBF16) {
+    return unsupported(path + ": tensor '" + info.name + "' has dtype " +
+                       std::string(dtype_name(info.dtype)) + "; only F32, F16 and BF16 weights are read");
+  }
+  return Status();
 }
 
 Status write_safetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,

@@ -1,5 +1,6 @@
 #include "infercost/model/weights.h"
 
+#include <map>
 #include <string>
 
 #include "checkpoint_names.h"
@@ -13,18 +14,28 @@ namespace {
 // Looks tensors up by their HF name, trying legacy aliases (TF-era BERT
 // checkpoints say LayerNorm.gamma/beta) and, for base-model checkpoints, the
 // name without the "distilbert."/"bert." prefix. Errors name the canonical name.
+// Without a file (a header alone), each tensor is found and checked as reading
+// would check it, and only counted: read() then gives an empty vector.
 class TensorSource {
  public:
-  TensorSource(const SafeTensorsFile& file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
+  TensorSource(const SafeTensorsFile& file, std::string prefix)
+      : tensors_(file.tensors()), path_(file.path()), file_(&file), prefix_(std::move(prefix)) {}
+  TensorSource(const SafeTensorsHeader& header, std::string path, std::string prefix)
+      : tensors_(header.tensors), path_(std::move(path)), prefix_(std::move(prefix)) {}
 
-  Result<std::vector<float>> read(const std::string& name, std::vector<int64_t> shape) const {
+  Result<std::vector<float>> read(const std::string& name, std::vector<int64_t> shape) {
     for (const std::string& candidate : candidates(name)) {
-      if (file_.find(candidate)) return file_.read_f32(candidate, shape);
+      auto it = tensors_.find(candidate);
+      if (it == tensors_.end()) continue;
+      if (file_) return file_->read_f32(candidate, shape);
+      INFERCOST_RETURN_IF_ERROR(check_f32_tensor(path_, it->second, shape));
+      counted_ += it->second.numel();
+      return std::vector<float>();
     }
-    return not_found(file_.path() + ": tensor '" + name + "' not found");
+    return not_found(path_ + ": tensor '" + name + "' not found");
   }
 
-  Status linear(const std::string& name, int out, int in, Linear& l) const {
+  Status linear(const std::string& name, int out, int in, Linear& l) {
     l.out = out;
     l.in = in;
     INFERCOST_ASSIGN_OR_RETURN(l.weight, read(name + ".weight", {out, in}));
@@ -32,11 +43,14 @@ class TensorSource {
     return Status();
   }
 
-  Status layer_norm(const std::string& name, int hidden, LayerNormWeights& ln) const {
+  Status layer_norm(const std::string& name, int hidden, LayerNormWeights& ln) {
     INFERCOST_ASSIGN_OR_RETURN(ln.gamma, read(name + ".weight", {hidden}));
     INFERCOST_ASSIGN_OR_RETURN(ln.beta, read(name + ".bias", {hidden}));
     return Status();
   }
+
+  // The elements of the tensors read() found and checked without a file.
+  int64_t counted() const { return counted_; }
 
  private:
   std::vector<std::string> candidates(const std::string& name) const {
@@ -53,13 +67,15 @@ class TensorSource {
     return out;
   }
 
-  const SafeTensorsFile& file_;
+  const std::map<std::string, TensorInfo>& tensors_;
+  std::string path_;
+  const SafeTensorsFile* file_ = nullptr;
   std::string prefix_;
+  int64_t counted_ = 0;
 };
 
-Result<EncoderWeights> read_weights(const SafeTensorsFile& file, const ModelConfig& c,
-                                    const CheckpointNames& n) {
-  const TensorSource src(file, n.prefix);
+// Every tensor of the encoder and its head, in one walk for reading and counting.
+Result<EncoderWeights> read_weights(TensorSource& src, const ModelConfig& c, const CheckpointNames& n) {
   const int h = c.hidden_size, f = c.intermediate_size;
   EncoderWeights w;
   const std::string e = n.embeddings;
@@ -117,7 +133,18 @@ std::vector<float> embedding_bias_of(const ModelConfig& config, const std::vecto
 
 Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config) {
   if (config.num_labels() < 1) return invalid_argument(file.path() + ": the config has no labels");
-  return read_weights(file, config, checkpoint_names(config.architecture));
+  const CheckpointNames& names = checkpoint_names(config.architecture);
+  TensorSource src(file, names.prefix);
+  return read_weights(src, config, names);
+}
+
+Result<int64_t> count_encoder_parameters(const SafeTensorsHeader& header, const std::string& path,
+                                         const ModelConfig& config) {
+  if (config.num_labels() < 1) return invalid_argument(path + ": the config has no labels");
+  const CheckpointNames& names = checkpoint_names(config.architecture);
+  TensorSource src(header, path, names.prefix);
+  INFERCOST_RETURN_IF_ERROR(read_weights(src, config, names).status());
+  return src.counted();
 }
 
 }  // namespace infercost::model

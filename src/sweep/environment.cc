@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <sstream>
 #include <utility>
 
@@ -15,8 +14,7 @@
 #include "core/sha256.h"
 #include "infercost/core/file.h"
 #include "infercost/core/version.h"
-#include "infercost/model/config.h"
-#include "infercost/model/safetensors.h"
+#include "infercost/model/describe.h"
 #include "io/row_source.h"
 
 #ifndef INFERCOST_GIT_REVISION
@@ -96,24 +94,17 @@ record::Software collect_software() {
 }
 
 Result<record::ModelInfo> read_model_info(const std::string& dir) {
-  INFERCOST_ASSIGN_OR_RETURN(model::ModelConfig config, model::load_config(dir + "/config.json"));
+  INFERCOST_ASSIGN_OR_RETURN(model::ModelDescription d, model::describe_model_dir(dir));
   record::ModelInfo m;
-  m.name = config.name;
-  if (m.name.empty()) m.name = std::filesystem::path(dir).lexically_normal().filename().string();
-  if (m.name.empty())
-    m.name = std::filesystem::path(dir).lexically_normal().parent_path().filename().string();
-  m.architecture = config.model_type;
-  m.synthetic = config.synthetic;
-  m.layers = config.num_layers;
-  m.hidden = config.hidden_size;
-  m.heads = config.num_heads;
-  m.intermediate = config.intermediate_size;
-  m.vocab = config.vocab_size;
-  const std::string weights = dir + "/model.safetensors";
-  if (path_exists(weights)) {
-    INFERCOST_ASSIGN_OR_RETURN(model::SafeTensorsFile file, model::SafeTensorsFile::open(weights));
-    for (const auto& [name, info] : file.tensors()) m.parameters += info.numel();
-  }
+  m.name = d.config.name;
+  m.architecture = d.config.model_type;
+  m.synthetic = d.config.synthetic;
+  m.layers = d.config.num_layers;
+  m.hidden = d.config.hidden_size;
+  m.heads = d.config.num_heads;
+  m.intermediate = d.config.intermediate_size;
+  m.vocab = d.config.vocab_size;
+  m.parameters = d.parameters;
   return m;
 }
 

@@ -26,9 +26,10 @@ int64_t parse_mem_total_bytes(const std::string& meminfo);
 // PRETTY_NAME of /etc/os-release text, unquoted; "" when absent.
 std::string parse_os_pretty_name(const std::string& os_release);
 
-// Name, architecture, synthetic flag and sizes from <dir>/config.json, and
-// the parameter count: the elements of every tensor in the header of
-// <dir>/model.safetensors (0 when the file is absent). Errors name the file.
+// The model's name, architecture (model_type), synthetic flag, sizes and
+// parameter count, from its description (model::describe_model_dir: config,
+// tokenizer and the header of model.safetensors; no tensor is read). Errors
+// are the description's, naming the directory or file.
 Result<record::ModelInfo> read_model_info(const std::string& dir);
 
 // The files `inputs` expand to (as `infercost run` expands them), their total

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -308,6 +309,35 @@ TEST_F(CliTest, ModelInfoDescribesTheModel) {
                               "multi-label: a 'labels' column\n"),
             std::string::npos)
       << multi.output;
+}
+
+// `model info` reads the weight file's header, never its tensors: with the
+// data section cut off it says what it says of the whole file, and `run`,
+// which needs the tensors, fails on it.
+TEST_F(CliTest, ModelInfoReadsNoTensorBytes) {
+  TempDir work;
+  std::filesystem::copy(model(), work.file("cut"), std::filesystem::copy_options::recursive);
+  const std::string weights = work.file("cut/model.safetensors");
+  const std::string bytes = slurp(weights);
+  uint64_t header_len = 0;
+  std::memcpy(&header_len, bytes.data(), 8);
+  ASSERT_LT(8 + header_len + 1000, bytes.size());
+  std::ofstream(weights, std::ios::binary | std::ios::trunc) << bytes.substr(0, 8 + header_len);
+  const Outcome whole = run_cli("model info " + model());
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  const Outcome cut = run_cli("model info " + work.file("cut"));
+  ASSERT_EQ(cut.exit_code, 0) << cut.output;
+  // The same lines but the first (the directory).
+  EXPECT_EQ(cut.output.substr(cut.output.find('\n')), whole.output.substr(whole.output.find('\n')));
+  EXPECT_NE(cut.output.find("parameters      "), std::string::npos) << cut.output;
+  Outcome gen = run_cli("datagen --rows 5 --seed 4 --out " + work.file("in.jsonl"));
+  ASSERT_EQ(gen.exit_code, 0) << gen.output;
+  const Outcome run = run_cli("run " + work.file("in.jsonl") + " --model " + work.file("cut") + " --output " +
+                              work.file("out.jsonl") + " --threads 1 --quiet");
+  EXPECT_NE(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find(weights), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("past the data section"), std::string::npos) << run.output;
+  EXPECT_FALSE(std::filesystem::exists(work.file("out.jsonl")));
 }
 
 TEST_F(CliTest, RunFunctionAndThresholdFlags) {

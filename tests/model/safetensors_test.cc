@@ -252,6 +252,52 @@ TEST(SafeTensorsCorruption, EveryTruncationIsAnErrorOrComplete) {
   }
 }
 
+// read_safetensors_header: open()'s header, read without the data section.
+TEST(SafeTensorsHeader, ReadsWhatOpenReadsWithoutTheData) {
+  const std::string full = small_valid_file();
+  uint64_t header_len = 0;
+  std::memcpy(&header_len, full.data(), 8);
+  const std::string path = temp_path("header_only.safetensors");
+  write_bytes(path, full);
+  Result<SafeTensorsFile> file = SafeTensorsFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  Result<SafeTensorsHeader> header = read_safetensors_header(path);
+  ASSERT_TRUE(header.ok()) << header.status().to_string();
+  EXPECT_EQ(header->metadata, file->metadata());
+  ASSERT_EQ(header->tensors.size(), 2u);
+  for (const auto& [name, info] : file->tensors()) {
+    ASSERT_EQ(header->tensors.count(name), 1u) << name;
+    const TensorInfo& h = header->tensors.at(name);
+    EXPECT_EQ(h.name, info.name);
+    EXPECT_EQ(h.dtype, info.dtype);
+    EXPECT_EQ(h.shape, info.shape);
+    EXPECT_EQ(h.begin, info.begin);
+    EXPECT_EQ(h.end, info.end);
+  }
+  // Cut anywhere in the length or the header: the same error as open()'s.
+  // Cut in the data: open() refuses it, the header still reads.
+  for (size_t len = 0; len < full.size(); ++len) {
+    write_bytes(path, full.substr(0, len));
+    Result<SafeTensorsHeader> cut = read_safetensors_header(path);
+    Result<SafeTensorsFile> opened = SafeTensorsFile::open(path);
+    ASSERT_FALSE(opened.ok()) << len;
+    if (len < 8 + header_len) {
+      ASSERT_FALSE(cut.ok()) << len;
+      EXPECT_EQ(cut.status().message(), opened.status().message());
+    } else {
+      ASSERT_TRUE(cut.ok()) << len << ": " << cut.status().to_string();
+      EXPECT_EQ(cut->tensors.size(), 2u);
+    }
+  }
+  // The offsets are still checked against the shapes.
+  write_bytes(path, make_file(R"({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 12]}})"));
+  Result<SafeTensorsHeader> short_span = read_safetensors_header(path);
+  ASSERT_FALSE(short_span.ok());
+  EXPECT_NE(short_span.status().message().find("needs 16 bytes but data_offsets span 12"), std::string::npos)
+      << short_span.status().to_string();
+  EXPECT_EQ(read_safetensors_header(temp_path("absent.safetensors")).status().code(), StatusCode::kNotFound);
+}
+
 TEST(SafeTensorsCorruption, RandomByteFlipsNeverCrash) {
   const std::string full = small_valid_file();
   std::mt19937_64 rng(20240601);

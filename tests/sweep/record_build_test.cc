@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include "core/sha256.h"
 #include "data/tweets.h"
+#include "infercost/model/describe.h"
 #include "infercost/pipeline/metrics.h"
 #include "record/record.h"
 #include "sweep/bench.h"
@@ -246,6 +249,30 @@ TEST(ModelInfo, ReadsConfigAndCountsParameters) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("/no/such/model/config.json"), std::string::npos)
       << missing.status().message();
+}
+
+// The record's model is the model's description (model::describe_model_dir),
+// read without the tensors: a copy whose data section is cut off gives it.
+TEST(ModelInfo, IsTheModelsDescription) {
+  TempDir dir;
+  const std::filesystem::path from = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-roberta";
+  std::filesystem::copy(from, dir.file("tiny-roberta"), std::filesystem::copy_options::recursive);
+  const std::string weights = dir.file("tiny-roberta/model.safetensors");
+  const std::string bytes = testing::slurp(weights);
+  uint64_t header_len = 0;
+  std::memcpy(&header_len, bytes.data(), 8);
+  dir.write("tiny-roberta/model.safetensors", bytes.substr(0, 8 + header_len));
+  Result<record::ModelInfo> m = read_model_info(dir.file("tiny-roberta"));
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  Result<model::ModelDescription> d = model::describe_model_dir(from.string());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(m->name, "tiny-roberta");
+  EXPECT_EQ(m->name, d->config.name);
+  EXPECT_EQ(m->architecture, "roberta");
+  EXPECT_EQ(m->parameters, d->parameters);
+  EXPECT_EQ(m->layers, d->config.num_layers);
+  EXPECT_EQ(m->hidden, d->config.hidden_size);
+  EXPECT_EQ(m->vocab, d->config.vocab_size);
 }
 
 TEST(InputFiles, HashesTheBytesInInputOrder) {

@@ -2,6 +2,7 @@
 // tokenizer (tokenizer.json and/or vocab.txt, plus tokenizer_config.json).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,7 +30,7 @@ struct LoadedModel {
 };
 
 struct LoadOptions {
-  bool load_weights = true;  // false: config and tokenizer only (model info)
+  bool load_weights = true;  // false: config, tokenizer and the weights header only
   int max_length = 512;      // tokenizer truncation
   bool add_special_tokens = true;
   // Overrides of the tokenizer's normalizer flags, when set.
@@ -44,5 +45,11 @@ Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& op
 
 // Maps HF checkpoint names to EncoderWeights; exposed for tests.
 Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config);
+// The parameters read_encoder_weights() would load from the file at `path`
+// whose header this is, counted from the header's shapes: the same tensors
+// found and checked the same way (and the same errors), none read. Equals
+// read_encoder_weights(file, config)->parameter_count().
+Result<int64_t> count_encoder_parameters(const SafeTensorsHeader& header, const std::string& path,
+                                         const ModelConfig& config);
 
 }  // namespace infercost::model

@@ -33,13 +33,35 @@ struct TensorInfo {
   int64_t numel() const;
 };
 
+// A safetensors header: the tensors by name (without their bytes) and the
+// metadata.
+struct SafeTensorsHeader {
+  std::map<std::string, TensorInfo> tensors;
+  std::map<std::string, std::string> metadata;
+};
+
+// Reads the 8-byte length and the JSON header of `path`, and nothing after
+// them: the tensor bytes are neither mapped nor read. Checks every entry as
+// SafeTensorsFile::open() does, except that data_offsets are checked against
+// the shapes and dtypes only, not against the file's size: a file whose data
+// section is cut short reads here, and open() refuses it.
+Result<SafeTensorsHeader> read_safetensors_header(const std::string& path);
+
+// Whether `info` (a tensor of the file at `path`) reads as fp32 with
+// `expected_shape`: the errors SafeTensorsFile::read_f32 gives before reading
+// any byte (kInvalidArgument naming tensor, expected and actual shape;
+// kUnsupported for a dtype other than F32, F16 or BF16).
+Status check_f32_tensor(const std::string& path, const TensorInfo& info,
+                        const std::vector<int64_t>& expected_shape);
+
 // A memory-mapped safetensors file. Views stay valid while it lives.
 class SafeTensorsFile {
  public:
   static Result<SafeTensorsFile> open(const std::string& path);
 
-  const std::map<std::string, TensorInfo>& tensors() const { return tensors_; }
-  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+  const SafeTensorsHeader& header() const { return header_; }
+  const std::map<std::string, TensorInfo>& tensors() const { return header_.tensors; }
+  const std::map<std::string, std::string>& metadata() const { return header_.metadata; }
   const TensorInfo* find(const std::string& name) const;
   // Converts F32/F16/BF16 data to fp32. kNotFound naming the tensor if absent;
   // kInvalidArgument naming tensor, expected and actual shape on mismatch.
@@ -50,8 +72,7 @@ class SafeTensorsFile {
  private:
   MappedFile file_;
   uint64_t data_start_ = 0;
-  std::map<std::string, TensorInfo> tensors_;
-  std::map<std::string, std::string> metadata_;
+  SafeTensorsHeader header_;
 };
 
 // Tensors to write; data is fp32 and written as `dtype` (F32, F16 or BF16).
