@@ -14,24 +14,80 @@ every function here calls the engine, which is the same code as the
         result = model.classify(["good movie", "bad movie"])   # list, numpy, pandas, Arrow
         table = pyarrow.table(result)                          # negative, positive, label
 
-Errors are raised with the engine's message (and the engine's code name in
-the exception's ``status_code``): ValueError for bad arguments and bad data,
-FileNotFoundError for a missing file, OSError for a failed read or write,
-RuntimeError for device, memory and unsupported-model errors, and
-KeyboardInterrupt for a run or a classify call stopped by Ctrl-C.
+A failed engine call raises a subclass of ``infercost.Error`` with the
+engine's message (and the engine's code name in the exception's
+``status_code``), which also derives from the built-in class for its kind:
+InvalidArgumentError and CorruptInputError are ValueErrors, NotFoundError a
+FileNotFoundError, InputOutputError an OSError; UnsupportedError,
+ResourceExhaustedError, UnavailableError, InternalError and NonFiniteError
+are RuntimeErrors. A run or a classify call stopped by Ctrl-C raises
+KeyboardInterrupt. The dicts it returns are typed (``ModelInfo``,
+``RunMetrics``, ``LoadedModelInfo``: TypedDicts, still plain dicts).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Union, cast
 
 from . import _native
+from ._native import (
+    CorruptInputError,
+    Error,
+    InputOutputError,
+    InternalError,
+    InvalidArgumentError,
+    NonFiniteError,
+    NotFoundError,
+    ResourceExhaustedError,
+    UnavailableError,
+    UnsupportedError,
+)
+from ._types import (
+    LoadedModelInfo,
+    ModelFlags,
+    ModelInfo,
+    ModelRuntime,
+    RunFlags,
+    RunMetrics,
+    TokenizerInfo,
+    flags_of,
+)
+
+if TYPE_CHECKING:
+    import numpy
+    from numpy.typing import NDArray
 
 __version__: str = _native.__version__
 
-__all__ = ["run", "model_info", "tokenize", "Model", "Classification", "__version__"]
+__all__ = [
+    "run",
+    "model_info",
+    "tokenize",
+    "Model",
+    "Classification",
+    "__version__",
+    # Errors (src/python/errors.cc): Error and one subclass per engine code.
+    "Error",
+    "InvalidArgumentError",
+    "CorruptInputError",
+    "NotFoundError",
+    "InputOutputError",
+    "UnsupportedError",
+    "ResourceExhaustedError",
+    "UnavailableError",
+    "InternalError",
+    "NonFiniteError",
+    # The dicts taken and returned (_types.py).
+    "ModelInfo",
+    "TokenizerInfo",
+    "LoadedModelInfo",
+    "ModelRuntime",
+    "RunMetrics",
+    "ModelFlags",
+    "RunFlags",
+]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -63,7 +119,7 @@ def run(
     force: Optional[bool] = None,
     checkpoint_seconds: Optional[float] = None,
     metrics: Optional[PathLike] = None,
-) -> Dict[str, Any]:
+) -> RunMetrics:
     """Classify every row of ``inputs`` into ``output``, as ``infercost run`` does.
 
     The same job as the command, in this process: the same reader, batching,
@@ -90,37 +146,15 @@ def run(
     folder, a checkpoint is left that ``resume=True`` continues from; then
     KeyboardInterrupt is raised.
     """
+    flags = flags_of(RunFlags, locals())  # the keyword arguments, as the engine's flags
+    flags["metrics"] = None if metrics is None else os.fspath(metrics)
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
-    flags = {
-        "column": column,
-        "input_format": input_format,
-        "output_format": output_format,
-        "compression": compression,
-        "device": device,
-        "streams_per_device": streams_per_device,
-        "batching": batching,
-        "batch_size": batch_size,
-        "max_batch_tokens": max_batch_tokens,
-        "window_rows": window_rows,
-        "precision": precision,
-        "threads": threads,
-        "tokenizer_threads": tokenizer_threads,
-        "max_length": max_length,
-        "function": function,
-        "threshold": threshold,
-        "keep_text": keep_text,
-        "on_error": on_error,
-        "resume": resume,
-        "force": force,
-        "checkpoint_seconds": checkpoint_seconds,
-        "metrics": None if metrics is None else os.fspath(metrics),
-    }
     text = _native.run([os.fspath(p) for p in inputs], os.fspath(model_dir), os.fspath(output), flags)
     return json.loads(text)
 
 
-def model_info(model_dir: PathLike) -> Dict[str, Any]:
+def model_info(model_dir: PathLike) -> ModelInfo:
     """What ``infercost model info`` says of a model directory, as a dict.
 
     Keys: ``dir``, ``name``, ``architecture`` (the Hugging Face class, e.g.
@@ -207,17 +241,17 @@ class Classification:
         return self._native.label_names
 
     @property
-    def probabilities(self):
+    def probabilities(self) -> "NDArray[numpy.float32]":
         """numpy float32 array [rows, labels] (zeros for null rows); a view."""
         return self._native.probabilities
 
     @property
-    def label_index(self):
+    def label_index(self) -> "NDArray[numpy.int32]":
         """numpy int32 array: each row's winning label id, -1 for a null row; a view."""
         return self._native.label_index
 
     @property
-    def is_null(self):
+    def is_null(self) -> "NDArray[numpy.uint8]":
         """numpy uint8 array: 1 where the row's outputs are null; a view."""
         return self._native.is_null
 
@@ -279,22 +313,9 @@ class Model:
         threshold: Optional[float] = None,
         on_error: Optional[str] = None,
     ) -> None:
-        flags = {
-            "device": device,
-            "precision": precision,
-            "threads": threads,
-            "max_length": max_length,
-            "batching": batching,
-            "batch_size": batch_size,
-            "max_batch_tokens": max_batch_tokens,
-            "streams_per_device": streams_per_device,
-            "tokenizer_threads": tokenizer_threads,
-            "function": function,
-            "threshold": threshold,
-            "on_error": on_error,
-        }
+        flags = flags_of(ModelFlags, locals())  # the keyword arguments, as the engine's flags
         self._native = _native.Model(os.fspath(model_dir), flags)
-        self._info: Optional[Dict[str, Any]] = None
+        self._info: Optional[ModelInfo] = None
 
     def classify(self, texts: Texts) -> Classification:
         """The output columns of every text, in input order (a :class:`Classification`).
@@ -312,19 +333,17 @@ class Model:
         return Classification(self._native.classify(texts))
 
     @property
-    def info(self) -> Dict[str, Any]:
+    def info(self) -> LoadedModelInfo:
         """:func:`model_info` of the directory, with how this Model runs: ``device``,
         ``devices``, ``precision``, ``threads``, ``tokenizer_threads``, ``max_length``,
         ``batching``, ``batch_size``, ``max_batch_tokens``, ``workers``, ``head_function``,
         ``labels_column``, ``threshold``."""
         if self._info is None:
             self._info = model_info(self._native.dir)
-        info = dict(self._info)
-        info.update(self._native.runtime())
-        return info
+        return cast(LoadedModelInfo, {**self._info, **self._native.runtime()})
 
     @property
-    def last_metrics(self) -> Optional[Dict[str, Any]]:
+    def last_metrics(self) -> Optional[RunMetrics]:
         """The last :meth:`classify` call's metrics, with the keys of ``infercost run
         --metrics`` (rows, tokens, padded and computed tokens, batches,
         ``stages`` (seconds of tokenize / batch / infer), wall_seconds, rows_per_second,

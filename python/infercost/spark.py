@@ -33,6 +33,8 @@ import threading
 import time
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
+from ._native import InternalError, InvalidArgumentError
+
 __all__ = ["classify", "classify_udf", "predict_fn", "result_schema", "output_columns"]
 
 # Each model load is logged here on the worker (INFO, with the details in the
@@ -57,7 +59,7 @@ def output_columns(model: str) -> List[Tuple[str, str]]:
     info = infercost.model_info(os.fspath(model))
     names = info["output_columns"]  # the engine's names: labels lowercased, label, labels
     if len(set(names)) != len(names):
-        raise ValueError(f"{model}: labels collide once lowercased: {info['labels']}")
+        raise InvalidArgumentError(f"{model}: labels collide once lowercased: {info['labels']}")
     floats = len(info["labels"])
     return [(name, "float" if i < floats else "string") for i, name in enumerate(names)]
 
@@ -108,7 +110,8 @@ def classify(
     (``spark.sql.execution.arrow.maxRecordsPerBatch``, 10,000 by default) per
     ``Model.classify`` call, which sorts and packs the batch by token length.
     The rows keep their partition and order. An output column that clashes with
-    a kept input column is a ValueError (rename or drop it first, or ``keep``).
+    a kept input column is an ``infercost.InvalidArgumentError``, a ValueError (rename or drop it
+    first, or ``keep``).
     """
     if model is None:
         raise TypeError("classify(): model= (a model directory) is required")
@@ -117,18 +120,20 @@ def classify(
 
     fields = {f.name: f for f in df.schema.fields}
     if column not in fields:
-        raise ValueError(f"classify(): no column '{column}' (columns: {', '.join(fields)})")
+        raise InvalidArgumentError(f"classify(): no column '{column}' (columns: {', '.join(fields)})")
     if not isinstance(fields[column].dataType, StringType):
         raise TypeError(f"classify(): column '{column}' is {fields[column].dataType.simpleString()}, not string")
     kept = list(fields) if keep is None else list(keep)
     missing = [name for name in kept if name not in fields]
     if missing:
-        raise ValueError(f"classify(): keep= names columns that are not there: {', '.join(missing)}")
+        raise InvalidArgumentError(f"classify(): keep= names columns that are not there: {', '.join(missing)}")
 
     out = result_schema(model)
     clash = [f.name for f in out.fields if f.name in kept]
     if clash:
-        raise ValueError(f"classify(): output columns {clash} clash with input columns; drop or rename them, or pass keep=")
+        raise InvalidArgumentError(
+            f"classify(): output columns {clash} clash with input columns; drop or rename them, or pass keep="
+        )
 
     # Only the kept columns and the text travel to Python, under plain
     # aliases: mapInArrow names its input columns, and a dotted name would be
@@ -288,7 +293,7 @@ def _classify_arrays(key: _LoadKey, texts, columns: List[Tuple[str, str]], strin
     arrays = []
     for name, kind in columns:
         if name not in result.column_names:
-            raise RuntimeError(f"infercost.Model.classify gave no '{name}' column (got {result.column_names})")
+            raise InternalError(f"infercost.Model.classify gave no '{name}' column (got {result.column_names})")
         array = result.column(name).combine_chunks()
         if array.type != types[kind]:
             array = array.cast(types[kind])

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "infercost/core/version.h"
+#include "infercost/model/describe.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/pipeline/head.h"
 #include "infercost/text/tokenizer.h"
@@ -26,15 +27,16 @@ namespace infercost::python {
 
 namespace {
 
-// What `infercost model info` prints, as a dict.
+// What `infercost model info` prints, as a dict: the model's description
+// (model::describe_model_dir, no tensor read) and what a run makes of it.
 nb::dict model_info(const std::string& dir) {
-  Result<model::LoadedModel> loaded = internal_error("not loaded");
+  Result<model::ModelDescription> described = internal_error("not described");
   {
     nb::gil_scoped_release release;
-    loaded = model::load_model_dir(dir, {});
+    described = model::describe_model_dir(dir);
   }
-  if (!loaded.ok()) raise_status(loaded.status());
-  const model::LoadedModel& m = *loaded;
+  if (!described.ok()) raise_status(described.status());
+  const model::ModelDescription& m = *described;
   const model::ModelConfig& c = m.config;
   nb::dict info;
   info["dir"] = m.dir;
@@ -50,7 +52,7 @@ nb::dict model_info(const std::string& dir) {
   info["max_positions"] = c.max_positions();
   info["type_vocab_size"] = c.type_vocab_size;
   info["layer_norm_eps"] = static_cast<double>(c.layer_norm_eps);
-  info["parameters"] = static_cast<int64_t>(m.weights.parameter_count());
+  info["parameters"] = m.parameters;
   info["weights_dtype"] = m.weights_dtype;
   info["labels"] = c.labels;
   info["problem_type"] = c.problem_type;
@@ -61,10 +63,10 @@ nb::dict model_info(const std::string& dir) {
   info["labels_column"] = label_set;
   info["output_columns"] = io::prediction_column_names(c.labels, label_set);
   nb::dict tokenizer;
-  tokenizer["kind"] = text::tokenizer_kind_name(m.tokenizer->kind());
-  tokenizer["source"] = m.tokenizer_source;
-  tokenizer["vocab_size"] = m.tokenizer->vocab_size();
-  tokenizer["max_length"] = m.tokenizer->max_length();
+  tokenizer["kind"] = text::tokenizer_kind_name(m.tokenizer.kind);
+  tokenizer["source"] = m.tokenizer.source;
+  tokenizer["vocab_size"] = m.tokenizer.vocab_size;
+  tokenizer["max_length"] = m.tokenizer.max_length;
   info["tokenizer"] = tokenizer;
   info["synthetic"] = c.synthetic;
   info["synthetic_preset"] = c.synthetic ? nb::cast(c.synthetic_preset) : nb::object(nb::none());
@@ -155,6 +157,7 @@ NB_MODULE(_native, m) {
   namespace py = infercost::python;
   m.doc() = "infercost's engine (C++), bound with nanobind; use the infercost package, not this module.";
   m.attr("__version__") = infercost::kVersion;
+  py::register_errors(m);
   m.def("run", &py::run, nb::arg("inputs"), nb::arg("model_dir"), nb::arg("output"), nb::arg("flags"),
         "The CLI's file-to-file job in process; returns the metrics JSON (see infercost.run).");
   m.def("model_info", &py::model_info, nb::arg("model_dir"),

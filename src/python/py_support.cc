@@ -22,17 +22,6 @@ namespace {
 // engine runs without the GIL.
 constexpr auto kSignalPoll = std::chrono::milliseconds(50);
 
-PyObject* exception_type_for(StatusCode code) {
-  switch (code) {
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kCorruption: return PyExc_ValueError;
-    case StatusCode::kNotFound: return PyExc_FileNotFoundError;
-    case StatusCode::kIOError: return PyExc_OSError;
-    case StatusCode::kCancelled: return PyExc_KeyboardInterrupt;
-    default: return PyExc_RuntimeError;
-  }
-}
-
 // A reference the column drops when it is destroyed (with the GIL held).
 std::shared_ptr<void> keep_reference(PyObject* obj) {
   Py_INCREF(obj);
@@ -75,8 +64,8 @@ void append_sequence(nb::handle obj, TextColumn& out) {
       const char* utf8 = PyUnicode_AsUTF8AndSize(item, &size);
       if (utf8 == nullptr) {
         PyErr_Clear();
-        throw nb::value_error(
-            fmt::format("texts[{}]: a str with no UTF-8 form (a lone surrogate?)", i).c_str());
+        raise_status(
+            invalid_argument(fmt::format("texts[{}]: a str with no UTF-8 form (a lone surrogate?)", i)));
       }
       out.texts.emplace_back(utf8, static_cast<size_t>(size));
       out.is_null.push_back(0);

@@ -12,14 +12,29 @@
 
 namespace infercost::python {
 
-// Raises the Python exception for `status` (not OK), with its message and a
-// `status_code` attribute (status_code_name(), e.g. "Corruption"):
-//   kInvalidArgument, kCorruption             -> ValueError
-//   kNotFound                                 -> FileNotFoundError
-//   kIOError                                  -> OSError
-//   kCancelled                                -> KeyboardInterrupt
-//   kUnsupported, kResourceExhausted,
-//   kUnavailable, kInternal                   -> RuntimeError
+// The exception classes (src/python/errors.cc), made once and set on `m` (the
+// native module; the package exports them): infercost.Error, and one subclass
+// per engine code, which also derives from the built-in class that code raised
+// before the classes existed:
+//   kInvalidArgument   InvalidArgumentError(Error, ValueError)
+//   kCorruption        CorruptInputError(Error, ValueError)
+//   kNotFound          NotFoundError(Error, FileNotFoundError)
+//   kIOError           InputOutputError(Error, OSError)
+//   kUnsupported       UnsupportedError(Error, RuntimeError)
+//   kResourceExhausted ResourceExhaustedError(Error, RuntimeError)
+//   kUnavailable       UnavailableError(Error, RuntimeError)
+//   kInternal          InternalError(Error, RuntimeError)
+//   kNonFinite         NonFiniteError(Error, RuntimeError)
+// kCancelled (a stop on request, not a failure) stays KeyboardInterrupt, so that
+// `except Exception` and `except infercost.Error` never swallow a Ctrl-C.
+void register_errors(nanobind::module_& m);
+
+// The class raise_status raises for `code` (the table above; the built-in
+// class before register_errors()).
+PyObject* exception_type_for(StatusCode code);
+
+// Raises exception_type_for(status.code()) with the status's message and a
+// `status_code` attribute (status_code_name(), e.g. "Corrupt input").
 [[noreturn]] void raise_status(const Status& status);
 
 // The texts of `obj` as views, without copying any text:

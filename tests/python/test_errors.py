@@ -8,7 +8,8 @@ import pytest
 import infercost
 from conftest import MAX_LENGTH, model_dir, run_cli, write_jsonl
 
-# The engine's code (status_code_name, as `infercost` prints it) -> the exception run() raises.
+# The engine's code (status_code_name, as `infercost` prints it) -> the built-in class of the exception run()
+# raises, and the exception's own class: infercost.Error's subclass for the code (tests/python/test_api.py).
 EXPECTED_TYPE = {
     "Invalid argument": ValueError,
     "Corrupt input": ValueError,
@@ -19,6 +20,21 @@ EXPECTED_TYPE = {
     "Resource exhausted": RuntimeError,
     "Internal error": RuntimeError,
 }
+EXPECTED_CLASS = {
+    "Invalid argument": infercost.InvalidArgumentError,
+    "Corrupt input": infercost.CorruptInputError,
+    "Not found": infercost.NotFoundError,
+    "I/O error": infercost.InputOutputError,
+    "Unsupported": infercost.UnsupportedError,
+    "Unavailable": infercost.UnavailableError,
+    "Resource exhausted": infercost.ResourceExhaustedError,
+    "Internal error": infercost.InternalError,
+}
+
+
+def builtin_class(exc):
+    """The built-in exception class `exc` is one of: the first of its class's bases that Python defines."""
+    return next(cls for cls in type(exc).__mro__ if cls.__module__ == "builtins")
 CLI_ERROR = re.compile(r"^infercost: error: ([^:]+): (.*)\Z", re.M | re.S)  # to the end: some span lines
 LOOKED_AT = re.compile(r"looked at [^)]*")
 
@@ -82,7 +98,8 @@ def test_errors_are_the_clis(tmp_path, name):
     with pytest.raises(Exception) as info:
         infercost.run(inputs, model, output=output, **flags)
     exc = info.value
-    assert type(exc) is EXPECTED_TYPE[code], (type(exc), code, message)
+    assert builtin_class(exc) is EXPECTED_TYPE[code], (type(exc), code, message)
+    assert type(exc) is EXPECTED_CLASS[code] and isinstance(exc, infercost.Error), (type(exc), code, message)
     assert exc.status_code == code
     if name == "gpu":
         # Where the CUDA module was looked for: beside the executable, which is python here
@@ -97,12 +114,15 @@ def test_errors_are_the_clis(tmp_path, name):
 def test_each_kind_of_exception_is_raised(tmp_path):
     # The mapping above would pass if every error were one type: the cases cover several.
     kinds = set()
+    classes = set()
     for name, (inputs, model, output, flags), _ in cases(tmp_path):
         try:
             infercost.run(inputs, model, output=output, **flags)
         except Exception as exc:  # noqa: BLE001 - collecting the types
-            kinds.add(type(exc))
+            kinds.add(builtin_class(exc))
+            classes.add(type(exc))
     assert {ValueError, FileNotFoundError, RuntimeError} <= kinds
+    assert {infercost.InvalidArgumentError, infercost.CorruptInputError, infercost.NotFoundError} <= classes
 
 
 def test_messages_name_the_file_and_line(tmp_path):

@@ -28,7 +28,9 @@ def test_the_stub_declares_what_the_module_defines():
 def test_the_package_is_the_one_built_here():
     # ctest points PYTHONPATH at the build's copy of python/infercost: the files must be the same.
     built = pathlib.Path(infercost.__file__).parent
-    for name in ["__init__.py", "_native.pyi", "py.typed", "spark.py"]:
+    names = sorted(p.name for p in (ROOT / "python" / "infercost").iterdir() if p.is_file())
+    assert {"__init__.py", "_native.pyi", "py.typed", "spark.py"} <= set(names)
+    for name in names:  # every file, a new one included (src/python/CMakeLists.txt's package_files)
         assert (built / name).read_bytes() == (ROOT / "python" / "infercost" / name).read_bytes(), name
 
 

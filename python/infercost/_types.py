@@ -1,0 +1,243 @@
+"""The shapes of the dicts the package takes and returns, declared once.
+
+They are ``TypedDict`` classes: plain dicts at run time (``info["labels"]``,
+``json.dumps(metrics)``), typed keys for a type checker and an editor. The
+package exports them (``infercost.ModelInfo``, ``infercost.RunMetrics``, ...);
+``_native.pyi`` types the native module with them. tests/python/test_api.py
+checks them against what the engine returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, TypedDict, Union
+
+# ---------------------------------------------------------------------------
+# model_info(), Model.info
+# ---------------------------------------------------------------------------
+
+
+class TokenizerInfo(TypedDict):
+    """``model_info(...)["tokenizer"]``: the tokenizer a run of the model uses, as
+    ``AutoTokenizer.from_pretrained`` would build it, and its length limit."""
+
+    kind: str  # "wordpiece", "bpe", "unigram"
+    source: str  # the file it was read from
+    vocab_size: int
+    max_length: int
+
+
+class ModelInfo(TypedDict):
+    """What :func:`infercost.model_info` returns: the fields ``infercost model info``
+    prints, from the model directory's config, weights header and tokenizer."""
+
+    dir: str
+    name: str
+    architecture: str  # the Hugging Face class, e.g. "DistilBertForSequenceClassification"
+    model_type: str
+    layers: int
+    hidden_size: int
+    num_heads: int
+    intermediate_size: int
+    ffn_activation: str
+    vocab_size: int
+    max_positions: int
+    type_vocab_size: int
+    layer_norm_eps: float
+    parameters: int
+    weights_dtype: str
+    labels: List[str]  # by id
+    problem_type: str
+    head_function: str  # what run() applies by default: "softmax", "sigmoid" or "none"
+    head_function_reason: str
+    labels_column: bool  # the multi-label `labels` output column
+    output_columns: List[str]  # the columns after the text: labels lowercased, label[, labels]
+    tokenizer: TokenizerInfo
+    synthetic: bool  # random weights (`infercost model synth`)
+    synthetic_preset: Optional[str]  # None for a real model
+    synthetic_seed: Optional[int]  # None for a real model
+
+
+class _RuntimeOnly(TypedDict):
+    """How a Model runs, beyond what ModelInfo says."""
+
+    device: str  # as given: "cpu", "cuda", "cuda:1"
+    devices: List[str]  # resolved: "cpu" or "cuda:0", "cuda:1", ...
+    precision: str
+    threads: int
+    tokenizer_threads: int
+    max_length: int
+    batching: str
+    batch_size: int
+    max_batch_tokens: int
+    workers: int  # inference workers: streams over all devices
+    threshold: float
+
+
+class ModelRuntime(_RuntimeOnly):
+    """How a loaded :class:`infercost.Model` runs (the native ``Model.runtime()``): its
+    devices, precision, threads and batch policy as resolved, and its head function."""
+
+    head_function: str
+    labels_column: bool
+
+
+class LoadedModelInfo(ModelInfo, _RuntimeOnly):
+    """:attr:`infercost.Model.info`: :class:`ModelInfo` and how the Model runs
+    (``head_function`` and ``labels_column`` as it runs them)."""
+
+
+# ---------------------------------------------------------------------------
+# run()'s metrics, Model.last_metrics: RunMetrics::to_json (src/pipeline/metrics.cc)
+# ---------------------------------------------------------------------------
+
+
+class LengthHistogram(TypedDict):
+    edges: List[int]  # bucket i holds lengths in [edges[i], edges[i+1]); the last is open-ended
+    counts: List[int]
+
+
+class MetricsModel(TypedDict):
+    name: str
+    synthetic: bool
+
+
+class _HeadThreshold(TypedDict, total=False):
+    threshold: float  # with a labels column only
+
+
+class MetricsHead(_HeadThreshold):
+    function: str
+    labels_column: bool
+
+
+class DeviceMetrics(TypedDict):
+    """One entry of ``per_device``: what one device did."""
+
+    device: str
+    streams: int
+    batches: int
+    rows: int
+    infer_seconds: float
+    oom_retries: int
+    max_computed_tokens: int
+
+
+class Capacity(TypedDict):
+    """``capacity``: what ``batch_size="auto"`` / ``max_batch_tokens="auto"`` were sized from."""
+
+    max_tokens: int
+    max_rows: int
+    basis: str
+
+
+class ResumeInfo(TypedDict):
+    """``resume``: the checkpoint of a run to an output file or folder."""
+
+    checkpoint: str
+    resumed: bool
+    resumed_rows: int
+    already_complete: bool
+    checkpoints: int
+    checkpoint_seconds: float
+
+
+class _RunMetricsSometimes(TypedDict, total=False):
+    first_skip_reason: str  # with skipped rows
+    capacity: Capacity  # with an "auto" batch size
+    gpu_sample_interval_seconds: float  # GPUs sampled
+    gpu_samples: int
+    gpus: List[Dict[str, Any]]
+    gpu_monitor: str  # why the GPUs were not sampled
+    resume: ResumeInfo  # an output file or folder
+
+
+class RunMetrics(_RunMetricsSometimes):
+    """What :func:`infercost.run` and :attr:`infercost.Model.last_metrics` return:
+    the JSON of ``infercost run --metrics`` (docs/cpu.md explains the figures)."""
+
+    rows: int
+    rows_null: int
+    rows_skipped: int
+    input_files: int
+    output_files: int
+    tokens: int
+    padded_tokens: int
+    computed_tokens: int
+    padding_efficiency: float
+    batch_fill: float
+    rows_at_max_length: int
+    batches: int
+    length_histogram: LengthHistogram
+    wall_seconds: float
+    rows_per_second: float
+    tokens_per_second: float
+    infer_share: float
+    peak_rss_bytes: int
+    stages: Dict[str, float]  # busy seconds: load, read, tokenize, batch, infer, write
+    model: MetricsModel
+    head: MetricsHead
+    device: str
+    threads: int
+    batching: str
+    precision: str
+    batch_size: int
+    max_batch_tokens: int
+    window_rows: int
+    tokenizer_threads: int
+    max_length: int
+    devices: List[str]
+    workers: int
+    per_device: List[DeviceMetrics]
+    oom_retries: int
+    batch_size_auto: bool
+    max_batch_tokens_auto: bool
+    model_flops: float
+    model_flops_per_second: float
+
+
+# ---------------------------------------------------------------------------
+# The keyword arguments of Model() and run(): the one list of them. Model and
+# run build the flags they hand the engine from these keys, the stubs type the
+# native functions' `flags` with them, and tests/python/test_api.py checks that
+# the signatures, infercost.spark and the engine agree with them.
+# ---------------------------------------------------------------------------
+
+
+class ModelFlags(TypedDict, total=False):
+    """The engine flags :class:`infercost.Model` takes: ``infercost run``'s model,
+    device and batching flags, ``_`` for ``-``. None keeps the engine's default."""
+
+    device: Optional[str]
+    precision: Optional[str]
+    threads: Optional[int]
+    max_length: Optional[int]
+    batching: Optional[str]
+    batch_size: Union[int, str, None]
+    max_batch_tokens: Union[int, str, None]
+    streams_per_device: Optional[int]
+    tokenizer_threads: Optional[int]
+    function: Optional[str]
+    threshold: Optional[float]
+    on_error: Optional[str]
+
+
+class RunFlags(ModelFlags, total=False):
+    """The flags :func:`infercost.run` takes: Model's, and the file job's (reading,
+    writing, checkpoints, metrics). None keeps the command's default."""
+
+    column: Optional[str]
+    input_format: Optional[str]
+    output_format: Optional[str]
+    compression: Optional[str]
+    window_rows: Optional[int]
+    keep_text: Optional[bool]
+    resume: Optional[bool]
+    force: Optional[bool]
+    checkpoint_seconds: Optional[float]
+    metrics: Optional[str]
+
+
+def flags_of(declared: type, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """The flags of ``declared`` (ModelFlags or RunFlags) taken from a call's
+    ``arguments`` (its locals()), each under its own name."""
+    return {name: arguments[name] for name in declared.__annotations__}
