@@ -53,9 +53,29 @@ std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length,
   return bins;
 }
 
-double encoder_row_flops(int layers, int hidden, int intermediate, double length) {
+double encoder_linear_flops_per_token(int layers, int hidden, int intermediate) {
   const double h = hidden, f = intermediate;
-  return layers * (2.0 * length * (4.0 * h * h + 2.0 * h * f) + 4.0 * length * length * h);
+  return layers * 2.0 * (4.0 * h * h + 2.0 * h * f);
+}
+
+double encoder_attention_flops_per_length2(int layers, int hidden) {
+  return layers * 4.0 * hidden;
+}
+
+double encoder_row_flops(int layers, int hidden, int intermediate, double length) {
+  return encoder_linear_flops_per_token(layers, hidden, intermediate) * length +
+         encoder_attention_flops_per_length2(layers, hidden) * length * length;
+}
+
+double encoder_flops_of_lengths(int layers, int hidden, int intermediate,
+                                const std::vector<int64_t>& rows_at_length) {
+  double total = 0;
+  for (size_t length = 0; length < rows_at_length.size(); ++length) {
+    if (rows_at_length[length] == 0) continue;
+    total += static_cast<double>(rows_at_length[length]) *
+             encoder_row_flops(layers, hidden, intermediate, static_cast<double>(length));
+  }
+  return total;
 }
 
 double RunMetrics::infer_share() const {
@@ -64,79 +84,160 @@ double RunMetrics::infer_share() const {
   return it->second / (wall_seconds * std::max(workers, 1));
 }
 
-std::string RunMetrics::to_json() const {
-  nlohmann::ordered_json j;
-  j["rows"] = rows;
-  j["rows_null"] = rows_null;
-  j["rows_skipped"] = rows_skipped;
-  j["input_files"] = input_files;
-  j["output_files"] = output_files;
-  if (rows_skipped > 0) j["first_skip_reason"] = first_skip_reason;
-  j["tokens"] = tokens;
-  j["padded_tokens"] = padded_tokens;
-  j["computed_tokens"] = computed_tokens;
-  j["padding_efficiency"] = padding_efficiency();
-  j["batch_fill"] = batch_fill();
-  j["rows_at_max_length"] = rows_at_max_length;
-  j["batches"] = batches;
-  j["length_histogram"] = {{"edges", length_histogram_edges()},
-                           {"counts", bin_lengths(length_counts, length_histogram_edges())}};
-  j["wall_seconds"] = wall_seconds;
-  j["rows_per_second"] = rows_per_second();
-  j["tokens_per_second"] = tokens_per_second();
-  j["infer_share"] = infer_share();
-  j["peak_rss_bytes"] = peak_rss_bytes;
-  j["stages"] = nlohmann::ordered_json::object();
-  for (const auto& [name, seconds] : stage_seconds) j["stages"][name] = seconds;
-  j["model"] = {{"name", model_name}, {"synthetic", model_synthetic}};
-  j["head"] = {{"function", head_function}, {"labels_column", labels_column}};
-  if (labels_column) j["head"]["threshold"] = threshold;
-  j["device"] = device;
-  j["threads"] = threads;
-  j["batching"] = batching;
-  j["precision"] = precision;
-  j["batch_size"] = batch_size;
-  j["max_batch_tokens"] = max_batch_tokens;
-  j["window_rows"] = window_rows;
-  j["tokenizer_threads"] = tokenizer_threads;
-  j["max_length"] = max_length;
-  j["devices"] = devices;
-  j["workers"] = workers;
-  j["per_device"] = nlohmann::ordered_json::array();
-  for (const DeviceRunMetrics& d : per_device) {
-    j["per_device"].push_back({{"device", d.name},
-                               {"streams", d.streams},
-                               {"batches", d.batches},
-                               {"rows", d.rows},
-                               {"infer_seconds", d.infer_seconds},
-                               {"oom_retries", d.oom_retries},
-                               {"max_computed_tokens", d.max_computed_tokens}});
+namespace {
+
+// How a reader takes a field of the metrics JSON: required (the writer
+// always writes it), read when present (written only sometimes, or added
+// later: the default stays when missing), or not read at all.
+enum class MetricsRead { kNeed, kGet, kSkip };
+
+// When a field is written and how it is read back.
+struct Presence {
+  bool written = true;
+  MetricsRead read = MetricsRead::kNeed;
+};
+constexpr Presence kAlways{};
+// Written when `written`; a reader keeps the default where it is missing.
+constexpr Presence written_if(bool written) {
+  return {written, MetricsRead::kGet};
+}
+
+// The one list of the metrics JSON's fields, in the order they are written:
+// to_json() visits a const `m` with a MetricsWriter, parse_run_metrics() a
+// fresh one with a MetricsFields (so a condition on a field read earlier
+// sees it read). `v` offers
+//   field(key, member[, presence])  a value, or a list of strings or integers;
+//   derived(key, value)             a figure the methods compute: written, never read;
+//   object(key, presence, fn)       a nested object, fn(sub) lists its fields;
+//   list(key, presence, items, fn)  an array of objects, fn(item, sub) lists an item's;
+//   histogram(key, length_counts), stages(key, stage_seconds): the two that
+//   are not stored as they are written.
+template <typename Metrics, typename Visitor>
+void for_each_run_metrics_field(Metrics& m, Visitor& v) {
+  v.field("rows", m.rows);
+  v.field("rows_null", m.rows_null);
+  v.field("rows_skipped", m.rows_skipped);
+  v.field("input_files", m.input_files);
+  v.field("output_files", m.output_files);
+  v.field("first_skip_reason", m.first_skip_reason, written_if(m.rows_skipped > 0));
+  v.field("tokens", m.tokens);
+  v.field("padded_tokens", m.padded_tokens);
+  v.field("computed_tokens", m.computed_tokens);
+  v.derived("padding_efficiency", m.padding_efficiency());
+  v.derived("batch_fill", m.batch_fill());
+  v.field("rows_at_max_length", m.rows_at_max_length);
+  v.field("batches", m.batches);
+  v.histogram("length_histogram", m.length_counts);
+  v.field("wall_seconds", m.wall_seconds);
+  v.derived("rows_per_second", m.rows_per_second());
+  v.derived("tokens_per_second", m.tokens_per_second());
+  v.derived("infer_share", m.infer_share());
+  v.field("peak_rss_bytes", m.peak_rss_bytes);
+  v.stages("stages", m.stage_seconds);
+  v.object("model", kAlways, [&](auto& o) {
+    o.field("name", m.model_name);
+    o.field("synthetic", m.model_synthetic);
+  });
+  // Metrics from before the head was recorded have none: softmax, all runs did then.
+  v.object("head", Presence{true, MetricsRead::kGet}, [&](auto& o) {
+    o.field("function", m.head_function);
+    o.field("labels_column", m.labels_column);
+    o.field("threshold", m.threshold,
+            {m.labels_column, m.labels_column ? MetricsRead::kNeed : MetricsRead::kSkip});
+  });
+  v.field("device", m.device);
+  v.field("threads", m.threads);
+  v.field("batching", m.batching);
+  v.field("precision", m.precision);
+  v.field("batch_size", m.batch_size);
+  v.field("max_batch_tokens", m.max_batch_tokens);
+  v.field("window_rows", m.window_rows);
+  v.field("tokenizer_threads", m.tokenizer_threads);
+  v.field("max_length", m.max_length);
+  v.field("devices", m.devices);
+  v.field("workers", m.workers);
+  v.list("per_device", kAlways, m.per_device, [](auto& d, auto& o) {
+    for_each_device_metrics_field(d, [&](const char* key, auto& value) { o.field(key, value); });
+  });
+  v.field("oom_retries", m.oom_retries);
+  v.field("batch_size_auto", m.batch_size_auto);
+  v.field("max_batch_tokens_auto", m.max_batch_tokens_auto);
+  v.object("capacity", written_if(m.batch_size_auto || m.max_batch_tokens_auto), [&](auto& o) {
+    o.field("max_tokens", m.capacity_max_tokens);
+    o.field("max_rows", m.capacity_max_rows);
+    o.field("basis", m.capacity_basis);
+  });
+  v.field("model_flops", m.model_flops);
+  v.derived("model_flops_per_second", m.model_flops_per_second());
+  const Presence sampled = written_if(!m.gpus.empty() || m.gpu_samples > 0);
+  v.field("gpu_sample_interval_seconds", m.gpu_sample_interval_seconds, sampled);
+  v.field("gpu_samples", m.gpu_samples, sampled);
+  v.list("gpus", sampled, m.gpus, [](auto& g, auto& o) {
+    for_each_gpu_usage_field(g, [&](const char* key, auto& value) { o.field(key, value); });
+  });
+  v.field("gpu_monitor", m.gpu_monitor, written_if(!m.gpu_monitor.empty()));
+  v.object("resume", written_if(!m.checkpoint.empty()), [&](auto& o) {
+    o.field("checkpoint", m.checkpoint);
+    o.field("resumed", m.resumed);
+    o.field("resumed_rows", m.resumed_rows);
+    o.field("already_complete", m.already_complete);
+    o.field("checkpoints", m.checkpoints);
+    o.field("checkpoint_seconds", m.checkpoint_seconds);
+  });
+}
+
+using WrittenJson = nlohmann::ordered_json;
+
+// Writes the fields for_each_run_metrics_field lists into one JSON object.
+class MetricsWriter {
+ public:
+  explicit MetricsWriter(WrittenJson& j) : j_(j) {}
+
+  template <typename T>
+  void field(const char* key, const T& value, Presence p = kAlways) {
+    if (p.written) j_[key] = value;
   }
-  j["oom_retries"] = oom_retries;
-  j["batch_size_auto"] = batch_size_auto;
-  j["max_batch_tokens_auto"] = max_batch_tokens_auto;
-  if (batch_size_auto || max_batch_tokens_auto) {
-    j["capacity"] = {
-        {"max_tokens", capacity_max_tokens}, {"max_rows", capacity_max_rows}, {"basis", capacity_basis}};
+  void derived(const char* key, double value) { j_[key] = value; }
+  template <typename F>
+  void object(const char* key, Presence p, F&& fields) {
+    if (!p.written) return;
+    WrittenJson sub = WrittenJson::object();
+    MetricsWriter w(sub);
+    fields(w);
+    j_[key] = std::move(sub);
   }
-  j["model_flops"] = model_flops;
-  j["model_flops_per_second"] = model_flops_per_second();
-  if (!gpus.empty() || gpu_samples > 0) {
-    j["gpu_sample_interval_seconds"] = gpu_sample_interval_seconds;
-    j["gpu_samples"] = gpu_samples;
-    j["gpus"] = nlohmann::ordered_json::array();
-    for (const GpuUsage& g : gpus) {
-      nlohmann::ordered_json usage;
-      for_each_gpu_usage_field(g, [&](const char* key, const auto& value) { usage[key] = value; });
-      j["gpus"].push_back(std::move(usage));
+  template <typename T, typename F>
+  void list(const char* key, Presence p, const std::vector<T>& items, F&& fields) {
+    if (!p.written) return;
+    WrittenJson out = WrittenJson::array();
+    for (const T& item : items) {
+      WrittenJson sub = WrittenJson::object();
+      MetricsWriter w(sub);
+      fields(item, w);
+      out.push_back(std::move(sub));
     }
+    j_[key] = std::move(out);
   }
-  if (!gpu_monitor.empty()) j["gpu_monitor"] = gpu_monitor;
-  if (!checkpoint.empty()) {
-    j["resume"] = {{"checkpoint", checkpoint},     {"resumed", resumed},
-                   {"resumed_rows", resumed_rows}, {"already_complete", already_complete},
-                   {"checkpoints", checkpoints},   {"checkpoint_seconds", checkpoint_seconds}};
+  void histogram(const char* key, const std::vector<int64_t>& length_counts) {
+    j_[key] = {{"edges", length_histogram_edges()},
+               {"counts", bin_lengths(length_counts, length_histogram_edges())}};
   }
+  void stages(const char* key, const std::map<std::string, double>& stage_seconds) {
+    WrittenJson sub = WrittenJson::object();
+    for (const auto& [name, seconds] : stage_seconds) sub[name] = seconds;
+    j_[key] = std::move(sub);
+  }
+
+ private:
+  WrittenJson& j_;
+};
+
+}  // namespace
+
+std::string RunMetrics::to_json() const {
+  WrittenJson j;
+  MetricsWriter writer(j);
+  for_each_run_metrics_field(*this, writer);
   return j.dump(2) + "\n";
 }
 
@@ -149,48 +250,83 @@ struct MetricsFieldError {
   std::string message;
 };
 
-// Reads the fields of one object of the metrics JSON; `path` names it in
-// errors ("per_device[0]"). need() throws MetricsFieldError when the field is
-// missing, get() keeps the default; both throw when it has the wrong type.
+// Reads the fields of one object of the metrics JSON (the visitor of
+// for_each_run_metrics_field); `path` names it in errors ("per_device[0]").
+// A field it needs throws MetricsFieldError when missing, one it gets keeps
+// the default; both throw when it has the wrong type.
 class MetricsFields {
  public:
   MetricsFields(const MetricsJson& j, std::string path, const std::string& origin)
       : j_(j), path_(std::move(path)), origin_(origin) {}
 
   template <typename T>
-  void need(const char* key, T& out) const {
+  void field(const char* key, T& out, Presence p = kAlways) const {
+    if (p.read == MetricsRead::kSkip) return;
     const MetricsJson* v = find(key);
-    if (v == nullptr) fail(fmt::format("no \"{}\"", where(key)));
-    read(*v, where(key), out);
+    if (v == nullptr && p.read == MetricsRead::kNeed) fail(fmt::format("no \"{}\"", where(key)));
+    if (v != nullptr) read(*v, where(key), out);
   }
-  template <typename T>
-  void get(const char* key, T& out) const {
-    if (const MetricsJson* v = find(key)) read(*v, where(key), out);
-  }
-  // The object at `key`; null when it is missing and not `required`.
-  const MetricsJson* object(const char* key, bool required) const {
+  void derived(const char*, double) const {}  // computed again by the methods
+  template <typename F>
+  void object(const char* key, Presence p, F&& fields) const {
+    if (p.read == MetricsRead::kSkip) return;
     const MetricsJson* v = find(key);
-    if (v == nullptr && required) fail(fmt::format("no \"{}\"", where(key)));
-    if (v != nullptr && !v->is_object()) fail(fmt::format("\"{}\" must be an object", where(key)));
-    return v;
+    if (v == nullptr && p.read == MetricsRead::kNeed) fail(fmt::format("no \"{}\"", where(key)));
+    if (v == nullptr) return;
+    MetricsFields sub = at(*v, where(key));
+    fields(sub);
   }
-  // The array at `key`, or an empty one when it is missing and not `required`.
-  const MetricsJson& array(const char* key, bool required) const {
-    static const MetricsJson kEmpty = MetricsJson::array();
+  template <typename T, typename F>
+  void list(const char* key, Presence p, std::vector<T>& items, F&& fields) const {
+    if (p.read == MetricsRead::kSkip) return;
     const MetricsJson* v = find(key);
-    if (v == nullptr && required) fail(fmt::format("no \"{}\"", where(key)));
-    if (v == nullptr) return kEmpty;
+    if (v == nullptr && p.read == MetricsRead::kNeed) fail(fmt::format("no \"{}\"", where(key)));
+    if (v == nullptr) return;
     if (!v->is_array()) fail(fmt::format("\"{}\" must be an array", where(key)));
-    return *v;
+    items.clear();
+    for (size_t i = 0; i < v->size(); ++i) {
+      MetricsFields sub = at((*v)[i], fmt::format("{}[{}]", where(key), i));
+      T item{};
+      fields(item, sub);
+      items.push_back(std::move(item));
+    }
   }
+  // The file has the histogram, not the exact lengths: each bucket's rows
+  // come back at its lower edge, so binning them again gives its counts.
+  void histogram(const char* key, std::vector<int64_t>& length_counts) const {
+    std::vector<int> edges;
+    std::vector<int64_t> counts;
+    object(key, kAlways, [&](const MetricsFields& h) {
+      h.field("edges", edges);
+      h.field("counts", counts);
+    });
+    if (edges != length_histogram_edges() || counts.size() != edges.size()) {
+      fail(fmt::format("\"{}\" must hold \"edges\" [{}] and as many \"counts\"", where(key),
+                       fmt::join(length_histogram_edges(), ", ")));
+    }
+    length_counts.clear();
+    for (size_t i = 0; i < edges.size(); ++i) {
+      if (counts[i] == 0) continue;
+      length_counts.resize(static_cast<size_t>(edges[i]) + 1, 0);
+      length_counts[static_cast<size_t>(edges[i])] = counts[i];
+    }
+  }
+  void stages(const char* key, std::map<std::string, double>& stage_seconds) const {
+    object(key, kAlways, [&](const MetricsFields& s) {
+      for (auto it = s.j_.begin(); it != s.j_.end(); ++it) {
+        if (!it->is_number()) fail(fmt::format("\"{}\" must be a number", s.where(it.key())));
+        stage_seconds[it.key()] = it->get<double>();
+      }
+    });
+  }
+
+ private:
   MetricsFields at(const MetricsJson& j, const std::string& path) const {
     if (!j.is_object()) fail(fmt::format("\"{}\" must be an object", path));
     return MetricsFields(j, path, origin_);
   }
   std::string where(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   [[noreturn]] void fail(const std::string& what) const { throw MetricsFieldError{origin_ + ": " + what}; }
-
- private:
   const MetricsJson* find(const char* key) const {
     auto it = j_.find(key);
     return it == j_.end() ? nullptr : &*it;
@@ -223,118 +359,16 @@ class MetricsFields {
   const std::string& origin_;
 };
 
-RunMetrics read_metrics_fields(const MetricsJson& j, const std::string& origin) {
-  RunMetrics m;
-  MetricsFields top(j, "", origin);
-  top.need("rows", m.rows);
-  top.need("rows_null", m.rows_null);
-  top.need("rows_skipped", m.rows_skipped);
-  top.need("input_files", m.input_files);
-  top.need("output_files", m.output_files);
-  top.get("first_skip_reason", m.first_skip_reason);
-  top.need("tokens", m.tokens);
-  top.need("padded_tokens", m.padded_tokens);
-  top.need("computed_tokens", m.computed_tokens);
-  top.need("rows_at_max_length", m.rows_at_max_length);
-  top.need("batches", m.batches);
-  {
-    // The file has the histogram, not the exact lengths: each bucket's rows
-    // come back at its lower edge, so binning them again gives its counts.
-    MetricsFields h = top.at(*top.object("length_histogram", true), "length_histogram");
-    std::vector<int> edges;
-    std::vector<int64_t> counts;
-    h.need("edges", edges);
-    h.need("counts", counts);
-    if (edges != length_histogram_edges() || counts.size() != edges.size()) {
-      top.fail(fmt::format("\"length_histogram\" must hold \"edges\" [{}] and as many \"counts\"",
-                           fmt::join(length_histogram_edges(), ", ")));
-    }
-    m.length_counts.clear();
-    for (size_t i = 0; i < edges.size(); ++i) {
-      if (counts[i] == 0) continue;
-      m.length_counts.resize(static_cast<size_t>(edges[i]) + 1, 0);
-      m.length_counts[static_cast<size_t>(edges[i])] = counts[i];
-    }
-  }
-  top.need("wall_seconds", m.wall_seconds);
-  top.need("peak_rss_bytes", m.peak_rss_bytes);
-  const MetricsJson& stages = *top.object("stages", true);
-  for (auto it = stages.begin(); it != stages.end(); ++it) {
-    if (!it->is_number()) top.fail(fmt::format("\"stages.{}\" must be a number", it.key()));
-    m.stage_seconds[it.key()] = it->get<double>();
-  }
-  MetricsFields model = top.at(*top.object("model", true), "model");
-  model.need("name", m.model_name);
-  model.need("synthetic", m.model_synthetic);
-  if (const MetricsJson* h = top.object("head", false)) {
-    MetricsFields head = top.at(*h, "head");
-    head.need("function", m.head_function);
-    head.need("labels_column", m.labels_column);
-    if (m.labels_column) head.need("threshold", m.threshold);
-  }
-  top.need("device", m.device);
-  top.need("threads", m.threads);
-  top.need("batching", m.batching);
-  top.need("precision", m.precision);
-  top.need("batch_size", m.batch_size);
-  top.need("max_batch_tokens", m.max_batch_tokens);
-  top.need("window_rows", m.window_rows);
-  top.need("tokenizer_threads", m.tokenizer_threads);
-  top.need("max_length", m.max_length);
-  top.need("devices", m.devices);
-  top.need("workers", m.workers);
-  const MetricsJson& per_device = top.array("per_device", true);
-  for (size_t i = 0; i < per_device.size(); ++i) {
-    MetricsFields f = top.at(per_device[i], fmt::format("per_device[{}]", i));
-    DeviceRunMetrics d;
-    f.need("device", d.name);
-    f.need("streams", d.streams);
-    f.need("batches", d.batches);
-    f.need("rows", d.rows);
-    f.need("infer_seconds", d.infer_seconds);
-    f.need("oom_retries", d.oom_retries);
-    f.need("max_computed_tokens", d.max_computed_tokens);
-    m.per_device.push_back(std::move(d));
-  }
-  top.need("oom_retries", m.oom_retries);
-  top.need("batch_size_auto", m.batch_size_auto);
-  top.need("max_batch_tokens_auto", m.max_batch_tokens_auto);
-  if (const MetricsJson* c = top.object("capacity", false)) {
-    MetricsFields f = top.at(*c, "capacity");
-    f.need("max_tokens", m.capacity_max_tokens);
-    f.need("max_rows", m.capacity_max_rows);
-    f.need("basis", m.capacity_basis);
-  }
-  top.need("model_flops", m.model_flops);
-  top.get("gpu_sample_interval_seconds", m.gpu_sample_interval_seconds);
-  top.get("gpu_samples", m.gpu_samples);
-  const MetricsJson& gpus = top.array("gpus", false);
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    MetricsFields f = top.at(gpus[i], fmt::format("gpus[{}]", i));
-    GpuUsage g;
-    for_each_gpu_usage_field(g, [&](const char* key, auto& value) { f.need(key, value); });
-    m.gpus.push_back(g);
-  }
-  top.get("gpu_monitor", m.gpu_monitor);
-  if (const MetricsJson* r = top.object("resume", false)) {
-    MetricsFields f = top.at(*r, "resume");
-    f.need("checkpoint", m.checkpoint);
-    f.need("resumed", m.resumed);
-    f.need("resumed_rows", m.resumed_rows);
-    f.need("already_complete", m.already_complete);
-    f.need("checkpoints", m.checkpoints);
-    f.need("checkpoint_seconds", m.checkpoint_seconds);
-  }
-  return m;
-}
-
 }  // namespace
 
 Result<RunMetrics> parse_run_metrics(std::string_view json, const std::string& origin) {
   MetricsJson j = MetricsJson::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return corruption(fmt::format("{}: not a JSON object", origin));
   try {
-    return read_metrics_fields(j, origin);
+    RunMetrics m;
+    MetricsFields top(j, "", origin);
+    for_each_run_metrics_field(m, top);
+    return m;
   } catch (const MetricsFieldError& e) {
     return corruption(e.message);
   }

@@ -19,24 +19,19 @@ ModelShape shape_of(const record::ModelInfo& model) {
 }
 
 double linear_flops_per_token(const ModelShape& s) {
-  const double h = s.hidden, f = s.intermediate;
-  return s.layers * 2.0 * (4.0 * h * h + 2.0 * h * f);
+  return pipeline::encoder_linear_flops_per_token(s.layers, s.hidden, s.intermediate);
 }
 
 double attention_flops_per_length2(const ModelShape& s) {
-  return s.layers * 4.0 * s.hidden;
+  return pipeline::encoder_attention_flops_per_length2(s.layers, s.hidden);
 }
 
 double row_flops(const ModelShape& s, double length) {
-  return linear_flops_per_token(s) * length + attention_flops_per_length2(s) * length * length;
+  return pipeline::encoder_row_flops(s.layers, s.hidden, s.intermediate, length);
 }
 
 double flops_of_lengths(const ModelShape& s, const std::vector<int64_t>& rows_at_length) {
-  double total = 0;
-  for (size_t L = 0; L < rows_at_length.size(); ++L) {
-    if (rows_at_length[L] != 0) total += static_cast<double>(rows_at_length[L]) * row_flops(s, double(L));
-  }
-  return total;
+  return pipeline::encoder_flops_of_lengths(s.layers, s.hidden, s.intermediate, rows_at_length);
 }
 
 bool record_skips_padding(const record::Record& r, std::string* why) {

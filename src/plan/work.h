@@ -1,14 +1,7 @@
 // The model of work the dry run predicts with: floating-point operations of
-// the encoder per row, and a benchmark record's measured rate in FLOP/s.
-//
-// One row of L tokens through an encoder of `layers` layers, hidden size h
-// and feed-forward size f costs
-//     layers x (2 L (4 h^2 + 2 h f) + 4 L^2 h)
-// multiply-adds counted as 2 FLOPs: the Q, K, V and output projections
-// (4 h^2 per token), the two feed-forward matmuls (2 h f per token), and the
-// attention scores and their weighted sum (2 L h each per token). Embeddings,
-// LayerNorm, softmax, GELU and the classifier head are left out: together
-// they are well under 1% of the total at DistilBERT-base sizes.
+// the encoder per row (pipeline's encoder FLOP model, infercost/pipeline/
+// metrics.h, which says what it counts and leaves out: the one the run
+// metrics count with), and a benchmark record's measured rate in FLOP/s.
 #pragma once
 
 #include <cstdint>
@@ -17,11 +10,12 @@
 
 #include "infercost/core/status.h"
 #include "infercost/model/config.h"
+#include "infercost/pipeline/metrics.h"
 #include "record/record.h"
 
 namespace infercost::plan {
 
-inline constexpr const char* kWorkFormula = "layers x (2 L (4 h^2 + 2 h f) + 4 L^2 h)";
+inline constexpr const char* kWorkFormula = pipeline::kEncoderRowFlopsFormula;
 
 struct ModelShape {
   int layers = 0, hidden = 0, intermediate = 0;
@@ -37,7 +31,8 @@ struct ModelShape {
 ModelShape shape_of(const model::ModelConfig& config);
 ModelShape shape_of(const record::ModelInfo& model);
 
-// FLOPs of one row of `length` tokens (the formula above).
+// The encoder FLOP model (pipeline::encoder_row_flops and its parts) for `shape`.
+// FLOPs of one row of `length` tokens.
 double row_flops(const ModelShape& shape, double length);
 // FLOPs of the linear layers per token: layers x 2 (4 h^2 + 2 h f).
 double linear_flops_per_token(const ModelShape& shape);

@@ -16,6 +16,7 @@
 
 #include "infercost/pipeline/metrics.h"
 #include "io/prediction_writer.h"
+#include "pipeline/classifier_metrics.h"
 #include "python/py_support.h"
 #include "python/run.h"
 
@@ -251,71 +252,6 @@ struct ClassifyResult {
   std::shared_ptr<const ResultColumns> columns;
 };
 
-// The metrics of one classify() call: the stats it added, in the run
-// metrics' JSON (the same keys as `infercost run --metrics`; no files, so
-// no read and write stages).
-pipeline::RunMetrics call_metrics(const pipeline::Classifier& c, const pipeline::ClassifierOptions& options,
-                                  const pipeline::ClassifierStats& before,
-                                  const pipeline::ClassifierStats& after, double wall_seconds) {
-  pipeline::RunMetrics m;
-  m.rows_null = after.rows_null - before.rows_null;
-  m.rows_skipped = after.rows_skipped - before.rows_skipped;
-  m.tokens = after.tokens - before.tokens;
-  m.padded_tokens = after.padded_tokens - before.padded_tokens;
-  m.computed_tokens = after.computed_tokens - before.computed_tokens;
-  m.rows_at_max_length = after.rows_at_max_length - before.rows_at_max_length;
-  m.batches = after.batches - before.batches;
-  m.length_counts = after.length_counts;
-  for (size_t i = 0; i < before.length_counts.size() && i < m.length_counts.size(); ++i) {
-    m.length_counts[i] -= before.length_counts[i];
-  }
-  m.wall_seconds = wall_seconds;
-  m.stage_seconds["tokenize"] = after.tokenize_seconds - before.tokenize_seconds;
-  m.stage_seconds["batch"] = after.batch_seconds - before.batch_seconds;
-  m.stage_seconds["infer"] = after.infer_seconds - before.infer_seconds;
-  for (size_t d = 0; d < after.devices.size(); ++d) {
-    pipeline::DeviceRunMetrics dm = after.devices[d];
-    if (d < before.devices.size()) {
-      dm.batches -= before.devices[d].batches;
-      dm.rows -= before.devices[d].rows;
-      dm.infer_seconds -= before.devices[d].infer_seconds;
-      dm.oom_retries -= before.devices[d].oom_retries;
-    }
-    m.rows += dm.rows;
-    m.oom_retries += dm.oom_retries;
-    m.workers += dm.streams;
-    m.per_device.push_back(std::move(dm));
-  }
-  const model::ModelConfig& shape = c.config();
-  for (size_t length = 0; length < m.length_counts.size(); ++length) {
-    if (m.length_counts[length] == 0) continue;
-    m.model_flops += static_cast<double>(m.length_counts[length]) *
-                     pipeline::encoder_row_flops(shape.num_layers, shape.hidden_size, shape.intermediate_size,
-                                                 static_cast<double>(length));
-  }
-  m.peak_rss_bytes = pipeline::peak_rss_bytes();
-  m.threads = c.threads();
-  m.batch_size = c.policy().batch_size;
-  m.max_batch_tokens = c.policy().max_batch_tokens;
-  m.tokenizer_threads = c.tokenizer_threads();
-  m.max_length = c.max_length();
-  m.batching = pipeline::batching_name(c.policy().batching);
-  m.precision = c.precision();
-  m.device = options.device;
-  m.devices = c.devices();
-  m.batch_size_auto = options.batch_size_auto;
-  m.max_batch_tokens_auto = options.max_batch_tokens_auto;
-  m.capacity_max_tokens = c.capacity().max_tokens;
-  m.capacity_max_rows = c.capacity().max_rows;
-  m.capacity_basis = c.capacity().basis;
-  m.model_name = shape.name;
-  m.model_synthetic = shape.synthetic;
-  m.head_function = pipeline::head_function_name(c.head_function());
-  m.labels_column = c.label_set();
-  m.threshold = c.threshold();
-  return m;
-}
-
 class Model {
  public:
   Model(std::string model_dir, nb::dict flags) : dir_(std::move(model_dir)) {
@@ -352,7 +288,7 @@ class Model {
         out = c->classify(column.texts, column.is_null, &stop);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (out.ok()) {
-          metrics = call_metrics(*c, options_, before, c->stats(), wall).to_json();
+          metrics = pipeline::classify_call_metrics(*c, options_, before, c->stats(), wall).to_json();
           columns = make_result_columns(std::move(*out), *c);
         }
       } catch (const std::exception& e) {

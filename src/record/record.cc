@@ -79,136 +79,240 @@ int precision_rank(const std::string& precision) {
 
 namespace {
 
-Json spread_json(const Spread& s) {
-  return Json{{"median", s.median}, {"min", s.min}, {"max", s.max}};
+// The fields of a record, each section once, in the order written (the
+// schema's, docs/bench-records.md). to_json_line() visits a const record with
+// a RecordWriter, parse_record() a fresh one with a Fields reader. `v` offers
+//   field(key, member)               a value, a list of values, or stages (name -> seconds);
+//   field_if(written, key, member)   written only when `written`, read when present;
+//   object(key, fn)                  a nested object, fn(sub) lists its fields;
+//   optional(key, member, fn)        a std::optional section, null when empty: fn(value, sub);
+//   list(key, items, fn)             an array of objects, fn(item, sub) lists an item's;
+//   check(ok, path, expected)        what a reader refuses (FieldError) where !ok.
+
+template <typename V>
+void spread_fields(auto& s, V& o) {
+  o.field("median", s.median);
+  o.field("min", s.min);
+  o.field("max", s.max);
 }
 
-Json stages_json(const std::map<std::string, double>& stages) {
-  Json j = Json::object();
-  for (const auto& [name, seconds] : stages) j[name] = seconds;
-  return j;
+template <typename V>
+void config_fields(auto& c, V& o) {
+  o.field("device", c.device);
+  o.field("precision", c.precision);
+  o.field("batching", c.batching);
+  o.field("batch_size", c.batch_size);
+  o.field("batch_size_rule", c.batch_size_rule);
+  o.field("max_batch_tokens", c.max_batch_tokens);
+  o.field("threads", c.threads);
+  o.field("tokenizer_threads", c.tokenizer_threads);
+  o.field("max_length", c.max_length);
 }
+
+template <typename V>
+void instance_fields(auto& i, V& o) {
+  o.field("name", i.name);
+  o.field("price_list", i.price_list);
+  o.field("price_source", i.price_source);
+  o.field("price_date", i.price_date);
+  o.field("on_demand_usd_per_hour", i.on_demand_usd_per_hour);
+  o.field("spot_discount", i.spot_discount);
+  o.field("platform_usd_per_hour", i.platform_usd_per_hour);
+  o.field("machines", i.machines);
+  o.field("usd_per_hour", i.usd_per_hour);
+  o.field("gpus", i.gpus);
+  o.field("gpu", i.gpu);
+  o.field("vcpus", i.vcpus);
+  o.check(!i.name.empty(), "instance.name", "a non-empty string");
+}
+
+template <typename V>
+void hardware_fields(auto& h, V& o) {
+  o.field("hostname", h.hostname);
+  o.field("cpu_model", h.cpu_model);
+  o.field("logical_cpus", h.logical_cpus);
+  o.field("isa", h.isa);
+  o.field("memory_bytes", h.memory_bytes);
+  o.list("gpus", h.gpus, [](auto& g, auto& go) {
+    go.field("index", g.index);
+    go.field("name", g.name);
+    go.field("memory_bytes", g.memory_bytes);
+    go.field("compute_capability", g.compute_capability);
+    go.field("driver", g.driver);
+  });
+}
+
+template <typename V>
+void software_fields(auto& s, V& o) {
+  o.field("infercost", s.infercost);
+  o.field("git", s.git);
+  o.field("compiler", s.compiler);
+  o.field("onednn", s.onednn);
+  o.field("os", s.os);
+  o.field("kernel", s.kernel);
+}
+
+template <typename V>
+void model_fields(auto& m, V& o) {
+  o.field("name", m.name);
+  o.field("architecture", m.architecture);
+  o.field("synthetic", m.synthetic);
+  o.field("parameters", m.parameters);
+  o.field("layers", m.layers);
+  o.field("hidden", m.hidden);
+  o.field("heads", m.heads);
+  o.field("intermediate", m.intermediate);
+  o.field("vocab", m.vocab);
+}
+
+template <typename V>
+void data_fields(auto& d, V& o) {
+  o.field("shape", d.shape);
+  o.field("inputs", d.inputs);
+  o.field("files", d.files);
+  o.field("bytes", d.bytes);
+  o.field("rows", d.rows);
+  o.field("tokens", d.tokens);
+  o.field("length_edges", d.length_edges);
+  o.field("length_counts", d.length_counts);
+  o.field("content_sha256", d.content_sha256);
+  o.check(d.length_edges.size() == d.length_counts.size(), "data.length_counts",
+          "as many counts as data.length_edges");
+}
+
+template <typename V>
+void repetition_fields(auto& rep, V& o) {
+  o.field("wall_seconds", rep.wall_seconds);
+  o.field("rows_per_second", rep.rows_per_second);
+  o.field("tokens_per_second", rep.tokens_per_second);
+  o.field("peak_rss_bytes", rep.peak_rss_bytes);
+  o.field("stages", rep.stage_seconds);
+}
+
+template <typename V>
+void monitor_fields(auto& m, V& o) {
+  o.field("interval_seconds", m.interval_seconds);
+  o.field("samples", m.samples);
+  o.field("cpu_busy_mean", m.cpu_busy_mean);
+  o.field("cpu_busy_peak", m.cpu_busy_peak);
+  o.field("rss_mean_bytes", m.rss_mean_bytes);
+  o.field("rss_peak_bytes", m.rss_peak_bytes);
+  o.list("gpus", m.gpus, [](auto& g, auto& go) {
+    for_each_gpu_usage_field(g, [&](const char* key, auto& value) { go.field(key, value); });
+  });
+}
+
+template <typename V>
+void cost_fields(auto& c, V& o) {
+  o.field("usd_per_hour", c.usd_per_hour);
+  o.field("cost_to_solution_usd", c.cost_to_solution_usd);
+  o.field("usd_per_million_rows", c.usd_per_million_rows);
+  o.field("usd_per_million_tokens", c.usd_per_million_tokens);
+  o.field("corpus_rows", c.corpus_rows);
+  o.field("corpus_seconds", c.corpus_seconds);
+  o.field("corpus_usd", c.corpus_usd);
+}
+
+template <typename V>
+void for_each_record_field(auto& r, V& v) {
+  v.field("schema", r.schema);
+  v.field("sweep_id", r.sweep_id);
+  v.field("point", r.point);
+  v.field("points", r.points);
+  v.field("started_at", r.started_at);
+  v.field("label", r.label);
+  v.field("command", r.command);
+  v.field("run_command", r.run_command);
+  v.field("status", r.status);
+  v.field_if(!r.ok(), "error", r.error);
+  v.check(r.status == "ok" || r.status == "failed", "status", "\"ok\" or \"failed\"");
+  v.object("config", [&](auto& o) { config_fields(r.config, o); });
+  v.optional("instance", r.instance, [](auto& i, auto& o) { instance_fields(i, o); });
+  v.object("hardware", [&](auto& o) { hardware_fields(r.hardware, o); });
+  v.object("software", [&](auto& o) { software_fields(r.software, o); });
+  v.object("model", [&](auto& o) { model_fields(r.model, o); });
+  v.object("data", [&](auto& o) { data_fields(r.data, o); });
+  v.field("warmup", r.warmup);
+  v.field("min_repetitions", r.min_repetitions);
+  v.field("min_seconds", r.min_seconds);
+  v.list("repetitions", r.repetitions, [](auto& rep, auto& o) { repetition_fields(rep, o); });
+  v.object("wall_seconds", [&](auto& o) { spread_fields(r.wall_seconds, o); });
+  v.object("rows_per_second", [&](auto& o) { spread_fields(r.rows_per_second, o); });
+  v.object("tokens_per_second", [&](auto& o) { spread_fields(r.tokens_per_second, o); });
+  v.field("rows", r.rows);
+  v.field("tokens", r.tokens);
+  v.field("padded_tokens", r.padded_tokens);
+  v.field("computed_tokens", r.computed_tokens);
+  v.field("padding_efficiency", r.padding_efficiency);
+  v.field("batch_fill", r.batch_fill);
+  v.field("stages", r.stage_seconds);
+  v.field("peak_rss_bytes", r.peak_rss_bytes);
+  v.object("monitor", [&](auto& o) { monitor_fields(r.monitor, o); });
+  v.optional("cost", r.cost, [](auto& c, auto& o) { cost_fields(c, o); });
+}
+
+// Writes the fields for_each_record_field lists into one JSON object.
+class RecordWriter {
+ public:
+  explicit RecordWriter(Json& j) : j_(j) {}
+
+  template <typename T>
+  void field(const char* key, const T& value) {
+    if constexpr (std::is_same_v<T, std::map<std::string, double>>) {
+      Json stages = Json::object();
+      for (const auto& [name, seconds] : value) stages[name] = seconds;
+      j_[key] = std::move(stages);
+    } else {
+      j_[key] = value;
+    }
+  }
+  template <typename T>
+  void field_if(bool written, const char* key, const T& value) {
+    if (written) field(key, value);
+  }
+  template <typename F>
+  void object(const char* key, F&& fields) {
+    j_[key] = object_of(fields);
+  }
+  template <typename T, typename F>
+  void optional(const char* key, const std::optional<T>& value, F&& fields) {
+    j_[key] = value ? object_of([&](RecordWriter& w) { fields(*value, w); }) : Json(nullptr);
+  }
+  template <typename T, typename F>
+  void list(const char* key, const std::vector<T>& items, F&& fields) {
+    Json out = Json::array();
+    for (const T& item : items) out.push_back(object_of([&](RecordWriter& w) { fields(item, w); }));
+    j_[key] = std::move(out);
+  }
+  void check(bool, const char*, const char*) {}
+
+ private:
+  template <typename F>
+  static Json object_of(F&& fields) {
+    Json sub = Json::object();
+    RecordWriter w(sub);
+    fields(w);
+    return sub;
+  }
+
+  Json& j_;
+};
 
 }  // namespace
 
 std::string to_json_line(const Record& r) {
   Json j;
-  j["schema"] = r.schema;
-  j["sweep_id"] = r.sweep_id;
-  j["point"] = r.point;
-  j["points"] = r.points;
-  j["started_at"] = r.started_at;
-  j["label"] = r.label;
-  j["command"] = r.command;
-  j["run_command"] = r.run_command;
-  j["status"] = r.status;
-  if (!r.ok()) j["error"] = r.error;
-  j["config"] = {{"device", r.config.device},
-                 {"precision", r.config.precision},
-                 {"batching", r.config.batching},
-                 {"batch_size", r.config.batch_size},
-                 {"batch_size_rule", r.config.batch_size_rule},
-                 {"max_batch_tokens", r.config.max_batch_tokens},
-                 {"threads", r.config.threads},
-                 {"tokenizer_threads", r.config.tokenizer_threads},
-                 {"max_length", r.config.max_length}};
-  if (r.instance) {
-    const InstanceInfo& i = *r.instance;
-    j["instance"] = {{"name", i.name},
-                     {"price_list", i.price_list},
-                     {"price_source", i.price_source},
-                     {"price_date", i.price_date},
-                     {"on_demand_usd_per_hour", i.on_demand_usd_per_hour},
-                     {"spot_discount", i.spot_discount},
-                     {"platform_usd_per_hour", i.platform_usd_per_hour},
-                     {"machines", i.machines},
-                     {"usd_per_hour", i.usd_per_hour},
-                     {"gpus", i.gpus},
-                     {"gpu", i.gpu},
-                     {"vcpus", i.vcpus}};
-  } else {
-    j["instance"] = nullptr;
-  }
-  Json gpus = Json::array();
-  for (const GpuInfo& g : r.hardware.gpus) {
-    gpus.push_back({{"index", g.index},
-                    {"name", g.name},
-                    {"memory_bytes", g.memory_bytes},
-                    {"compute_capability", g.compute_capability},
-                    {"driver", g.driver}});
-  }
-  j["hardware"] = {{"hostname", r.hardware.hostname},         {"cpu_model", r.hardware.cpu_model},
-                   {"logical_cpus", r.hardware.logical_cpus}, {"isa", r.hardware.isa},
-                   {"memory_bytes", r.hardware.memory_bytes}, {"gpus", gpus}};
-  j["software"] = {
-      {"infercost", r.software.infercost}, {"git", r.software.git}, {"compiler", r.software.compiler},
-      {"onednn", r.software.onednn},       {"os", r.software.os},   {"kernel", r.software.kernel}};
-  j["model"] = {{"name", r.model.name},           {"architecture", r.model.architecture},
-                {"synthetic", r.model.synthetic}, {"parameters", r.model.parameters},
-                {"layers", r.model.layers},       {"hidden", r.model.hidden},
-                {"heads", r.model.heads},         {"intermediate", r.model.intermediate},
-                {"vocab", r.model.vocab}};
-  j["data"] = {{"shape", r.data.shape},
-               {"inputs", r.data.inputs},
-               {"files", r.data.files},
-               {"bytes", r.data.bytes},
-               {"rows", r.data.rows},
-               {"tokens", r.data.tokens},
-               {"length_edges", r.data.length_edges},
-               {"length_counts", r.data.length_counts},
-               {"content_sha256", r.data.content_sha256}};
-  j["warmup"] = r.warmup;
-  j["min_repetitions"] = r.min_repetitions;
-  j["min_seconds"] = r.min_seconds;
-  Json reps = Json::array();
-  for (const Repetition& rep : r.repetitions) {
-    reps.push_back({{"wall_seconds", rep.wall_seconds},
-                    {"rows_per_second", rep.rows_per_second},
-                    {"tokens_per_second", rep.tokens_per_second},
-                    {"peak_rss_bytes", rep.peak_rss_bytes},
-                    {"stages", stages_json(rep.stage_seconds)}});
-  }
-  j["repetitions"] = reps;
-  j["wall_seconds"] = spread_json(r.wall_seconds);
-  j["rows_per_second"] = spread_json(r.rows_per_second);
-  j["tokens_per_second"] = spread_json(r.tokens_per_second);
-  j["rows"] = r.rows;
-  j["tokens"] = r.tokens;
-  j["padded_tokens"] = r.padded_tokens;
-  j["computed_tokens"] = r.computed_tokens;
-  j["padding_efficiency"] = r.padding_efficiency;
-  j["batch_fill"] = r.batch_fill;
-  j["stages"] = stages_json(r.stage_seconds);
-  j["peak_rss_bytes"] = r.peak_rss_bytes;
-  Json gpu_usage = Json::array();
-  for (const GpuUsage& g : r.monitor.gpus) {
-    Json usage;
-    for_each_gpu_usage_field(g, [&](const char* key, const auto& value) { usage[key] = value; });
-    gpu_usage.push_back(std::move(usage));
-  }
-  j["monitor"] = {{"interval_seconds", r.monitor.interval_seconds},
-                  {"samples", r.monitor.samples},
-                  {"cpu_busy_mean", r.monitor.cpu_busy_mean},
-                  {"cpu_busy_peak", r.monitor.cpu_busy_peak},
-                  {"rss_mean_bytes", r.monitor.rss_mean_bytes},
-                  {"rss_peak_bytes", r.monitor.rss_peak_bytes},
-                  {"gpus", gpu_usage}};
-  if (r.cost) {
-    const CostInfo& c = *r.cost;
-    j["cost"] = {{"usd_per_hour", c.usd_per_hour},
-                 {"cost_to_solution_usd", c.cost_to_solution_usd},
-                 {"usd_per_million_rows", c.usd_per_million_rows},
-                 {"usd_per_million_tokens", c.usd_per_million_tokens},
-                 {"corpus_rows", c.corpus_rows},
-                 {"corpus_seconds", c.corpus_seconds},
-                 {"corpus_usd", c.corpus_usd}};
-  } else {
-    j["cost"] = nullptr;
-  }
+  RecordWriter writer(j);
+  for_each_record_field(r, writer);
   return j.dump();
 }
 
 namespace {
+
+template <typename T>
+struct IsList : std::false_type {};
+template <typename T>
+struct IsList<std::vector<T>> : std::true_type {};
 
 // A field of the wrong type; names it by its path ("config.batch_size").
 struct FieldError {
@@ -216,14 +320,62 @@ struct FieldError {
   std::string expected;
 };
 
-// Reads fields of one JSON object. A missing field keeps the default; a
-// null one too, except a number, where null is how a NaN was written (JSON
-// has no NaN) and reads back as NaN; a field of the wrong type throws
-// FieldError.
+// Reads fields of one JSON object (the visitor of for_each_record_field). A
+// missing field keeps the default; a null one too, except a number, where
+// null is how a NaN was written (JSON has no NaN) and reads back as NaN; a
+// field of the wrong type throws FieldError.
 class Fields {
  public:
   Fields(const Json& j, std::string path) : j_(j), path_(std::move(path)) {}
 
+  template <typename T>
+  void field(const char* key, T& out) const {
+    if constexpr (std::is_same_v<T, std::map<std::string, double>>) {
+      get_stages(key, out);
+    } else if constexpr (IsList<T>::value) {
+      get_list(key, out);
+    } else {
+      get(key, out);
+    }
+  }
+  template <typename T>
+  void field_if(bool, const char* key, T& out) const {
+    field(key, out);  // read whenever present
+  }
+  template <typename F>
+  void object(const char* key, F&& fields) const {
+    if (const Json* v = find_as(key, &Json::is_object, "an object")) {
+      Fields sub(*v, where(key));
+      fields(sub);
+    }
+  }
+  template <typename T, typename F>
+  void optional(const char* key, std::optional<T>& out, F&& fields) const {
+    if (const Json* v = find_as(key, &Json::is_object, "an object")) {
+      T value;
+      Fields sub(*v, where(key));
+      fields(value, sub);
+      out = std::move(value);
+    }
+  }
+  template <typename T, typename F>
+  void list(const char* key, std::vector<T>& items, F&& fields) const {
+    const Json* v = find_as(key, &Json::is_array, "an array");
+    if (v == nullptr) return;
+    for (size_t k = 0; k < v->size(); ++k) {
+      const std::string path = fmt::format("{}[{}]", where(key), k);
+      if (!(*v)[k].is_object()) throw FieldError{path, "an object"};
+      T item;
+      Fields sub((*v)[k], path);
+      fields(item, sub);
+      items.push_back(std::move(item));
+    }
+  }
+  void check(bool ok, const char* path, const char* expected) const {
+    if (!ok) throw FieldError{path, expected};
+  }
+
+ private:
   template <typename T>
   void get(const char* key, T& out) const {
     if constexpr (std::is_floating_point_v<T>) {
@@ -248,9 +400,8 @@ class Fields {
 
   template <typename T>
   void get_list(const char* key, std::vector<T>& out) const {
-    const Json* v = find(key);
+    const Json* v = find_as(key, &Json::is_array, "an array");
     if (v == nullptr) return;
-    if (!v->is_array()) throw FieldError{where(key), "an array"};
     out.clear();
     for (size_t i = 0; i < v->size(); ++i) {
       const Json& e = (*v)[i];
@@ -272,9 +423,8 @@ class Fields {
   }
 
   void get_stages(const char* key, std::map<std::string, double>& out) const {
-    const Json* v = find(key);
+    const Json* v = find_as(key, &Json::is_object, "an object");
     if (v == nullptr) return;
-    if (!v->is_object()) throw FieldError{where(key), "an object"};
     out.clear();
     for (auto it = v->begin(); it != v->end(); ++it) {
       if (it->is_null()) {  // a NaN, written as null
@@ -286,30 +436,7 @@ class Fields {
     }
   }
 
-  void get_spread(const char* key, Spread& out) const {
-    if (const Json* v = object(key)) {
-      Fields f(*v, where(key));
-      f.get("median", out.median);
-      f.get("min", out.min);
-      f.get("max", out.max);
-    }
-  }
-
-  // The object at `key`, or null when missing or null; throws if not an object.
-  const Json* object(const char* key) const {
-    const Json* v = find(key);
-    if (v != nullptr && !v->is_object()) throw FieldError{where(key), "an object"};
-    return v;
-  }
-  // The array at `key`, or null when missing or null; throws if not an array.
-  const Json* array(const char* key) const {
-    const Json* v = find(key);
-    if (v != nullptr && !v->is_array()) throw FieldError{where(key), "an array"};
-    return v;
-  }
   std::string where(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-
- private:
   bool is_null(const char* key) const {
     auto it = j_.find(key);
     return it != j_.end() && it->is_null();
@@ -319,176 +446,16 @@ class Fields {
     if (it == j_.end() || it->is_null()) return nullptr;
     return &*it;
   }
+  // The value at `key`, or null when missing or null; throws FieldError
+  // naming `kind` when it is not one.
+  const Json* find_as(const char* key, bool (Json::*is_kind)() const noexcept, const char* kind) const {
+    const Json* v = find(key);
+    if (v != nullptr && !(v->*is_kind)()) throw FieldError{where(key), kind};
+    return v;
+  }
   const Json& j_;
   std::string path_;
 };
-
-void check_object(const Json& j, const std::string& path) {
-  if (!j.is_object()) throw FieldError{path, "an object"};
-}
-
-Record parse_fields(const Json& j) {
-  Record r;
-  Fields top(j, "");
-  top.get("sweep_id", r.sweep_id);
-  top.get("point", r.point);
-  top.get("points", r.points);
-  top.get("started_at", r.started_at);
-  top.get("label", r.label);
-  top.get_list("command", r.command);
-  top.get_list("run_command", r.run_command);
-  top.get("status", r.status);
-  top.get("error", r.error);
-  if (r.status != "ok" && r.status != "failed") throw FieldError{"status", "\"ok\" or \"failed\""};
-  if (const Json* c = top.object("config")) {
-    Fields f(*c, "config");
-    f.get("device", r.config.device);
-    f.get("precision", r.config.precision);
-    f.get("batching", r.config.batching);
-    f.get("batch_size", r.config.batch_size);
-    f.get("batch_size_rule", r.config.batch_size_rule);
-    f.get("max_batch_tokens", r.config.max_batch_tokens);
-    f.get("threads", r.config.threads);
-    f.get("tokenizer_threads", r.config.tokenizer_threads);
-    f.get("max_length", r.config.max_length);
-  }
-  if (const Json* i = top.object("instance")) {
-    Fields f(*i, "instance");
-    InstanceInfo info;
-    f.get("name", info.name);
-    f.get("price_list", info.price_list);
-    f.get("price_source", info.price_source);
-    f.get("price_date", info.price_date);
-    f.get("on_demand_usd_per_hour", info.on_demand_usd_per_hour);
-    f.get("spot_discount", info.spot_discount);
-    f.get("platform_usd_per_hour", info.platform_usd_per_hour);
-    f.get("machines", info.machines);
-    f.get("usd_per_hour", info.usd_per_hour);
-    f.get("gpus", info.gpus);
-    f.get("gpu", info.gpu);
-    f.get("vcpus", info.vcpus);
-    if (info.name.empty()) throw FieldError{"instance.name", "a non-empty string"};
-    r.instance = info;
-  }
-  if (const Json* h = top.object("hardware")) {
-    Fields f(*h, "hardware");
-    f.get("hostname", r.hardware.hostname);
-    f.get("cpu_model", r.hardware.cpu_model);
-    f.get("logical_cpus", r.hardware.logical_cpus);
-    f.get("isa", r.hardware.isa);
-    f.get("memory_bytes", r.hardware.memory_bytes);
-    if (const Json* gpus = f.array("gpus")) {
-      for (size_t k = 0; k < gpus->size(); ++k) {
-        const std::string path = fmt::format("hardware.gpus[{}]", k);
-        check_object((*gpus)[k], path);
-        Fields g((*gpus)[k], path);
-        GpuInfo info;
-        g.get("index", info.index);
-        g.get("name", info.name);
-        g.get("memory_bytes", info.memory_bytes);
-        g.get("compute_capability", info.compute_capability);
-        g.get("driver", info.driver);
-        r.hardware.gpus.push_back(info);
-      }
-    }
-  }
-  if (const Json* s = top.object("software")) {
-    Fields f(*s, "software");
-    f.get("infercost", r.software.infercost);
-    f.get("git", r.software.git);
-    f.get("compiler", r.software.compiler);
-    f.get("onednn", r.software.onednn);
-    f.get("os", r.software.os);
-    f.get("kernel", r.software.kernel);
-  }
-  if (const Json* m = top.object("model")) {
-    Fields f(*m, "model");
-    f.get("name", r.model.name);
-    f.get("architecture", r.model.architecture);
-    f.get("synthetic", r.model.synthetic);
-    f.get("parameters", r.model.parameters);
-    f.get("layers", r.model.layers);
-    f.get("hidden", r.model.hidden);
-    f.get("heads", r.model.heads);
-    f.get("intermediate", r.model.intermediate);
-    f.get("vocab", r.model.vocab);
-  }
-  if (const Json* d = top.object("data")) {
-    Fields f(*d, "data");
-    f.get("shape", r.data.shape);
-    f.get_list("inputs", r.data.inputs);
-    f.get("files", r.data.files);
-    f.get("bytes", r.data.bytes);
-    f.get("rows", r.data.rows);
-    f.get("tokens", r.data.tokens);
-    f.get_list("length_edges", r.data.length_edges);
-    f.get_list("length_counts", r.data.length_counts);
-    f.get("content_sha256", r.data.content_sha256);
-    if (r.data.length_edges.size() != r.data.length_counts.size()) {
-      throw FieldError{"data.length_counts", "as many counts as data.length_edges"};
-    }
-  }
-  top.get("warmup", r.warmup);
-  top.get("min_repetitions", r.min_repetitions);
-  top.get("min_seconds", r.min_seconds);
-  if (const Json* reps = top.array("repetitions")) {
-    for (size_t k = 0; k < reps->size(); ++k) {
-      const std::string path = fmt::format("repetitions[{}]", k);
-      check_object((*reps)[k], path);
-      Fields f((*reps)[k], path);
-      Repetition rep;
-      f.get("wall_seconds", rep.wall_seconds);
-      f.get("rows_per_second", rep.rows_per_second);
-      f.get("tokens_per_second", rep.tokens_per_second);
-      f.get("peak_rss_bytes", rep.peak_rss_bytes);
-      f.get_stages("stages", rep.stage_seconds);
-      r.repetitions.push_back(rep);
-    }
-  }
-  top.get_spread("wall_seconds", r.wall_seconds);
-  top.get_spread("rows_per_second", r.rows_per_second);
-  top.get_spread("tokens_per_second", r.tokens_per_second);
-  top.get("rows", r.rows);
-  top.get("tokens", r.tokens);
-  top.get("padded_tokens", r.padded_tokens);
-  top.get("computed_tokens", r.computed_tokens);
-  top.get("padding_efficiency", r.padding_efficiency);
-  top.get("batch_fill", r.batch_fill);
-  top.get_stages("stages", r.stage_seconds);
-  top.get("peak_rss_bytes", r.peak_rss_bytes);
-  if (const Json* m = top.object("monitor")) {
-    Fields f(*m, "monitor");
-    f.get("interval_seconds", r.monitor.interval_seconds);
-    f.get("samples", r.monitor.samples);
-    f.get("cpu_busy_mean", r.monitor.cpu_busy_mean);
-    f.get("cpu_busy_peak", r.monitor.cpu_busy_peak);
-    f.get("rss_mean_bytes", r.monitor.rss_mean_bytes);
-    f.get("rss_peak_bytes", r.monitor.rss_peak_bytes);
-    if (const Json* gpus = f.array("gpus")) {
-      for (size_t k = 0; k < gpus->size(); ++k) {
-        const std::string path = fmt::format("monitor.gpus[{}]", k);
-        check_object((*gpus)[k], path);
-        Fields g((*gpus)[k], path);
-        GpuUsage u;
-        for_each_gpu_usage_field(u, [&](const char* key, auto& value) { g.get(key, value); });
-        r.monitor.gpus.push_back(u);
-      }
-    }
-  }
-  if (const Json* c = top.object("cost")) {
-    Fields f(*c, "cost");
-    CostInfo info;
-    f.get("usd_per_hour", info.usd_per_hour);
-    f.get("cost_to_solution_usd", info.cost_to_solution_usd);
-    f.get("usd_per_million_rows", info.usd_per_million_rows);
-    f.get("usd_per_million_tokens", info.usd_per_million_tokens);
-    f.get("corpus_rows", info.corpus_rows);
-    f.get("corpus_seconds", info.corpus_seconds);
-    f.get("corpus_usd", info.corpus_usd);
-    r.cost = info;
-  }
-  return r;
-}
 
 }  // namespace
 
@@ -512,7 +479,9 @@ Result<Record> parse_record(std::string_view line, const std::string& origin) {
         fmt::format("{}: schema \"{}\": this infercost reads major version 1 ({})", origin, name, kSchema));
   }
   try {
-    Record r = parse_fields(j);
+    Record r;
+    Fields top(j, "");
+    for_each_record_field(r, top);
     r.schema = name;
     return r;
   } catch (const FieldError& e) {

@@ -227,7 +227,10 @@ Setup setup_of(const Record& r, double usd_per_hour);
 // other (all of those equal).
 int precision_rank(const std::string& precision);
 
-// One line of JSON (no trailing newline), keys in schema order.
+// One line of JSON (no trailing newline), keys in schema order. The keys are
+// listed once, for the writer and parse_record() both: for_each_record_field
+// in record.cc (adding a field: the member, its line there, its value in
+// tests/record/record_test.cc's sample and line).
 std::string to_json_line(const Record& record);
 
 // Parses one line. `origin` (e.g. "results.jsonl:3") starts every error.

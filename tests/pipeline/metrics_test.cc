@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "pipeline/classifier_metrics.h"
+
 namespace infercost::pipeline {
 namespace {
 
@@ -192,6 +194,145 @@ TEST(RunMetricsJson, WritesTheSameBytesAgain) {
   EXPECT_EQ(back->to_json(), json);
 }
 
+// The JSON itself, to the byte: names, order, nesting and number formatting
+// are what readers of --metrics (infercost bench, scripts, notebooks) rely on.
+// A field dropped from both the writer and the reader fails here.
+TEST(RunMetricsJson, WritesTheFieldsInTheirOrderAndFormat) {
+  RunMetrics m = every_field_set();
+  EXPECT_EQ(m.to_json(), R"json({
+  "rows": 1001,
+  "rows_null": 1002,
+  "rows_skipped": 1005,
+  "input_files": 1003,
+  "output_files": 1004,
+  "first_skip_reason": "in.jsonl: line 7: malformed JSON",
+  "tokens": 1006,
+  "padded_tokens": 1007,
+  "computed_tokens": 1008,
+  "padding_efficiency": 0.998015873015873,
+  "batch_fill": 0.9990069513406157,
+  "rows_at_max_length": 1009,
+  "batches": 1010,
+  "length_histogram": {
+    "edges": [
+      1,
+      9,
+      17,
+      33,
+      65,
+      129,
+      257,
+      513
+    ],
+    "counts": [
+      11,
+      0,
+      12,
+      0,
+      13,
+      0,
+      0,
+      14
+    ]
+  },
+  "wall_seconds": 2.25,
+  "rows_per_second": 444.8888888888889,
+  "tokens_per_second": 447.1111111111111,
+  "infer_share": 0.0007640253219820999,
+  "peak_rss_bytes": 1011,
+  "stages": {
+    "batch": 0.125,
+    "infer": 1.75,
+    "load": 0.5,
+    "read": 0.0625,
+    "write": 0.03125
+  },
+  "model": {
+    "name": "distilbert-base-synthetic",
+    "synthetic": true
+  },
+  "head": {
+    "function": "sigmoid",
+    "labels_column": true,
+    "threshold": 0.375
+  },
+  "device": "cuda:all",
+  "threads": 1012,
+  "batching": "seed",
+  "precision": "bf16",
+  "batch_size": 1013,
+  "max_batch_tokens": 1014,
+  "window_rows": 1015,
+  "tokenizer_threads": 1016,
+  "max_length": 1017,
+  "devices": [
+    "cuda:0",
+    "cuda:1"
+  ],
+  "workers": 1018,
+  "per_device": [
+    {
+      "device": "cuda:0",
+      "streams": 1019,
+      "batches": 1020,
+      "rows": 1021,
+      "infer_seconds": 0.875,
+      "oom_retries": 1022,
+      "max_computed_tokens": 1023
+    },
+    {
+      "device": "cuda:1",
+      "streams": 1024,
+      "batches": 1025,
+      "rows": 1026,
+      "infer_seconds": 0.9375,
+      "oom_retries": 1027,
+      "max_computed_tokens": 1028
+    }
+  ],
+  "oom_retries": 1029,
+  "batch_size_auto": true,
+  "max_batch_tokens_auto": true,
+  "capacity": {
+    "max_tokens": 1030,
+    "max_rows": 1031,
+    "basis": "free memory 20.5 GiB"
+  },
+  "model_flops": 3500000000000.0,
+  "model_flops_per_second": 1555555555555.5557,
+  "gpu_sample_interval_seconds": 0.046875,
+  "gpu_samples": 1038,
+  "gpus": [
+    {
+      "index": 3,
+      "memory_total_bytes": 1032,
+      "memory_used_peak_bytes": 1033,
+      "memory_used_mean_bytes": 1034.5,
+      "utilization_mean": 0.375,
+      "utilization_peak": 0.625
+    },
+    {
+      "index": 5,
+      "memory_total_bytes": 1035,
+      "memory_used_peak_bytes": 1036,
+      "memory_used_mean_bytes": 1037.5,
+      "utilization_mean": 0.4375,
+      "utilization_peak": 0.6875
+    }
+  ],
+  "gpu_monitor": "NVML sample failed: GPU is lost",
+  "resume": {
+    "checkpoint": "out/.infercost-checkpoint.json",
+    "resumed": true,
+    "resumed_rows": 1039,
+    "already_complete": true,
+    "checkpoints": 1040,
+    "checkpoint_seconds": 0.015625
+  }
+}
+)json");
+}
+
 // A CPU run that resumes nothing: the sections written only sometimes are
 // absent, and the defaults come back.
 TEST(RunMetricsJson, SectionsWrittenOnlySometimesKeepTheirDefaults) {
@@ -288,6 +429,66 @@ TEST(RunMetricsJson, HeadWithoutLabelsColumnHasNoThreshold) {
   ASSERT_TRUE(before.ok()) << before.status().to_string();
   EXPECT_EQ(before->head_function, "softmax");
   EXPECT_FALSE(before->labels_column);
+}
+
+// One classify() call's metrics (a binding's) count what ran between two
+// snapshots of the classifier's stats: the counts and busy times less the
+// earlier ones, a device's streams and learned limit as they are now.
+TEST(ClassifierMetrics, StatsSinceCountsOnlyWhatRanBetween) {
+  ClassifierStats before;
+  before.rows = 2;
+  before.rows_null = 1;
+  before.rows_skipped = 1;
+  before.tokens = 10;
+  before.padded_tokens = 12;
+  before.computed_tokens = 11;
+  before.rows_at_max_length = 1;
+  before.batches = 1;
+  before.length_counts = {0, 1, 1};
+  before.tokenize_seconds = 0.5;
+  before.batch_seconds = 0.25;
+  before.infer_seconds = 1.0;
+  before.devices = {DeviceRunMetrics{"cpu", 2, 3, 2, 1.0, 1, 40}};
+  ClassifierStats after = before;
+  after.rows = 5;
+  after.rows_null = 3;
+  after.rows_skipped = 4;
+  after.tokens = 25;
+  after.padded_tokens = 32;
+  after.computed_tokens = 31;
+  after.rows_at_max_length = 3;
+  after.batches = 4;
+  after.length_counts = {0, 1, 3, 1};
+  after.tokenize_seconds = 1.25;
+  after.batch_seconds = 0.5;
+  after.infer_seconds = 4.0;
+  after.devices = {DeviceRunMetrics{"cpu", 2, 7, 5, 4.0, 2, 30}};
+  const ClassifierStats d = stats_since(before, after);
+  EXPECT_EQ(d.rows, 3);
+  EXPECT_EQ(d.rows_null, 2);
+  EXPECT_EQ(d.rows_skipped, 3);
+  EXPECT_EQ(d.tokens, 15);
+  EXPECT_EQ(d.padded_tokens, 20);
+  EXPECT_EQ(d.computed_tokens, 20);
+  EXPECT_EQ(d.rows_at_max_length, 2);
+  EXPECT_EQ(d.batches, 3);
+  EXPECT_EQ(d.length_counts, (std::vector<int64_t>{0, 0, 2, 1}));
+  EXPECT_EQ(d.tokenize_seconds, 0.75);
+  EXPECT_EQ(d.batch_seconds, 0.25);
+  EXPECT_EQ(d.infer_seconds, 3.0);
+  ASSERT_EQ(d.devices.size(), 1u);
+  EXPECT_EQ(d.devices[0], (DeviceRunMetrics{"cpu", 2, 4, 3, 3.0, 1, 30}));
+}
+
+// The encoder FLOP model: linear in the length plus the attention's square,
+// summed over rows at each length (what model_flops and `infercost plan` count).
+TEST(EncoderFlops, RowsAtEachLengthAddUp) {
+  EXPECT_EQ(encoder_linear_flops_per_token(1, 2, 4), 64.0);   // 2 (4 h^2 + 2 h f)
+  EXPECT_EQ(encoder_attention_flops_per_length2(1, 2), 8.0);  // 4 h
+  EXPECT_EQ(encoder_row_flops(1, 2, 4, 3), 64.0 * 3 + 8.0 * 9);
+  EXPECT_EQ(encoder_flops_of_lengths(1, 2, 4, {0, 0, 0, 2, 1}),
+            2 * (64.0 * 3 + 8.0 * 9) + 64.0 * 4 + 8.0 * 16);
+  EXPECT_EQ(encoder_flops_of_lengths(1, 2, 4, {}), 0.0);
 }
 
 }  // namespace

@@ -168,6 +168,28 @@ TEST(Record, RoundTripsThroughJson) {
   EXPECT_EQ(parsed->config.tokenizer_threads, 1);
 }
 
+// The line itself, to the byte: the schema's keys in their order
+// (docs/bench-records.md). A field dropped from both the writer and the
+// reader fails here.
+TEST(Record, WritesTheSchemasKeysInOrder) {
+  EXPECT_EQ(
+      to_json_line(sample()),
+      R"json({"schema":"infercost.bench/1","sweep_id":"s1","point":2,"points":4,"started_at":"2026-12-01T03:40:00Z","label":"laptop","command":["infercost","bench","a.jsonl"],"run_command":["infercost","run","a.jsonl","--batch-size","32"],"status":"ok",)json"
+      R"json("config":{"device":"cpu","precision":"fp32","batching":"seed","batch_size":32,"batch_size_rule":"100xvcpus","max_batch_tokens":4096,"threads":2,"tokenizer_threads":1,"max_length":512},)json"
+      R"json("instance":{"name":"c5.12xlarge","price_list":"seed-2021","price_source":"the study","price_date":"2021","on_demand_usd_per_hour":0.728,"spot_discount":0.5,"platform_usd_per_hour":0.1,"machines":2,"usd_per_hour":0.728,"gpus":0,"gpu":"","vcpus":48},)json"
+      R"json("hardware":{"hostname":"h","cpu_model":"AMD EPYC","logical_cpus":2,"isa":"avx512_bf16","memory_bytes":25276502016,"gpus":[{"index":0,"name":"NVIDIA H200","memory_bytes":143771566080,"compute_capability":"9.0","driver":"580.1"}]},)json"
+      R"json("software":{"infercost":"0.1.0","git":"abc1234","compiler":"gcc 12.2.0","onednn":"2.6.3","os":"Debian GNU/Linux 12 (bookworm)","kernel":"6.1.0"},)json"
+      R"json("model":{"name":"synthetic","architecture":"distilbert","synthetic":true,"parameters":66955010,"layers":6,"hidden":768,"heads":12,"intermediate":3072,"vocab":30522},)json"
+      R"json("data":{"shape":"json-3","inputs":["a.jsonl"],"files":3,"bytes":123456,"rows":1000,"tokens":28000,"length_edges":[1,9,17],"length_counts":[0,10,990],"content_sha256":"ab"},)json"
+      R"json("warmup":1,"min_repetitions":3,"min_seconds":1.5,)json"
+      R"json("repetitions":[{"wall_seconds":10.0,"rows_per_second":100.0,"tokens_per_second":2800.0,"peak_rss_bytes":1048576,"stages":{"infer":9.5,"read":0.1}}],)json"
+      R"json("wall_seconds":{"median":10.0,"min":9.5,"max":10.5},"rows_per_second":{"median":100.0,"min":95.2,"max":105.3},"tokens_per_second":{"median":2800.0,"min":2666.7,"max":2947.4},)json"
+      R"json("rows":1000,"tokens":28000,"padded_tokens":30000,"computed_tokens":28000,"padding_efficiency":1.0,"batch_fill":0.9333333333333333,)json"
+      R"json("stages":{"infer":9.5},"peak_rss_bytes":123456789012,)json"
+      R"json("monitor":{"interval_seconds":0.1,"samples":100,"cpu_busy_mean":1.75,"cpu_busy_peak":2.0,"rss_mean_bytes":500000000.0,"rss_peak_bytes":600000000,"gpus":[{"index":0,"memory_total_bytes":143771566080,"memory_used_peak_bytes":1000,"memory_used_mean_bytes":500.5,"utilization_mean":0.25,"utilization_peak":0.9}]},)json"
+      R"json("cost":{"usd_per_hour":0.728,"cost_to_solution_usd":0.002,"usd_per_million_rows":2.02,"usd_per_million_tokens":0.072,"corpus_rows":1000000,"corpus_seconds":10000.0,"corpus_usd":2.02}})json");
+}
+
 TEST(Record, NaNWrittenAsNullReadsBackAsNaN) {
   Record r = sample();
   const double nan = std::numeric_limits<double>::quiet_NaN();

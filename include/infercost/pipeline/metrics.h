@@ -28,11 +28,25 @@ const std::vector<int>& length_histogram_edges();
 // the buckets of `edges` (ascending). Lengths below edges[0] are dropped.
 std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length, const std::vector<int>& edges);
 
-// FLOPs of one row of `length` tokens through an encoder of `layers` layers,
-// hidden size h and feed-forward size f: layers x (2 L (4 h^2 + 2 h f) +
-// 4 L^2 h), multiply-adds counted as 2 FLOPs (the formula of `infercost plan`,
-// src/plan/work.h, which explains what it leaves out).
+// The model of an encoder's work, in FLOPs (multiply-adds counted as 2):
+// one row of L tokens through `layers` layers of hidden size h and
+// feed-forward size f costs kEncoderRowFlopsFormula (below): the Q, K, V
+// and output projections (4 h^2 per token), the two feed-forward
+// matmuls (2 h f per token), and the attention scores and their weighted sum
+// (2 L h each per token). Embeddings, LayerNorm, softmax, GELU and the
+// classifier head are left out: together they are well under 1% of the
+// total at DistilBERT-base sizes. RunMetrics::model_flops and `infercost
+// plan` (src/plan/work.h) both count with it.
+inline constexpr const char* kEncoderRowFlopsFormula = "layers x (2 L (4 h^2 + 2 h f) + 4 L^2 h)";
+// The linear part per token: layers x 2 (4 h^2 + 2 h f).
+double encoder_linear_flops_per_token(int layers, int hidden, int intermediate);
+// The attention part per squared row length: layers x 4 h.
+double encoder_attention_flops_per_length2(int layers, int hidden);
+// One row of `length` tokens: linear x length + attention x length^2.
 double encoder_row_flops(int layers, int hidden, int intermediate, double length);
+// Sum over L of rows_at_length[L] x encoder_row_flops(L).
+double encoder_flops_of_lengths(int layers, int hidden, int intermediate,
+                                const std::vector<int64_t>& rows_at_length);
 
 // What one device did in a run.
 struct DeviceRunMetrics {
@@ -48,6 +62,20 @@ struct DeviceRunMetrics {
 
   bool operator==(const DeviceRunMetrics&) const = default;
 };
+
+// Calls f(name, member) for each field of `d` (a DeviceRunMetrics, const or
+// not), in the order the metrics JSON lists them under "per_device": the one
+// list of their JSON names, for its writer and its reader.
+template <typename Device, typename F>
+void for_each_device_metrics_field(Device& d, F&& f) {
+  f("device", d.name);
+  f("streams", d.streams);
+  f("batches", d.batches);
+  f("rows", d.rows);
+  f("infer_seconds", d.infer_seconds);
+  f("oom_retries", d.oom_retries);
+  f("max_computed_tokens", d.max_computed_tokens);
+}
 
 struct RunMetrics {
   int64_t rows = 0;       // rows classified and written
@@ -90,7 +118,7 @@ struct RunMetrics {
   int64_t capacity_max_tokens = 0;  // 0 when neither is auto
   int capacity_max_rows = 0;
   std::string capacity_basis;
-  // Work of the classified rows at their real lengths (encoder_row_flops).
+  // Work of the classified rows at their real lengths (encoder_flops_of_lengths).
   double model_flops = 0;
   std::string model_name;
   bool model_synthetic = false;
@@ -129,9 +157,11 @@ struct RunMetrics {
 
   bool operator==(const RunMetrics&) const = default;
 
-  // The --metrics JSON; parse_run_metrics() reads it back. Adding a field:
-  // the member, its line in to_json() and in parse_run_metrics(), and its
-  // value in the round trip of tests/pipeline/metrics_test.cc.
+  // The --metrics JSON; parse_run_metrics() reads it back. Both go through
+  // one list of the fields, for_each_run_metrics_field() in metrics.cc.
+  // Adding a field: the member, its line in that list (and in
+  // for_each_device_metrics_field for a device's), and its value in the round
+  // trip of tests/pipeline/metrics_test.cc.
   std::string to_json() const;
   // Human summary for stderr, several lines.
   std::string to_summary() const;

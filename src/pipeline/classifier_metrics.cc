@@ -1,0 +1,91 @@
+#include "pipeline/classifier_metrics.h"
+
+#include "core/threads.h"
+
+namespace infercost::pipeline {
+
+void set_option_metrics(RunMetrics& m, const ClassifierOptions& options,
+                        const std::vector<std::string>& devices) {
+  m.threads = resolve_threads(options.threads);
+  m.batching = batching_name(options.batching);
+  m.tokenizer_threads = resolve_tokenizer_threads(options);
+  m.max_length = options.max_length;
+  m.device = options.device;
+  m.devices = devices;
+  m.batch_size_auto = options.batch_size_auto;
+  m.max_batch_tokens_auto = options.max_batch_tokens_auto;
+}
+
+void add_classifier_metrics(RunMetrics& m, const Classifier& c, const ClassifierStats& stats) {
+  const BatchPolicy& policy = c.policy();
+  m.batch_size = policy.batch_size;
+  m.max_batch_tokens = policy.max_batch_tokens;
+  m.capacity_max_tokens = c.capacity().max_tokens;  // 0, "" when no size was auto
+  m.capacity_max_rows = c.capacity().max_rows;
+  m.capacity_basis = c.capacity().basis;
+  m.precision = c.precision();
+  const model::ModelConfig& config = c.config();
+  m.model_name = config.name;
+  m.model_synthetic = config.synthetic;
+  m.head_function = head_function_name(c.head_function());
+  m.labels_column = c.label_set();
+  m.threshold = c.threshold();
+
+  m.rows_null += stats.rows_null;
+  m.rows_skipped += stats.rows_skipped;
+  m.tokens = stats.tokens;
+  m.padded_tokens = stats.padded_tokens;
+  m.computed_tokens = stats.computed_tokens;
+  m.rows_at_max_length = stats.rows_at_max_length;
+  m.batches = stats.batches;
+  m.length_counts = stats.length_counts;
+  m.stage_seconds["tokenize"] += stats.tokenize_seconds;
+  m.stage_seconds["batch"] += stats.batch_seconds;
+  m.stage_seconds["infer"] += stats.infer_seconds;
+  m.per_device = stats.devices;
+  for (const DeviceRunMetrics& d : stats.devices) {
+    m.rows += d.rows;
+    m.oom_retries += d.oom_retries;
+    m.workers += d.streams;
+  }
+  m.model_flops = encoder_flops_of_lengths(config.num_layers, config.hidden_size, config.intermediate_size,
+                                           m.length_counts);
+  m.peak_rss_bytes = peak_rss_bytes();
+}
+
+ClassifierStats stats_since(const ClassifierStats& before, const ClassifierStats& after) {
+  ClassifierStats d = after;
+  d.rows -= before.rows;
+  d.rows_null -= before.rows_null;
+  d.rows_skipped -= before.rows_skipped;
+  d.tokens -= before.tokens;
+  d.padded_tokens -= before.padded_tokens;
+  d.computed_tokens -= before.computed_tokens;
+  d.rows_at_max_length -= before.rows_at_max_length;
+  d.batches -= before.batches;
+  for (size_t i = 0; i < before.length_counts.size() && i < d.length_counts.size(); ++i) {
+    d.length_counts[i] -= before.length_counts[i];
+  }
+  d.tokenize_seconds -= before.tokenize_seconds;
+  d.batch_seconds -= before.batch_seconds;
+  d.infer_seconds -= before.infer_seconds;
+  for (size_t i = 0; i < before.devices.size() && i < d.devices.size(); ++i) {
+    d.devices[i].batches -= before.devices[i].batches;
+    d.devices[i].rows -= before.devices[i].rows;
+    d.devices[i].infer_seconds -= before.devices[i].infer_seconds;
+    d.devices[i].oom_retries -= before.devices[i].oom_retries;
+  }
+  return d;
+}
+
+RunMetrics classify_call_metrics(const Classifier& c, const ClassifierOptions& options,
+                                 const ClassifierStats& before, const ClassifierStats& after,
+                                 double wall_seconds) {
+  RunMetrics m;
+  set_option_metrics(m, options, c.devices());
+  add_classifier_metrics(m, c, stats_since(before, after));
+  m.wall_seconds = wall_seconds;
+  return m;
+}
+
+}  // namespace infercost::pipeline

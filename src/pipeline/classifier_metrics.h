@@ -1,0 +1,41 @@
+// The run metrics made from a Classifier: its settings and what its
+// counters say it did. The file runner (runner.cc) adds what it counts
+// itself (files, reading and writing, checkpoints, GPU samples); a language
+// binding reports one classify() call with classify_call_metrics().
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "infercost/pipeline/classifier.h"
+#include "infercost/pipeline/metrics.h"
+
+namespace infercost::pipeline {
+
+// What the options of a run say before its model loads: device as given and
+// the `devices` it resolved to, threads and tokenizer threads (resolved),
+// batching, max length and the auto flags (all an already complete job
+// reports).
+void set_option_metrics(RunMetrics& m, const ClassifierOptions& options,
+                        const std::vector<std::string>& devices);
+
+// What the classifier resolved (batch policy, capacity, precision, model,
+// head function) and what `stats` counted: rows, tokens, batches, lengths,
+// the per-device figures and their sums, busy seconds added to the tokenize,
+// batch and infer stages, null and skipped rows added, the model's FLOPs at
+// the counted lengths, and the process's peak RSS.
+void add_classifier_metrics(RunMetrics& m, const Classifier& c, const ClassifierStats& stats);
+
+// The counters of what ran between two snapshots of one classifier's
+// stats() (`before` taken first): every count and busy time less what
+// `before` had; a device's streams and learned limit as `after` has them.
+ClassifierStats stats_since(const ClassifierStats& before, const ClassifierStats& after);
+
+// The metrics of one classify() call that took `wall_seconds`, from the
+// classifier's stats before and after it: the run metrics' JSON with no
+// files, so no read and write stages.
+RunMetrics classify_call_metrics(const Classifier& c, const ClassifierOptions& options,
+                                 const ClassifierStats& before, const ClassifierStats& after,
+                                 double wall_seconds);
+
+}  // namespace infercost::pipeline
