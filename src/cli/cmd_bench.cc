@@ -29,6 +29,17 @@ struct BenchFlags {
   CLI::Option* inputs_option = nullptr;
 };
 
+// The member of `object` that the member pointers `path` lead to:
+// member_at(spec, &SweepSpec::pricing, &Pricing::machines) is spec.pricing.machines.
+template <typename T, typename Member>
+auto& member_at(T& object, Member member) {
+  return object.*member;
+}
+template <typename T, typename Member, typename... Rest>
+auto& member_at(T& object, Member member, Rest... rest) {
+  return member_at(object.*member, rest...);
+}
+
 // argv of this process, for the records (Linux: NUL-separated in /proc/self/cmdline).
 std::vector<std::string> own_command_line() {
   Result<std::string> text = read_file("/proc/self/cmdline");
@@ -91,17 +102,140 @@ void execute(BenchFlags& f) {
   }
 }
 
+// Adds bench's options to its command: those that override the sweep file
+// (where given, the member of SweepSpec that `path` names: e.g.
+// &SweepSpec::pricing, &Pricing::machines) and the sweep's axes.
+struct BenchOptions {
+  CLI::App* cmd;
+  BenchFlags* flags;
+
+  template <typename... Path>
+  CLI::Option* add(const std::string& name, const std::string& help, Path... path) {
+    return given(cmd->add_option(name, member_at(flags->flags, path...), help), path...);
+  }
+  template <typename... Path>
+  CLI::Option* add_flag(const std::string& name, const std::string& help, Path... path) {
+    return given(cmd->add_flag(name, member_at(flags->flags, path...), help), path...);
+  }
+  CLI::Option* axis(const char* name, const char* key, std::string* target, const std::string& help) {
+    CLI::Option* option = cmd->add_option(name, *target, help);
+    flags->axes.emplace_back(option, std::make_pair(key, target));
+    return option;
+  }
+
+ private:
+  template <typename... Path>
+  CLI::Option* given(CLI::Option* option, Path... path) {
+    const sweep::SweepSpec* values = &flags->flags;
+    flags->overrides.emplace_back(option, [values, path...](sweep::SweepSpec& s) {
+      member_at(s, path...) = member_at(*values, path...);
+    });
+    return option;
+  }
+};
+
+// Where the model, the records and the data come from.
+void add_bench_io_options(BenchOptions& o) {
+  o.add("--model", "Model directory (config.json, model.safetensors, vocab.txt)", &sweep::SweepSpec::model);
+  o.add("--out",
+        "Records file (JSON lines), replaced unless --append; each point's record is written as it "
+        "finishes",
+        &sweep::SweepSpec::out);
+  o.add_flag("--append", "Add the records to --out instead of replacing it", &sweep::SweepSpec::append);
+  o.cmd->add_flag("--dry-run", o.flags->dry_run, "Print the points and their run commands, run nothing");
+  o.axis(
+      "--shape", "shape", &o.flags->shape,
+      "Data shapes: json-3 (3 JSON lines files), parquet (one file), parquet-10 (10 files), jsonl, or files "
+      "(your "
+      "INPUTs); default: files with INPUTs, else json-3");
+  o.add("--rows", "Rows of generated data per shape", &sweep::SweepSpec::rows)->capture_default_str();
+  o.add("--data-seed", "Seed of the generated data (same seed, same rows)", &sweep::SweepSpec::data_seed)
+      ->capture_default_str();
+  o.add("--data-dir",
+        "Where generated data is kept and reused (default: $INFERCOST_CACHE/bench-data, "
+        "$XDG_CACHE_HOME/infercost/bench-data or ~/.cache/infercost/bench-data)",
+        &sweep::SweepSpec::data_dir);
+}
+
+// The sweep's axes and the options every run of it shares.
+void add_bench_run_options(BenchOptions& o) {
+  o.axis("--device", "device", &o.flags->device,
+         "Devices: cpu, cuda, cuda:all, cuda:N, cuda:N,M (those GPUs, one point); points separated by ';' or "
+         "',', e.g. 'cpu;cuda:0,1' (default cpu)");
+  o.axis("--precision", "precision", &o.flags->precision,
+         "Precisions: auto, fp32, bf16, int8 (default auto)");
+  o.axis("--batching", "batching", &o.flags->batching, "Batching policies: tokens, seed (default tokens)");
+  o.axis("--batch-size", "batch_size", &o.flags->batch_size,
+         "Batch sizes: N rows, 'default' (the run's own), 'auto' (the run's --batch-size auto: what the "
+         "device's memory holds), or NxRULE: 100xvcpus (N x the point's threads), 40xgpus (N x the device's "
+         "GPUs; GPU devices only), as the study chose them");
+  o.axis("--threads", "threads", &o.flags->threads, "Inference threads (0: every CPU; default 0)");
+  o.axis("--max-batch-tokens", "max_batch_tokens", &o.flags->max_batch_tokens,
+         "Token budgets of 'tokens' batching (0: the run's default; 'auto': the run's --max-batch-tokens "
+         "auto)");
+
+  o.add("--column", "Name of the text field", &sweep::SweepSpec::column)->capture_default_str();
+  o.add("--max-length", "Truncate texts to this many tokens", &sweep::SweepSpec::max_length)
+      ->capture_default_str();
+  o.add("--tokenizer-threads", "Tokenizer threads (0: the run's default)",
+        &sweep::SweepSpec::tokenizer_threads)
+      ->capture_default_str();
+}
+
+// The instance the records are priced for, and how.
+void add_bench_cost_options(BenchOptions& o) {
+  o.add("--instance",
+        "The instance this machine stands for (e.g. c5.12xlarge): each point gets its cost; looked "
+        "up before anything runs",
+        &sweep::SweepSpec::instance);
+  o.add("--price-list", "Look --instance up in this list only (e.g. seed-2021)",
+        &sweep::SweepSpec::price_list);
+  o.add("--prices", "A JSON price list of your own (docs/cost.md); repeatable", &sweep::SweepSpec::prices)
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
+  o.add("--spot-discount", "Fraction off the on-demand price, 0 to <1", &sweep::SweepSpec::pricing,
+        &cost::Pricing::spot_discount)
+      ->capture_default_str();
+  o.add("--platform-usd-per-hour", "Surcharge per machine-hour (e.g. Databricks DBUs in USD)",
+        &sweep::SweepSpec::pricing, &cost::Pricing::platform_usd_per_hour)
+      ->capture_default_str();
+  o.add("--machines", "Machines in the cluster a point stands for", &sweep::SweepSpec::pricing,
+        &cost::Pricing::machines)
+      ->capture_default_str();
+  o.add("--corpus-rows", "Project time and cost to this many rows", &sweep::SweepSpec::corpus_rows);
+}
+
+// How each point is repeated, timed and watched.
+void add_bench_repetition_options(BenchOptions& o) {
+  o.add("--label", "A label for this machine or run in the records (e.g. laptop)", &sweep::SweepSpec::label);
+  o.add("--warmup", "Untimed runs before each point's timed ones", &sweep::SweepSpec::warmup)
+      ->capture_default_str();
+  o.add("--repetitions", "At least this many timed runs per point", &sweep::SweepSpec::repetitions)
+      ->capture_default_str();
+  o.add("--min-seconds",
+        "Repeat until the timed runs add up to this many seconds too (at most 100 runs, or "
+        "--repetitions if more)",
+        &sweep::SweepSpec::min_seconds)
+      ->capture_default_str();
+  o.add("--timeout-seconds", "Kill a run after this long and fail its point (0: none)",
+        &sweep::SweepSpec::timeout_seconds)
+      ->capture_default_str();
+  o.add("--monitor-interval", "Seconds between samples of a run's CPU, memory and GPUs",
+        &sweep::SweepSpec::monitor_interval)
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void register_bench(CLI::App& app) {
-  auto f = std::make_shared<BenchFlags>();
-  sweep::SweepSpec& v = f->flags;
-  CLI::App* cmd = app.add_subcommand(
-      "bench",
+  auto [cmd, f] = add_command<BenchFlags>(
+      app, "bench",
       "Benchmark a sweep of configurations (data shape x device x precision x batching x batch size x "
       "threads): "
       "each point runs a warm-up then repeated `infercost run`s in child processes, and gets one JSON record "
-      "(docs/bench-records.md) with timings, throughput, memory, hardware, software and cost");
+      "(docs/bench-records.md) with timings, throughput, memory, hardware, software and cost",
+      execute);
   cmd->footer(
       "List-valued flags take comma-separated values and sweep them: --batch-size 8,32,100xvcpus --batching "
       "seed,tokens. Points are the cartesian product, in this order (first varies slowest): shape, device, "
@@ -117,113 +251,11 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--sweep", f->sweep_file, "A JSON sweep file (keys as in docs/bench.md); flags override it")
       ->check(CLI::ExistingFile);
 
-  auto over = [&](CLI::Option* option, std::function<void(sweep::SweepSpec&)> apply) {
-    f->overrides.emplace_back(option, std::move(apply));
-    return option;
-  };
-  auto axis = [&](const char* flag, const char* key, std::string* target, const std::string& help) {
-    CLI::Option* option = cmd->add_option(flag, *target, help);
-    f->axes.emplace_back(option, std::make_pair(key, target));
-    return option;
-  };
-  BenchFlags* raw = f.get();
-  over(cmd->add_option("--model", v.model, "Model directory (config.json, model.safetensors, vocab.txt)"),
-       [raw](sweep::SweepSpec& s) { s.model = raw->flags.model; });
-  over(cmd->add_option(
-           "--out", v.out,
-           "Records file (JSON lines), replaced unless --append; each point's record is written as it "
-           "finishes"),
-       [raw](sweep::SweepSpec& s) { s.out = raw->flags.out; });
-  over(cmd->add_flag("--append", v.append, "Add the records to --out instead of replacing it"),
-       [raw](sweep::SweepSpec& s) { s.append = raw->flags.append; });
-  cmd->add_flag("--dry-run", f->dry_run, "Print the points and their run commands, run nothing");
-
-  axis("--shape", "shape", &f->shape,
-       "Data shapes: json-3 (3 JSON lines files), parquet (one file), parquet-10 (10 files), jsonl, or files "
-       "(your "
-       "INPUTs); default: files with INPUTs, else json-3");
-  over(cmd->add_option("--rows", v.rows, "Rows of generated data per shape")->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.rows = raw->flags.rows; });
-  over(cmd->add_option("--data-seed", v.data_seed, "Seed of the generated data (same seed, same rows)")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.data_seed = raw->flags.data_seed; });
-  over(cmd->add_option("--data-dir", v.data_dir,
-                       "Where generated data is kept and reused (default: $INFERCOST_CACHE/bench-data, "
-                       "$XDG_CACHE_HOME/infercost/bench-data or ~/.cache/infercost/bench-data)"),
-       [raw](sweep::SweepSpec& s) { s.data_dir = raw->flags.data_dir; });
-  axis("--device", "device", &f->device,
-       "Devices: cpu, cuda, cuda:all, cuda:N, cuda:N,M (those GPUs, one point); points separated by ';' or "
-       "',', e.g. 'cpu;cuda:0,1' (default cpu)");
-  axis("--precision", "precision", &f->precision, "Precisions: auto, fp32, bf16, int8 (default auto)");
-  axis("--batching", "batching", &f->batching, "Batching policies: tokens, seed (default tokens)");
-  axis("--batch-size", "batch_size", &f->batch_size,
-       "Batch sizes: N rows, 'default' (the run's own), 'auto' (the run's --batch-size auto: what the "
-       "device's memory holds), or NxRULE: 100xvcpus (N x the point's threads), 40xgpus (N x the device's "
-       "GPUs; GPU devices only), as the study chose them");
-  axis("--threads", "threads", &f->threads, "Inference threads (0: every CPU; default 0)");
-  axis("--max-batch-tokens", "max_batch_tokens", &f->max_batch_tokens,
-       "Token budgets of 'tokens' batching (0: the run's default; 'auto': the run's --max-batch-tokens "
-       "auto)");
-
-  over(cmd->add_option("--column", v.column, "Name of the text field")->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.column = raw->flags.column; });
-  over(cmd->add_option("--max-length", v.max_length, "Truncate texts to this many tokens")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.max_length = raw->flags.max_length; });
-  over(cmd->add_option("--tokenizer-threads", v.tokenizer_threads, "Tokenizer threads (0: the run's default)")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.tokenizer_threads = raw->flags.tokenizer_threads; });
-
-  over(cmd->add_option(
-           "--instance", v.instance,
-           "The instance this machine stands for (e.g. c5.12xlarge): each point gets its cost; looked "
-           "up before anything runs"),
-       [raw](sweep::SweepSpec& s) { s.instance = raw->flags.instance; });
-  over(cmd->add_option("--price-list", v.price_list, "Look --instance up in this list only (e.g. seed-2021)"),
-       [raw](sweep::SweepSpec& s) { s.price_list = raw->flags.price_list; });
-  over(cmd->add_option("--prices", v.prices, "A JSON price list of your own (docs/cost.md); repeatable")
-           ->expected(1)
-           ->allow_extra_args(false)
-           ->check(CLI::ExistingFile),
-       [raw](sweep::SweepSpec& s) { s.prices = raw->flags.prices; });
-  over(
-      cmd->add_option("--spot-discount", v.pricing.spot_discount, "Fraction off the on-demand price, 0 to <1")
-          ->capture_default_str(),
-      [raw](sweep::SweepSpec& s) { s.pricing.spot_discount = raw->flags.pricing.spot_discount; });
-  over(cmd->add_option("--platform-usd-per-hour", v.pricing.platform_usd_per_hour,
-                       "Surcharge per machine-hour (e.g. Databricks DBUs in USD)")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) {
-         s.pricing.platform_usd_per_hour = raw->flags.pricing.platform_usd_per_hour;
-       });
-  over(cmd->add_option("--machines", v.pricing.machines, "Machines in the cluster a point stands for")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.pricing.machines = raw->flags.pricing.machines; });
-  over(cmd->add_option("--corpus-rows", v.corpus_rows, "Project time and cost to this many rows"),
-       [raw](sweep::SweepSpec& s) { s.corpus_rows = raw->flags.corpus_rows; });
-
-  over(cmd->add_option("--label", v.label, "A label for this machine or run in the records (e.g. laptop)"),
-       [raw](sweep::SweepSpec& s) { s.label = raw->flags.label; });
-  over(cmd->add_option("--warmup", v.warmup, "Untimed runs before each point's timed ones")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.warmup = raw->flags.warmup; });
-  over(cmd->add_option("--repetitions", v.repetitions, "At least this many timed runs per point")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.repetitions = raw->flags.repetitions; });
-  over(cmd->add_option("--min-seconds", v.min_seconds,
-                       "Repeat until the timed runs add up to this many seconds too (at most 100 runs, or "
-                       "--repetitions if more)")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.min_seconds = raw->flags.min_seconds; });
-  over(cmd->add_option("--timeout-seconds", v.timeout_seconds,
-                       "Kill a run after this long and fail its point (0: none)")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.timeout_seconds = raw->flags.timeout_seconds; });
-  over(cmd->add_option("--monitor-interval", v.monitor_interval,
-                       "Seconds between samples of a run's CPU, memory and GPUs")
-           ->capture_default_str(),
-       [raw](sweep::SweepSpec& s) { s.monitor_interval = raw->flags.monitor_interval; });
-  cmd->callback([f]() { execute(*f); });
+  BenchOptions o{cmd, f.get()};
+  add_bench_io_options(o);
+  add_bench_run_options(o);
+  add_bench_cost_options(o);
+  add_bench_repetition_options(o);
 }
 
 }  // namespace infercost::cli

@@ -128,18 +128,17 @@ void run_inspect(const std::string& path) {
 }  // namespace
 
 void register_cat(CLI::App& app) {
-  auto options = std::make_shared<CatOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "cat",
+  auto [cmd, options] = add_command<CatOptions>(
+      app, "cat",
       "Print rows as JSON lines (whole rows as objects, or one column's values with --column; null "
-      "as null), from any input format");
+      "as null), from any input format",
+      run_cat);
   cmd->add_option("inputs", options->inputs, "Files, folders or globs, read in order")->required();
   cmd->add_option("--column", options->column, "Print this column's values only (default: whole rows)");
   cmd->add_option("--input-format", options->input_format,
                   "jsonl, json, csv or parquet (default: by extension)");
   cmd->add_option("--limit", options->limit, "Print at most this many values (all when not given)")
       ->check(CLI::NonNegativeNumber);
-  cmd->callback([options] { run_cat(*options); });
 }
 
 void register_inspect(CLI::App& app) {

@@ -74,11 +74,12 @@ void run_datagen(const DatagenOptions& options) {
 }  // namespace
 
 void register_datagen(CLI::App& app) {
-  auto options = std::make_shared<DatagenOptions>();
-  CLI::App* cmd = app.add_subcommand("datagen",
-                                     "Write synthetic tweet-like texts (columns id, full_text) in the "
-                                     "study's shapes: jsonl, json-3, parquet, "
-                                     "parquet-10");
+  auto [cmd, options] =
+      add_command<DatagenOptions>(app, "datagen",
+                                  "Write synthetic tweet-like texts (columns id, full_text) in the "
+                                  "study's shapes: jsonl, json-3, parquet, "
+                                  "parquet-10",
+                                  run_datagen);
   cmd->add_option("--rows", options->rows, "Number of rows to write (all files together)")->required();
   cmd->add_option(
          "--out", options->out,
@@ -96,7 +97,6 @@ void register_datagen(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "Generator seed; the same seed gives the same texts")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", options->quiet, "No progress and no summary on stderr");
-  cmd->callback([options] { run_datagen(*options); });
 }
 
 }  // namespace infercost::cli

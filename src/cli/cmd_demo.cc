@@ -10,6 +10,7 @@
 #include "data/tweets.h"
 #include "infercost/core/file.h"
 #include "infercost/pipeline/runner.h"
+#include "io/whole_file.h"
 #include "model/synth.h"
 
 namespace infercost::cli {
@@ -96,20 +97,17 @@ void execute(const DemoFlags& flags) {
   if (!metrics.ok()) fail(metrics.status());
   std::fputs(metrics->to_summary().c_str(), stdout);
   std::printf("predictions     %s\n", run.output.c_str());
-  Result<AtomicOutputFile> out = AtomicOutputFile::create(cache + "/demo-metrics.json");
-  if (out.ok()) {
-    Status s = out->write(metrics->to_json());
-    if (s.ok()) s = out->commit();
-    if (s.ok()) std::printf("metrics         %s/demo-metrics.json\n", cache.c_str());
+  if (io::write_whole_file(cache + "/demo-metrics.json", metrics->to_json()).ok()) {
+    std::printf("metrics         %s/demo-metrics.json\n", cache.c_str());
   }
 }
 
 }  // namespace
 
 void register_demo(CLI::App& app) {
-  auto flags = std::make_shared<DemoFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "demo", "Run the embedded default: a synthetic DistilBERT-base model over synthetic tweets (cached)");
+  auto [cmd, flags] = add_command<DemoFlags>(
+      app, "demo",
+      "Run the embedded default: a synthetic DistilBERT-base model over synthetic tweets (cached)", execute);
   cmd->add_option(
       "--cache", flags->cache_dir,
       "Cache folder (default: $INFERCOST_CACHE, $XDG_CACHE_HOME/infercost or ~/.cache/infercost)");
@@ -120,7 +118,6 @@ void register_demo(CLI::App& app) {
   cmd->add_option("--batch-size", flags->batch_size, "Rows per batch")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->callback([flags]() { execute(*flags); });
 }
 
 }  // namespace infercost::cli

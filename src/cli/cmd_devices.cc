@@ -97,18 +97,17 @@ void execute(const DevicesFlags& flags) {
 }  // namespace
 
 void register_devices(CLI::App& app) {
-  auto flags = std::make_shared<DevicesFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "devices",
+  auto [cmd, flags] = add_command<DevicesFlags>(
+      app, "devices",
       "List this machine's CPU and GPUs (GPUs through NVML, loaded at run time) and the backends "
-      "of this build that can use them");
+      "of this build that can use them",
+      execute);
   cmd->add_option("--json", flags->json,
                   "Also write the list as JSON to this file ('-': only JSON, on stdout)");
   cmd->add_option("--nvml-library", flags->nvml_library,
                   "The NVML library to load (default libnvidia-ml.so.1)");
   cmd->footer(
       "GPUs are found through NVML (the NVIDIA driver); without a driver the list says why none was found.");
-  cmd->callback([flags] { execute(*flags); });
 }
 
 }  // namespace infercost::cli

@@ -19,6 +19,7 @@
 #include "infercost/core/file.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/text/tokenizer.h"
+#include "io/whole_file.h"
 #include "plan/plan.h"
 #include "plan/print.h"
 
@@ -116,11 +117,7 @@ void execute(PlanFlags& flags) {
   Result<plan::PlanResult> result = plan::make_plan(std::move(*scan), *records, options);
   if (!result.ok()) fail(result.status());
   if (!flags.json_path.empty()) {
-    Result<AtomicOutputFile> out = AtomicOutputFile::create(flags.json_path);
-    if (!out.ok()) fail(out.status());
-    Status s = out->write(plan::print_json(*result));
-    if (s.ok()) s = out->commit();
-    if (!s.ok()) fail(s);
+    if (Status s = io::write_whole_file(flags.json_path, plan::print_json(*result)); !s.ok()) fail(s);
   }
   const std::string text = plan::print_text(*result);
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -130,12 +127,12 @@ void execute(PlanFlags& flags) {
 }  // namespace
 
 void register_plan(CLI::App& app) {
-  auto flags = std::make_shared<PlanFlags>();
-  plan::ScanOptions& s = flags->scan;
-  CLI::App* cmd = app.add_subcommand(
-      "plan",
+  auto [cmd, flags] = add_command<PlanFlags>(
+      app, "plan",
       "Dry run: scan and tokenize the inputs (no inference), compute each batching policy's padding, and "
-      "predict from benchmark records the time and cost on every instance of the price lists");
+      "predict from benchmark records the time and cost on every instance of the price lists",
+      execute);
+  plan::ScanOptions& s = flags->scan;
   cmd->footer(
       "\nExample:\n"
       "  infercost plan tweets/ --model distilbert-sst2 --records c5.jsonl --records p3.jsonl --json "
@@ -192,7 +189,6 @@ void register_plan(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--json", flags->json_path, "Also write the plan as JSON to this file");
   cmd->add_flag("-q,--quiet", flags->quiet, "No progress on stderr");
-  cmd->callback([flags]() { execute(*flags); });
 }
 
 }  // namespace infercost::cli

@@ -121,9 +121,9 @@ void execute(const PricesFlags& flags) {
 }  // namespace
 
 void register_prices(CLI::App& app) {
-  auto flags = std::make_shared<PricesFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "prices", "List the instance price lists (built in, and --prices files) with their sources and dates");
+  auto [cmd, flags] = add_command<PricesFlags>(
+      app, "prices",
+      "List the instance price lists (built in, and --prices files) with their sources and dates", execute);
   cmd->footer(
       "Built in: seed-2021 (the 2021 study's table, kept as published), aws-2026 (AWS us-east-1 on demand)\n"
       "and gcp-2026 (Google Cloud us-central1 on demand); each current price names its source, date and\n"
@@ -133,7 +133,6 @@ void register_prices(CLI::App& app) {
       ->check(CLI::ExistingFile)
       ->allow_extra_args(false);  // one file per flag: later words stay inputs
   cmd->add_option("--list", flags->list, "Show only the list with this name (e.g. seed-2021, aws-2026)");
-  cmd->callback([flags] { execute(*flags); });
 }
 
 }  // namespace infercost::cli

@@ -71,13 +71,14 @@ void execute(const ReportFlags& flags) {
 }  // namespace
 
 void register_report(CLI::App& app) {
-  auto flags = std::make_shared<ReportFlags>();
-  CLI::App* cmd = app.add_subcommand("report",
-                                     "Merge benchmark records (infercost bench) into one self-contained HTML "
-                                     "page with SVG charts and a Markdown "
-                                     "file: runtime vs batch size, cost to solution, throughput, padding, "
-                                     "GPU memory, runtime vs cost with the "
-                                     "Pareto front, and a plain-language answer (see docs/report.md)");
+  auto [cmd, flags] =
+      add_command<ReportFlags>(app, "report",
+                               "Merge benchmark records (infercost bench) into one self-contained HTML "
+                               "page with SVG charts and a Markdown "
+                               "file: runtime vs batch size, cost to solution, throughput, padding, "
+                               "GPU memory, runtime vs cost with the "
+                               "Pareto front, and a plain-language answer (see docs/report.md)",
+                               execute);
   cmd->add_option("results", flags->results, "Benchmark records (JSON lines written by infercost bench)")
       ->required()
       ->type_name("RESULTS.jsonl");
@@ -106,7 +107,6 @@ void register_report(CLI::App& app) {
          "--price-list", flags->price_list,
          "Re-price the records from this price list only (e.g. seed-2021, or a --prices list's name)")
       ->type_name("NAME");
-  cmd->callback([flags] { execute(*flags); });
 }
 
 }  // namespace infercost::cli

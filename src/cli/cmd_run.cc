@@ -3,14 +3,11 @@
 
 #include <atomic>
 #include <charconv>
-#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
@@ -19,8 +16,7 @@
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/pipeline/runner.h"
-#include "sweep/monitor.h"
-#include "sweep/nvml.h"
+#include "io/whole_file.h"
 
 namespace infercost::cli {
 
@@ -45,7 +41,7 @@ struct RunFlags {
 };
 
 nlohmann::ordered_json cost_json(const cost::PricedInstance& priced, const RunFlags& flags,
-                                 const cost::CostEstimate& c, int64_t corpus_rows) {
+                                 const cost::CostEstimate& c) {
   nlohmann::ordered_json j;
   j["instance"] = priced.instance->name;
   j["price_list"] = priced.list->name;
@@ -59,19 +55,19 @@ nlohmann::ordered_json cost_json(const cost::PricedInstance& priced, const RunFl
   j["cost_to_solution_usd"] = c.cost_to_solution_usd;
   j["usd_per_million_rows"] = c.usd_per_million_rows;
   j["usd_per_million_tokens"] = c.usd_per_million_tokens;
-  j["corpus_rows"] = corpus_rows;
+  j["corpus_rows"] = c.corpus_rows;
   j["corpus_seconds"] = c.corpus_seconds;
   j["corpus_usd"] = c.corpus_usd;
   return j;
 }
 
-std::string cost_summary(const cost::PricedInstance& priced, const cost::CostEstimate& c,
-                         int64_t corpus_rows) {
+std::string cost_summary(const cost::PricedInstance& priced, const cost::CostEstimate& c) {
   return fmt::format(
       "cost            {} ({} prices, {}): ${:.4f}/h -> ${:.6f} for this run, ${:.4f} per million rows, "
       "${:.5f} per million tokens; {} rows would take {:.2f} h and cost ${:.2f}\n",
       priced.instance->name, priced.list->name, priced.date(), c.usd_per_hour, c.cost_to_solution_usd,
-      c.usd_per_million_rows, c.usd_per_million_tokens, corpus_rows, c.corpus_seconds / 3600.0, c.corpus_usd);
+      c.usd_per_million_rows, c.usd_per_million_tokens, c.corpus_rows, c.corpus_seconds / 3600.0,
+      c.corpus_usd);
 }
 
 // A --batch-size / --max-batch-tokens value: "auto", or a whole number of at
@@ -87,63 +83,6 @@ Result<bool> parse_size(const std::string& flag, const std::string& text, int mi
   value = n;
   return false;
 }
-
-// Samples the run's GPUs through NVML every `interval` seconds on its own
-// thread, from construction to stop().
-class GpuMonitor {
- public:
-  GpuMonitor(const sweep::Nvml& nvml, std::vector<int> gpus, double interval)
-      : nvml_(nvml), gpus_(std::move(gpus)), interval_(interval), totals_(interval) {
-    thread_ = std::thread([this] { loop(); });
-  }
-  ~GpuMonitor() { stop(); }
-  GpuMonitor(const GpuMonitor&) = delete;
-  GpuMonitor& operator=(const GpuMonitor&) = delete;
-
-  void stop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-  // After stop().
-  void fill(pipeline::RunMetrics& m) const {
-    m.gpu_sample_interval_seconds = interval_;
-    m.gpu_samples = samples_;
-    m.gpus = totals_.summary().gpus;
-    if (samples_ == 0 && !error_.empty()) m.gpu_monitor = error_;
-  }
-
- private:
-  void loop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-      Result<std::vector<sweep::GpuSample>> sample = nvml_.sample(gpus_);
-      if (sample.ok()) {
-        totals_.add_gpus(*sample);
-        ++samples_;
-      } else if (error_.empty()) {
-        error_ = "NVML sample failed: " + sample.status().message();
-      }
-      if (wake_.wait_for(lock, std::chrono::duration<double>(interval_), [this] { return stop_; })) break;
-    }
-  }
-
-  const sweep::Nvml& nvml_;
-  const std::vector<int> gpus_;
-  const double interval_;
-  sweep::MonitorAccumulator totals_;
-  int64_t samples_ = 0;
-  std::string error_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;
-};
-
-constexpr double kGpuSampleSeconds = 0.2;
 
 std::string synthetic_notice(const model::ModelConfig& config) {
   if (!config.synthetic) return "";
@@ -209,34 +148,10 @@ void execute(RunFlags& flags) {
   // Here too (the runner checks again) so a bad value is a usage error before the model loads.
   Result<std::optional<pipeline::HeadFunction>> head = pipeline::check_head_options(options);
   if (!head.ok()) fail(head.status());
-  // GPU runs: NVML samples the run's GPUs from the end of the model's load to the end.
-  std::unique_ptr<sweep::Nvml> nvml;
-  std::string nvml_missing;
-  if (device->kind == "cuda") {
-    Result<std::unique_ptr<sweep::Nvml>> loaded = sweep::Nvml::load();
-    if (loaded.ok()) {
-      nvml = std::move(*loaded);
-    } else {
-      nvml_missing = loaded.status().message();
-    }
-  }
-  // Declared after nvml, so stopped (and joined) before it is closed; stopped
-  // explicitly right after the run too, whatever its outcome.
-  std::optional<GpuMonitor> monitor;
   pipeline::RunProgress progress;
   ProgressLine line(ProgressLine::wanted(flags.quiet), [&progress] { return run_progress_text(progress); });
   options.progress = &progress;
-  options.on_model_loaded = [&](const model::ModelConfig& config) {
-    line.print(synthetic_notice(config));
-    if (!nvml) return;
-    std::vector<int> gpus = sweep::device_gpu_indices(options.device, nvml->device_count());
-    if (gpus.empty()) {
-      nvml_missing = fmt::format("NVML lists no GPU of device '{}' ({} GPUs listed)", options.device,
-                                 nvml->device_count());
-      return;
-    }
-    monitor.emplace(*nvml, std::move(gpus), kGpuSampleSeconds);
-  };
+  options.on_model_loaded = [&](const model::ModelConfig& config) { line.print(synthetic_notice(config)); };
   // A run with an output file or folder stops at its next durable step on
   // the first SIGINT or SIGTERM, leaving a checkpoint; a second one ends it at once.
   std::atomic<int> signal_seen{0};
@@ -252,7 +167,6 @@ void execute(RunFlags& flags) {
   }
   Result<pipeline::RunMetrics> metrics = pipeline::run_classification(options);
   stop_gracefully_on_signals(nullptr);
-  if (monitor) monitor->stop();
   line.stop();
   options.on_model_loaded = nullptr;  // they refer to this function's locals
   options.progress = nullptr;
@@ -263,37 +177,28 @@ void execute(RunFlags& flags) {
     throw CliExit{128 + (signal_seen.load() != 0 ? signal_seen.load() : SIGINT)};
   }
   if (!metrics.ok()) fail(metrics.status());
-  if (monitor) monitor->fill(*metrics);
-  if (!nvml_missing.empty()) metrics->gpu_monitor = nvml_missing;
   std::string summary = metrics->to_summary();
   std::string json = metrics->to_json();
   if (priced) {
-    const int64_t corpus_rows = flags.corpus_rows > 0 ? flags.corpus_rows : metrics->rows;
-    const cost::CostEstimate c =
-        cost::estimate_cost(cost::hourly_usd(*priced->instance, flags.pricing), metrics->wall_seconds,
-                            metrics->rows, metrics->tokens, corpus_rows);
-    summary += cost_summary(*priced, c, corpus_rows);
+    const cost::CostEstimate c = cost::estimate_cost(*priced->instance, flags.pricing, metrics->wall_seconds,
+                                                     metrics->rows, metrics->tokens, flags.corpus_rows);
+    summary += cost_summary(*priced, c);
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(json);
-    j["cost"] = cost_json(*priced, flags, c, corpus_rows);
+    j["cost"] = cost_json(*priced, flags, c);
     json = j.dump(2) + "\n";
   }
   if (!flags.quiet) std::fputs(summary.c_str(), stderr);
   if (!flags.metrics_path.empty()) {
-    Result<AtomicOutputFile> out = AtomicOutputFile::create(flags.metrics_path);
-    if (!out.ok()) fail(out.status());
-    Status s = out->write(json);
-    if (s.ok()) s = out->commit();
-    if (!s.ok()) fail(s);
+    if (Status s = io::write_whole_file(flags.metrics_path, json); !s.ok()) fail(s);
   }
 }
 
 }  // namespace
 
 void register_run(CLI::App& app) {
-  auto flags = std::make_shared<RunFlags>();
+  auto [cmd, flags] = add_command<RunFlags>(
+      app, "run", "Classify every row of the inputs and write predictions in input order", execute);
   pipeline::RunOptions& o = flags->options;
-  CLI::App* cmd =
-      app.add_subcommand("run", "Classify every row of the inputs and write predictions in input order");
   cmd->add_option(
          "inputs", o.inputs,
          "Input files, folders or globs (JSON lines, JSON arrays, CSV, Parquet), read in the order given; "
@@ -403,7 +308,6 @@ void register_run(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", flags->quiet, "No progress and no summary on stderr");
-  cmd->callback([flags]() { execute(*flags); });
 }
 
 }  // namespace infercost::cli

@@ -79,10 +79,10 @@ void run_tokenize(const TokenizeArgs& a) {
 }  // namespace
 
 void register_tokenize(CLI::App& app) {
-  auto args = std::make_shared<TokenizeArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "tokenize",
-      "Tokenize TEXT arguments, or lines of stdin, to JSON {\"tokens\", \"ids\"} (WordPiece, BPE, Unigram)");
+  auto [cmd, args] = add_command<TokenizeArgs>(
+      app, "tokenize",
+      "Tokenize TEXT arguments, or lines of stdin, to JSON {\"tokens\", \"ids\"} (WordPiece, BPE, Unigram)",
+      run_tokenize);
   auto* tokenizer =
       cmd->add_option("--tokenizer", args->tokenizer,
                       "a tokenizer.json (WordPiece, BPE or Unigram), a vocab.txt, or a folder with "
@@ -104,7 +104,6 @@ void register_tokenize(CLI::App& app) {
                   "truncate to this many ids, specials included (0: no limit)")
       ->capture_default_str();
   cmd->add_option("text", args->texts, "texts to tokenize (default: one per line of stdin)");
-  cmd->callback([args] { run_tokenize(*args); });
 }
 
 }  // namespace infercost::cli

@@ -305,13 +305,19 @@ CostEstimate estimate_cost(double usd_per_hour, double wall_seconds, int64_t row
   CostEstimate c;
   c.usd_per_hour = usd_per_hour;
   c.cost_to_solution_usd = wall_seconds / 3600.0 * usd_per_hour;
+  c.corpus_rows = corpus_rows > 0 ? corpus_rows : rows;
   if (rows <= 0 || wall_seconds <= 0) return c;
   const double rows_per_second = double(rows) / wall_seconds;
   c.usd_per_million_rows = 1e6 / rows_per_second * usd_per_hour / 3600.0;
   if (tokens > 0) c.usd_per_million_tokens = 1e6 / (double(tokens) / wall_seconds) * usd_per_hour / 3600.0;
-  c.corpus_seconds = double(corpus_rows > 0 ? corpus_rows : rows) / rows_per_second;
+  c.corpus_seconds = double(c.corpus_rows) / rows_per_second;
   c.corpus_usd = c.corpus_seconds / 3600.0 * usd_per_hour;
   return c;
+}
+
+CostEstimate estimate_cost(const Instance& instance, const Pricing& pricing, double wall_seconds,
+                           int64_t rows, int64_t tokens, int64_t corpus_rows) {
+  return estimate_cost(hourly_usd(instance, pricing), wall_seconds, rows, tokens, corpus_rows);
 }
 
 }  // namespace infercost::cost

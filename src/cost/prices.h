@@ -108,6 +108,7 @@ struct CostEstimate {
   double cost_to_solution_usd = 0;    // wall_seconds / 3600 * usd_per_hour
   double usd_per_million_rows = 0;    // 1e6 / rows_per_second * usd_per_hour / 3600
   double usd_per_million_tokens = 0;  // the same per real token
+  int64_t corpus_rows = 0;            // the rows projected to: the run's own unless others were asked for
   double corpus_seconds = 0;          // corpus_rows at the measured rows/s
   double corpus_usd = 0;
 };
@@ -115,8 +116,12 @@ struct CostEstimate {
 // Cost of a measured run (wall seconds for `rows` rows with `tokens` real
 // tokens) at `usd_per_hour`, and its projection to `corpus_rows` rows (0: the
 // run's own rows). A run with no rows or no time has no rate: the per-row,
-// per-token and projected figures are then 0.
+// per-token and projected figures are then 0. The one cost arithmetic of
+// `infercost run --instance`, the bench's records and the plan's predictions.
 CostEstimate estimate_cost(double usd_per_hour, double wall_seconds, int64_t rows, int64_t tokens,
                            int64_t corpus_rows = 0);
+// The same at hourly_usd(instance, pricing).
+CostEstimate estimate_cost(const Instance& instance, const Pricing& pricing, double wall_seconds,
+                           int64_t rows, int64_t tokens, int64_t corpus_rows = 0);
 
 }  // namespace infercost::cost

@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <string>
+#include <utility>
 
 namespace infercost::data::internal {
 
@@ -350,28 +351,32 @@ std::string plural_of(std::string_view noun) {
 
 TweetWords build_words() {
   TweetWords w;
-  split_into(kFunctionWords, w.function_words);
-  split_into(kNouns, w.nouns);
-  split_into(kMassNouns, w.mass_nouns);
-  split_into(kVerbs, w.verbs);
-  split_into(kAdjectives, w.adjectives);
-  split_into(kAdverbs, w.adverbs);
-  split_into(kPositive, w.positive);
-  split_into(kNegative, w.negative);
-  split_into(kSlang, w.slang);
-  split_into(kTopics, w.topics);
-  split_into(kNames, w.names);
-  split_into(kHashtagWords, w.hashtag_words);
-  split_into(kAccented, w.accented);
+  // Each space-separated list and the vocabulary it fills.
+  const std::pair<std::string_view, std::vector<std::string_view> TweetWords::*> lists[] = {
+      {kFunctionWords, &TweetWords::function_words},
+      {kNouns, &TweetWords::nouns},
+      {kMassNouns, &TweetWords::mass_nouns},
+      {kVerbs, &TweetWords::verbs},
+      {kAdjectives, &TweetWords::adjectives},
+      {kAdverbs, &TweetWords::adverbs},
+      {kPositive, &TweetWords::positive},
+      {kNegative, &TweetWords::negative},
+      {kSlang, &TweetWords::slang},
+      {kTopics, &TweetWords::topics},
+      {kNames, &TweetWords::names},
+      {kHashtagWords, &TweetWords::hashtag_words},
+      {kAccented, &TweetWords::accented},
+      {kCjk, &TweetWords::cjk},
+      {kEmoji, &TweetWords::emoji},
+      {kDomains, &TweetWords::domains},
+      {kUrlWords, &TweetWords::url_words},
+      {kSentenceEnds, &TweetWords::sentence_ends},
+      {kSymbols, &TweetWords::symbols},
+      {kNumberSuffixes, &TweetWords::number_suffixes},
+  };
+  for (const auto& [text, vocabulary] : lists) split_into(text, w.*vocabulary);
   for (std::string_view p : kAccentedPhrases) w.accented_phrases.push_back(p);
-  split_into(kCjk, w.cjk);
-  split_into(kEmoji, w.emoji);
   for (std::string_view e : kEmoticons) w.emoticons.push_back(e);
-  split_into(kDomains, w.domains);
-  split_into(kUrlWords, w.url_words);
-  split_into(kSentenceEnds, w.sentence_ends);
-  split_into(kSymbols, w.symbols);
-  split_into(kNumberSuffixes, w.number_suffixes);
   // The plural strings must outlive the views; a deque never moves its elements.
   static std::deque<std::string> plural_storage;
   for (std::string_view n : w.nouns) {

@@ -39,9 +39,7 @@ class ParquetPredictionWriter final : public PredictionWriter {
         if (columns_.keep_text) writer_->append_string(0, texts[r]);
         const float* p = probabilities.data() + r * n_labels;
         for (size_t l = 0; l < n_labels; ++l) writer_->append_double(first_prob + static_cast<int>(l), p[l]);
-        // First maximum, as the JSONL and CSV writers pick it.
-        size_t best = static_cast<size_t>(std::max_element(p, p + n_labels) - p);
-        writer_->append_string(label_col, columns_.labels[best]);
+        writer_->append_string(label_col, columns_.labels[winning_label(p, n_labels)]);
         if (columns_.label_set)
           writer_->append_string(label_col + 1, label_set(columns_.labels, p, columns_.threshold));
       }

@@ -118,10 +118,6 @@ class DelimitedWriter final : public PredictionWriter {
  private:
   static constexpr size_t kFlushBytes = 1 << 20;
 
-  size_t best_label(const float* p) const {
-    return static_cast<size_t>(std::max_element(p, p + names_.size()) - p);
-  }
-
   void append_jsonl_row(const std::string& text, bool null_row, const float* p) {
     buffer_ += '{';
     if (columns_.keep_text) {
@@ -145,7 +141,7 @@ class DelimitedWriter final : public PredictionWriter {
     if (null_row) {
       buffer_ += "null";
     } else {
-      append_json_string(buffer_, columns_.labels[best_label(p)]);
+      append_json_string(buffer_, columns_.labels[winning_label(p, names_.size())]);
     }
     if (columns_.label_set) {
       buffer_ += ",\"labels\":";
@@ -175,7 +171,7 @@ class DelimitedWriter final : public PredictionWriter {
       if (!null_row) fmt::format_to(std::back_inserter(buffer_), "{}", p[l]);
       buffer_ += ',';
     }
-    if (!null_row) append_csv_field(buffer_, columns_.labels[best_label(p)]);
+    if (!null_row) append_csv_field(buffer_, columns_.labels[winning_label(p, names_.size())]);
     if (columns_.label_set) {
       // Like the text: null is an empty field, no label at all is "".
       buffer_ += ',';
@@ -254,6 +250,10 @@ std::vector<std::string> prediction_column_names(const std::vector<std::string>&
   names.emplace_back("label");
   if (label_set) names.emplace_back("labels");
   return names;
+}
+
+size_t winning_label(const float* values, size_t labels) {
+  return static_cast<size_t>(std::max_element(values, values + labels) - values);
 }
 
 std::string label_set(const std::vector<std::string>& labels, const float* values, float threshold) {

@@ -57,6 +57,10 @@ std::string label_column_name(std::string_view label);
 // "labels" when `label_set`.
 std::vector<std::string> prediction_column_names(const std::vector<std::string>& labels, bool label_set);
 
+// The index of the winning label of one row's `labels` values: the first
+// maximum. Every writer's `label` column and Classifier::classify's labels.
+size_t winning_label(const float* values, size_t labels);
+
 // The labels (as in id2label) whose value is at or above `threshold`, in
 // label order, joined by ","; "" when none is. Compared as float32, the
 // values the output holds, so a value written "0.7" is at a threshold 0.7.

@@ -29,14 +29,18 @@ void Batcher::emit(const std::vector<Pending>& rows, int seq_len, bool compute_p
 void Batcher::add(const std::shared_ptr<Window>& window, const std::vector<int32_t>& rows,
                   std::vector<Batch>& out) {
   if (policy_.batching == Batching::kSeed) {
-    const size_t max_rows = static_cast<size_t>(std::max(1, policy_.batch_size));
-    for (int32_t row : rows) {
-      pending_.push_back({window, row});
-      if (pending_.size() == max_rows) {
-        emit(pending_, file_seq_len_, true, out);
-        pending_.clear();
+    // Whole batches go now; a short last one waits for the file's next rows.
+    for (int32_t row : rows) pending_.push_back({window, row});
+    std::vector<Pending> batch, rest;
+    for (std::span<const Pending> rows_of : batches_in_order<Pending>(policy_, pending_)) {
+      if (rows_of.size() < seed_batch_rows(policy_)) {
+        rest.assign(rows_of.begin(), rows_of.end());
+        break;
       }
+      batch.assign(rows_of.begin(), rows_of.end());
+      emit(batch, file_seq_len_, true, out);
     }
+    pending_ = std::move(rest);
     return;
   }
   std::vector<Pending> batch;

@@ -14,6 +14,7 @@
 #include "core/test_point.h"
 #include "core/threads.h"
 #include "infercost/model/model_dir.h"
+#include "io/prediction_writer.h"
 
 namespace infercost::pipeline {
 
@@ -194,6 +195,45 @@ int resolve_tokenizer_threads(const ClassifierOptions& options) {
   return resolved_tokenizer_threads(options, resolve_threads(options.threads));
 }
 
+namespace {
+
+// The batch policy of `options` on devices whose least capacity per stream is
+// `capacity` (what "auto" sizes take).
+BatchPolicy resolve_batch_policy(const ClassifierOptions& options, const backend::BatchCapacity& capacity,
+                                 int threads, int pad_id) {
+  const bool seed = options.batching == Batching::kSeed;
+  BatchPolicy policy;
+  policy.batching = options.batching;
+  if (options.batch_size_auto) {
+    // kSeed pads every row of a batch to at most max_length.
+    policy.batch_size =
+        seed ? std::min(capacity.max_rows, clamp_to_int(capacity.max_tokens / options.max_length))
+             : capacity.max_rows;
+  } else {
+    policy.batch_size = options.batch_size > 0
+                            ? options.batch_size
+                            : (seed ? kSeedRowsPerThread * threads : kDefaultTokensBatchSize);
+  }
+  policy.max_batch_tokens = options.max_batch_tokens_auto  ? clamp_to_int(capacity.max_tokens)
+                            : options.max_batch_tokens > 0 ? options.max_batch_tokens
+                                                           : kDefaultMaxBatchTokens;
+  policy.pad_id = pad_id;
+  return policy;
+}
+
+// kInvalidArgument for a --threshold where the output has no 'labels' column.
+Status check_threshold_applies(const ClassifierOptions& options, HeadFunction function, bool label_set,
+                               const model::ModelConfig& config) {
+  if (!options.threshold || label_set) return Status();
+  return invalid_argument(fmt::format(
+      "--threshold {}: only multi-label outputs (--function sigmoid over more than one label) have a "
+      "'labels' column for it to decide; this run's function is {} over {} label{}",
+      *options.threshold, head_function_name(function), config.num_labels(),
+      config.num_labels() == 1 ? "" : "s"));
+}
+
+}  // namespace
+
 Classifier::Classifier() = default;
 Classifier::~Classifier() = default;
 
@@ -209,7 +249,6 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
   c->tokenizer_threads_ = resolved_tokenizer_threads(options, c->threads_);
   c->max_length_ = options.max_length;
   c->on_bad_row_ = options.on_bad_row;
-  const bool seed = options.batching == Batching::kSeed;
 
   model::LoadOptions load;
   load.max_length = options.max_length;
@@ -284,23 +323,7 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
     }
   }
 
-  // The batch policy, now that the devices' capacity is known.
-  BatchPolicy& policy = c->policy_;
-  policy.batching = options.batching;
-  if (options.batch_size_auto) {
-    // kSeed pads every row of a batch to at most max_length.
-    policy.batch_size =
-        seed ? std::min(c->capacity_.max_rows, clamp_to_int(c->capacity_.max_tokens / options.max_length))
-             : c->capacity_.max_rows;
-  } else {
-    policy.batch_size = options.batch_size > 0
-                            ? options.batch_size
-                            : (seed ? kSeedRowsPerThread * c->threads_ : kDefaultTokensBatchSize);
-  }
-  policy.max_batch_tokens = options.max_batch_tokens_auto  ? clamp_to_int(c->capacity_.max_tokens)
-                            : options.max_batch_tokens > 0 ? options.max_batch_tokens
-                                                           : kDefaultMaxBatchTokens;
-  policy.pad_id = model.tokenizer->pad_id();
+  c->policy_ = resolve_batch_policy(options, c->capacity_, c->threads_, model.tokenizer->pad_id());
   // GPUs of different generations may run different precisions: "bf16+fp16".
   std::vector<std::string> precisions;
   for (const std::unique_ptr<Device>& d : c->devices_) {
@@ -310,13 +333,7 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
   c->precision_ = fmt::format("{}", fmt::join(precisions, "+"));
   c->function_ = asked ? *asked : default_head_function(model.config).function;
   c->label_set_ = writes_label_set(c->function_, model.config.num_labels());
-  if (options.threshold && !c->label_set_) {
-    return invalid_argument(fmt::format(
-        "--threshold {}: only multi-label outputs (--function sigmoid over more than one label) have a "
-        "'labels' column for it to decide; this run's function is {} over {} label{}",
-        *options.threshold, head_function_name(c->function_), model.config.num_labels(),
-        model.config.num_labels() == 1 ? "" : "s"));
-  }
+  INFERCOST_RETURN_IF_ERROR(check_threshold_applies(options, c->function_, c->label_set_, model.config));
   if (c->label_set_) c->threshold_ = options.threshold.value_or(kDefaultThreshold);
   c->config_ = std::move(model.config);
   c->tokenizer_ = std::move(model.tokenizer);
@@ -492,7 +509,7 @@ Result<Classification> Classifier::classify(std::span<const std::string_view> te
   for (size_t i = 0; i < n; ++i) {
     if (result.is_null[i]) continue;
     const float* p = result.probabilities.data() + i * labels;
-    result.label[i] = static_cast<int32_t>(std::max_element(p, p + labels) - p);
+    result.label[i] = static_cast<int32_t>(io::winning_label(p, labels));
   }
   return result;
 }
@@ -529,10 +546,8 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
   }
   std::vector<std::vector<int32_t>> batches;
   if (policy_.batching == Batching::kSeed) {
-    const size_t size = static_cast<size_t>(std::max(1, policy_.batch_size));
-    for (size_t b = 0; b < rows.size(); b += size) {
-      batches.emplace_back(rows.begin() + static_cast<ptrdiff_t>(b),
-                           rows.begin() + static_cast<ptrdiff_t>(std::min(rows.size(), b + size)));
+    for (std::span<const int32_t> batch : batches_in_order<int32_t>(policy_, rows)) {
+      batches.emplace_back(batch.begin(), batch.end());
     }
   } else {
     batches = pack_by_tokens(policy_, tokenized.ids, rows);

@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "backend/gpu_monitor.h"
 #include "core/test_point.h"
 #include "core/threads.h"
 #include "infercost/backend/backend.h"
@@ -23,6 +24,7 @@
 #include "io/row_source.h"
 #include "pipeline/batcher.h"
 #include "pipeline/bounded_queue.h"
+#include "pipeline/classifier_metrics.h"
 #include "pipeline/job.h"
 #include "pipeline/output_plan.h"
 
@@ -719,6 +721,30 @@ Status end_failed_run(const Status& status, ResumableJob* job, Pipeline& pipelin
   return status;
 }
 
+void fill_gpu_metrics(RunMetrics& metrics, backend::GpuSampling sampled) {
+  metrics.gpu_sample_interval_seconds = sampled.interval_seconds;
+  metrics.gpu_samples = sampled.samples;
+  metrics.gpus = std::move(sampled.gpus);
+  metrics.gpu_monitor = std::move(sampled.why_not);
+}
+
+// A finished run's metrics: what the classifier counted (classifier_metrics.h)
+// and what the runner's own stages did around it.
+void add_run_counts(RunMetrics& metrics, const Classifier& classifier, const StageCounts& counts,
+                    const OutputPlan& plan) {
+  add_classifier_metrics(metrics, classifier, classifier.stats());
+  metrics.rows_null += counts.rows_null;
+  metrics.rows_skipped += counts.rows_skipped;
+  metrics.first_skip_reason = counts.first_skip_reason;
+  metrics.output_files = plan.per_file ? static_cast<int64_t>(counts.committed.size()) : 1;
+  double tokenize_s = 0;
+  for (double s : counts.tokenize_s) tokenize_s += s;
+  metrics.stage_seconds["read"] += counts.read_s;
+  metrics.stage_seconds["tokenize"] += tokenize_s;
+  metrics.stage_seconds["batch"] += counts.batch_s;
+  metrics.stage_seconds["write"] += counts.write_s;
+}
+
 }  // namespace
 
 Result<RunMetrics> run_classification(const RunOptions& options, const BackendFactory& factory) {
@@ -744,17 +770,11 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
     INFERCOST_ASSIGN_OR_RETURN(job, ResumableJob::open(options, plan, inputs, input_formats));
   }
 
+  // Samples from the model's load on; stopped (its thread joined) when the run ends, whatever its outcome.
+  backend::RunGpuSampling gpu_sampling(options.device, options.nvml_library, options.gpu_sample_seconds);
   RunMetrics metrics;
-  metrics.threads = resolve_threads(options.threads);
-  metrics.batching = batching_name(options.batching);
-  const bool seed = options.batching == Batching::kSeed;
-  metrics.tokenizer_threads = resolve_tokenizer_threads(options);
-  metrics.max_length = options.max_length;
-  metrics.device = options.device;
-  metrics.devices = device_names;
+  set_option_metrics(metrics, options, device_names);
   metrics.input_files = static_cast<int64_t>(inputs.size());
-  metrics.batch_size_auto = options.batch_size_auto;
-  metrics.max_batch_tokens_auto = options.max_batch_tokens_auto;
   if (job) {
     metrics.checkpoint = job->checkpoint_path();
     metrics.resumed = job->resuming();
@@ -762,6 +782,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
     if (job->complete()) {
       metrics.already_complete = true;
       metrics.output_files = static_cast<int64_t>(plan.paths.size());
+      fill_gpu_metrics(metrics, gpu_sampling.finish());
       return metrics;
     }
   }
@@ -776,36 +797,23 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
     resolved.resolve_devices = [&device_names](const backend::DeviceSpec&) { return device_names; };
     INFERCOST_ASSIGN_OR_RETURN(classifier, Classifier::open(options.model_dir, classifier_options, resolved));
   }
-  const backend::BatchCapacity& capacity = classifier->capacity();
-  if (capacity.max_tokens > 0) {
-    metrics.capacity_max_tokens = capacity.max_tokens;
-    metrics.capacity_max_rows = capacity.max_rows;
-    metrics.capacity_basis = capacity.basis;
-  }
-  const BatchPolicy& policy = classifier->policy();
-  metrics.batch_size = policy.batch_size;
-  metrics.max_batch_tokens = policy.max_batch_tokens;
   // Seed batches count from each file's start across windows; whole batches
   // per window keep them from straddling two.
-  metrics.window_rows =
-      seed ? (options.window_rows + metrics.batch_size - 1) / metrics.batch_size * metrics.batch_size
-           : options.window_rows;
-  metrics.precision = classifier->precision();
-  if (job) INFERCOST_RETURN_IF_ERROR(job->check_precision(metrics.precision));
+  const int batch_size = classifier->policy().batch_size;
+  metrics.window_rows = options.batching == Batching::kSeed
+                            ? (options.window_rows + batch_size - 1) / batch_size * batch_size
+                            : options.window_rows;
+  if (job) INFERCOST_RETURN_IF_ERROR(job->check_precision(classifier->precision()));
   const model::ModelConfig& config = classifier->config();
-  metrics.model_name = config.name;
-  metrics.model_synthetic = config.synthetic;
-  metrics.head_function = head_function_name(classifier->head_function());
-  metrics.labels_column = classifier->label_set();
-  metrics.threshold = classifier->threshold();
   if (options.on_model_loaded) options.on_model_loaded(config);
+  gpu_sampling.start();
 
   io::PredictionColumns columns;
   columns.keep_text = options.keep_text;
   columns.labels = config.labels;
   columns.compression = options.compression;
   columns.label_set = classifier->label_set();
-  columns.threshold = static_cast<float>(metrics.threshold);
+  columns.threshold = static_cast<float>(classifier->threshold());
   std::unique_ptr<io::PredictionWriter> writer;
   if (!plan.per_file) {
     io::ResumableOutput resumable;
@@ -852,37 +860,8 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
     metrics.checkpoint_seconds = job->checkpoint_seconds();
   }
   metrics.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  const ClassifierStats stats = classifier->stats();
-  metrics.rows_null = counts.rows_null;
-  metrics.rows_skipped = counts.rows_skipped;
-  metrics.first_skip_reason = counts.first_skip_reason;
-  metrics.tokens = stats.tokens;
-  metrics.padded_tokens = stats.padded_tokens;
-  metrics.computed_tokens = stats.computed_tokens;
-  metrics.rows_at_max_length = stats.rows_at_max_length;
-  metrics.batches = stats.batches;
-  metrics.length_counts = stats.length_counts;
-  metrics.output_files = plan.per_file ? static_cast<int64_t>(counts.committed.size()) : 1;
-  metrics.stage_seconds["read"] += counts.read_s;
-  double tokenize_s = 0;
-  for (double s : counts.tokenize_s) tokenize_s += s;
-  metrics.stage_seconds["tokenize"] += tokenize_s;
-  metrics.stage_seconds["batch"] += counts.batch_s;
-  metrics.stage_seconds["write"] += counts.write_s;
-  metrics.per_device = stats.devices;
-  for (const DeviceRunMetrics& d : stats.devices) {
-    metrics.rows += d.rows;
-    metrics.oom_retries += d.oom_retries;
-    metrics.workers += d.streams;
-  }
-  metrics.stage_seconds["infer"] += stats.infer_seconds;
-  for (size_t length = 0; length < metrics.length_counts.size(); ++length) {
-    if (metrics.length_counts[length] == 0) continue;
-    metrics.model_flops += static_cast<double>(metrics.length_counts[length]) *
-                           encoder_row_flops(config.num_layers, config.hidden_size, config.intermediate_size,
-                                             static_cast<double>(length));
-  }
-  metrics.peak_rss_bytes = peak_rss_bytes();
+  add_run_counts(metrics, *classifier, counts, plan);
+  fill_gpu_metrics(metrics, gpu_sampling.finish());
   return metrics;
 }
 

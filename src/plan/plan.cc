@@ -339,8 +339,9 @@ void price_prediction(Prediction& p, const Target& t, const record::Record& r) {
   } else {
     price_from_list(p, t, r);
   }
-  p.usd = p.seconds / 3600.0 * p.usd_per_hour;
-  p.usd_per_million_rows = p.rows > 0 ? p.usd / static_cast<double>(p.rows) * 1e6 : 0;
+  const cost::CostEstimate c = cost::estimate_cost(p.usd_per_hour, p.seconds, p.rows, 0);
+  p.usd = c.cost_to_solution_usd;
+  p.usd_per_million_rows = c.usd_per_million_rows;
 }
 
 // One prediction per target, precision measured on it and batching policy;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "core/numbers.h"
@@ -66,13 +67,12 @@ std::string rate_line(const RecordUse& r) {
       duration(r.rate.seconds), r.rate.flops, r.rate.seconds, r.rate.flops_per_second, r.rate.method);
 }
 
-}  // namespace
+// Adds one line to the text being printed.
+using Line = std::function<void(const std::string&)>;
 
-std::string print_text(const PlanResult& plan) {
+// The model, the inputs and each file's figures.
+void text_inputs(const PlanResult& plan, const Line& line) {
   const ScanResult& s = plan.scan;
-  std::string o;
-  auto line = [&o](const std::string& text) { o += text + "\n"; };
-
   line("infercost plan: a dry run (inputs tokenized, not classified)");
   line(fmt::format("model   {}{}: {}; max length {}", plan.model_name.empty() ? "?" : plan.model_name,
                    plan.model_synthetic ? " (synthetic: random weights, real speed)" : "",
@@ -96,28 +96,34 @@ std::string print_text(const PlanResult& plan) {
                      f.longest, human_bytes(f.bytes)));
   }
   line("");
+}
 
-  if (s.rows > 0) {
-    line(fmt::format(
-        "Token lengths ([CLS] and [SEP] included): mean {:.1f}, median {}, p90 {}, p99 {}, longest {}; "
-        "{} row(s) reach --max-length {}",
-        s.mean_length(), s.length_percentile(0.5), s.length_percentile(0.9), s.length_percentile(0.99),
-        s.longest(), grouped(s.rows_at_max_length), s.max_length));
-    const std::vector<int64_t> bins = s.binned_lengths();
-    int64_t biggest = 1;
-    for (int64_t b : bins) biggest = std::max(biggest, b);
-    line(fmt::format("  {:>8} {:>12} {:>7}", "length", "rows", "share"));
-    size_t shown = bins.size();  // up to the last bucket holding rows
-    while (shown > 1 && bins[shown - 1] == 0) --shown;
-    for (size_t i = 0; i < shown; ++i) {
-      const int bar = static_cast<int>(std::lround(40.0 * static_cast<double>(bins[i]) / double(biggest)));
-      line(fmt::format("  {:>8} {:>12} {:>7}  {}", bucket_label(pipeline::length_histogram_edges(), i),
-                       grouped(bins[i]), percent(double(bins[i]) / double(s.rows)),
-                       std::string(static_cast<size_t>(bar), '#')));
-    }
-    line("");
+// The token lengths of the scanned rows: their figures and histogram.
+void text_lengths(const ScanResult& s, const Line& line) {
+  if (s.rows == 0) return;
+  line(fmt::format(
+      "Token lengths ([CLS] and [SEP] included): mean {:.1f}, median {}, p90 {}, p99 {}, longest {}; "
+      "{} row(s) reach --max-length {}",
+      s.mean_length(), s.length_percentile(0.5), s.length_percentile(0.9), s.length_percentile(0.99),
+      s.longest(), grouped(s.rows_at_max_length), s.max_length));
+  const std::vector<int64_t> bins = s.binned_lengths();
+  int64_t biggest = 1;
+  for (int64_t b : bins) biggest = std::max(biggest, b);
+  line(fmt::format("  {:>8} {:>12} {:>7}", "length", "rows", "share"));
+  size_t shown = bins.size();  // up to the last bucket holding rows
+  while (shown > 1 && bins[shown - 1] == 0) --shown;
+  for (size_t i = 0; i < shown; ++i) {
+    const int bar = static_cast<int>(std::lround(40.0 * static_cast<double>(bins[i]) / double(biggest)));
+    line(fmt::format("  {:>8} {:>12} {:>7}  {}", bucket_label(pipeline::length_histogram_edges(), i),
+                     grouped(bins[i]), percent(double(bins[i]) / double(s.rows)),
+                     std::string(static_cast<size_t>(bar), '#')));
   }
+  line("");
+}
 
+// Each batching policy's padding and the work it costs.
+void text_padding(const PlanResult& plan, const Line& line) {
+  const ScanResult& s = plan.scan;
   line("Padding per batching policy (exact, from the scanned lengths and the run's batching rules)");
   line(fmt::format("  {:<7} {:>10}  {:<24} {:>14} {:>14} {:>15} {:>11} {:>10}", "policy", "batches",
                    "batch limits", "real tokens", "padded tokens", "computed (CPU)", "padding eff",
@@ -145,123 +151,124 @@ std::string print_text(const PlanResult& plan) {
       "(batch-padded)",
       kWorkFormula, plan.seed_flops, plan.tokens_flops, plan.tokens_padded_flops));
   line("");
-
-  const bool these = plan.corpus_rows == s.rows;
-  if (!plan.predictions.empty()) {
-    line(fmt::format("Predictions for {} rows ({}), cheapest first", grouped(plan.corpus_rows),
-                     these ? "these inputs" : "--corpus-rows, at the scanned mean"));
-    bool any_special = false;
-    for (const Prediction& p : plan.predictions) any_special = any_special || special_terms(p);
-    line(
-        "  USD/hour: the list's on-demand price of one machine (the record's, for an instance no loaded list "
-        "holds)");
-    if (any_special) {
-      line(
-          "  *: under a record's own spot discount, surcharge or machines, kept for the instance and list it "
-          "was "
-          "priced for (see \"How\")");
-    }
-    size_t target_width = 8;
-    for (const Prediction& p : plan.predictions) target_width = std::max(target_width, p.target.size());
-    line(fmt::format("  {:>3}  {:<{}}  {:<12} {:>9}  {:<8} {:<9} {:>10} {:>11} {:>11}  {:<9}  {}", "#",
-                     "instance", target_width, "list", "USD/hour", "batching", "precision", "time", "cost",
-                     "$/M rows", "basis", "record"));
-    for (size_t i = 0; i < plan.predictions.size(); ++i) {
-      const Prediction& p = plan.predictions[i];
-      line(fmt::format("  {:>3}  {:<{}}  {:<12} {:>9}  {:<8} {:<9} {:>10} {:>11} {:>11}  {:<9}  [{}]", i + 1,
-                       p.target, target_width, p.priced ? p.price_list : "-",
-                       p.priced ? fmt::format("{:.4f}{}", p.usd_per_hour, special_terms(p) ? "*" : "") : "-",
-                       p.batching, p.precision, duration(p.seconds), p.priced ? money(p.usd) : "-",
-                       p.priced ? money(p.usd_per_million_rows) : "-", p.measured ? "measured" : "projected",
-                       p.record + 1));
-    }
-    line("");
-    line("How each prediction was made");
-    for (size_t i = 0; i < plan.predictions.size(); ++i) {
-      const Prediction& p = plan.predictions[i];
-      std::string text = fmt::format("  {:>3}  time {}", i + 1, p.how);
-      if (!p.measured) text += "; work: " + p.flops_how;
-      if (p.priced) text += "; price: " + p.price_how;
-      line(text);
-    }
-    line("");
-    line("Records used");
-    for (size_t i = 0; i < plan.records.size(); ++i) {
-      line(fmt::format("  [{}] {}", i + 1, record_line(plan.records[i])));
-      line("      " + rate_line(plan.records[i]));
-    }
-    line("");
-  }
-
-  if (!plan.unmeasured.empty()) {
-    bool compare = false;
-    for (const Unmeasured& u : plan.unmeasured) compare = compare || u.has_break_even;
-    const Prediction* cheapest = plan.has_cheapest ? &plan.predictions[plan.cheapest] : nullptr;
-    const bool special = cheapest && compare && !cost::is_plain_on_demand(cheapest->terms);
-    if (compare && cheapest) {
-      line(
-          fmt::format("Not measured: no records on these instances (what each must do to beat the cheapest "
-                      "prediction, #{} "
-                      "at {}; both priced {})",
-                      plan.cheapest + 1, money(cheapest->usd), terms_text(cheapest->terms)));
-    } else {
-      line("Not measured: no records on these instances");
-    }
-    size_t width = 8;
-    for (const Unmeasured& u : plan.unmeasured) width = std::max(width, u.instance.size());
-    std::string header = fmt::format("  {:<{}}  {:<12} {:>9}  {:<14} {:>6}", "instance", width, "list",
-                                     "USD/hour", "GPUs", "vCPUs");
-    if (special) header += fmt::format("  {:>14}", "on those terms");
-    if (compare) header += fmt::format("  {:>18} {:>18}", "must finish within", "break-even rows/s");
-    line(header);
-    for (const Unmeasured& u : plan.unmeasured) {
-      std::string row =
-          fmt::format("  {:<{}}  {:<12} {:>9.4f}  {:<14} {:>6}", u.instance, width, u.price_list,
-                      u.usd_per_hour, u.gpus > 0 ? fmt::format("{} x {}", u.gpus, u.gpu) : "-",
-                      u.vcpus > 0 ? std::to_string(u.vcpus) : "?");
-      if (special) {
-        row += fmt::format("  {:>14}",
-                           u.has_break_even ? fmt::format("{:.4f}", u.break_even_usd_per_hour) : "-");
-      }
-      if (compare) {
-        row += fmt::format("  {:>18} {:>18}", u.has_break_even ? duration(u.deadline_seconds) : "-",
-                           u.has_break_even ? fmt::format("{:.1f}", u.break_even_rows_per_second) : "-");
-      }
-      line(row);
-    }
-    line("  To measure one, run on it (the JSON output has each instance's command):");
-    line("    " + plan.bench_template);
-    line("  and pass its results to this command with --records NAME.jsonl.");
-    bool gpu = false;
-    std::string gpu_note;
-    for (const Unmeasured& u : plan.unmeasured) {
-      if (u.gpus <= 0) continue;
-      gpu = true;
-      if (gpu_note.empty()) gpu_note = u.bench_note;
-    }
-    if (gpu) {
-      line("  On a GPU instance add --device cuda." +
-           (gpu_note.empty() ? std::string() : " Note: " + gpu_note + "."));
-    }
-    line("");
-  }
-
-  if (!plan.notes.empty()) {
-    line("Notes");
-    for (const std::string& n : plan.notes) line("  - " + n);
-  }
-  return o;
 }
 
-std::string print_json(const PlanResult& plan) {
-  const ScanResult& s = plan.scan;
-  Json j;
-  j["schema"] = kPlanSchema;
-  j["model"] = {{"name", plan.model_name},
-                {"synthetic", plan.model_synthetic},
-                {"layers", plan.model.layers},
-                {"hidden", plan.model.hidden},
-                {"intermediate", plan.model.intermediate}};
+// The predictions, cheapest first.
+void text_prediction_table(const PlanResult& plan, const Line& line) {
+  const bool these = plan.corpus_rows == plan.scan.rows;
+  line(fmt::format("Predictions for {} rows ({}), cheapest first", grouped(plan.corpus_rows),
+                   these ? "these inputs" : "--corpus-rows, at the scanned mean"));
+  bool any_special = false;
+  for (const Prediction& p : plan.predictions) any_special = any_special || special_terms(p);
+  line(
+      "  USD/hour: the list's on-demand price of one machine (the record's, for an instance no loaded list "
+      "holds)");
+  if (any_special) {
+    line(
+        "  *: under a record's own spot discount, surcharge or machines, kept for the instance and list it "
+        "was "
+        "priced for (see \"How\")");
+  }
+  size_t target_width = 8;
+  for (const Prediction& p : plan.predictions) target_width = std::max(target_width, p.target.size());
+  line(fmt::format("  {:>3}  {:<{}}  {:<12} {:>9}  {:<8} {:<9} {:>10} {:>11} {:>11}  {:<9}  {}", "#",
+                   "instance", target_width, "list", "USD/hour", "batching", "precision", "time", "cost",
+                   "$/M rows", "basis", "record"));
+  for (size_t i = 0; i < plan.predictions.size(); ++i) {
+    const Prediction& p = plan.predictions[i];
+    line(fmt::format("  {:>3}  {:<{}}  {:<12} {:>9}  {:<8} {:<9} {:>10} {:>11} {:>11}  {:<9}  [{}]", i + 1,
+                     p.target, target_width, p.priced ? p.price_list : "-",
+                     p.priced ? fmt::format("{:.4f}{}", p.usd_per_hour, special_terms(p) ? "*" : "") : "-",
+                     p.batching, p.precision, duration(p.seconds), p.priced ? money(p.usd) : "-",
+                     p.priced ? money(p.usd_per_million_rows) : "-", p.measured ? "measured" : "projected",
+                     p.record + 1));
+  }
+  line("");
+}
+
+// How each prediction was made, and the records it used.
+void text_prediction_basis(const PlanResult& plan, const Line& line) {
+  line("How each prediction was made");
+  for (size_t i = 0; i < plan.predictions.size(); ++i) {
+    const Prediction& p = plan.predictions[i];
+    std::string text = fmt::format("  {:>3}  time {}", i + 1, p.how);
+    if (!p.measured) text += "; work: " + p.flops_how;
+    if (p.priced) text += "; price: " + p.price_how;
+    line(text);
+  }
+  line("");
+  line("Records used");
+  for (size_t i = 0; i < plan.records.size(); ++i) {
+    line(fmt::format("  [{}] {}", i + 1, record_line(plan.records[i])));
+    line("      " + rate_line(plan.records[i]));
+  }
+  line("");
+}
+
+// The instances no record was measured on, and what each must do to beat
+// the cheapest prediction.
+void text_unmeasured_table(const PlanResult& plan, const Line& line) {
+  bool compare = false;
+  for (const Unmeasured& u : plan.unmeasured) compare = compare || u.has_break_even;
+  const Prediction* cheapest = plan.has_cheapest ? &plan.predictions[plan.cheapest] : nullptr;
+  const bool special = cheapest && compare && !cost::is_plain_on_demand(cheapest->terms);
+  if (compare && cheapest) {
+    line(
+        fmt::format("Not measured: no records on these instances (what each must do to beat the cheapest "
+                    "prediction, #{} "
+                    "at {}; both priced {})",
+                    plan.cheapest + 1, money(cheapest->usd), terms_text(cheapest->terms)));
+  } else {
+    line("Not measured: no records on these instances");
+  }
+  size_t width = 8;
+  for (const Unmeasured& u : plan.unmeasured) width = std::max(width, u.instance.size());
+  std::string header = fmt::format("  {:<{}}  {:<12} {:>9}  {:<14} {:>6}", "instance", width, "list",
+                                   "USD/hour", "GPUs", "vCPUs");
+  if (special) header += fmt::format("  {:>14}", "on those terms");
+  if (compare) header += fmt::format("  {:>18} {:>18}", "must finish within", "break-even rows/s");
+  line(header);
+  for (const Unmeasured& u : plan.unmeasured) {
+    std::string row = fmt::format("  {:<{}}  {:<12} {:>9.4f}  {:<14} {:>6}", u.instance, width, u.price_list,
+                                  u.usd_per_hour, u.gpus > 0 ? fmt::format("{} x {}", u.gpus, u.gpu) : "-",
+                                  u.vcpus > 0 ? std::to_string(u.vcpus) : "?");
+    if (special) {
+      row +=
+          fmt::format("  {:>14}", u.has_break_even ? fmt::format("{:.4f}", u.break_even_usd_per_hour) : "-");
+    }
+    if (compare) {
+      row += fmt::format("  {:>18} {:>18}", u.has_break_even ? duration(u.deadline_seconds) : "-",
+                         u.has_break_even ? fmt::format("{:.1f}", u.break_even_rows_per_second) : "-");
+    }
+    line(row);
+  }
+}
+
+// How to measure an unmeasured instance.
+void text_unmeasured_command(const PlanResult& plan, const Line& line) {
+  line("  To measure one, run on it (the JSON output has each instance's command):");
+  line("    " + plan.bench_template);
+  line("  and pass its results to this command with --records NAME.jsonl.");
+  bool gpu = false;
+  std::string gpu_note;
+  for (const Unmeasured& u : plan.unmeasured) {
+    if (u.gpus <= 0) continue;
+    gpu = true;
+    if (gpu_note.empty()) gpu_note = u.bench_note;
+  }
+  if (gpu) {
+    line("  On a GPU instance add --device cuda." +
+         (gpu_note.empty() ? std::string() : " Note: " + gpu_note + "."));
+  }
+  line("");
+}
+
+// `value` where it is known, else null.
+Json known_or_null(bool known, Json value) {
+  return known ? std::move(value) : Json(nullptr);
+}
+
+Json scan_json(const ScanResult& s) {
   Json files = Json::array();
   for (const FileScan& f : s.files) {
     files.push_back({{"path", f.path},
@@ -279,27 +286,31 @@ std::string print_json(const PlanResult& plan) {
     lengths.push_back(L);
     counts.push_back(s.length_counts[L]);
   }
-  j["scan"] = {{"files", files},
-               {"rows", s.rows},
-               {"rows_null", s.rows_null},
-               {"rows_skipped", s.rows_skipped},
-               {"first_skip_reason", s.first_skip_reason},
-               {"tokens", s.tokens},
-               {"bytes", s.bytes},
-               {"content_sha256", s.content_sha256},
-               {"max_length", s.max_length},
-               {"rows_at_max_length", s.rows_at_max_length},
-               {"longest", s.longest()},
-               {"mean_length", s.mean_length()},
-               {"median_length", s.length_percentile(0.5)},
-               {"p90_length", s.length_percentile(0.9)},
-               {"p99_length", s.length_percentile(0.99)},
-               {"length_histogram", {{"lengths", lengths}, {"counts", counts}}},
-               {"length_edges", pipeline::length_histogram_edges()},
-               {"length_bins", s.binned_lengths()},
-               {"threads", s.threads},
-               {"tokenizer_threads", s.tokenizer_threads},
-               {"seconds", s.seconds}};
+  return {{"files", files},
+          {"rows", s.rows},
+          {"rows_null", s.rows_null},
+          {"rows_skipped", s.rows_skipped},
+          {"first_skip_reason", s.first_skip_reason},
+          {"tokens", s.tokens},
+          {"bytes", s.bytes},
+          {"content_sha256", s.content_sha256},
+          {"max_length", s.max_length},
+          {"rows_at_max_length", s.rows_at_max_length},
+          {"longest", s.longest()},
+          {"mean_length", s.mean_length()},
+          {"median_length", s.length_percentile(0.5)},
+          {"p90_length", s.length_percentile(0.9)},
+          {"p99_length", s.length_percentile(0.99)},
+          {"length_histogram", {{"lengths", lengths}, {"counts", counts}}},
+          {"length_edges", pipeline::length_histogram_edges()},
+          {"length_bins", s.binned_lengths()},
+          {"threads", s.threads},
+          {"tokenizer_threads", s.tokenizer_threads},
+          {"seconds", s.seconds}};
+}
+
+Json padding_json(const PlanResult& plan) {
+  const ScanResult& s = plan.scan;
   Json padding = Json::array();
   for (const PolicyPadding* p : {&s.seed_padding, &s.tokens_padding}) {
     Json e = {{"batching", p->batching},
@@ -321,14 +332,10 @@ std::string print_json(const PlanResult& plan) {
     }
     padding.push_back(e);
   }
-  j["padding"] = padding;
-  j["work_model"] = {{"flops_per_row", kWorkFormula},
-                     {"note",
-                      "L tokens, h hidden, f FFN size; multiply-adds count 2; embeddings, LayerNorm, "
-                      "softmax, GELU and the classifier head left out"}};
-  j["price_list"] = plan.price_list;
-  j["corpus_rows"] = plan.corpus_rows;
-  j["scale"] = plan.scale;
+  return padding;
+}
+
+Json records_json(const PlanResult& plan) {
   Json records = Json::array();
   for (size_t k = 0; k < plan.records.size(); ++k) {
     const RecordUse& r = plan.records[k];
@@ -360,45 +367,99 @@ std::string print_json(const PlanResult& plan) {
                        {"skips_padding", r.skips_padding},
                        {"skips_padding_why", r.skips_padding_why}});
   }
-  j["records"] = records;
-  Json predictions = Json::array();
-  for (size_t k = 0; k < plan.predictions.size(); ++k) {
-    const Prediction& p = plan.predictions[k];
-    Json e = {{"number", k + 1},
-              {"target", p.target},
-              {"instance", p.instance},
-              {"price_list", p.price_list},
-              {"priced", p.priced},
-              {"batching", p.batching},
-              {"precision", p.precision},
-              {"rows", p.rows},
-              {"flops", p.flops},
-              {"flops_how", p.flops_how},
-              {"seconds", p.seconds},
-              {"basis", p.measured ? "measured" : "projected"},
-              {"how", p.how},
-              {"model_differs", p.model_differs},
-              {"batching_differs", p.batching_differs},
-              {"record", p.record + 1}};
-    if (p.priced) {
-      e["usd_per_hour"] = p.usd_per_hour;
-      e["pricing"] = {{"terms", p.record_terms ? "record" : "on-demand"},
-                      {"on_demand_usd_per_hour", p.on_demand_usd_per_hour},
-                      {"spot_discount", p.terms.spot_discount},
-                      {"platform_usd_per_hour", p.terms.platform_usd_per_hour},
-                      {"machines", p.terms.machines},
-                      {"text", terms_text(p.terms)}};
-      e["price_how"] = p.price_how;
-      e["usd"] = p.usd;
-      e["usd_per_million_rows"] = p.usd_per_million_rows;
-    } else {
-      e["usd_per_hour"] = nullptr;
-      e["pricing"] = nullptr;
-      e["usd"] = nullptr;
-      e["usd_per_million_rows"] = nullptr;
-    }
-    predictions.push_back(e);
+  return records;
+}
+
+Json prediction_json(const Prediction& p, size_t k) {
+  Json e = {{"number", k + 1},
+            {"target", p.target},
+            {"instance", p.instance},
+            {"price_list", p.price_list},
+            {"priced", p.priced},
+            {"batching", p.batching},
+            {"precision", p.precision},
+            {"rows", p.rows},
+            {"flops", p.flops},
+            {"flops_how", p.flops_how},
+            {"seconds", p.seconds},
+            {"basis", p.measured ? "measured" : "projected"},
+            {"how", p.how},
+            {"model_differs", p.model_differs},
+            {"batching_differs", p.batching_differs},
+            {"record", p.record + 1}};
+  e["usd_per_hour"] = known_or_null(p.priced, p.usd_per_hour);
+  e["pricing"] = known_or_null(p.priced, {{"terms", p.record_terms ? "record" : "on-demand"},
+                                          {"on_demand_usd_per_hour", p.on_demand_usd_per_hour},
+                                          {"spot_discount", p.terms.spot_discount},
+                                          {"platform_usd_per_hour", p.terms.platform_usd_per_hour},
+                                          {"machines", p.terms.machines},
+                                          {"text", terms_text(p.terms)}});
+  if (p.priced) e["price_how"] = p.price_how;
+  e["usd"] = known_or_null(p.priced, p.usd);
+  e["usd_per_million_rows"] = known_or_null(p.priced, p.usd_per_million_rows);
+  return e;
+}
+
+Json unmeasured_json(const Unmeasured& u) {
+  Json e = {{"instance", u.instance},
+            {"price_list", u.price_list},
+            {"usd_per_hour", u.usd_per_hour},
+            {"gpus", u.gpus},
+            {"gpu", u.gpu},
+            {"vcpus", u.vcpus},
+            {"memory", u.memory}};
+  e["break_even_usd_per_hour"] = known_or_null(u.has_break_even, u.break_even_usd_per_hour);
+  e["deadline_seconds"] = known_or_null(u.has_break_even, u.deadline_seconds);
+  e["break_even_rows_per_second"] = known_or_null(u.has_break_even, u.break_even_rows_per_second);
+  e["bench_command"] = u.bench_command;
+  e["bench_note"] = u.bench_note;
+  return e;
+}
+
+}  // namespace
+
+std::string print_text(const PlanResult& plan) {
+  std::string o;
+  const Line line = [&o](const std::string& text) { o += text + "\n"; };
+  text_inputs(plan, line);
+  text_lengths(plan.scan, line);
+  text_padding(plan, line);
+  if (!plan.predictions.empty()) {
+    text_prediction_table(plan, line);
+    text_prediction_basis(plan, line);
   }
+  if (!plan.unmeasured.empty()) {
+    text_unmeasured_table(plan, line);
+    text_unmeasured_command(plan, line);
+  }
+  if (!plan.notes.empty()) {
+    line("Notes");
+    for (const std::string& n : plan.notes) line("  - " + n);
+  }
+  return o;
+}
+
+std::string print_json(const PlanResult& plan) {
+  Json j;
+  j["schema"] = kPlanSchema;
+  j["model"] = {{"name", plan.model_name},
+                {"synthetic", plan.model_synthetic},
+                {"layers", plan.model.layers},
+                {"hidden", plan.model.hidden},
+                {"intermediate", plan.model.intermediate}};
+  j["scan"] = scan_json(plan.scan);
+  j["padding"] = padding_json(plan);
+  j["work_model"] = {{"flops_per_row", kWorkFormula},
+                     {"note",
+                      "L tokens, h hidden, f FFN size; multiply-adds count 2; embeddings, LayerNorm, "
+                      "softmax, GELU and the classifier head left out"}};
+  j["price_list"] = plan.price_list;
+  j["corpus_rows"] = plan.corpus_rows;
+  j["scale"] = plan.scale;
+  j["records"] = records_json(plan);
+  Json predictions = Json::array();
+  for (size_t k = 0; k < plan.predictions.size(); ++k)
+    predictions.push_back(prediction_json(plan.predictions[k], k));
   j["predictions"] = predictions;
   // The prediction the unmeasured instances' break-even figures are against.
   if (plan.has_cheapest) {
@@ -411,27 +472,7 @@ std::string print_json(const PlanResult& plan) {
     j["break_even"] = nullptr;
   }
   Json unmeasured = Json::array();
-  for (const Unmeasured& u : plan.unmeasured) {
-    Json e = {{"instance", u.instance},
-              {"price_list", u.price_list},
-              {"usd_per_hour", u.usd_per_hour},
-              {"gpus", u.gpus},
-              {"gpu", u.gpu},
-              {"vcpus", u.vcpus},
-              {"memory", u.memory}};
-    if (u.has_break_even) {
-      e["break_even_usd_per_hour"] = u.break_even_usd_per_hour;
-      e["deadline_seconds"] = u.deadline_seconds;
-      e["break_even_rows_per_second"] = u.break_even_rows_per_second;
-    } else {
-      e["break_even_usd_per_hour"] = nullptr;
-      e["deadline_seconds"] = nullptr;
-      e["break_even_rows_per_second"] = nullptr;
-    }
-    e["bench_command"] = u.bench_command;
-    e["bench_note"] = u.bench_note;
-    unmeasured.push_back(e);
-  }
+  for (const Unmeasured& u : plan.unmeasured) unmeasured.push_back(unmeasured_json(u));
   j["unmeasured"] = unmeasured;
   j["bench_command_template"] = plan.bench_template;
   j["records_read"] = plan.records_read;

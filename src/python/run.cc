@@ -12,6 +12,7 @@
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/pipeline/runner.h"
+#include "io/whole_file.h"
 #include "python/py_support.h"
 
 namespace nb = nanobind;
@@ -160,18 +161,9 @@ std::string run(std::vector<std::string> inputs, std::string model_dir, std::str
   RunRequest request = request_from(std::move(inputs), std::move(model_dir), std::move(output), flags);
   Result<pipeline::RunMetrics> metrics = run_releasing_gil(request.options);
   if (!metrics.ok()) raise_status(metrics.status());
-  if (request.options.device != "cpu" && metrics->gpu_monitor.empty()) {
-    // `infercost run` samples GPUs through NVML beside the run; the package does not yet.
-    metrics->gpu_monitor =
-        "not sampled: infercost.run() does not monitor GPUs (infercost run --metrics does)";
-  }
   std::string json = metrics->to_json();
   if (!request.metrics_path.empty()) {
-    Result<AtomicOutputFile> out = AtomicOutputFile::create(request.metrics_path);
-    if (!out.ok()) raise_status(out.status());
-    Status s = out->write(json);
-    if (s.ok()) s = out->commit();
-    if (!s.ok()) raise_status(s);
+    if (Status s = io::write_whole_file(request.metrics_path, json); !s.ok()) raise_status(s);
   }
   return json;
 }

@@ -69,12 +69,28 @@ bool wide(const std::vector<double>& values, double ratio = 20) {
   return lo > 0 && hi / lo > ratio;
 }
 
+// A section that opens with the paragraph `intro`.
+Section opening(std::string id, std::string heading, std::string intro) {
+  Section s{std::move(id), std::move(heading), {}};
+  s.blocks.push_back(paragraph(std::move(intro)));
+  return s;
+}
+
 svg::Axis batch_axis() {
   svg::Axis a;
   a.title = "batch size (rows)";
   a.log = true;
   a.ticks_at_data = true;
   return a;
+}
+
+// A chart of `y_title` against the batch size.
+svg::XYChart batch_chart(std::string title, std::string y_title) {
+  svg::XYChart c;
+  c.title = std::move(title);
+  c.x = batch_axis();
+  c.y.title = std::move(y_title);
+  return c;
 }
 
 // Points of each configuration, by batch size (they are stored that way).
@@ -113,12 +129,12 @@ std::string dollars_per_hour(const Configuration& c) {
 // ---- Sections ----
 
 Section configurations_section(const ReportModel& m) {
-  Section s{"configurations", "Configurations", {}};
-  s.blocks.push_back(paragraph(
+  Section s = opening(
+      "configurations", "Configurations",
       "A configuration is the machine, device, precision, batching policy and its token budget, maximum "
       "length, data, threads, tokenizer threads, label, model and hourly price of a benchmark point; batch "
       "size varies within it. Charts name configurations by the machine and the fields that differ between "
-      "them."));
+      "them.");
   Table t{{"Configuration", "Machine", "Device", "Precision", "Batching", "Tokens per batch", "Max length",
            "Data", "Threads", "Tokenizer threads", "Model", "USD/hour", "Price list"},
           {false, false, false, false, false, true, true, false, true, true, false, true, false},
@@ -148,16 +164,13 @@ Section configurations_section(const ReportModel& m) {
 }
 
 Section runtime_section(Document& doc, const ReportModel& m) {
-  Section s{"runtime", "1. Runtime vs batch size", {}};
-  s.blocks.push_back(paragraph(
+  Section s = opening(
+      "runtime", "1. Runtime vs batch size",
       "Wall time of each run (median over its timed repetitions; error bars from the fastest to the slowest "
       "repetition) by batch size, one line per configuration. The wall time runs from reading the first row "
       "to writing the last: it leaves out loading the model, which the records hold as stage \"load\". "
-      "Runs on different data sets have different row counts: compare them in sections 2 and 6."));
-  svg::XYChart c;
-  c.title = "Runtime vs batch size";
-  c.x = batch_axis();
-  c.y.title = "wall time (s)";
+      "Runs on different data sets have different row counts: compare them in sections 2 and 6.");
+  svg::XYChart c = batch_chart("Runtime vs batch size", "wall time (s)");
   c.y.from_zero = true;
   std::vector<double> ys;
   add_series_per_config(c, m, [&](const Point& p) {
@@ -191,14 +204,14 @@ Section runtime_section(Document& doc, const ReportModel& m) {
 }
 
 Section cost_section(Document& doc, const ReportModel& m) {
-  Section s{"cost", "2. Cost to solution", {}};
-  s.blocks.push_back(
-      paragraph(fmt::format("Cost to solution = wall time x hourly price of the machine(s). Like the wall "
-                            "time, it leaves out loading the model (stage \"load\" in the records), which a "
-                            "real job pays for once per machine. Per million rows = 1e6 / (rows/s) x price / "
-                            "3600, comparable across data sets. The corpus columns project every point to {} "
-                            "rows. Points without an instance price are listed as unpriced.",
-                            count(m.corpus_rows))));
+  Section s =
+      opening("cost", "2. Cost to solution",
+              fmt::format("Cost to solution = wall time x hourly price of the machine(s). Like the wall "
+                          "time, it leaves out loading the model (stage \"load\" in the records), which a "
+                          "real job pays for once per machine. Per million rows = 1e6 / (rows/s) x price / "
+                          "3600, comparable across data sets. The corpus columns project every point to {} "
+                          "rows. Points without an instance price are listed as unpriced.",
+                          count(m.corpus_rows)));
   const std::vector<std::string> machines = machines_of(m);
   std::vector<size_t> priced, unpriced;
   for (size_t i = 0; i < m.points.size(); ++i) (m.points[i].priced ? priced : unpriced).push_back(i);
@@ -263,12 +276,12 @@ Section cost_section(Document& doc, const ReportModel& m) {
 }
 
 Section throughput_section(Document& doc, const ReportModel& m) {
-  Section s{"throughput", "3. Throughput by precision and batching policy", {}};
-  s.blocks.push_back(paragraph(
+  Section s = opening(
+      "throughput", "3. Throughput by precision and batching policy",
       "Rows and real (unpadded) tokens classified per second, for each machine, device and model, at the "
       "fastest of its configurations (threads, label, token budget) and batch sizes for each precision and "
       "batching policy (median; error bars min to max). The table names the configuration and batch size "
-      "each bar comes from."));
+      "each bar comes from.");
   // Group: machine, device, model (and data set when there are several);
   // key: precision and batching.
   const bool several_data = m.data_sets.size() > 1;
@@ -368,17 +381,14 @@ Section throughput_section(Document& doc, const ReportModel& m) {
 }
 
 Section padding_section(Document& doc, const ReportModel& m) {
-  Section s{"padding", "4. Padding efficiency and batch fill", {}};
-  s.blocks.push_back(paragraph(
+  Section s = opening(
+      "padding", "4. Padding efficiency and batch fill",
       "Padding efficiency = real tokens / tokens computed: the share of the model's work spent on text "
       "rather "
       "than padding. Batch fill = real tokens / (rows x padded length) of the batches. The study padded "
       "every "
-      "row to the longest row of the file; length-bucketed batches (batching \"tokens\") avoid most of it."));
-  svg::XYChart c;
-  c.title = "Padding efficiency vs batch size";
-  c.x = batch_axis();
-  c.y.title = "padding efficiency (%)";
+      "row to the longest row of the file; length-bucketed batches (batching \"tokens\") avoid most of it.");
+  svg::XYChart c = batch_chart("Padding efficiency vs batch size", "padding efficiency (%)");
   c.y.min = 0;
   c.y.max = 100;
   add_series_per_config(c, m, [&](const Point& p) {
@@ -423,11 +433,9 @@ Section memory_section(Document& doc, const ReportModel& m) {
         "memory (peak and mean while the timed repetitions ran, averaged over the GPUs the point ran on), by "
         "rows per GPU (batch size / the point's GPUs), the study's axis. Only GPU points (device cuda, "
         "cuda:N or cuda:all) count; CPU points are in the host memory chart below."));
-    svg::XYChart c;
-    c.title = "GPU memory used / total vs batch size per GPU (solid: peak, dashed: mean)";
-    c.x = batch_axis();
+    svg::XYChart c = batch_chart("GPU memory used / total vs batch size per GPU (solid: peak, dashed: mean)",
+                                 "GPU memory used / total (%)");
     c.x.title = "batch size per GPU (rows)";
-    c.y.title = "GPU memory used / total (%)";
     c.y.min = 0;
     c.y.max = 100;
     for (size_t k = 0; k < m.configs.size(); ++k) {
@@ -487,11 +495,10 @@ Section memory_section(Document& doc, const ReportModel& m) {
           "Points without GPU memory figures (CPU points, and GPU points their records did not monitor): "
           "the host's peak resident memory (RSS) of the run vs batch size."));
     }
-    svg::XYChart c;
-    c.title = m.any_gpu_monitor ? "Host peak RSS vs batch size (points without GPU monitoring)"
-                                : "Host peak RSS vs batch size (no GPU monitoring)";
-    c.x = batch_axis();
-    c.y.title = "host peak RSS (GiB)";
+    svg::XYChart c =
+        batch_chart(m.any_gpu_monitor ? "Host peak RSS vs batch size (points without GPU monitoring)"
+                                      : "Host peak RSS vs batch size (no GPU monitoring)",
+                    "host peak RSS (GiB)");
     c.y.from_zero = true;
     for (size_t k = 0; k < m.configs.size(); ++k) {
       svg::Series series{m.configs[k].name, {}, int(k)};
@@ -520,14 +527,16 @@ Section memory_section(Document& doc, const ReportModel& m) {
 }
 
 Section pareto_section(Document& doc, const ReportModel& m) {
-  Section s{"pareto", fmt::format("6. Runtime vs cost for {} rows", count(m.corpus_rows)), {}};
-  s.blocks.push_back(paragraph(fmt::format(
-      "Every priced point projected to a corpus of {} rows ({}): time at its measured rows/s, cost at its "
-      "hourly price. The Pareto front holds the points that no other point beats on both time and cost; "
-      "every "
-      "other point is slower and costlier than one of them.",
-      count(m.corpus_rows),
-      m.corpus_rows_given ? "--corpus-rows" : "the largest data.rows among the records")));
+  Section s = opening(
+      "pareto", fmt::format("6. Runtime vs cost for {} rows", count(m.corpus_rows)),
+      fmt::format(
+          "Every priced point projected to a corpus of {} rows ({}): time at its measured rows/s, cost at "
+          "its "
+          "hourly price. The Pareto front holds the points that no other point beats on both time and cost; "
+          "every "
+          "other point is slower and costlier than one of them.",
+          count(m.corpus_rows),
+          m.corpus_rows_given ? "--corpus-rows" : "the largest data.rows among the records"));
   std::vector<size_t> priced;
   double max_seconds = 0;
   for (size_t i = 0; i < m.points.size(); ++i) {

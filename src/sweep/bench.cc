@@ -100,14 +100,14 @@ record::InstanceInfo instance_info(const cost::PricedInstance& priced, const cos
 
 record::CostInfo cost_info(const record::InstanceInfo& instance, double wall_seconds, int64_t rows,
                            int64_t tokens, int64_t corpus_rows) {
-  const int64_t corpus = corpus_rows > 0 ? corpus_rows : rows;
-  const cost::CostEstimate e = cost::estimate_cost(instance.usd_per_hour, wall_seconds, rows, tokens, corpus);
+  const cost::CostEstimate e =
+      cost::estimate_cost(instance.usd_per_hour, wall_seconds, rows, tokens, corpus_rows);
   record::CostInfo c;
   c.usd_per_hour = e.usd_per_hour;
   c.cost_to_solution_usd = e.cost_to_solution_usd;
   c.usd_per_million_rows = e.usd_per_million_rows;
   c.usd_per_million_tokens = e.usd_per_million_tokens;
-  c.corpus_rows = corpus;
+  c.corpus_rows = e.corpus_rows;
   c.corpus_seconds = e.corpus_seconds;
   c.corpus_usd = e.corpus_usd;
   return c;
@@ -227,14 +227,12 @@ std::string describe_points(const SweepSpec& spec, const std::vector<Point>& poi
 
 namespace {
 
+// The time now in UTC without separators (20261203T233734Z), a random suffix after it.
 std::string new_sweep_id() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  std::string stamp = utc_now_iso8601();
+  std::erase_if(stamp, [](char c) { return c == '-' || c == ':'; });
   std::random_device rd;
-  return fmt::format("{}-{:06x}", buf, rd() & 0xffffff);
+  return fmt::format("{}-{:06x}", stamp, rd() & 0xffffff);
 }
 
 // The records file, one line per record. With --append each record is

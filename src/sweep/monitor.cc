@@ -83,15 +83,7 @@ void MonitorAccumulator::add_rss(int64_t bytes) {
 }
 
 void MonitorAccumulator::add_gpus(const std::vector<GpuSample>& gpus) {
-  for (const GpuSample& g : gpus) {
-    GpuTotals& t = gpus_[g.index];
-    t.memory_total = g.memory_total_bytes;
-    t.memory_peak = std::max(t.memory_peak, g.memory_used_bytes);
-    t.memory_sum += static_cast<double>(g.memory_used_bytes);
-    t.utilization_sum += g.utilization;
-    t.utilization_peak = std::max(t.utilization_peak, g.utilization);
-    ++t.samples;
-  }
+  gpus_.add(gpus);
 }
 
 record::Monitor MonitorAccumulator::summary() const {
@@ -102,17 +94,7 @@ record::Monitor MonitorAccumulator::summary() const {
   m.cpu_busy_peak = cpu_peak_;
   m.rss_mean_bytes = rss_samples_ > 0 ? rss_sum_ / static_cast<double>(rss_samples_) : 0;
   m.rss_peak_bytes = rss_peak_;
-  for (const auto& [index, t] : gpus_) {
-    GpuUsage u;
-    u.index = index;
-    u.memory_total_bytes = t.memory_total;
-    u.memory_used_peak_bytes = t.memory_peak;
-    const double n = t.samples > 0 ? static_cast<double>(t.samples) : 1;
-    u.memory_used_mean_bytes = t.memory_sum / n;
-    u.utilization_mean = t.utilization_sum / n;
-    u.utilization_peak = t.utilization_peak;
-    m.gpus.push_back(u);
-  }
+  m.gpus = gpus_.summary();
   return m;
 }
 

@@ -8,10 +8,10 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string_view>
 #include <vector>
 
+#include "backend/gpu_monitor.h"
 #include "infercost/core/status.h"
 #include "record/record.h"
 #include "sweep/nvml.h"
@@ -42,18 +42,13 @@ class MonitorAccumulator {
   record::Monitor summary() const;
 
  private:
-  struct GpuTotals {
-    int64_t memory_total = 0, memory_peak = 0;
-    double memory_sum = 0, utilization_sum = 0, utilization_peak = 0;
-    int64_t samples = 0;
-  };
   double interval_;
   int64_t samples_ = 0;
   int64_t cpu_samples_ = 0, rss_samples_ = 0;
   double cpu_sum_ = 0, cpu_peak_ = 0;
   double rss_sum_ = 0;
   int64_t rss_peak_ = 0;
-  std::map<int, GpuTotals> gpus_;
+  backend::GpuUsageTotals gpus_;
   friend class ProcessSampler;
 };
 

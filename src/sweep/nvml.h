@@ -1,68 +1,30 @@
-// GPU facts and samples from NVML, the NVIDIA driver's management library.
-// libnvidia-ml.so.1 is opened at run time with dlopen, never linked: one
-// build of infercost runs on machines with and without an NVIDIA driver.
-// Where it is absent, load() says "NVML not available: <why>".
+// The bench's view of NVML (backend/nvml.h, which the run pipeline samples
+// through too): the GPUs described as a record's hardware lists them.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "backend/nvml.h"
 #include "infercost/core/status.h"
 #include "record/record.h"
 
 namespace infercost::sweep {
 
-// One GPU at one instant. Memory is device-wide (every process), as
-// nvidia-smi shows it.
-struct GpuSample {
-  int index = 0;
-  int64_t memory_total_bytes = 0;
-  int64_t memory_used_bytes = 0;
-  double utilization = 0;  // 0..1: the share of the last sample period a kernel ran
-};
+using backend::device_gpu_indices;
+using backend::GpuSample;
 
-class Nvml {
+class Nvml : public backend::Nvml {
  public:
-  // Opens `library` and initializes NVML. kUnsupported "NVML not available:
-  // <why>" when the library is missing, lacks a symbol, or the driver refuses
-  // to initialize.
-  static Result<std::unique_ptr<Nvml>> load(const std::string& library = "libnvidia-ml.so.1");
-  ~Nvml();
-  Nvml(const Nvml&) = delete;
-  Nvml& operator=(const Nvml&) = delete;
-
-  int device_count() const { return count_; }
-  const std::string& driver() const { return driver_; }
+  // As backend::Nvml::load.
+  static Result<std::unique_ptr<Nvml>> load(const std::string& library = backend::kNvmlLibrary);
   // Name, total memory, compute capability and driver of each GPU, by index.
   const std::vector<record::GpuInfo>& devices() const { return devices_; }
-  // Memory used and utilization of every GPU now. Thread-compatible.
-  Result<std::vector<GpuSample>> sample() const;
-  // The same for the GPUs of these indices only (others are skipped).
-  Result<std::vector<GpuSample>> sample(const std::vector<int>& indices) const;
 
  private:
-  struct Api;
   Nvml() = default;
-  void* handle_ = nullptr;
-  std::unique_ptr<Api> api_;
-  int count_ = 0;
-  std::string driver_;
   std::vector<record::GpuInfo> devices_;
 };
-
-// The NVML indices of the GPUs a run on `device` uses, out of `gpu_count`
-// that NVML lists: none for "cpu" (or any non-GPU device); the GPUs of CUDA
-// ordinals N, M for "cuda:N,M" (leaving out ordinals CUDA does not have);
-// every GPU CUDA sees for "cuda" and "cuda:all". CUDA numbers the GPUs that
-// CUDA_VISIBLE_DEVICES lists: where it lists NVML indices ("2,3"), cuda:N is
-// its N-th entry; where it is unset (or names GPUs by UUID), cuda:N is taken
-// to be NVML's GPU N (both count in PCI bus order on machines of one GPU
-// model).
-std::vector<int> device_gpu_indices(std::string_view device, int gpu_count);
-// The same with CUDA_VISIBLE_DEVICES given (nullptr: unset).
-std::vector<int> device_gpu_indices(std::string_view device, int gpu_count, const char* cuda_visible_devices);
 
 }  // namespace infercost::sweep

@@ -67,8 +67,9 @@ TEST_F(CudaEmuCli, Fp32OnTheGpuGivesTheCpusAnswers) {
   auto cpu = testing::run_infercost(
       run_args(dir_->file("tiny"), "--precision fp32 --output " + work.file("cpu.jsonl")));
   ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
-  auto gpu = on_emulated_gpu(
-      run_args(dir_->file("tiny"), "--device cuda --precision fp32 --output " + work.file("gpu.jsonl")));
+  auto gpu = on_emulated_gpu(run_args(dir_->file("tiny"), "--device cuda --precision fp32 --output " +
+                                                              work.file("gpu.jsonl") + " --metrics " +
+                                                              work.file("m.json")));
   ASSERT_EQ(gpu.exit_code, 0) << gpu.output;
   const auto want = rows_of(work.file("cpu.jsonl")), got = rows_of(work.file("gpu.jsonl"));
   ASSERT_EQ(got.size(), want.size());
@@ -76,6 +77,11 @@ TEST_F(CudaEmuCli, Fp32OnTheGpuGivesTheCpusAnswers) {
     EXPECT_EQ(got[i]["label"], want[i]["label"]) << i;
     EXPECT_NEAR(got[i]["positive"].get<double>(), want[i]["positive"].get<double>(), 1e-4) << i;
   }
+  // The run sampled its GPUs through NVML, or says why it could not (no
+  // NVML here: the emulated GPU is not one NVML lists).
+  const auto m = nlohmann::json::parse(slurp(work.file("m.json")));
+  EXPECT_TRUE(m.contains("gpus") || m.value("gpu_monitor", "").find("NVML") != std::string::npos)
+      << m.dump(2);
 }
 
 // A weight beyond fp16's range (65504): fp16 refuses the model before it

@@ -57,11 +57,29 @@ TEST(Cost, FormulasMatchHandComputedFigures) {
   const CostEstimate p = estimate_cost(4.233, 600, 1000000, 30000000, 10000000);
   EXPECT_NEAR(p.corpus_seconds, 6000, 1e-9);
   EXPECT_NEAR(p.corpus_usd, 4.233 * 6000 / 3600, 1e-9);
+  EXPECT_EQ(p.corpus_rows, 10000000);
+  EXPECT_EQ(c.corpus_rows, 1000000) << "no corpus given: the run's own rows";
   // No rows: no rate, nothing projected, the wall time still costs.
   const CostEstimate none = estimate_cost(2.0, 1800, 0, 0);
   EXPECT_DOUBLE_EQ(none.cost_to_solution_usd, 1.0);
   EXPECT_EQ(none.usd_per_million_rows, 0);
   EXPECT_EQ(none.corpus_usd, 0);
+}
+
+TEST(Cost, EstimateOnAPricedInstanceIsAtItsHourlyPrice) {
+  Instance i;
+  i.name = "x";
+  i.usd_per_hour = 10;
+  const Pricing spot{0.7, 0.5, 2};  // (10 x 0.3 + 0.5) x 2 = 7 USD/h
+  const CostEstimate on_instance = estimate_cost(i, spot, 1800, 500, 2000, 1000);
+  const CostEstimate at_price = estimate_cost(hourly_usd(i, spot), 1800, 500, 2000, 1000);
+  EXPECT_DOUBLE_EQ(on_instance.usd_per_hour, 7);
+  EXPECT_DOUBLE_EQ(on_instance.cost_to_solution_usd, 3.5);
+  EXPECT_DOUBLE_EQ(on_instance.usd_per_million_rows, at_price.usd_per_million_rows);
+  EXPECT_DOUBLE_EQ(on_instance.usd_per_million_tokens, at_price.usd_per_million_tokens);
+  EXPECT_EQ(on_instance.corpus_rows, 1000);
+  EXPECT_DOUBLE_EQ(on_instance.corpus_seconds, 3600);
+  EXPECT_DOUBLE_EQ(on_instance.corpus_usd, 7);
 }
 
 TEST(Cost, SpotPlatformAndMachines) {

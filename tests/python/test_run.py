@@ -8,7 +8,7 @@ import threading
 import pytest
 
 import infercost
-from conftest import MAX_LENGTH, ROWS, SAFETY_S, Hold, model_dir, run_cli, write_jsonl
+from conftest import CLI, MAX_LENGTH, ROWS, SAFETY_S, Hold, model_dir, run_cli, write_jsonl
 
 # The figures of a run that depend on its input and options only (not on time or memory).
 COUNTED = ["rows", "rows_null", "rows_skipped", "tokens", "padded_tokens", "computed_tokens", "rows_at_max_length",
@@ -89,6 +89,29 @@ def test_flags_do_what_the_cli_flags_do(tmp_path, tweets, flags, cli_flags):
                                         cli_flags)
     assert py_out.read_bytes() == cli_out.read_bytes()
     assert_same_metrics(cli_m, py_m)
+
+
+# The emulated GPU of this build's tests (tests/backend), which the CLI and run() load as they load the CUDA module.
+EMULATED_CUDA_MODULE = CLI.parent / "tests" / "backend" / "infercost_cuda_emu.so"
+
+
+def test_cuda_run_samples_gpus_as_the_cli_does(tmp_path, tweets, monkeypatch):
+    # The engine samples the GPUs of a CUDA run, whichever front door started it: where NVML is absent (here)
+    # both name the same reason in gpu_monitor; on a GPU machine both sample the GPUs.
+    if not EMULATED_CUDA_MODULE.exists():
+        pytest.skip(f"this build has no CUDA module: no emulated GPU at {EMULATED_CUDA_MODULE}")
+    monkeypatch.setenv("INFERCOST_CUDA_MODULE", str(EMULATED_CUDA_MODULE))
+    # One stream: the emulator runs one thing at a time.
+    cli_out, py_out, cli_m, py_m = both(
+        tmp_path, [tweets], model_dir("tiny-distilbert"), "pred.jsonl",
+        {"device": "cuda", "streams_per_device": 1, "precision": "fp32"},
+        ["--device", "cuda", "--streams-per-device", "1", "--precision", "fp32"])
+    assert py_out.read_bytes() == cli_out.read_bytes()
+    assert_same_metrics(cli_m, py_m)
+    assert "gpus" in py_m or py_m["gpu_monitor"], py_m
+    assert ("gpus" in py_m) == ("gpus" in cli_m)
+    assert py_m.get("gpu_monitor") == cli_m.get("gpu_monitor")
+    assert "not sampled" not in py_m.get("gpu_monitor", "")
 
 
 def test_flags_change_the_output(tmp_path, tweets):

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/gpu_monitor.h"
 #include "infercost/core/file.h"
 #include "sweep/child.h"
 #include "sweep/environment.h"
@@ -203,6 +204,38 @@ TEST(Gpus, CudaVisibleDevicesRenumbersTheOrdinals) {
 
 // Only NVML's absence can be tested on a machine without an NVIDIA driver;
 // the sampling path needs a GPU (checked by hand where one is present).
+TEST(RunGpuSampling, ACudaRunSaysWhyItsGpusWereNotSampled) {
+  // What every front door of a run reports (RunMetrics::gpu_monitor): a CUDA
+  // device without NVML names why; a CPU run says nothing.
+  backend::RunGpuSampling cpu("cpu", "libnvidia-ml-not-here.so.1", 0.2);
+  cpu.start();
+  const backend::GpuSampling on_cpu = cpu.finish();
+  EXPECT_TRUE(on_cpu.why_not.empty()) << on_cpu.why_not;
+  EXPECT_EQ(on_cpu.samples, 0);
+  EXPECT_EQ(on_cpu.interval_seconds, 0);
+  backend::RunGpuSampling cuda("cuda:0", "libnvidia-ml-not-here.so.1", 0.2);
+  cuda.start();
+  const backend::GpuSampling on_cuda = cuda.finish();
+  EXPECT_EQ(on_cuda.why_not.rfind("NVML not available: ", 0), 0u) << on_cuda.why_not;
+  EXPECT_TRUE(on_cuda.gpus.empty());
+  EXPECT_EQ(on_cuda.samples, 0);
+}
+
+TEST(GpuUsageTotals, MeansAndPeaksPerGpu) {
+  backend::GpuUsageTotals totals;
+  totals.add({{1, 100, 40, 0.5}, {0, 200, 10, 0.0}});
+  totals.add({{1, 100, 60, 1.0}});
+  const std::vector<GpuUsage> usage = totals.summary();
+  ASSERT_EQ(usage.size(), 2u);
+  EXPECT_EQ(usage[0].index, 0);  // by index
+  EXPECT_EQ(usage[0].memory_used_peak_bytes, 10);
+  EXPECT_EQ(usage[1].memory_total_bytes, 100);
+  EXPECT_EQ(usage[1].memory_used_peak_bytes, 60);
+  EXPECT_DOUBLE_EQ(usage[1].memory_used_mean_bytes, 50);
+  EXPECT_DOUBLE_EQ(usage[1].utilization_mean, 0.75);
+  EXPECT_DOUBLE_EQ(usage[1].utilization_peak, 1.0);
+}
+
 TEST(Nvml, SaysWhyItIsNotAvailable) {
   Result<std::unique_ptr<Nvml>> missing = Nvml::load("libnvidia-ml-not-here.so.1");
   ASSERT_FALSE(missing.ok());

@@ -4,6 +4,7 @@
 // runner and `infercost plan` share, so their batches are the same.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -68,6 +69,23 @@ void tokenize_rows(const text::Tokenizer& tokenizer, std::span<const std::string
 std::vector<std::vector<int32_t>> pack_by_tokens(const BatchPolicy& policy,
                                                  const std::vector<std::vector<int32_t>>& ids,
                                                  std::span<const int32_t> rows);
+
+// Rows per kSeed batch: policy.batch_size, at least 1.
+inline size_t seed_batch_rows(const BatchPolicy& policy) {
+  return static_cast<size_t>(policy.batch_size > 1 ? policy.batch_size : 1);
+}
+
+// kSeed's batches of `rows` (the study's method): in input order,
+// seed_batch_rows(policy) rows each, the last one short where they do not
+// divide evenly. Views of `rows`.
+template <typename Row>
+std::vector<std::span<const Row>> batches_in_order(const BatchPolicy& policy, std::span<const Row> rows) {
+  const size_t size = seed_batch_rows(policy);
+  std::vector<std::span<const Row>> out;
+  for (size_t b = 0; b < rows.size(); b += size)
+    out.push_back(rows.subspan(b, std::min(size, rows.size() - b)));
+  return out;
+}
 
 // The right-padded batch of `rows` (batch row k holds rows[k], each 1 or more
 // ids), padded with pad_id to seq_len, or to the longest row when that is

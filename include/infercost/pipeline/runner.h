@@ -62,6 +62,13 @@ struct RunOptions : ClassifierOptions {
   // Called once, from the run's own thread, when it first sees `stop` set
   // (before it has stopped): the CLI says what happens next.
   std::function<void(int signal)> on_stop_seen;
+  // A CUDA run samples the memory and utilization of its GPUs through NVML
+  // (dlopened from nvml_library; empty: libnvidia-ml.so.1) every
+  // gpu_sample_seconds, from the end of the model's load to the end of the
+  // run, into RunMetrics::gpus; where it cannot, RunMetrics::gpu_monitor says
+  // why. Other devices sample nothing.
+  std::string nvml_library;
+  double gpu_sample_seconds = 0.2;
 };
 
 // On error nothing is left at options.output (the temporary is removed; for a
