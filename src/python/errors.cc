@@ -18,7 +18,7 @@ struct ErrorClass {
   StatusCode code;
   const char* name;  // in the infercost package
   PyObject* builtin;
-  const char* doc;
+  const char* doc;           // register_errors() adds its last sentence: the built-in base, the code
   PyObject* type = nullptr;  // made by register_errors(); a reference held for good
 };
 
@@ -28,31 +28,29 @@ std::array<ErrorClass, 9>& error_classes() {
   static std::array<ErrorClass, 9> classes = {{
       {StatusCode::kInvalidArgument, "InvalidArgumentError", PyExc_ValueError,
        "Bad usage the engine refuses: a flag's value (threads=-1, on_error=\"ignore\"), a path, a "
-       "combination of options. Also a ValueError; status_code \"Invalid argument\"."},
+       "combination of options."},
       {StatusCode::kCorruption, "CorruptInputError", PyExc_ValueError,
        "Malformed input data: a bad row of an input file (the message names the file and line), a broken "
-       "config.json or weights file. Also a ValueError; status_code \"Corrupt input\"."},
+       "config.json or weights file."},
       {StatusCode::kNotFound, "NotFoundError", PyExc_FileNotFoundError,
-       "Something that should exist does not: a model directory, an input file, a tensor, a column, a key. "
-       "Also a FileNotFoundError; status_code \"Not found\"."},
+       "Something that should exist does not: a model directory, an input file, a tensor, a column, a key."},
       {StatusCode::kIOError, "InputOutputError", PyExc_OSError,
        "The operating system refused a read or a write (the message says what and why: \"Not a "
-       "directory\", a full disk...). Also an OSError; status_code \"I/O error\"."},
+       "directory\", a full disk...)."},
       {StatusCode::kUnsupported, "UnsupportedError", PyExc_RuntimeError,
        "Well-formed but not something the engine runs: a model family, a weights format, a precision "
-       "this device lacks. Also a RuntimeError; status_code \"Unsupported\"."},
+       "this device lacks."},
       {StatusCode::kResourceExhausted, "ResourceExhaustedError", PyExc_RuntimeError,
-       "Out of memory on the host or on a device, even after the engine split the batch. Also a "
-       "RuntimeError; status_code \"Resource exhausted\"."},
+       "Out of memory on the host or on a device, even after the engine split the batch."},
       {StatusCode::kUnavailable, "UnavailableError", PyExc_RuntimeError,
        "A device or library this machine lacks (no GPU, no CUDA driver), or a device that failed during "
-       "the call. Also a RuntimeError; status_code \"Unavailable\"."},
+       "the call."},
       {StatusCode::kInternal, "InternalError", PyExc_RuntimeError,
        "A bug in infercost: a broken invariant, reported rather than aborted (please report it with the "
-       "message). Also a RuntimeError; status_code \"Internal error\"."},
+       "message)."},
       {StatusCode::kNonFinite, "NonFiniteError", PyExc_RuntimeError,
        "The model's outputs are not finite numbers (NaN or infinity), naming the rows; on_error=\"skip\" "
-       "gives them null outputs instead. Also a RuntimeError; status_code \"Not a finite number\"."},
+       "gives them null outputs instead."},
   }};
   return classes;
 }
@@ -83,7 +81,13 @@ void register_errors(nb::module_& m) {
         PyExc_Exception, "Unknown");
     for (ErrorClass& c : error_classes()) {
       nb::object bases = nb::make_tuple(nb::handle(error_base), nb::handle(c.builtin));
-      c.type = new_error_class(c.name, c.doc, bases.ptr(), status_code_name(c.code));
+      // The doc's last sentence from the table: the built-in base and the code's name.
+      const std::string builtin = reinterpret_cast<PyTypeObject*>(c.builtin)->tp_name;
+      const std::string doc =
+          std::string(c.doc) +
+          (std::string("AEIOU").find(builtin[0]) == std::string::npos ? " Also a " : " Also an ") + builtin +
+          "; status_code \"" + std::string(status_code_name(c.code)) + "\".";
+      c.type = new_error_class(c.name, doc.c_str(), bases.ptr(), status_code_name(c.code));
     }
   }
   m.attr("Error") = nb::handle(error_base);
