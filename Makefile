@@ -92,17 +92,17 @@ wheel: pyenv configure
 
 # AddressSanitizer + UBSan build of the engine's fast suites (CI runs this
 # too): every stage that parses bytes or touches raw memory (core, text,
-# model, backend, parquet, io, data, pipeline, record). The CLI and the
-# report, plan, sweep and cost stages above them are left to `make test`, to
+# model, backend, parquet, io, corpus, pipeline, record). The CLI and the
+# report, plan, bench and cost stages above them are left to `make test`, to
 # keep CI under 30 minutes on 2 cores; so are the WordPiece and backend golden
 # replays (text_golden_tests, backend_golden_tests: the same code as the unit
 # suites here, on HF's outputs), while the BPE and Unigram ones stay.
 ASAN_SUITES := core_tests text_tests bpe_tests bpe_golden_tests text_unigram_golden_tests model_tests model_dir_tests backend_tests \
 	backend_precision_tests parquet_metadata_tests parquet_encoding_tests \
 	parquet_reader_tests parquet_writer_tests parquet_roundtrip_tests parquet_writer_pyarrow_tests \
-	parquet_prediction_writer_tests parquet_source_tests io_tests io_pandas_tests data_tests \
+	parquet_prediction_writer_tests parquet_source_tests io_tests io_pandas_tests corpus_tests \
 	pipeline_tests record_tests
-ASAN_LABELS := ^(core|text|model|backend|parquet|io|data|pipeline|record)$$
+ASAN_LABELS := ^(core|text|model|backend|parquet|io|corpus|pipeline|record)$$
 asan-test: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
 		-DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF

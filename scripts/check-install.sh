@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" --component dev >/dev/null
 cmake --install "$build" --prefix "$work/prefix" --component cli >/dev/null
 # Only the public API is installed: no stage-internal header (they live in src/).
-if find "$work/prefix/include" -name '*.h' | grep -q -e parquet/ -e sweep/ -e report/; then
+if find "$work/prefix/include" -name '*.h' | grep -q -e parquet/ -e bench/ -e report/; then
   echo "check-install: stage-internal headers were installed:" >&2
   find "$work/prefix/include" -name '*.h' >&2
   exit 1

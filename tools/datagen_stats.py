@@ -2,7 +2,7 @@
 """Length distribution of a synthetic tweet corpus in BERT tokens.
 
 Reads JSON lines {"id", "full_text"} (as written by `infercost datagen` or the
-test-only tests/data/datagen_tool) and tokenizes every text with the real
+test-only tests/corpus/datagen_tool) and tokenizes every text with the real
 bert-base-uncased WordPiece vocabulary, without truncation. Token counts
 include [CLS] and [SEP], so "truncated" means more than --max-length tokens.
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Union, cast
 
 from . import _native
@@ -44,6 +45,7 @@ from ._native import (
     UnavailableError,
     UnsupportedError,
 )
+from ._settings import with_settings
 from ._types import (
     LoadedModelInfo,
     ModelFlags,
@@ -52,12 +54,12 @@ from ._types import (
     RunFlags,
     RunMetrics,
     TokenizerInfo,
-    flags_of,
 )
 
 if TYPE_CHECKING:
     import numpy
     from numpy.typing import NDArray
+    from typing_extensions import Unpack
 
 __version__: str = _native.__version__
 
@@ -92,33 +94,14 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+@with_settings("run", RunFlags)
 def run(
     inputs: Union[PathLike, Sequence[PathLike]],
     model_dir: PathLike,
     output: PathLike = "-",
     *,
-    column: Optional[str] = None,
-    input_format: Optional[str] = None,
-    output_format: Optional[str] = None,
-    compression: Optional[str] = None,
-    device: Optional[str] = None,
-    streams_per_device: Optional[int] = None,
-    batching: Optional[str] = None,
-    batch_size: Union[int, str, None] = None,
-    max_batch_tokens: Union[int, str, None] = None,
-    window_rows: Optional[int] = None,
-    precision: Optional[str] = None,
-    threads: Optional[int] = None,
-    tokenizer_threads: Optional[int] = None,
-    max_length: Optional[int] = None,
-    function: Optional[str] = None,
-    threshold: Optional[float] = None,
-    keep_text: Optional[bool] = None,
-    on_error: Optional[str] = None,
-    resume: Optional[bool] = None,
-    force: Optional[bool] = None,
-    checkpoint_seconds: Optional[float] = None,
     metrics: Optional[PathLike] = None,
+    **settings: Unpack[RunFlags],
 ) -> RunMetrics:
     """Classify every row of ``inputs`` into ``output``, as ``infercost run`` does.
 
@@ -129,29 +112,31 @@ def run(
     ``/`` or existing: one part per input file) or ``"-"`` for JSON lines on
     standard output.
 
-    The keyword arguments are the command's flags with ``_`` for ``-``
-    (``infercost run --help`` says what each does); one left at None keeps the
-    command's default. Differences: ``keep_text=False`` is ``--no-text``;
-    ``batch_size`` and ``max_batch_tokens`` take an int or ``"auto"``;
-    ``metrics`` is a path to write the metrics JSON to, as ``--metrics``
-    (they are returned anyway). The pricing flags (``--instance`` ...) and the
-    progress line are the command's only.
+    The settings are the command's flags with ``_`` for ``-``, made from the
+    same table in the engine, with the same defaults (listed below); None
+    keeps the default. ``keep_text=False`` is ``--no-text``; ``batch_size``
+    and ``max_batch_tokens`` take an int or ``"auto"``. ``metrics`` is a path
+    to write the metrics JSON to, as ``--metrics`` (they are returned
+    anyway). The pricing flags (``--instance`` ...) and the progress line are
+    the command's only.
 
     Returns the run's metrics: the dict ``infercost run --metrics`` writes as
-    JSON (rows, tokens, seconds per stage, rows_per_second, ...). On a GPU,
-    the command's NVML samples (``gpus``) are not taken: ``gpu_monitor`` says so.
+    JSON (rows, tokens, seconds per stage, rows_per_second, ...; on a GPU the
+    NVML samples, ``gpus``, as the command takes them).
 
     The GIL is released while the job runs. Ctrl-C (SIGINT) stops it at its
     next durable step, as it stops the command: with an output file or
     folder, a checkpoint is left that ``resume=True`` continues from; then
     KeyboardInterrupt is raised.
     """
-    flags = flags_of(RunFlags, locals())  # the keyword arguments, as the engine's flags
-    flags["metrics"] = None if metrics is None else os.fspath(metrics)
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
-    text = _native.run([os.fspath(p) for p in inputs], os.fspath(model_dir), os.fspath(output), flags)
-    return json.loads(text)
+    path = None if metrics is None else os.fspath(metrics)
+    text = _native.run([os.fspath(p) for p in inputs], os.fspath(model_dir), os.fspath(output), settings, path)
+    result = json.loads(text)
+    if result["model"]["synthetic"]:  # the note `infercost run` prints, as a warning
+        warnings.warn(_native._synthetic_notice(result["model"]["name"]), stacklevel=2)
+    return result
 
 
 def model_info(model_dir: PathLike) -> ModelInfo:
@@ -181,7 +166,7 @@ def tokenize(
     model: Optional[PathLike] = None,
     *,
     tokenizer: Optional[PathLike] = None,
-    max_length: int = 512,
+    max_length: int = 0,
     add_special_tokens: bool = True,
 ) -> List[Optional[List[int]]]:
     """The token ids of each text, as ``infercost tokenize`` gives them.
@@ -192,7 +177,7 @@ def tokenize(
     str, a numpy array or pandas Series of str, or an Arrow string array or
     chunked array (anything with ``__arrow_c_stream__``/``__arrow_c_array__``),
     read without copying. ``max_length`` truncates (special tokens included;
-    0: no limit). A null text gives None.
+    0: the model's limit with ``model``, none with ``tokenizer``). A null text gives None.
     """
     return _native.tokenize(
         texts,
@@ -279,14 +264,10 @@ class Model:
     """A model loaded once on its devices, classifying texts in memory.
 
     ``model_dir``: a Hugging Face model directory, as ``infercost run --model``
-    takes. The keyword arguments are ``infercost run``'s model, device and
-    batching flags, with ``_`` for ``-`` (``device``: "cpu", "cuda",
-    "cuda:N"; ``precision``: "auto", "fp32", "bf16", "fp16", "int8";
-    ``threads``: 0 for every core; ``max_length``; ``batching``,
-    ``batch_size`` and ``max_batch_tokens`` (ints or "auto");
-    ``streams_per_device``; ``tokenizer_threads``; ``function``;
-    ``threshold``; ``on_error``: "fail" or "skip"). None keeps the command's
-    default.
+    takes. The settings are ``infercost run``'s model, device and batching
+    flags, with ``_`` for ``-``, made from the same table in the engine with
+    the same defaults (``help(Model.__init__)`` lists them with their help);
+    None keeps the default.
 
     Loading reads the weights and prepares every device once; then
     :meth:`classify` can be called any number of times. Use it as a context
@@ -296,25 +277,10 @@ class Model:
     released while it runs.
     """
 
-    def __init__(
-        self,
-        model_dir: PathLike,
-        *,
-        device: Optional[str] = None,
-        precision: Optional[str] = None,
-        threads: Optional[int] = None,
-        max_length: Optional[int] = None,
-        batching: Optional[str] = None,
-        batch_size: Union[int, str, None] = None,
-        max_batch_tokens: Union[int, str, None] = None,
-        streams_per_device: Optional[int] = None,
-        tokenizer_threads: Optional[int] = None,
-        function: Optional[str] = None,
-        threshold: Optional[float] = None,
-        on_error: Optional[str] = None,
-    ) -> None:
-        flags = flags_of(ModelFlags, locals())  # the keyword arguments, as the engine's flags
-        self._native = _native.Model(os.fspath(model_dir), flags)
+    @with_settings("model", ModelFlags)
+    def __init__(self, model_dir: PathLike, **settings: Unpack[ModelFlags]) -> None:
+        """Loads the model at ``model_dir`` on its devices (see :class:`Model`)."""
+        self._native = _native.Model(os.fspath(model_dir), settings)
         self._info: Optional[ModelInfo] = None
 
     def classify(self, texts: Texts) -> Classification:

@@ -196,15 +196,27 @@ class RunMetrics(_RunMetricsSometimes):
 
 
 # ---------------------------------------------------------------------------
-# The keyword arguments of Model() and run(): the one list of them. Model and
-# run build the flags they hand the engine from these keys, the stubs type the
-# native functions' `flags` with them, and tests/python/test_api.py checks that
-# the signatures, infercost.spark and the engine agree with them.
+# The types of the settings Model() and run() take (their names, defaults and
+# help come from the engine's table: _settings.py), for a type checker and an
+# editor (**settings: Unpack[RunFlags]). tests/python/test_api.py checks that
+# they name exactly the engine's settings, scope by scope.
 # ---------------------------------------------------------------------------
 
 
+class Setting(TypedDict):
+    """One of the engine's run settings (``infercost._native.settings()``, from
+    src/pipeline/settings.cc): what run(), Model() and the CLI's flags are made from."""
+
+    name: str
+    flag: str  # the CLI's: "--max-length", "--no-text"
+    scope: str  # "model": Model(), spark and run(); "run": run() only
+    default: Any  # None where the engine decides (threshold)
+    help: str
+    changes_output: bool  # part of a checkpoint's job identity
+
+
 class ModelFlags(TypedDict, total=False):
-    """The engine flags :class:`infercost.Model` takes: ``infercost run``'s model,
+    """The settings :class:`infercost.Model` takes: ``infercost run``'s model,
     device and batching flags, ``_`` for ``-``. None keeps the engine's default."""
 
     device: Optional[str]
@@ -222,8 +234,8 @@ class ModelFlags(TypedDict, total=False):
 
 
 class RunFlags(ModelFlags, total=False):
-    """The flags :func:`infercost.run` takes: Model's, and the file job's (reading,
-    writing, checkpoints, metrics). None keeps the command's default."""
+    """The settings :func:`infercost.run` takes: Model's, and the file job's (reading,
+    writing, checkpoints). None keeps the engine's default."""
 
     column: Optional[str]
     input_format: Optional[str]
@@ -234,10 +246,10 @@ class RunFlags(ModelFlags, total=False):
     resume: Optional[bool]
     force: Optional[bool]
     checkpoint_seconds: Optional[float]
-    metrics: Optional[str]
-
-
-def flags_of(declared: type, arguments: Dict[str, Any]) -> Dict[str, Any]:
-    """The flags of ``declared`` (ModelFlags or RunFlags) taken from a call's
-    ``arguments`` (its locals()), each under its own name."""
-    return {name: arguments[name] for name in declared.__annotations__}
+    instance: Optional[str]
+    price_list: Optional[str]
+    price_files: Optional[List[str]]
+    spot_discount: Optional[float]
+    platform_usd_per_hour: Optional[float]
+    machines: Optional[int]
+    corpus_rows: Optional[int]

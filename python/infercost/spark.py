@@ -13,10 +13,10 @@ server; docs/spark.md says what is and is not tested).
     pred = infercost.spark.classify_udf(model="/dbfs/models/sst2")
     df.withColumn("pred", pred("full_text"))        # a struct<negative, positive, label>
 
-Each Python worker loads a model once per (model directory, device,
-precision, max_length, threads) and keeps it for the tasks and jobs that
-follow (Spark reuses its Python workers: ``spark.python.worker.reuse``, on by
-default). A task's engine threads are the CPUs Spark gave the task
+Each Python worker loads a model once per model directory and settings
+(``infercost.Model``'s: device, precision, max_length, threads, ...) and
+keeps it for the tasks and jobs that follow (Spark reuses its Python
+workers: ``spark.python.worker.reuse``, on by default). A task's engine threads are the CPUs Spark gave the task
 (``spark.task.cpus``), and with ``device="cuda"`` its GPUs are the ``gpu``
 resource addresses Spark assigned it (``spark.task.resource.gpu.amount``).
 docs/spark.md has the settings and the install steps.
@@ -31,9 +31,14 @@ import logging
 import os
 import threading
 import time
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._native import InternalError, InvalidArgumentError
+from ._settings import default, names, with_settings
+from ._types import ModelFlags
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["classify", "classify_udf", "predict_fn", "result_schema", "output_columns"]
 
@@ -81,16 +86,21 @@ def _kinds(schema) -> List[Tuple[str, str]]:
     return [(f.name, "float" if f.dataType.typeName() == "float" else "string") for f in schema.fields]
 
 
+# A Spark task's engine threads default to the CPUs Spark gave it, not every core.
+_SPARK_DEFAULTS = {"threads": None}
+_SPARK_DOC = """
+    threads=None on Spark: the task's CPUs (``spark.task.cpus``); device="cuda": the task's GPUs.
+"""
+
+
+@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC)
 def classify(
     df,
-    column: str = "full_text",
+    column: str = default("column"),
     model: Optional[str] = None,
     *,
-    device: str = "cpu",
-    precision: str = "auto",
-    max_length: int = 512,
-    threads: Optional[int] = None,
     keep: Optional[Sequence[str]] = None,
+    **settings: "Unpack[ModelFlags]",
 ):
     """``df`` with the model's output columns added, computed on the executors.
 
@@ -100,11 +110,12 @@ def classify(
     ``keep``: the input columns to keep, in order (default: all of them);
     ``keep=["id"]`` ships only the ids and the text to Python and back.
 
-    ``device``: ``"cpu"``; ``"cuda"`` uses the GPUs Spark assigned the task
-    (its ``gpu`` resource addresses, as ``cuda:N``), or every GPU where Spark
-    assigns none; ``"cuda:N"`` that GPU whatever Spark says. ``precision``,
-    ``max_length``: as ``infercost.Model``. ``threads``: the engine's threads
-    per task; default the task's CPUs (``spark.task.cpus``).
+    The settings are ``infercost.Model``'s (listed below), except two:
+    ``device="cuda"`` uses the GPUs Spark assigned the task (its ``gpu``
+    resource addresses, as ``cuda:N``), or every GPU where Spark assigns
+    none (``"cuda:N"``: that GPU whatever Spark says); ``threads``: the
+    engine's threads per task, by default the task's CPUs
+    (``spark.task.cpus``).
 
     Built on ``DataFrame.mapInArrow``: one Arrow batch of rows
     (``spark.sql.execution.arrow.maxRecordsPerBatch``, 10,000 by default) per
@@ -141,19 +152,13 @@ def classify(
     shipped = kept + ([column] if column not in kept else [])
     df = df.select(*[col("`" + name.replace("`", "``") + "`").alias(f"c{i}") for i, name in enumerate(shipped)])
     schema = StructType([fields[name] for name in kept] + out.fields)
-    key = _LoadKey(os.fspath(model), device, precision, max_length, threads)
+    key = _load_key(model, settings)
     fn = _batch_classifier(key, shipped.index(column), len(kept), [f.name for f in schema.fields], _kinds(out))
     return df.mapInArrow(fn, schema)
 
 
-def classify_udf(
-    model: str,
-    *,
-    device: str = "cpu",
-    precision: str = "auto",
-    max_length: int = 512,
-    threads: Optional[int] = None,
-):
+@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC)
+def classify_udf(model: str, **settings: "Unpack[ModelFlags]"):
     """A column function for ``df.withColumn`` / ``select``: ``udf(text_column)``
     gives a struct of the model's output columns (``result_schema(model)``).
 
@@ -164,21 +169,15 @@ def classify_udf(
     out, no pandas), a pandas iterator UDF before. Arguments as ``classify``.
     """
     out = result_schema(model)
-    key = _LoadKey(os.fspath(model), device, precision, max_length, threads)
+    key = _load_key(model, settings)
     columns = _kinds(out)
     if _has_arrow_udf():
         return _arrow_struct_udf(key, columns, out)
     return _pandas_struct_udf(key, columns, out)
 
 
-def predict_fn(
-    model: str,
-    *,
-    device: str = "cpu",
-    precision: str = "auto",
-    max_length: int = 512,
-    threads: Optional[int] = None,
-) -> Callable[[], Callable[[Any], Dict[str, Any]]]:
+@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC)
+def predict_fn(model: str, **settings: "Unpack[ModelFlags]") -> Callable[[], Callable[[Any], Dict[str, Any]]]:
     """A ``make_predict_fn`` for ``pyspark.ml.functions.predict_batch_udf``:
 
         from pyspark.ml.functions import predict_batch_udf
@@ -192,7 +191,7 @@ def predict_fn(
     ``classify``.
     """
     names = [f.name for f in result_schema(model).fields]
-    return _MakePredict(_LoadKey(os.fspath(model), device, precision, max_length, threads), names)
+    return _MakePredict(_load_key(model, settings), names)
 
 
 # ---------------------------------------------------------------------------
@@ -205,16 +204,24 @@ def predict_fn(
 
 class _LoadKey(NamedTuple):
     """What a model is loaded with, as the user gave it (the device and the
-    threads are resolved per task)."""
+    threads are resolved per task): the directory and the settings given,
+    as sorted (name, value) pairs."""
 
     model_dir: str
-    device: str
-    precision: str
-    max_length: int
-    threads: Optional[int]
+    settings: Tuple[Tuple[str, Any], ...]
 
 
-# (model_dir, device, precision, max_length, threads) as resolved -> Model.
+def _load_key(model: str, settings: Dict[str, Any]) -> _LoadKey:
+    """The key of `settings` (None values dropped: the default) for `model`.
+    A setting Model() does not take is a TypeError here, on the driver."""
+    unknown = sorted(set(settings) - set(names("model")))
+    if unknown:
+        raise TypeError(f"got an unexpected keyword argument '{unknown[0]}'")
+    given = tuple(sorted((k, v) for k, v in settings.items() if v is not None))
+    return _LoadKey(os.fspath(model), given)
+
+
+# (model_dir, settings as resolved for the task) -> Model.
 _MODELS: Dict[Tuple[Any, ...], Any] = {}
 _MODELS_LOCK = threading.Lock()
 
@@ -246,32 +253,25 @@ def _task_device(device: str) -> str:
 
 def _model_for(key: _LoadKey):
     """This worker's Model for `key` in the current task, loaded on first use."""
-    model_dir, device, precision, max_length, threads = key
-    resolved = (model_dir, _task_device(device), precision, max_length, _task_threads(threads))
+    given = dict(key.settings)
+    settings = {name: given.get(name, _SPARK_DEFAULTS.get(name, default(name))) for name in names("model")}
+    settings["device"] = _task_device(settings["device"])
+    settings["threads"] = _task_threads(settings["threads"])
+    resolved = (key.model_dir, tuple(sorted(settings.items())))
     with _MODELS_LOCK:
         model = _MODELS.get(resolved)
         if model is None:
             import infercost
 
             start = time.monotonic()
-            model = infercost.Model(
-                model_dir, device=resolved[1], precision=precision, threads=resolved[4], max_length=max_length
-            )
+            model = infercost.Model(key.model_dir, **settings)
             seconds = time.monotonic() - start
-            details = {
-                "pid": os.getpid(),
-                "model_dir": model_dir,
-                "device": resolved[1],
-                "precision": precision,
-                "max_length": max_length,
-                "threads": resolved[4],
-                "seconds": seconds,
-            }
+            details = {"pid": os.getpid(), "model_dir": key.model_dir, **settings, "seconds": seconds}
             _log.info(
                 "infercost: loaded %s on %s (%d threads) in %.2f s in worker %d",
-                model_dir,
-                resolved[1],
-                resolved[4],
+                key.model_dir,
+                settings["device"],
+                settings["threads"],
                 seconds,
                 os.getpid(),
                 extra={"infercost_load": details},

@@ -80,30 +80,24 @@ Status Nvml::open(const std::string& library) {
   handle_ = handle;
   api_ = std::make_unique<Api>();
   Api& a = *api_;
-  struct Symbol {
-    const char* name;
-    bool ok;
+  const char* missing = nullptr;  // the first symbol the library lacks
+  auto bind = [&](const char* name, auto& out) {
+    if (!bind_nvml(handle, name, out) && missing == nullptr) missing = name;
   };
-  const Symbol symbols[] = {
-      {"nvmlInit_v2", bind_nvml(handle, "nvmlInit_v2", a.init)},
-      {"nvmlShutdown", bind_nvml(handle, "nvmlShutdown", a.shutdown)},
-      {"nvmlErrorString", bind_nvml(handle, "nvmlErrorString", a.error_string)},
-      {"nvmlDeviceGetCount_v2", bind_nvml(handle, "nvmlDeviceGetCount_v2", a.device_count)},
-      {"nvmlDeviceGetHandleByIndex_v2",
-       bind_nvml(handle, "nvmlDeviceGetHandleByIndex_v2", a.device_by_index)},
-      {"nvmlDeviceGetName", bind_nvml(handle, "nvmlDeviceGetName", a.device_name)},
-      {"nvmlDeviceGetMemoryInfo", bind_nvml(handle, "nvmlDeviceGetMemoryInfo", a.memory_info)},
-      {"nvmlDeviceGetUtilizationRates", bind_nvml(handle, "nvmlDeviceGetUtilizationRates", a.utilization)},
-      {"nvmlSystemGetDriverVersion", bind_nvml(handle, "nvmlSystemGetDriverVersion", a.driver_version)},
-      {"nvmlDeviceGetCudaComputeCapability",
-       bind_nvml(handle, "nvmlDeviceGetCudaComputeCapability", a.compute_capability)},
-  };
-  for (const Symbol& s : symbols) {
-    if (!s.ok) {
-      // The destructor must not call nvmlShutdown on a library never initialized.
-      a.shutdown = nullptr;
-      return nvml_not_available(fmt::format("{} has no {}", library, s.name));
-    }
+  bind("nvmlInit_v2", a.init);
+  bind("nvmlShutdown", a.shutdown);
+  bind("nvmlErrorString", a.error_string);
+  bind("nvmlDeviceGetCount_v2", a.device_count);
+  bind("nvmlDeviceGetHandleByIndex_v2", a.device_by_index);
+  bind("nvmlDeviceGetName", a.device_name);
+  bind("nvmlDeviceGetMemoryInfo", a.memory_info);
+  bind("nvmlDeviceGetUtilizationRates", a.utilization);
+  bind("nvmlSystemGetDriverVersion", a.driver_version);
+  bind("nvmlDeviceGetCudaComputeCapability", a.compute_capability);
+  if (missing != nullptr) {
+    // The destructor must not call nvmlShutdown on a library never initialized.
+    a.shutdown = nullptr;
+    return nvml_not_available(fmt::format("{} has no {}", library, missing));
   }
   if (NvmlReturn r = a.init(); r != kNvmlSuccess) {
     a.shutdown = nullptr;

@@ -4,6 +4,7 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu_info.h"
+#include "core/enum_names.h"
 #include "infercost/backend/backend.h"
 
 namespace infercost::backend {
@@ -18,13 +19,8 @@ int64_t TokenBatch::real_tokens() const {
 }
 
 const char* precision_name(Precision precision) {
-  switch (precision) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kBf16: return "bf16";
-    case Precision::kInt8: return "int8";
-    case Precision::kFp16: return "fp16";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"fp32", "bf16", "int8", "fp16"};  // Precision's order
+  return enum_name(precision, kNames);
 }
 
 Result<Precision> parse_precision(const std::string& name) {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench.h"
+#include "bench/spec.h"
 #include "cli/commands.h"
 #include "infercost/core/file.h"
-#include "sweep/bench.h"
-#include "sweep/spec.h"
 
 namespace infercost::cli {
 
@@ -20,11 +20,11 @@ namespace {
 struct BenchFlags {
   std::vector<std::string> inputs;
   std::string sweep_file;
-  sweep::SweepSpec flags;  // the flags' values; applied over the sweep file where given
+  bench::SweepSpec flags;  // the flags' values; applied over the sweep file where given
   std::string shape, device, precision, batching, batch_size, threads, max_batch_tokens;
   bool dry_run = false;
   // Which options were given on the command line.
-  std::vector<std::pair<CLI::Option*, std::function<void(sweep::SweepSpec&)>>> overrides;
+  std::vector<std::pair<CLI::Option*, std::function<void(bench::SweepSpec&)>>> overrides;
   std::vector<std::pair<CLI::Option*, std::pair<const char*, std::string*>>> axes;
   CLI::Option* inputs_option = nullptr;
 };
@@ -56,9 +56,9 @@ std::vector<std::string> own_command_line() {
 }
 
 void execute(BenchFlags& f) {
-  sweep::SweepSpec spec;
+  bench::SweepSpec spec;
   if (!f.sweep_file.empty()) {
-    Result<sweep::SweepSpec> loaded = sweep::load_sweep_file(f.sweep_file);
+    Result<bench::SweepSpec> loaded = bench::load_sweep_file(f.sweep_file);
     if (!loaded.ok()) fail(loaded.status());
     spec = std::move(*loaded);
   }
@@ -68,19 +68,19 @@ void execute(BenchFlags& f) {
   }
   for (auto& [option, axis] : f.axes) {
     if (option->count() == 0) continue;
-    Status s = sweep::set_axis(spec.axes, axis.first, {*axis.second});
+    Status s = bench::set_axis(spec.axes, axis.first, {*axis.second});
     if (!s.ok()) fail(s);
   }
-  sweep::fill_defaults(spec);
-  Status valid = sweep::validate(spec);
+  bench::fill_defaults(spec);
+  Status valid = bench::validate(spec);
   if (!valid.ok()) fail(valid);
-  const std::vector<sweep::Point> points = sweep::expand_points(spec);
+  const std::vector<bench::Point> points = bench::expand_points(spec);
   if (f.dry_run) {
     // The instance is looked up even so: a typo shows before the real run.
     std::vector<cost::PriceList> lists;
-    Result<std::optional<cost::PricedInstance>> priced = sweep::find_spec_instance(spec, lists);
+    Result<std::optional<cost::PricedInstance>> priced = bench::find_spec_instance(spec, lists);
     if (!priced.ok()) fail(priced.status());
-    std::fputs(sweep::describe_points(spec, points).c_str(), stdout);
+    std::fputs(bench::describe_points(spec, points).c_str(), stdout);
     if (*priced) {
       std::printf("priced as %s (%s list, $%.4f/h on demand)\n", (*priced)->instance->name.c_str(),
                   (*priced)->list->name.c_str(), (*priced)->instance->usd_per_hour);
@@ -88,11 +88,11 @@ void execute(BenchFlags& f) {
     return;
   }
   if (spec.out.empty()) fail(invalid_argument("--out is required (the JSON lines file for the records)"));
-  sweep::BenchOptions options;
+  bench::BenchOptions options;
   options.spec = spec;
   options.command = own_command_line();
   options.terminal = ::isatty(STDERR_FILENO) == 1;
-  Result<sweep::BenchSummary> summary = sweep::run_bench(options);
+  Result<bench::BenchSummary> summary = bench::run_bench(options);
   if (!summary.ok()) fail(summary.status());
   if (summary->failed > 0) {
     std::fprintf(stderr,
@@ -126,8 +126,8 @@ struct BenchOptions {
  private:
   template <typename... Path>
   CLI::Option* given(CLI::Option* option, Path... path) {
-    const sweep::SweepSpec* values = &flags->flags;
-    flags->overrides.emplace_back(option, [values, path...](sweep::SweepSpec& s) {
+    const bench::SweepSpec* values = &flags->flags;
+    flags->overrides.emplace_back(option, [values, path...](bench::SweepSpec& s) {
       member_at(s, path...) = member_at(*values, path...);
     });
     return option;
@@ -136,25 +136,25 @@ struct BenchOptions {
 
 // Where the model, the records and the data come from.
 void add_bench_io_options(BenchOptions& o) {
-  o.add("--model", "Model directory (config.json, model.safetensors, vocab.txt)", &sweep::SweepSpec::model);
+  o.add("--model", "Model directory (config.json, model.safetensors, vocab.txt)", &bench::SweepSpec::model);
   o.add("--out",
         "Records file (JSON lines), replaced unless --append; each point's record is written as it "
         "finishes",
-        &sweep::SweepSpec::out);
-  o.add_flag("--append", "Add the records to --out instead of replacing it", &sweep::SweepSpec::append);
+        &bench::SweepSpec::out);
+  o.add_flag("--append", "Add the records to --out instead of replacing it", &bench::SweepSpec::append);
   o.cmd->add_flag("--dry-run", o.flags->dry_run, "Print the points and their run commands, run nothing");
   o.axis(
       "--shape", "shape", &o.flags->shape,
       "Data shapes: json-3 (3 JSON lines files), parquet (one file), parquet-10 (10 files), jsonl, or files "
       "(your "
       "INPUTs); default: files with INPUTs, else json-3");
-  o.add("--rows", "Rows of generated data per shape", &sweep::SweepSpec::rows)->capture_default_str();
-  o.add("--data-seed", "Seed of the generated data (same seed, same rows)", &sweep::SweepSpec::data_seed)
+  o.add("--rows", "Rows of generated data per shape", &bench::SweepSpec::rows)->capture_default_str();
+  o.add("--data-seed", "Seed of the generated data (same seed, same rows)", &bench::SweepSpec::data_seed)
       ->capture_default_str();
   o.add("--data-dir",
         "Where generated data is kept and reused (default: $INFERCOST_CACHE/bench-data, "
         "$XDG_CACHE_HOME/infercost/bench-data or ~/.cache/infercost/bench-data)",
-        &sweep::SweepSpec::data_dir);
+        &bench::SweepSpec::data_dir);
 }
 
 // The sweep's axes and the options every run of it shares.
@@ -174,11 +174,12 @@ void add_bench_run_options(BenchOptions& o) {
          "Token budgets of 'tokens' batching (0: the run's default; 'auto': the run's --max-batch-tokens "
          "auto)");
 
-  o.add("--column", "Name of the text field", &sweep::SweepSpec::column)->capture_default_str();
-  o.add("--max-length", "Truncate texts to this many tokens", &sweep::SweepSpec::max_length)
+  o.add("--column", "Name of the text field", &bench::SweepSpec::column)->capture_default_str();
+  o.add("--max-length", "Truncate texts to this many tokens (0: the model's limit)",
+        &bench::SweepSpec::max_length)
       ->capture_default_str();
   o.add("--tokenizer-threads", "Tokenizer threads (0: the run's default)",
-        &sweep::SweepSpec::tokenizer_threads)
+        &bench::SweepSpec::tokenizer_threads)
       ->capture_default_str();
 }
 
@@ -187,42 +188,42 @@ void add_bench_cost_options(BenchOptions& o) {
   o.add("--instance",
         "The instance this machine stands for (e.g. c5.12xlarge): each point gets its cost; looked "
         "up before anything runs",
-        &sweep::SweepSpec::instance);
+        &bench::SweepSpec::instance);
   o.add("--price-list", "Look --instance up in this list only (e.g. seed-2021)",
-        &sweep::SweepSpec::price_list);
-  o.add("--prices", "A JSON price list of your own (docs/cost.md); repeatable", &sweep::SweepSpec::prices)
+        &bench::SweepSpec::price_list);
+  o.add("--prices", "A JSON price list of your own (docs/cost.md); repeatable", &bench::SweepSpec::prices)
       ->expected(1)
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
-  o.add("--spot-discount", "Fraction off the on-demand price, 0 to <1", &sweep::SweepSpec::pricing,
+  o.add("--spot-discount", "Fraction off the on-demand price, 0 to <1", &bench::SweepSpec::pricing,
         &cost::Pricing::spot_discount)
       ->capture_default_str();
   o.add("--platform-usd-per-hour", "Surcharge per machine-hour (e.g. Databricks DBUs in USD)",
-        &sweep::SweepSpec::pricing, &cost::Pricing::platform_usd_per_hour)
+        &bench::SweepSpec::pricing, &cost::Pricing::platform_usd_per_hour)
       ->capture_default_str();
-  o.add("--machines", "Machines in the cluster a point stands for", &sweep::SweepSpec::pricing,
+  o.add("--machines", "Machines in the cluster a point stands for", &bench::SweepSpec::pricing,
         &cost::Pricing::machines)
       ->capture_default_str();
-  o.add("--corpus-rows", "Project time and cost to this many rows", &sweep::SweepSpec::corpus_rows);
+  o.add("--corpus-rows", "Project time and cost to this many rows", &bench::SweepSpec::corpus_rows);
 }
 
 // How each point is repeated, timed and watched.
 void add_bench_repetition_options(BenchOptions& o) {
-  o.add("--label", "A label for this machine or run in the records (e.g. laptop)", &sweep::SweepSpec::label);
-  o.add("--warmup", "Untimed runs before each point's timed ones", &sweep::SweepSpec::warmup)
+  o.add("--label", "A label for this machine or run in the records (e.g. laptop)", &bench::SweepSpec::label);
+  o.add("--warmup", "Untimed runs before each point's timed ones", &bench::SweepSpec::warmup)
       ->capture_default_str();
-  o.add("--repetitions", "At least this many timed runs per point", &sweep::SweepSpec::repetitions)
+  o.add("--repetitions", "At least this many timed runs per point", &bench::SweepSpec::repetitions)
       ->capture_default_str();
   o.add("--min-seconds",
         "Repeat until the timed runs add up to this many seconds too (at most 100 runs, or "
         "--repetitions if more)",
-        &sweep::SweepSpec::min_seconds)
+        &bench::SweepSpec::min_seconds)
       ->capture_default_str();
   o.add("--timeout-seconds", "Kill a run after this long and fail its point (0: none)",
-        &sweep::SweepSpec::timeout_seconds)
+        &bench::SweepSpec::timeout_seconds)
       ->capture_default_str();
   o.add("--monitor-interval", "Seconds between samples of a run's CPU, memory and GPUs",
-        &sweep::SweepSpec::monitor_interval)
+        &bench::SweepSpec::monitor_interval)
       ->capture_default_str();
 }
 

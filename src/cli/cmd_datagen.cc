@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/progress_line.h"
 #include "core/test_point.h"
-#include "data/tweets.h"
+#include "corpus/tweets.h"
 
 namespace infercost::cli {
 
@@ -31,7 +31,7 @@ struct DatagenOptions {
 void run_datagen(const DatagenOptions& options) {
   if (options.rows < 0) fail(invalid_argument("--rows must be >= 0, got " + std::to_string(options.rows)));
   if (options.out.empty()) fail(invalid_argument("--out must name a file or folder"));
-  Result<data::DatasetShape> shape = data::dataset_shape_from_name(options.shape);
+  Result<corpus::DatasetShape> shape = corpus::dataset_shape_from_name(options.shape);
   if (!shape.ok()) fail(shape.status());
   if (options.row_group_rows < 1) fail(invalid_argument("--row-group-rows must be at least 1"));
   auto start = std::chrono::steady_clock::now();
@@ -47,17 +47,17 @@ void run_datagen(const DatagenOptions& options) {
                                            seconds_since_start(), 0);
       },
       1.0);
-  const data::TweetsProgressFn progress = [&](int64_t rows, int64_t) {
+  const corpus::TweetsProgressFn progress = [&](int64_t rows, int64_t) {
     rows_done.store(rows);
     test_point("datagen-progress");
   };
-  data::DatasetOptions dataset;
+  corpus::DatasetOptions dataset;
   dataset.shape = *shape;
   dataset.rows = options.rows;
   dataset.seed = options.seed;
   dataset.compression = options.compression;
   dataset.row_group_rows = options.row_group_rows;
-  auto result = data::write_tweets_dataset(options.out, dataset, progress, kProgressEveryRows);
+  auto result = corpus::write_tweets_dataset(options.out, dataset, progress, kProgressEveryRows);
   line.stop();
   if (!result.ok()) fail(result.status().with_context("datagen"));
   double seconds = seconds_since_start();

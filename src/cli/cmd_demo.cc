@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
-#include "data/tweets.h"
+#include "corpus/tweets.h"
 #include "infercost/core/file.h"
 #include "infercost/pipeline/runner.h"
 #include "io/whole_file.h"
@@ -70,7 +70,7 @@ void execute(const DemoFlags& flags) {
   if (!complete(data)) {
     std::fprintf(stderr, "demo: writing %lld synthetic tweets to %s\n", static_cast<long long>(flags.rows),
                  data.c_str());
-    Status s = data::write_tweets_jsonl(data, flags.rows, 1);
+    Status s = corpus::write_tweets_jsonl(data, flags.rows, 1);
     if (!s.ok()) fail(s);
     mark_complete(data);
   } else {

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "backend/cpu_info.h"
+#include "bench/environment.h"
+#include "bench/nvml.h"
 #include "cli/commands.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
-#include "sweep/environment.h"
-#include "sweep/nvml.h"
 
 namespace infercost::cli {
 namespace {
@@ -26,8 +26,8 @@ std::string gib(int64_t bytes) {
 }
 
 void execute(const DevicesFlags& flags) {
-  Result<std::unique_ptr<sweep::Nvml>> nvml = sweep::Nvml::load(flags.nvml_library);
-  const record::Hardware hw = sweep::collect_hardware(nvml.ok() ? nvml->get() : nullptr);
+  Result<std::unique_ptr<bench::Nvml>> nvml = bench::Nvml::load(flags.nvml_library);
+  const record::Hardware hw = bench::collect_hardware(nvml.ok() ? nvml->get() : nullptr);
   const backend::CpuInfo& cpu = backend::cpu_info();
   // The CUDA module answers for itself: where it cannot run, why.
   Result<std::vector<backend::CudaDeviceInfo>> cuda = backend::cuda_devices();

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "cli/setting_flags.h"
 #include "core/test_point.h"
 #include "cost/prices.h"
 #include "infercost/backend/backend.h"
@@ -28,13 +29,14 @@ namespace {
 
 struct PlanFlags {
   plan::ScanOptions scan;
+  pipeline::RunOptions run;  // the settings of the run the plan predicts (its flags: `settings`)
+  SettingFlags settings;
   std::string model_dir;
   std::vector<std::string> records;
   std::vector<std::string> price_files;
   std::string price_list;
   int64_t corpus_rows = 0;
   std::string json_path;
-  std::string on_error = "fail";
   bool quiet = false;
 };
 
@@ -55,13 +57,26 @@ struct ScanProgress {
   }
 };
 
-void execute(PlanFlags& flags) {
-  if (flags.on_error == "skip") {
-    flags.scan.on_bad_row = io::OnBadRow::kSkip;
-  } else if (flags.on_error != "fail") {
-    fail(invalid_argument("--on-error must be 'fail' or 'skip', not '" + flags.on_error + "'"));
+// The scan of the run `run` describes: its reading, tokenizing and batching settings.
+void scan_settings(const pipeline::RunOptions& run, plan::ScanOptions& scan) {
+  if (run.batch_size_auto || run.max_batch_tokens_auto) {
+    fail(invalid_argument(
+        "--batch-size and --max-batch-tokens 'auto' are sized from a device's memory: plan has no device; "
+        "give numbers (bench records tell which sizes a device took)"));
   }
-  if (Status s = text::check_max_length(flags.scan.max_length); !s.ok()) fail(s);
+  scan.column = run.column;
+  scan.input_format = run.input_format;
+  scan.on_bad_row = run.on_bad_row;
+  scan.threads = run.threads;
+  scan.tokenizer_threads = run.tokenizer_threads;
+  scan.batch_size = run.batch_size;
+  scan.max_batch_tokens = run.max_batch_tokens;
+  scan.window_rows = run.window_rows;
+}
+
+void execute(PlanFlags& flags) {
+  flags.settings.apply(flags.run);
+  scan_settings(flags.run, flags.scan);
   // Everything that can be refused is checked before the (possibly long) scan.
   Result<std::vector<cost::PriceList>> lists = cost::price_lists_with(flags.price_files);
   if (!lists.ok()) fail(lists.status());
@@ -70,13 +85,14 @@ void execute(PlanFlags& flags) {
 
   model::LoadOptions load;
   load.load_weights = false;
-  load.max_length = flags.scan.max_length;
+  load.max_length = flags.run.max_length;  // 0: the model's limit
   Result<model::LoadedModel> model = model::load_model_dir(flags.model_dir, load);
   if (!model.ok()) fail(model.status());
-  if (flags.scan.max_length > model->config.max_positions()) {
+  if (flags.run.max_length > model->config.max_positions()) {
     fail(invalid_argument(fmt::format("--max-length {} exceeds the model's {} positions",
-                                      flags.scan.max_length, model->config.max_positions())));
+                                      flags.run.max_length, model->config.max_positions())));
   }
+  flags.scan.max_length = model->tokenizer->max_length();
 
   plan::PlanOptions options;
   options.price_lists = std::move(*lists);
@@ -149,12 +165,9 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--model", flags->model_dir,
                   "Model directory (config.json and vocab.txt or tokenizer.json; the weights are not read)")
       ->required();
-  cmd->add_option("--column", s.column, "Name of the text field")->capture_default_str();
-  cmd->add_option("--input-format", s.input_format,
-                  "jsonl, json, csv or parquet for every input (default: from each file's extension)");
-  cmd->add_option("--max-length", s.max_length,
-                  "Truncate each text to this many tokens, [CLS] and [SEP] included")
-      ->capture_default_str();
+  // The run's settings the plan predicts for, as `infercost run` takes them.
+  flags->settings.add(cmd, {"column", "input_format", "batch_size", "max_batch_tokens", "window_rows",
+                            "threads", "tokenizer_threads", "max_length", "on_error"});
   cmd->add_option("--records", flags->records,
                   "Benchmark records (JSON lines from `infercost bench`) to predict from; repeatable")
       ->check(CLI::ExistingFile)
@@ -164,29 +177,9 @@ void register_plan(CLI::App& app) {
       ->allow_extra_args(false);  // one file per flag: later words stay inputs
   cmd->add_option("--price-list", flags->price_list,
                   "Predict for the instances of this list only (e.g. seed-2021)");
-  cmd->add_option("--batch-size", s.batch_size,
-                  "Most rows per batch, as `infercost run`; 0 picks each policy's default: 256 for 'tokens', "
-                  "100 x --threads for 'seed'")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-batch-tokens", s.max_batch_tokens,
-                  "'tokens' batching: most tokens per batch (rows x longest row); default 4096")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--window-rows", s.window_rows, "'tokens' batching: rows sorted by length together")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option(
-         "--threads", s.threads,
-         "The run's threads (seed's default batch is 100 x threads) and the scan's tokenizer threads "
-         "(0: all cores)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--corpus-rows", flags->corpus_rows,
                   "Predict for this many rows, at the scanned mean work per row (default: the rows scanned)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--on-error", flags->on_error,
-                  "Bad rows: 'fail' (stop, naming the file and line) or 'skip' (count and go on)")
-      ->capture_default_str();
   cmd->add_option("--json", flags->json_path, "Also write the plan as JSON to this file");
   cmd->add_flag("-q,--quiet", flags->quiet, "No progress on stderr");
 }

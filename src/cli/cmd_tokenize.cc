@@ -22,7 +22,7 @@ struct TokenizeArgs {
   bool strip_accents = false;
   bool no_strip_accents = false;
   bool no_special_tokens = false;
-  int max_length = 512;
+  int max_length = 0;  // the model's limit (model::LoadOptions), none for a tokenizer file
   std::vector<std::string> texts;
 };
 
@@ -100,8 +100,9 @@ void register_tokenize(CLI::App& app) {
   strip->excludes(keep);
   cmd->add_flag("--no-special-tokens", args->no_special_tokens,
                 "do not add the special tokens ([CLS] ... [SEP], <s> ... </s>)");
-  cmd->add_option("--max-length", args->max_length,
-                  "truncate to this many ids, specials included (0: no limit)")
+  cmd->add_option(
+         "--max-length", args->max_length,
+         "truncate to this many ids, specials included (0: the model's limit with --model, none otherwise)")
       ->capture_default_str();
   cmd->add_option("text", args->texts, "texts to tokenize (default: one per line of stdin)");
 }

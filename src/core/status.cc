@@ -3,23 +3,23 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/enum_names.h"
+
 namespace infercost {
 
 std::string_view status_code_name(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalidArgument: return "Invalid argument";
-    case StatusCode::kNotFound: return "Not found";
-    case StatusCode::kIOError: return "I/O error";
-    case StatusCode::kCorruption: return "Corrupt input";
-    case StatusCode::kUnsupported: return "Unsupported";
-    case StatusCode::kResourceExhausted: return "Resource exhausted";
-    case StatusCode::kInternal: return "Internal error";
-    case StatusCode::kUnavailable: return "Unavailable";
-    case StatusCode::kCancelled: return "Stopped";
-    case StatusCode::kNonFinite: return "Not a finite number";
-  }
-  return "Unknown";
+  static constexpr const char* kNames[] = {"OK",
+                                           "Invalid argument",
+                                           "Not found",
+                                           "I/O error",
+                                           "Corrupt input",
+                                           "Unsupported",
+                                           "Resource exhausted",
+                                           "Internal error",
+                                           "Unavailable",
+                                           "Stopped",
+                                           "Not a finite number"};
+  return enum_name(code, kNames, "Unknown");
 }
 
 Status Status::with_context(std::string_view context) const {
@@ -38,37 +38,22 @@ std::string Status::to_string() const {
   return out;
 }
 
-Status invalid_argument(std::string m) {
-  return {StatusCode::kInvalidArgument, std::move(m)};
-}
-Status not_found(std::string m) {
-  return {StatusCode::kNotFound, std::move(m)};
-}
-Status io_error(std::string m) {
-  return {StatusCode::kIOError, std::move(m)};
-}
-Status corruption(std::string m) {
-  return {StatusCode::kCorruption, std::move(m)};
-}
-Status unsupported(std::string m) {
-  return {StatusCode::kUnsupported, std::move(m)};
-}
-Status resource_exhausted(std::string m) {
-  return {StatusCode::kResourceExhausted, std::move(m)};
-}
-Status internal_error(std::string m) {
-  return {StatusCode::kInternal, std::move(m)};
-}
-
-Status unavailable(std::string m) {
-  return {StatusCode::kUnavailable, std::move(m)};
-}
-Status cancelled(std::string m) {
-  return {StatusCode::kCancelled, std::move(m)};
-}
-Status non_finite(std::string m) {
-  return {StatusCode::kNonFinite, std::move(m)};
-}
+// The constructor of each error code: one line each, in StatusCode's order.
+#define INFERCOST_STATUS_MAKER(function, code) \
+  Status function(std::string m) {             \
+    return {StatusCode::code, std::move(m)};   \
+  }
+INFERCOST_STATUS_MAKER(invalid_argument, kInvalidArgument)
+INFERCOST_STATUS_MAKER(not_found, kNotFound)
+INFERCOST_STATUS_MAKER(io_error, kIOError)
+INFERCOST_STATUS_MAKER(corruption, kCorruption)
+INFERCOST_STATUS_MAKER(unsupported, kUnsupported)
+INFERCOST_STATUS_MAKER(resource_exhausted, kResourceExhausted)
+INFERCOST_STATUS_MAKER(internal_error, kInternal)
+INFERCOST_STATUS_MAKER(unavailable, kUnavailable)
+INFERCOST_STATUS_MAKER(cancelled, kCancelled)
+INFERCOST_STATUS_MAKER(non_finite, kNonFinite)
+#undef INFERCOST_STATUS_MAKER
 
 namespace detail {
 void value_of_error(const Status& status) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "infercost/core/status.h"
+#include "infercost/cost/estimate.h"
 
 namespace infercost::cost {
 
@@ -102,16 +103,6 @@ Status validate(const Pricing& pricing);
 
 // (usd_per_hour * (1 - spot_discount) + platform_usd_per_hour) * machines.
 double hourly_usd(const Instance& instance, const Pricing& pricing);
-
-struct CostEstimate {
-  double usd_per_hour = 0;
-  double cost_to_solution_usd = 0;    // wall_seconds / 3600 * usd_per_hour
-  double usd_per_million_rows = 0;    // 1e6 / rows_per_second * usd_per_hour / 3600
-  double usd_per_million_tokens = 0;  // the same per real token
-  int64_t corpus_rows = 0;            // the rows projected to: the run's own unless others were asked for
-  double corpus_seconds = 0;          // corpus_rows at the measured rows/s
-  double corpus_usd = 0;
-};
 
 // Cost of a measured run (wall seconds for `rows` rows with `tokens` real
 // tokens) at `usd_per_hour`, and its projection to `corpus_rows` rows (0: the

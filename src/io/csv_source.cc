@@ -68,15 +68,11 @@ class CsvSource final : public MappedTextSource {
       INFERCOST_RETURN_IF_ERROR(read_record(kind, malformed));
       if (kind == RecordKind::kEnd) break;
       if (kind == RecordKind::kBlank) continue;
-      std::string text;
-      bool is_null = false;
-      Status s = row_value(malformed, text, is_null);
-      if (!s.ok()) {
-        INFERCOST_RETURN_IF_ERROR(bad_.handle(s.with_context(where(record_line_))));
-        continue;
-      }
-      out.add(std::move(text), is_null, record_line_);
-      ++appended;
+      INFERCOST_ASSIGN_OR_RETURN(bool added,
+                                 add_row(out, record_line_, [&](std::string& text, bool& is_null) {
+                                   return row_value(malformed, text, is_null);
+                                 }));
+      if (added) ++appended;
     }
     rows_ += static_cast<int64_t>(appended);
     return appended;
@@ -86,11 +82,7 @@ class CsvSource final : public MappedTextSource {
 
   // After start(): a position is always just past a record's line end.
   Status seek(const SourcePosition& at) override {
-    const bool record_start = at.offset == pos_ || at.offset == data_.size() || data_[at.offset - 1] == '\n';
-    if (at.offset < pos_ || at.offset > data_.size() || !record_start || at.rows < 0 || at.line < line_) {
-      return invalid_argument(file_.path() + ": cannot continue at byte " + std::to_string(at.offset) +
-                              ": not the start of a record of this file");
-    }
+    INFERCOST_RETURN_IF_ERROR(check_line_start(at, pos_, line_, "record"));
     pos_ = at.offset;
     line_ = at.line;
     rows_before_ = at.rows;
@@ -98,8 +90,6 @@ class CsvSource final : public MappedTextSource {
   }
 
  private:
-  std::string where(int64_t line) const { return file_.path() + ": line " + std::to_string(line); }
-
   // True at a line end (LF, CRLF, or a CR that is the file's last byte).
   bool at_line_end(size_t pos) const {
     if (data_[pos] == '\n') return true;
@@ -250,10 +240,7 @@ class CsvSource final : public MappedTextSource {
 }  // namespace
 
 Result<std::unique_ptr<RowSource>> open_csv_source(const std::string& path, const SourceOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
-  auto source = std::make_unique<CsvSource>(std::move(file), options);
-  INFERCOST_RETURN_IF_ERROR(source->start());
-  return std::unique_ptr<RowSource>(std::move(source));
+  return open_mapped_source(path, options, &CsvSource::start);
 }
 
 }  // namespace infercost::io

@@ -91,15 +91,11 @@ class JsonArraySource final : public MappedTextSource {
       std::string_view element = data_.substr(pos_, end - pos_);
       pos_ = stop;
       state_ = State::kSeparator;
-      std::string text;
-      bool is_null = false;
-      Status s = parser_.parse_row(element, options_, text, is_null);
-      if (!s.ok()) {
-        INFERCOST_RETURN_IF_ERROR(bad_.handle(s.with_context(where(element_line))));
-        continue;
-      }
-      out.add(std::move(text), is_null, element_line);
-      ++appended;
+      INFERCOST_ASSIGN_OR_RETURN(bool added,
+                                 add_row(out, element_line, [&](std::string& text, bool& is_null) {
+                                   return parser_.parse_row(element, options_, text, is_null);
+                                 }));
+      if (added) ++appended;
     }
     rows_ += static_cast<int64_t>(appended);
     return appended;
@@ -133,7 +129,6 @@ class JsonArraySource final : public MappedTextSource {
   // own depth limit anyway, so only their nesting count matters.
   static constexpr size_t kTrackedDepth = 1024;
 
-  std::string where(int64_t line) const { return file_.path() + ": line " + std::to_string(line); }
   Status located(int64_t line, const std::string& message) const {
     return corruption(where(line) + ": " + message);
   }
@@ -239,10 +234,7 @@ class JsonArraySource final : public MappedTextSource {
 
 Result<std::unique_ptr<RowSource>> open_json_array_source(const std::string& path,
                                                           const SourceOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
-  auto source = std::make_unique<JsonArraySource>(std::move(file), options);
-  INFERCOST_RETURN_IF_ERROR(source->start());
-  return std::unique_ptr<RowSource>(std::move(source));
+  return open_mapped_source(path, options, &JsonArraySource::start);
 }
 
 }  // namespace infercost::io

@@ -71,16 +71,10 @@ class JsonlSource final : public MappedTextSource {
       pos_ = end + 1;
       ++line_no_;
       if (is_blank(line)) continue;
-      std::string text;
-      bool is_null = false;
-      Status s = parser_.parse_row(line, options_, text, is_null);
-      if (!s.ok()) {
-        INFERCOST_RETURN_IF_ERROR(
-            bad_.handle(s.with_context(file_.path() + ": line " + std::to_string(line_no_))));
-        continue;
-      }
-      out.add(std::move(text), is_null, line_no_);
-      ++appended;
+      INFERCOST_ASSIGN_OR_RETURN(bool added, add_row(out, line_no_, [&](std::string& text, bool& is_null) {
+                                   return parser_.parse_row(line, options_, text, is_null);
+                                 }));
+      if (added) ++appended;
     }
     if (pos_ > all.size()) pos_ = all.size();
     rows_ += static_cast<int64_t>(appended);
@@ -90,13 +84,7 @@ class JsonlSource final : public MappedTextSource {
   SourcePosition position() const override { return {rows_before_ + rows_ + bad_.skipped(), pos_, line_no_}; }
 
   Status seek(const SourcePosition& at) override {
-    std::string_view all = file_.view();
-    const size_t start = bom_length(all);
-    const bool line_start = at.offset == start || at.offset == all.size() || all[at.offset - 1] == '\n';
-    if (at.offset < start || at.offset > all.size() || !line_start || at.rows < 0 || at.line < 0) {
-      return invalid_argument(file_.path() + ": cannot continue at byte " + std::to_string(at.offset) +
-                              ": not the start of a line of this file");
-    }
+    INFERCOST_RETURN_IF_ERROR(check_line_start(at, bom_length(file_.view()), 0, "line"));
     pos_ = at.offset;
     line_no_ = at.line;
     rows_before_ = at.rows;
@@ -153,10 +141,7 @@ Status check_first_object(const std::string& path, simdjson::dom::element first,
 }
 
 Result<std::unique_ptr<RowSource>> open_jsonl_source(const std::string& path, const SourceOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
-  auto source = std::make_unique<JsonlSource>(std::move(file), options);
-  INFERCOST_RETURN_IF_ERROR(source->check_column());
-  return std::unique_ptr<RowSource>(std::move(source));
+  return open_mapped_source(path, options, &JsonlSource::check_column);
 }
 
 }  // namespace infercost::io

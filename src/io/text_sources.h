@@ -36,11 +36,54 @@ class MappedTextSource : public RowSource {
   MappedTextSource(MappedFile file, SourceOptions options)
       : file_(std::move(file)), options_(std::move(options)), bad_(options_.on_bad_row) {}
 
+  // "<path>: line N", what messages about a row start with.
+  std::string where(int64_t line) const { return file_.path() + ": line " + std::to_string(line); }
+
+  // Reads the value of the row on `line` with parse(text, is_null) and adds
+  // it to `out` (true); a row it refuses goes to the bad rows (false, or the
+  // error they make of it).
+  template <typename Parse>
+  Result<bool> add_row(RowBatch& out, int64_t line, Parse&& parse) {
+    std::string text;
+    bool is_null = false;
+    Status s = parse(text, is_null);
+    if (!s.ok()) {
+      INFERCOST_RETURN_IF_ERROR(bad_.handle(s.with_context(where(line))));
+      return false;
+    }
+    out.add(std::move(text), is_null, line);
+    return true;
+  }
+
+  // OK when `at` is where reading can continue in a file read line by line:
+  // at or after byte `first`, at the start of a line (or the end of the
+  // file), on line `min_line` or later; else kInvalidArgument "not the start
+  // of a <unit> of this file".
+  Status check_line_start(const SourcePosition& at, size_t first, int64_t min_line, const char* unit) const {
+    const std::string_view all = file_.view();
+    const bool ok = at.offset >= first && at.offset <= all.size() && at.rows >= 0 && at.line >= min_line &&
+                    (at.offset == first || at.offset == all.size() || all[at.offset - 1] == '\n');
+    if (ok) return Status();
+    return invalid_argument(file_.path() + ": cannot continue at byte " + std::to_string(at.offset) +
+                            ": not the start of a " + unit + " of this file");
+  }
+
   MappedFile file_;
   SourceOptions options_;
   BadRows bad_;
   size_t pos_ = 0;
 };
+
+// Maps the file at `path` into a new Source, which `prepare` (a member
+// function of it that reads the file's start) must accept.
+template <typename Source>
+Result<std::unique_ptr<RowSource>> open_mapped_source(const std::string& path, const SourceOptions& options,
+                                                      Status (Source::*prepare)()) {
+  INFERCOST_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  auto source = std::make_unique<Source>(std::move(file), options);
+  INFERCOST_RETURN_IF_ERROR(((*source).*prepare)());
+  return std::unique_ptr<RowSource>(std::move(source));
+}
 
 // The column of one parsed JSON row (defined in jsonl_source.cc). Sets
 // `is_null` for a JSON null; a missing column or (unless values_as_json) a

@@ -236,6 +236,11 @@ const char* hf_classifier_class(const ModelConfig& c) {
   return "RobertaForSequenceClassification";
 }
 
+std::string synthetic_model_notice(const ModelConfig& config) {
+  return "'" + config.name +
+         "' is a synthetic model (random weights): its speed is real, its sentiments are not.";
+}
+
 Result<ModelConfig> load_config(const std::string& path) {
   INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(path));
   return parse_config(text, path);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -34,8 +35,20 @@ void read_special(const json& doc, const char* key, std::string& out) {
     out = (*it)["content"].get<std::string>();
 }
 
+// tokenizer_config.json's model_max_length: 0 when absent or, as
+// transformers writes for "no limit", larger than any int.
+int model_max_length_of(const json& doc) {
+  auto it = doc.find("model_max_length");
+  if (it == doc.end() || !it->is_number()) return 0;
+  const double limit = it->get<double>();
+  return limit >= 1 && limit <= std::numeric_limits<int>::max() ? static_cast<int>(limit) : 0;
+}
+
+// tokenizer_config.json's flags into `opts` and `settings`, and its
+// model_max_length into `model_max_length` (0 when absent or, as
+// transformers writes for "no limit", larger than any int).
 Status apply_tokenizer_config(const std::string& path, text::TokenizerOptions& opts,
-                              text::TokenizerSettings& settings) {
+                              text::TokenizerSettings& settings, int& model_max_length) {
   INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(path));
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return corruption(path + ": not a JSON object");
@@ -56,6 +69,7 @@ Status apply_tokenizer_config(const std::string& path, text::TokenizerOptions& o
   read_special(doc, "cls_token", opts.cls_token);
   read_special(doc, "sep_token", opts.sep_token);
   read_special(doc, "pad_token", opts.pad_token);
+  model_max_length = model_max_length_of(doc);
   return Status();
 }
 
@@ -126,13 +140,16 @@ Result<OpenedModelDir> open_model_dir(const std::string& dir, const LoadOptions&
 
   // Tokenizer: tokenizer_config.json's flags first (for a WordPiece vocab.txt),
   // then the files (a tokenizer.json carries its own), then the caller's.
-  INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length, "max_length"));
+  if (options.max_length != 0)
+    INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length, "max_length"));
   text::TokenizerOptions topts;
   text::TokenizerSettings settings;
+  int model_max_length = 0;
   const std::string tok_config = dir + "/tokenizer_config.json";
   if (is_regular_file(tok_config))
-    INFERCOST_RETURN_IF_ERROR(apply_tokenizer_config(tok_config, topts, settings));
-  settings.max_length = std::min(options.max_length, m.config.max_positions());
+    INFERCOST_RETURN_IF_ERROR(apply_tokenizer_config(tok_config, topts, settings, model_max_length));
+  settings.max_length = options.max_length == 0 ? model_length_limit(m.config, model_max_length)
+                                                : std::min(options.max_length, m.config.max_positions());
   settings.add_special_tokens = options.add_special_tokens;
   settings.lowercase = options.lowercase;
   settings.strip_accents = options.strip_accents;
@@ -162,6 +179,24 @@ Result<OpenedModelDir> open_model_dir(const std::string& dir, const LoadOptions&
 }
 
 }  // namespace
+
+int model_length_limit(const ModelConfig& config, int model_max_length) {
+  const int positions = config.max_positions();
+  return model_max_length >= text::kSpecialTokensPerRow ? std::min(positions, model_max_length) : positions;
+}
+
+Result<int> read_model_length_limit(const std::string& dir) {
+  INFERCOST_ASSIGN_OR_RETURN(ModelConfig config, load_config(dir + "/config.json"));
+  int model_max_length = 0;
+  const std::string tok_config = dir + "/tokenizer_config.json";
+  if (is_regular_file(tok_config)) {
+    INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(tok_config));
+    json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) return corruption(tok_config + ": not a JSON object");
+    model_max_length = model_max_length_of(doc);
+  }
+  return model_length_limit(config, model_max_length);
+}
 
 Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& options) {
   INFERCOST_ASSIGN_OR_RETURN(OpenedModelDir opened, open_model_dir(dir, options, options.load_weights));

@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "checkpoint_names.h"
-#include "data/tweets.h"
+#include "corpus/tweets.h"
 #include "infercost/core/file.h"
 #include "infercost/model/safetensors.h"
 #include "infercost/model/weights.h"
@@ -129,7 +129,7 @@ Result<SynthVocab> build_vocab(int vocab_size) {
   // The words BERT's uncased tokenizer makes of the lexicon.
   const text::TokenizerOptions uncased;
   std::vector<std::string> words;
-  for (const std::string& entry : data::tweet_lexicon()) {
+  for (const std::string& entry : corpus::tweet_lexicon()) {
     INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> w, text::basic_tokenize(entry, uncased));
     words.insert(words.end(), std::make_move_iterator(w.begin()), std::make_move_iterator(w.end()));
   }
@@ -418,8 +418,8 @@ Result<FamilyTokenizer> build_roberta_tokenizer(const ModelConfig& c) {
       {"pad_token", "<pad>"},
       {"mask_token", "<mask>"}};
   if (c.model_type == "roberta") {
-    INFERCOST_ASSIGN_OR_RETURN(ByteLevelBpe bpe,
-                               learn_byte_level_bpe(bpe_training_words(data::tweet_lexicon()), c.vocab_size));
+    INFERCOST_ASSIGN_OR_RETURN(
+        ByteLevelBpe bpe, learn_byte_level_bpe(bpe_training_words(corpus::tweet_lexicon()), c.vocab_size));
     t.files.emplace_back("vocab.json", bpe_vocab_json(bpe));
     t.files.emplace_back("merges.txt", bpe_merges_txt(bpe));
     tc["add_prefix_space"] = false;
@@ -430,7 +430,7 @@ Result<FamilyTokenizer> build_roberta_tokenizer(const ModelConfig& c) {
     t.calibration.word_ids = bpe.word_ids;
   } else {
     INFERCOST_ASSIGN_OR_RETURN(UnigramVocab unigram,
-                               build_unigram_vocab(data::tweet_lexicon(), c.vocab_size));
+                               build_unigram_vocab(corpus::tweet_lexicon(), c.vocab_size));
     t.files.emplace_back("tokenizer.json", unigram_tokenizer_json(unigram));
     tc["add_prefix_space"] = true;
     t.calibration.first_word = unigram.first_word;

@@ -24,6 +24,17 @@ constexpr uint64_t kMaxCompressionRatio = 1100;
 // Levels are decoded in blocks of this many when only counting.
 constexpr size_t kLevelBlock = 4096;
 
+// Appends the `count` values of type T stored one after another at `p`
+// (little-endian, as on the machines we run on) to `out`.
+template <typename T, typename Out>
+void append_stored_values(const char* p, size_t count, std::vector<Out>& out) {
+  for (size_t i = 0; i < count; ++i, p += sizeof(T)) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    out.push_back(v);
+  }
+}
+
 // A grow-only, uninitialised byte buffer reused across pages.
 class PageBuffer {
  public:
@@ -595,34 +606,15 @@ class ColumnReaderImpl : public ColumnReader {
       return corruption("BYTE_STREAM_SPLIT: decoded size does not match the value count");
     }
     const char* p = scratch_.data();
-    for (size_t i = 0; i < present; ++i, p += width) {
-      switch (type_) {
-        case PhysicalType::kInt32: {
-          int32_t v;
-          std::memcpy(&v, p, 4);
-          page_values_.ints.push_back(v);
-          break;
+    switch (type_) {
+      case PhysicalType::kInt32: append_stored_values<int32_t>(p, present, page_values_.ints); break;
+      case PhysicalType::kInt64: append_stored_values<int64_t>(p, present, page_values_.ints); break;
+      case PhysicalType::kFloat: append_stored_values<float>(p, present, page_values_.doubles); break;
+      case PhysicalType::kDouble: append_stored_values<double>(p, present, page_values_.doubles); break;
+      default:
+        for (size_t i = 0; i < present; ++i, p += width) {
+          page_values_.strings.append(std::string_view(p, static_cast<size_t>(width)));
         }
-        case PhysicalType::kInt64: {
-          int64_t v;
-          std::memcpy(&v, p, 8);
-          page_values_.ints.push_back(v);
-          break;
-        }
-        case PhysicalType::kFloat: {
-          float v;
-          std::memcpy(&v, p, 4);
-          page_values_.doubles.push_back(v);
-          break;
-        }
-        case PhysicalType::kDouble: {
-          double v;
-          std::memcpy(&v, p, 8);
-          page_values_.doubles.push_back(v);
-          break;
-        }
-        default: page_values_.strings.append(std::string_view(p, static_cast<size_t>(width))); break;
-      }
     }
     return Status();
   }

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 namespace infercost::parquet {
@@ -440,11 +441,12 @@ Status decode_plain_fixed_len(const uint8_t* data, size_t size, size_t count, in
   return Status::ok_status();
 }
 
-namespace {
-
 template <typename Stored, typename Out>
 Status decode_plain_numeric(const uint8_t* data, size_t size, size_t count, std::vector<Out>& out,
-                            size_t* consumed, const char* type) {
+                            size_t* consumed) {
+  static_assert(sizeof(Stored) == 4 || sizeof(Stored) == 8);
+  const char* type = std::is_integral_v<Stored> ? (sizeof(Stored) == 4 ? "INT32" : "INT64")
+                                                : (sizeof(Stored) == 4 ? "FLOAT" : "DOUBLE");
   *consumed = 0;
   if (count > size / sizeof(Stored)) {
     return corruption(fmt::format("PLAIN: {} {} values need {} bytes, {} present", count, type,
@@ -462,27 +464,11 @@ Status decode_plain_numeric(const uint8_t* data, size_t size, size_t count, std:
   return Status::ok_status();
 }
 
-}  // namespace
-
-Status decode_plain_int32(const uint8_t* data, size_t size, size_t count, std::vector<int64_t>& out,
-                          size_t* consumed) {
-  return decode_plain_numeric<int32_t>(data, size, count, out, consumed, "INT32");
-}
-
-Status decode_plain_int64(const uint8_t* data, size_t size, size_t count, std::vector<int64_t>& out,
-                          size_t* consumed) {
-  return decode_plain_numeric<int64_t>(data, size, count, out, consumed, "INT64");
-}
-
-Status decode_plain_float(const uint8_t* data, size_t size, size_t count, std::vector<double>& out,
-                          size_t* consumed) {
-  return decode_plain_numeric<float>(data, size, count, out, consumed, "FLOAT");
-}
-
-Status decode_plain_double(const uint8_t* data, size_t size, size_t count, std::vector<double>& out,
-                           size_t* consumed) {
-  return decode_plain_numeric<double>(data, size, count, out, consumed, "DOUBLE");
-}
+// The four the header names.
+template Status decode_plain_numeric<int32_t>(const uint8_t*, size_t, size_t, std::vector<int64_t>&, size_t*);
+template Status decode_plain_numeric<int64_t>(const uint8_t*, size_t, size_t, std::vector<int64_t>&, size_t*);
+template Status decode_plain_numeric<float>(const uint8_t*, size_t, size_t, std::vector<double>&, size_t*);
+template Status decode_plain_numeric<double>(const uint8_t*, size_t, size_t, std::vector<double>&, size_t*);
 
 Status decode_plain_boolean(const uint8_t* data, size_t size, size_t count, std::vector<int64_t>& out,
                             size_t* consumed) {
@@ -514,54 +500,70 @@ Status decode_delta_binary_packed(const uint8_t* data, size_t size, size_t count
   return delta_decode(data, size, count, out, consumed);
 }
 
+namespace {
+
+// The DELTA_BINARY_PACKED lengths that open the data of both byte-array
+// encodings, and the bytes they take.
+struct DeltaLengths {
+  std::vector<int64_t> values;
+  size_t bytes = 0;
+};
+
+// `count` lengths at `data`; errors say they are `what`.
+Result<DeltaLengths> delta_lengths(const uint8_t* data, size_t size, size_t count, const char* what) {
+  DeltaLengths lengths;
+  Status st = delta_decode(data, size, count, lengths.values, &lengths.bytes);
+  if (!st.ok()) return st.with_context(what);
+  return lengths;
+}
+
+}  // namespace
+
 Status decode_delta_length_byte_array(const uint8_t* data, size_t size, size_t count, ByteArrayBuffer& out,
                                       size_t* consumed) {
   *consumed = 0;
-  std::vector<int64_t> lengths;
-  size_t used = 0;
-  Status st = delta_decode(data, size, count, lengths, &used);
-  if (!st.ok()) return st.with_context("DELTA_LENGTH_BYTE_ARRAY: lengths");
-  const uint64_t left = size - used;
+  INFERCOST_ASSIGN_OR_RETURN(const DeltaLengths lengths,
+                             delta_lengths(data, size, count, "DELTA_LENGTH_BYTE_ARRAY: lengths"));
+  const uint64_t left = size - lengths.bytes;
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) {
-    if (lengths[i] < 0) {
-      return corruption(fmt::format("DELTA_LENGTH_BYTE_ARRAY: value {} has length {}", i, lengths[i]));
+    if (lengths.values[i] < 0) {
+      return corruption(fmt::format("DELTA_LENGTH_BYTE_ARRAY: value {} has length {}", i, lengths.values[i]));
     }
-    total += static_cast<uint64_t>(lengths[i]);
+    total += static_cast<uint64_t>(lengths.values[i]);
     if (total > left) {
       return corruption(
           fmt::format("DELTA_LENGTH_BYTE_ARRAY: values up to {} need {} bytes, {} left after byte {}", i,
-                      total, left, used));
+                      total, left, lengths.bytes));
     }
   }
   const size_t old_bytes = out.bytes.size();
   const size_t old_n = out.offsets.size();
-  out.bytes.append(reinterpret_cast<const char*>(data + used), static_cast<size_t>(total));
+  out.bytes.append(reinterpret_cast<const char*>(data + lengths.bytes), static_cast<size_t>(total));
   out.offsets.resize(old_n + count);
   uint64_t at = old_bytes;
   for (size_t i = 0; i < count; ++i) {
-    at += static_cast<uint64_t>(lengths[i]);
+    at += static_cast<uint64_t>(lengths.values[i]);
     out.offsets[old_n + i] = at;
   }
-  *consumed = used + static_cast<size_t>(total);
+  *consumed = lengths.bytes + static_cast<size_t>(total);
   return Status::ok_status();
 }
 
 Status decode_delta_byte_array(const uint8_t* data, size_t size, size_t count, ByteArrayBuffer& out,
                                size_t* consumed) {
   *consumed = 0;
-  std::vector<int64_t> prefixes;
-  size_t used = 0;
-  Status st = delta_decode(data, size, count, prefixes, &used);
-  if (!st.ok()) return st.with_context("DELTA_BYTE_ARRAY: prefix lengths");
+  INFERCOST_ASSIGN_OR_RETURN(const DeltaLengths prefixes,
+                             delta_lengths(data, size, count, "DELTA_BYTE_ARRAY: prefix lengths"));
   ByteArrayBuffer suffixes;
   size_t suffix_used = 0;
-  st = decode_delta_length_byte_array(data + used, size - used, count, suffixes, &suffix_used);
-  if (!st.ok()) return st.with_context(fmt::format("DELTA_BYTE_ARRAY: suffixes at byte {}", used));
+  Status st = decode_delta_length_byte_array(data + prefixes.bytes, size - prefixes.bytes, count, suffixes,
+                                             &suffix_used);
+  if (!st.ok()) return st.with_context(fmt::format("DELTA_BYTE_ARRAY: suffixes at byte {}", prefixes.bytes));
   uint64_t total = 0;
   uint64_t prev_len = 0;
   for (size_t i = 0; i < count; ++i) {
-    const int64_t prefix = prefixes[i];
+    const int64_t prefix = prefixes.values[i];
     if (prefix < 0 || static_cast<uint64_t>(prefix) > prev_len) {
       return corruption(
           fmt::format("DELTA_BYTE_ARRAY: value {} has prefix length {}, previous value has {} bytes", i,
@@ -582,7 +584,7 @@ Status decode_delta_byte_array(const uint8_t* data, size_t size, size_t count, B
   size_t at = old_bytes;
   size_t prev_start = old_bytes;
   for (size_t i = 0; i < count; ++i) {
-    const auto prefix = static_cast<size_t>(prefixes[i]);
+    const auto prefix = static_cast<size_t>(prefixes.values[i]);
     std::memcpy(base + at, base + prev_start, prefix);
     const std::string_view suffix = suffixes.at(i);
     std::memcpy(base + at + prefix, suffix.data(), suffix.size());
@@ -590,7 +592,7 @@ Status decode_delta_byte_array(const uint8_t* data, size_t size, size_t count, B
     at += prefix + suffix.size();
     out.offsets[old_n + i] = at;
   }
-  *consumed = used + suffix_used;
+  *consumed = prefixes.bytes + suffix_used;
   return Status::ok_status();
 }
 

@@ -76,15 +76,15 @@ Status decode_plain_byte_array(const uint8_t* data, size_t size, size_t count, B
                                size_t* consumed);
 Status decode_plain_fixed_len(const uint8_t* data, size_t size, size_t count, int width, ByteArrayBuffer& out,
                               size_t* consumed);
-// INT32 values are sign-extended to int64.
-Status decode_plain_int32(const uint8_t* data, size_t size, size_t count, std::vector<int64_t>& out,
-                          size_t* consumed);
-Status decode_plain_int64(const uint8_t* data, size_t size, size_t count, std::vector<int64_t>& out,
-                          size_t* consumed);
-Status decode_plain_float(const uint8_t* data, size_t size, size_t count, std::vector<double>& out,
-                          size_t* consumed);
-Status decode_plain_double(const uint8_t* data, size_t size, size_t count, std::vector<double>& out,
-                           size_t* consumed);
+// Values of a numeric physical type (Stored: int32_t, int64_t, float or
+// double), widened to Out (int64_t or double): INT32 values are sign-extended.
+template <typename Stored, typename Out>
+Status decode_plain_numeric(const uint8_t* data, size_t size, size_t count, std::vector<Out>& out,
+                            size_t* consumed);
+inline constexpr auto* decode_plain_int32 = &decode_plain_numeric<int32_t, int64_t>;
+inline constexpr auto* decode_plain_int64 = &decode_plain_numeric<int64_t, int64_t>;
+inline constexpr auto* decode_plain_float = &decode_plain_numeric<float, double>;
+inline constexpr auto* decode_plain_double = &decode_plain_numeric<double, double>;
 // Booleans, bit-packed LSB first; appended as 0/1.
 Status decode_plain_boolean(const uint8_t* data, size_t size, size_t count, std::vector<int64_t>& out,
                             size_t* consumed);

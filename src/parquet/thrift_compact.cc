@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace infercost::parquet::thrift {
 
@@ -204,30 +205,26 @@ Status CompactReader::read_byte(int8_t* value) {
   return Status::ok_status();
 }
 
-Status CompactReader::read_i16(int16_t* value) {
+template <typename T>
+Status CompactReader::read_zigzag(T* value, const char* name) {
   size_t start = pos_;
   uint64_t v = 0;
   INFERCOST_RETURN_IF_ERROR(read_varint(&v));
   int64_t d = zigzag_decode(v);
-  if (v > 0xffff) {
+  if (v > std::numeric_limits<std::make_unsigned_t<T>>::max()) {
     pos_ = start;
-    return error(fmt::format("i16 value {} out of range", d));
+    return error(fmt::format("{} value {} out of range", name, d));
   }
-  *value = static_cast<int16_t>(d);
+  *value = static_cast<T>(d);
   return Status::ok_status();
 }
 
+Status CompactReader::read_i16(int16_t* value) {
+  return read_zigzag(value, "i16");
+}
+
 Status CompactReader::read_i32(int32_t* value) {
-  size_t start = pos_;
-  uint64_t v = 0;
-  INFERCOST_RETURN_IF_ERROR(read_varint(&v));
-  int64_t d = zigzag_decode(v);
-  if (v > 0xffffffffULL) {
-    pos_ = start;
-    return error(fmt::format("i32 value {} out of range", d));
-  }
-  *value = static_cast<int32_t>(d);
-  return Status::ok_status();
+  return read_zigzag(value, "i32");
 }
 
 Status CompactReader::read_i64(int64_t* value) {
@@ -238,25 +235,17 @@ Status CompactReader::read_i64(int64_t* value) {
 }
 
 Status CompactReader::read_integer(CType type, int64_t* value) {
+  // The value `read` reads, widened to int64.
+  auto widened = [&]<typename T>(Status (CompactReader::*read)(T*)) {
+    T v = 0;
+    INFERCOST_RETURN_IF_ERROR((this->*read)(&v));
+    *value = v;
+    return Status::ok_status();
+  };
   switch (type) {
-    case CType::kByte: {
-      int8_t v = 0;
-      INFERCOST_RETURN_IF_ERROR(read_byte(&v));
-      *value = v;
-      return Status::ok_status();
-    }
-    case CType::kI16: {
-      int16_t v = 0;
-      INFERCOST_RETURN_IF_ERROR(read_i16(&v));
-      *value = v;
-      return Status::ok_status();
-    }
-    case CType::kI32: {
-      int32_t v = 0;
-      INFERCOST_RETURN_IF_ERROR(read_i32(&v));
-      *value = v;
-      return Status::ok_status();
-    }
+    case CType::kByte: return widened(&CompactReader::read_byte);
+    case CType::kI16: return widened(&CompactReader::read_i16);
+    case CType::kI32: return widened(&CompactReader::read_i32);
     case CType::kI64: return read_i64(value);
     default: return error(fmt::format("expected an integer, got {}", ctype_name(type)));
   }
@@ -348,14 +337,7 @@ Status CompactReader::skip(CType type) {
       CType et = CType::kStop;
       uint32_t n = 0;
       INFERCOST_RETURN_IF_ERROR(read_list_header(&et, &n));
-      for (uint32_t i = 0; i < n; ++i) {
-        if (is_bool(et)) {
-          bool b = 0;
-          INFERCOST_RETURN_IF_ERROR(read_bool_element(&b));
-        } else {
-          INFERCOST_RETURN_IF_ERROR(skip(et));
-        }
-      }
+      for (uint32_t i = 0; i < n; ++i) INFERCOST_RETURN_IF_ERROR(skip_element(et));
       collection_end();
       return Status::ok_status();
     }
@@ -364,14 +346,8 @@ Status CompactReader::skip(CType type) {
       uint32_t n = 0;
       INFERCOST_RETURN_IF_ERROR(read_map_header(&kt, &vt, &n));
       for (uint32_t i = 0; i < n; ++i) {
-        for (CType t : {kt, vt}) {
-          if (is_bool(t)) {
-            bool b = 0;
-            INFERCOST_RETURN_IF_ERROR(read_bool_element(&b));
-          } else {
-            INFERCOST_RETURN_IF_ERROR(skip(t));
-          }
-        }
+        INFERCOST_RETURN_IF_ERROR(skip_element(kt));
+        INFERCOST_RETURN_IF_ERROR(skip_element(vt));
       }
       collection_end();
       return Status::ok_status();
@@ -379,6 +355,12 @@ Status CompactReader::skip(CType type) {
     case CType::kStop: break;
   }
   return error(fmt::format("cannot skip a value of {}", ctype_name(type)));
+}
+
+Status CompactReader::skip_element(CType type) {
+  if (!is_bool(type)) return skip(type);
+  bool b = false;
+  return read_bool_element(&b);
 }
 
 // ---- CompactWriter ----
@@ -409,30 +391,6 @@ void CompactWriter::field_header(int16_t id, CType type) {
 
 void CompactWriter::field_bool(int16_t id, bool value) {
   field_header(id, value ? CType::kBoolTrue : CType::kBoolFalse);
-}
-void CompactWriter::field_byte(int16_t id, int8_t value) {
-  field_header(id, CType::kByte);
-  write_byte(value);
-}
-void CompactWriter::field_i16(int16_t id, int16_t value) {
-  field_header(id, CType::kI16);
-  write_i16(value);
-}
-void CompactWriter::field_i32(int16_t id, int32_t value) {
-  field_header(id, CType::kI32);
-  write_i32(value);
-}
-void CompactWriter::field_i64(int16_t id, int64_t value) {
-  field_header(id, CType::kI64);
-  write_i64(value);
-}
-void CompactWriter::field_double(int16_t id, double value) {
-  field_header(id, CType::kDouble);
-  write_double(value);
-}
-void CompactWriter::field_binary(int16_t id, std::string_view value) {
-  field_header(id, CType::kBinary);
-  write_binary(value);
 }
 void CompactWriter::field_struct_begin(int16_t id) {
   field_header(id, CType::kStruct);

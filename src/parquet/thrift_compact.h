@@ -101,6 +101,12 @@ class CompactReader {
   Status truncated(size_t need);
   Status error(std::string_view what) const;
   Status check_collection_type(CType t) const;
+  // Skips one element of a list, set or map of `type` (bools there are bytes).
+  Status skip_element(CType type);
+  // A zigzag varint that must fit T (int16_t, int32_t): out of range is an
+  // error naming the type `name`, the position left at the varint.
+  template <typename T>
+  Status read_zigzag(T* value, const char* name);
 
   const uint8_t* data_;
   size_t size_;
@@ -120,12 +126,17 @@ class CompactWriter {
 
   void field_header(int16_t id, CType type);
   void field_bool(int16_t id, bool value);
-  void field_byte(int16_t id, int8_t value);
-  void field_i16(int16_t id, int16_t value);
-  void field_i32(int16_t id, int32_t value);
-  void field_i64(int16_t id, int64_t value);
-  void field_double(int16_t id, double value);
-  void field_binary(int16_t id, std::string_view value);
+  // A field of each type: its header, then the value by the write_ of the type.
+  void field_byte(int16_t id, int8_t value) { field_of(id, CType::kByte, &CompactWriter::write_byte, value); }
+  void field_i16(int16_t id, int16_t value) { field_of(id, CType::kI16, &CompactWriter::write_i16, value); }
+  void field_i32(int16_t id, int32_t value) { field_of(id, CType::kI32, &CompactWriter::write_i32, value); }
+  void field_i64(int16_t id, int64_t value) { field_of(id, CType::kI64, &CompactWriter::write_i64, value); }
+  void field_double(int16_t id, double value) {
+    field_of(id, CType::kDouble, &CompactWriter::write_double, value);
+  }
+  void field_binary(int16_t id, std::string_view value) {
+    field_of(id, CType::kBinary, &CompactWriter::write_binary, value);
+  }
   // Field header plus struct_begin(); close with struct_end().
   void field_struct_begin(int16_t id);
   // Field header plus list header; then write `size` elements.
@@ -147,6 +158,12 @@ class CompactWriter {
   std::string take() { return std::move(out_); }
 
  private:
+  template <typename T>
+  void field_of(int16_t id, CType type, void (CompactWriter::*write)(T), T value) {
+    field_header(id, type);
+    (this->*write)(value);
+  }
+
   std::string out_;
   std::vector<int16_t> last_field_id_;
   int16_t last_id_ = 0;

@@ -20,18 +20,6 @@ Result<Batching> parse_batching(const std::string& name) {
   return invalid_argument("unknown batching '" + name + "' (accepted: tokens, seed)");
 }
 
-Status check_batching_options(int batch_size, int max_batch_tokens, int window_rows) {
-  if (batch_size < 0) {
-    return invalid_argument("--batch-size must be at least 1 (or 0 for the batching policy's default)");
-  }
-  if (max_batch_tokens < 0) {
-    return invalid_argument("--max-batch-tokens must be at least 1 (or 0 for the default " +
-                            std::to_string(kDefaultMaxBatchTokens) + ")");
-  }
-  if (window_rows < 1) return invalid_argument("--window-rows must be at least 1");
-  return Status();
-}
-
 void tokenize_rows(const text::Tokenizer& tokenizer, std::span<const std::string_view> texts,
                    std::span<const uint8_t> is_null, int threads, TokenizedRows& out) {
   const size_t n = texts.size();

@@ -15,6 +15,9 @@
 #include "core/threads.h"
 #include "infercost/model/model_dir.h"
 #include "io/prediction_writer.h"
+#include "pipeline/bad_rows.h"
+#include "pipeline/classifier_workers.h"
+#include "pipeline/settings.h"
 
 namespace infercost::pipeline {
 
@@ -92,6 +95,19 @@ void add_counts(ClassifierStats& to, const ClassifierStats& from) {
   to.infer_seconds += from.infer_seconds;
 }
 
+// A device's error named after the device, once: the CPU is not named, and
+// an error its backend already names it in (the CUDA backend's "cuda:0:
+// classify: ...") is not named again.
+Status name_device_error(const Status& error, const std::string& device) {
+  if (device == "cpu") return error;
+  const std::string& message = error.message();
+  if (message.size() > device.size() && message.compare(0, device.size(), device) == 0 &&
+      message[device.size()] == ':') {
+    return error;
+  }
+  return error.with_context(device);
+}
+
 using BackendPtr = std::unique_ptr<backend::Backend>;
 
 // Creates and prepares the backend of one device (its first stream).
@@ -125,7 +141,7 @@ Result<std::vector<BackendPtr>> open_backends(const BackendFactory& factory,
   std::vector<BackendPtr> out;
   for (size_t i = 0; i < names.size(); ++i) {
     Result<BackendPtr>& r = *opened[i];
-    if (!r.ok()) return names[i] == "cpu" ? r.status() : r.status().with_context(names[i]);
+    if (!r.ok()) return name_device_error(r.status(), names[i]);
     out.push_back(std::move(*r));
   }
   return out;
@@ -155,34 +171,15 @@ Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const C
 }  // namespace
 
 Result<std::optional<HeadFunction>> check_head_options(const ClassifierOptions& options) {
-  if (options.threshold) {
-    const double t = *options.threshold;
-    if (!(t >= 0 && t <= 1)) return invalid_argument(fmt::format("--threshold {}: must be in [0, 1]", t));
-  }
+  INFERCOST_RETURN_IF_ERROR(check_settings(options));
   if (options.function == "default") return std::optional<HeadFunction>();
-  Result<HeadFunction> f = parse_head_function(options.function);
-  if (!f.ok()) {
-    return invalid_argument("--function '" + options.function +
-                            "': expected softmax, sigmoid, none or default (the model's)");
-  }
-  return std::optional<HeadFunction>(*f);
+  INFERCOST_ASSIGN_OR_RETURN(HeadFunction f, parse_head_function(options.function));
+  return std::optional<HeadFunction>(f);
 }
 
 Result<std::vector<std::string>> resolve_classifier_devices(const ClassifierOptions& options,
                                                             const BackendFactory& factory) {
-  INFERCOST_RETURN_IF_ERROR(check_batching_options(options.batch_size, options.max_batch_tokens, 1));
-  if (options.tokenizer_threads < 0) {
-    return invalid_argument("--tokenizer-threads must be at least 1 (or 0 for the device's default)");
-  }
-  if (options.threads < 0) return invalid_argument("--threads must be at least 1 (or 0 for all cores)");
-  if (options.streams_per_device < 0 || options.streams_per_device > kMaxStreamsPerDevice) {
-    return invalid_argument(
-        fmt::format("--streams-per-device {}: must be 1 to {} (or 0 for the device's default)",
-                    options.streams_per_device, kMaxStreamsPerDevice));
-  }
-  INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length));
-  INFERCOST_RETURN_IF_ERROR(check_head_options(options).status());
-  INFERCOST_RETURN_IF_ERROR(backend::resolve_precision(options.device, options.precision).status());
+  INFERCOST_RETURN_IF_ERROR(check_settings(options));
   INFERCOST_ASSIGN_OR_RETURN(backend::DeviceSpec spec, backend::parse_device(options.device));
   INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> names, factory.resolve_devices
                                                                  ? factory.resolve_devices(spec)
@@ -226,10 +223,11 @@ Status check_threshold_applies(const ClassifierOptions& options, HeadFunction fu
                                const model::ModelConfig& config) {
   if (!options.threshold || label_set) return Status();
   return invalid_argument(fmt::format(
-      "--threshold {}: only multi-label outputs (--function sigmoid over more than one label) have a "
-      "'labels' column for it to decide; this run's function is {} over {} label{}",
-      *options.threshold, head_function_name(function), config.num_labels(),
-      config.num_labels() == 1 ? "" : "s"));
+      "{} {}: only multi-label outputs ({} over more than one label) have a 'labels' column for it to "
+      "decide; this run's function is {} over {} label{}",
+      setting_label("threshold", options.caller), *options.threshold,
+      setting_example("function", "sigmoid", options.caller), head_function_name(function),
+      config.num_labels(), config.num_labels() == 1 ? "" : "s"));
 }
 
 }  // namespace
@@ -247,16 +245,19 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
   std::unique_ptr<Classifier> c(new Classifier());
   c->threads_ = resolve_threads(options.threads);
   c->tokenizer_threads_ = resolved_tokenizer_threads(options, c->threads_);
-  c->max_length_ = options.max_length;
   c->on_bad_row_ = options.on_bad_row;
 
   model::LoadOptions load;
-  load.max_length = options.max_length;
+  load.max_length = options.max_length;  // 0: the model's limit
   INFERCOST_ASSIGN_OR_RETURN(model::LoadedModel model, model::load_model_dir(model_dir, load));
   if (options.max_length > model.config.max_positions()) {
-    return invalid_argument("--max-length " + std::to_string(options.max_length) + " exceeds the model's " +
-                            std::to_string(model.config.max_positions()) + " positions");
+    return invalid_argument(fmt::format("{} {} exceeds the model's {} positions",
+                                        setting_label("max_length", options.caller), options.max_length,
+                                        model.config.max_positions()));
   }
+  c->max_length_ = model.tokenizer->max_length();
+  ClassifierOptions resolved = options;  // max_length as the model resolved it
+  resolved.max_length = c->max_length_;
   backend::BackendOptions backend_options;
   backend_options.threads = c->threads_;
   backend_options.precision = precision;
@@ -275,7 +276,7 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
   if (options.batch_size_auto || options.max_batch_tokens_auto) {
     for (const std::unique_ptr<Device>& d : c->devices_) {
       Result<backend::BatchCapacity> cap =
-          device_capacity(*d->streams[0], options, std::max(1, model.tokenizer->special_tokens()));
+          device_capacity(*d->streams[0], resolved, std::max(1, model.tokenizer->special_tokens()));
       if (!cap.ok()) return cap.status().with_context(d->name + ": batch capacity");
       capacities.push_back(std::move(*cap));
     }
@@ -323,7 +324,7 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
     }
   }
 
-  c->policy_ = resolve_batch_policy(options, c->capacity_, c->threads_, model.tokenizer->pad_id());
+  c->policy_ = resolve_batch_policy(resolved, c->capacity_, c->threads_, model.tokenizer->pad_id());
   // GPUs of different generations may run different precisions: "bf16+fp16".
   std::vector<std::string> precisions;
   for (const std::unique_ptr<Device>& d : c->devices_) {
@@ -347,8 +348,21 @@ std::vector<std::string> Classifier::devices() const {
   return out;
 }
 
-size_t Classifier::worker_device(size_t worker) const {
-  return workers_.at(worker)->device_index;
+size_t ClassifierWorkers::workers() const {
+  return c_->workers_.size();
+}
+
+size_t ClassifierWorkers::worker_device(size_t worker) const {
+  return c_->workers_.at(worker)->device_index;
+}
+
+Status ClassifierWorkers::infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
+                                      std::vector<int32_t>* non_finite) {
+  return c_->infer_batch(worker, batch, out, non_finite);
+}
+
+Status ClassifierWorkers::non_finite_error(const std::string& rows, size_t worker) const {
+  return c_->non_finite_error(rows, worker);
 }
 
 ClassifierStats Classifier::stats() const {
@@ -397,7 +411,7 @@ Status Classifier::infer_batch(size_t worker, const backend::TokenBatch& batch, 
   return non_finite_error(name_rows("batch row", std::vector<int64_t>(bad.begin(), bad.end())), worker);
 }
 
-std::string Classifier::name_rows(const std::string& unit, const std::vector<int64_t>& numbers) {
+std::string name_rows(const std::string& unit, const std::vector<int64_t>& numbers) {
   constexpr size_t kNamed = 10;
   const size_t named = std::min(numbers.size(), kNamed);
   std::string text =
@@ -431,7 +445,7 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
   if (!logits.ok()) {
     const Status& error = logits.status();
     if (error.code() != StatusCode::kResourceExhausted) {
-      return device.name == "cpu" ? error : error.with_context(device.name);
+      return name_device_error(error, device.name);
     }
     device.lower_limit(computed - 1);
     if (t.batch == 1) {
@@ -522,28 +536,24 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
   call_stats_.tokenize_seconds += seconds_since(start);
 
   start = std::chrono::steady_clock::now();
-  std::vector<int32_t> rows;
-  rows.reserve(texts.size());
-  int longest = 0;
+  SortedRows sorted;
+  Status bad_row = sort_rows(
+      is_null, tokenized.errors, on_bad_row_,
+      [first_row](size_t i, const Status& error) {
+        return invalid_argument(fmt::format("row {}: {}", first_row + i, error.message()));
+      },
+      sorted);
+  call_stats_.rows_null += sorted.rows_null;
+  call_stats_.rows_skipped += sorted.rows_skipped;
+  INFERCOST_RETURN_IF_ERROR(bad_row);
   for (size_t i = 0; i < texts.size(); ++i) {
-    const size_t row = first_row + i;
-    if (!is_null.empty() && is_null[i]) {
-      result.is_null[row] = 1;
-      ++call_stats_.rows_null;
-      continue;
-    }
-    if (!tokenized.errors[i].ok()) {
-      if (on_bad_row_ == io::OnBadRow::kFail) {
-        return invalid_argument(fmt::format("row {}: {}", row, tokenized.errors[i].message()));
-      }
-      result.is_null[row] = 1;
-      result.skipped[row] = 1;
-      ++call_stats_.rows_skipped;
-      continue;
-    }
-    rows.push_back(static_cast<int32_t>(i));
-    longest = std::max(longest, static_cast<int>(tokenized.ids[i].size()));
+    result.skipped[first_row + i] = sorted.skipped[i];
+    result.is_null[first_row + i] = sorted.skipped[i] || (!is_null.empty() && is_null[i]) ? 1 : 0;
   }
+  const std::vector<int32_t>& rows = sorted.classify;
+  int longest = 0;
+  for (int32_t r : rows)
+    longest = std::max(longest, static_cast<int>(tokenized.ids[static_cast<size_t>(r)].size()));
   std::vector<std::vector<int32_t>> batches;
   if (policy_.batching == Batching::kSeed) {
     for (std::span<const int32_t> batch : batches_in_order<int32_t>(policy_, rows)) {

@@ -9,6 +9,8 @@
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/core/version.h"
+#include "infercost/model/model_dir.h"
+#include "pipeline/settings.h"
 
 namespace infercost::pipeline {
 
@@ -24,23 +26,20 @@ std::string format_names(const OutputPlan& plan) {
   return fmt::format("{}", fmt::join(names, ","));
 }
 
-// The settings that change what the output holds, in a fixed order.
-std::vector<std::pair<std::string, std::string>> output_options(const RunOptions& o, const OutputPlan& plan) {
+// The settings that change what the output holds (settings.h), and what the
+// device and the output plan decide of them.
+Result<std::vector<std::pair<std::string, std::string>>> output_options(const RunOptions& o,
+                                                                        const OutputPlan& plan) {
+  RunOptions resolved = o;
+  if (o.max_length == 0) {  // the model's limit, as the run will resolve it
+    INFERCOST_ASSIGN_OR_RETURN(resolved.max_length, model::read_model_length_limit(o.model_dir));
+  }
+  std::vector<std::pair<std::string, std::string>> options = output_settings(resolved);
   Result<backend::DeviceSpec> device = backend::parse_device(o.device);
-  return {{"--column", o.column},
-          {"--input-format", o.input_format},
-          {"--max-length", std::to_string(o.max_length)},
-          {"--precision", o.precision},
-          {"--device (kind)", device.ok() ? device->kind : o.device},
-          {"--batching", batching_name(o.batching)},
-          {"--on-error", o.on_bad_row == io::OnBadRow::kSkip ? "skip" : "fail"},
-          {"--output (kind)", plan.per_file ? "folder" : "file"},
-          {"--output-format", format_names(plan)},
-          {"--compression", o.compression},
-          {"--no-text", o.keep_text ? "false" : "true"},
-          // As given: "default" is the model's, whose config is part of the job.
-          {"--function", o.function},
-          {"--threshold", fmt::format("{}", o.threshold.value_or(kDefaultThreshold))}};
+  options.emplace_back("--device (kind)", device.ok() ? device->kind : o.device);
+  options.emplace_back("--output (kind)", plan.per_file ? "folder" : "file");
+  options.emplace_back("--output-format", format_names(plan));
+  return options;
 }
 
 std::string rows_phrase(const JobProgress& p) {
@@ -73,7 +72,7 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
     now.inputs.push_back(std::move(in));
   }
   INFERCOST_RETURN_IF_ERROR(describe_model(options.model_dir, now));
-  now.options = output_options(options, plan);
+  INFERCOST_ASSIGN_OR_RETURN(now.options, output_options(options, plan));
 
   const std::string& checkpoint_path = job->files_.checkpoint;
   Result<std::optional<Checkpoint>> found = read_checkpoint(checkpoint_path);

@@ -184,6 +184,19 @@ void for_each_run_metrics_field(Metrics& m, Visitor& v) {
     o.field("checkpoints", m.checkpoints);
     o.field("checkpoint_seconds", m.checkpoint_seconds);
   });
+  v.object("cost", written_if(!m.cost.instance.empty()), [&](auto& o) {
+    auto& c = m.cost;
+    o.field("instance", c.instance);
+    o.field("price_list", c.price_list);
+    o.field("price_source", c.price_source);
+    o.field("price_date", c.price_date);
+    o.field("instance_usd_per_hour", c.instance_usd_per_hour);
+    o.field("spot_discount", c.spot_discount);
+    o.field("platform_usd_per_hour", c.platform_usd_per_hour);
+    o.field("machines", c.machines);
+    cost::for_each_cost_estimate_field(c.estimate,
+                                       [&](const char* key, auto& value) { o.field(key, value); });
+  });
 }
 
 using WrittenJson = nlohmann::ordered_json;
@@ -457,6 +470,16 @@ std::string RunMetrics::to_summary() const {
       device, precision, threads, tokenizer_threads, batching, batch_size, max_batch_tokens, window_rows,
       max_length, model_name, model_synthetic ? " (synthetic)" : "", head_function,
       labels_column ? fmt::format(" (labels at >= {})", threshold) : std::string());
+  if (!cost.instance.empty()) {
+    const cost::CostEstimate& e = cost.estimate;
+    fmt::format_to(
+        line,
+        "cost            {} ({} prices, {}): ${:.4f}/h -> ${:.6f} for this run, ${:.4f} per million "
+        "rows, ${:.5f} per million tokens; {} rows would take {:.2f} h and cost ${:.2f}\n",
+        cost.instance, cost.price_list, cost.price_date, e.usd_per_hour, e.cost_to_solution_usd,
+        e.usd_per_million_rows, e.usd_per_million_tokens, e.corpus_rows, e.corpus_seconds / 3600.0,
+        e.corpus_usd);
+  }
   return out;
 }
 

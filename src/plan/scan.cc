@@ -12,7 +12,10 @@
 #include "core/sha256.h"
 #include "core/threads.h"
 #include "infercost/pipeline/batching.h"
+#include "infercost/pipeline/classifier.h"
 #include "io/row_source.h"
+#include "pipeline/run_input.h"
+#include "pipeline/settings.h"
 
 namespace infercost::plan {
 
@@ -58,32 +61,49 @@ void add_at(std::vector<int64_t>& counts, size_t index, int64_t n) {
   counts[index] += n;
 }
 
-}  // namespace
-
-Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer& tokenizer) {
-  if (options.inputs.empty()) return invalid_argument("no input files given");
-  INFERCOST_RETURN_IF_ERROR(
-      pipeline::check_batching_options(options.batch_size, options.max_batch_tokens, options.window_rows));
-  if (options.threads < 0) return invalid_argument("--threads must be at least 1 (or 0 for all cores)");
-  if (options.tokenizer_threads < 0) return invalid_argument("tokenizer threads must be at least 0");
-  INFERCOST_RETURN_IF_ERROR(text::check_max_length(options.max_length));
-  const auto start = std::chrono::steady_clock::now();
-
-  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> paths, io::expand_inputs(options.inputs));
+// The inputs and their formats, as `infercost run` expands them, and the bytes of all.
+struct ScanInputs {
+  std::vector<std::string> paths;
   std::vector<io::InputFormat> formats;
-  uint64_t bytes_all = 0;
-  for (const std::string& path : paths) {
+  uint64_t bytes = 0;
+};
+
+Result<ScanInputs> expand_scan_inputs(const ScanOptions& options) {
+  ScanInputs in;
+  INFERCOST_ASSIGN_OR_RETURN(in.paths, io::expand_inputs(options.inputs));
+  for (const std::string& path : in.paths) {
     INFERCOST_ASSIGN_OR_RETURN(io::InputFormat format, io::input_format_for(path, options.input_format));
-    formats.push_back(format);
+    in.formats.push_back(format);
     std::error_code ec;
     const uintmax_t size = std::filesystem::file_size(path, ec);
-    if (!ec) bytes_all += size;
+    if (!ec) in.bytes += size;
   }
+  return in;
+}
 
-  ScanResult scan;
+// The settings of the run the scan predicts (a CPU run's: the scan's
+// tokenizer threads are its), checked and resolved as the run does.
+pipeline::RunOptions run_settings_of(const ScanOptions& options) {
+  pipeline::RunOptions run;
+  run.caller = pipeline::Caller::kCli;  // `infercost plan` scans
+  run.inputs = options.inputs;
+  run.input_format = options.input_format;
+  run.column = options.column;
+  run.on_bad_row = options.on_bad_row;
+  run.threads = options.threads;
+  run.tokenizer_threads = options.tokenizer_threads;
+  run.batch_size = options.batch_size;
+  run.max_batch_tokens = options.max_batch_tokens;
+  run.window_rows = options.window_rows;
+  run.max_length = options.max_length;
+  return run;
+}
+
+// The threads and each policy's resolved sizes, as the run resolves them.
+void resolve_scan(const ScanOptions& options, ScanResult& scan) {
   scan.max_length = options.max_length;
   scan.threads = resolve_threads(options.threads);
-  scan.tokenizer_threads = options.tokenizer_threads > 0 ? options.tokenizer_threads : scan.threads;
+  scan.tokenizer_threads = pipeline::resolve_tokenizer_threads(run_settings_of(options));
 
   PolicyPadding& seed = scan.seed_padding;
   seed.batching = "seed";
@@ -94,78 +114,95 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer
   tok.batch_size = options.batch_size > 0 ? options.batch_size : kDefaultTokensBatchSize;
   tok.max_batch_tokens = options.max_batch_tokens > 0 ? options.max_batch_tokens : kDefaultMaxBatchTokens;
   tok.window_rows = options.window_rows;
+}
 
-  // The tokens policy is the run's own packing (pipeline::pack_by_tokens) over the run's own windows.
-  pipeline::BatchPolicy policy;
-  policy.batching = pipeline::Batching::kTokens;
-  policy.batch_size = tok.batch_size;
-  policy.max_batch_tokens = tok.max_batch_tokens;
-  policy.pad_id = tokenizer.pad_id();
+// Counts a window's rows to classify into `file` and `scan`, and the tokens
+// policy's batches of them: the run's own packing (pipeline::pack_by_tokens)
+// over the run's own windows.
+void count_window(const pipeline::Window& window, const std::vector<int32_t>& classify,
+                  const pipeline::BatchPolicy& policy, FileScan& file, ScanResult& scan) {
+  for (int32_t i : classify) {
+    const size_t len = window.ids[static_cast<size_t>(i)].size();
+    add_at(scan.length_counts, len, 1);
+    ++file.rows;
+    file.tokens += static_cast<int64_t>(len);
+    file.longest = std::max(file.longest, static_cast<int>(len));
+    if (scan.max_length > 0 && static_cast<int>(len) >= scan.max_length) ++scan.rows_at_max_length;
+  }
+  PolicyPadding& tok = scan.tokens_padding;
+  for (const std::vector<int32_t>& batch : pipeline::pack_by_tokens(policy, window.ids, classify)) {
+    // Sorted by length: the last row is the batch's longest.
+    const int64_t seq_len = static_cast<int64_t>(window.ids[static_cast<size_t>(batch.back())].size());
+    const int64_t n = static_cast<int64_t>(batch.size());
+    ++tok.batches;
+    tok.rows += n;
+    for (int32_t r : batch) tok.tokens += static_cast<int64_t>(window.ids[static_cast<size_t>(r)].size());
+    tok.padded_tokens += n * seq_len;
+    add_at(tok.padded_rows_at_length, static_cast<size_t>(seq_len), n);
+  }
+}
 
+// Reads, tokenizes and sorts out the rows of input `f` as the run's reader,
+// tokenizers and batcher do (pipeline/run_input.h), and counts them.
+Result<FileScan> scan_file(const ScanOptions& options, const ScanInputs& in, size_t f,
+                           const text::Tokenizer& tokenizer, const pipeline::BatchPolicy& policy,
+                           uint64_t bytes_before, ScanResult& scan) {
+  const std::string& path = in.paths[f];
   io::SourceOptions source_options;
   source_options.column = options.column;
   source_options.on_bad_row = options.on_bad_row;
+  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<io::RowSource> source,
+                             pipeline::open_input(path, in.formats[f], source_options));
+  FileScan file;
+  file.path = path;
+  file.format = io::input_format_name(in.formats[f]);
+  file.bytes = source->bytes_total();
+  pipeline::SortedRows sorted;
+  for (;;) {
+    pipeline::Window window;
+    window.file_index = static_cast<int>(f);
+    INFERCOST_ASSIGN_OR_RETURN(
+        size_t got, pipeline::read_window(*source, static_cast<size_t>(options.window_rows), window));
+    if (got == 0) break;
+    pipeline::tokenize_window(tokenizer, window, scan.tokenizer_threads);
+    INFERCOST_RETURN_IF_ERROR(pipeline::sort_window_rows(window, path, options.on_bad_row, sorted));
+    file.rows_null += sorted.rows_null;
+    file.rows_skipped += sorted.rows_skipped;
+    if (!sorted.first_skip.ok() && scan.first_skip_reason.empty()) {
+      scan.first_skip_reason = sorted.first_skip.to_string();
+    }
+    count_window(window, sorted.classify, policy, file, scan);
+    if (options.progress)
+      options.progress(scan.rows + file.rows, bytes_before + source->bytes_read(), in.bytes);
+  }
+  if (source->rows_skipped() > 0) {
+    file.rows_skipped += source->rows_skipped();
+    if (scan.first_skip_reason.empty()) scan.first_skip_reason = source->first_skip_reason().to_string();
+  }
+  return file;
+}
+
+}  // namespace
+
+Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer& tokenizer) {
+  if (options.inputs.empty()) return invalid_argument("no input files given");
+  INFERCOST_RETURN_IF_ERROR(pipeline::check_settings(run_settings_of(options)));
+  const auto start = std::chrono::steady_clock::now();
+  INFERCOST_ASSIGN_OR_RETURN(ScanInputs in, expand_scan_inputs(options));
+
+  ScanResult scan;
+  resolve_scan(options, scan);
+  pipeline::BatchPolicy policy;
+  policy.batching = pipeline::Batching::kTokens;
+  policy.batch_size = scan.tokens_padding.batch_size;
+  policy.max_batch_tokens = scan.tokens_padding.max_batch_tokens;
+  policy.pad_id = tokenizer.pad_id();
+
+  PolicyPadding& seed = scan.seed_padding;
   uint64_t bytes_before = 0;
-  std::vector<int32_t> classify;
-  io::RowBatch rows;
-  std::vector<std::string_view> texts;
-  pipeline::TokenizedRows tokenized;
-  for (size_t f = 0; f < paths.size(); ++f) {
-    const std::string& path = paths[f];
-    INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<io::RowSource> source,
-                               io::open_row_source(path, formats[f], source_options));
-    FileScan file;
-    file.path = path;
-    file.format = io::input_format_name(formats[f]);
-    file.bytes = source->bytes_total();
-    for (;;) {
-      rows = io::RowBatch();
-      INFERCOST_ASSIGN_OR_RETURN(size_t got, source->next(static_cast<size_t>(options.window_rows), rows));
-      if (got == 0) break;
-      rows.is_null.resize(rows.size(), 0);
-      texts.assign(rows.texts.begin(), rows.texts.end());
-      pipeline::tokenize_rows(tokenizer, texts, rows.is_null, scan.tokenizer_threads, tokenized);
-      classify.clear();
-      for (size_t i = 0; i < rows.size(); ++i) {
-        if (rows.is_null[i]) {
-          ++file.rows_null;
-          continue;
-        }
-        if (!tokenized.errors[i].ok()) {
-          Status located = tokenized.errors[i].with_context(path + ": " + source->location_unit() + " " +
-                                                            std::to_string(rows.lines[i]));
-          if (options.on_bad_row == io::OnBadRow::kFail) return located;
-          if (scan.first_skip_reason.empty()) scan.first_skip_reason = located.to_string();
-          ++file.rows_skipped;
-          continue;
-        }
-        const size_t len = tokenized.ids[i].size();
-        classify.push_back(static_cast<int32_t>(i));
-        add_at(scan.length_counts, len, 1);
-        ++file.rows;
-        file.tokens += static_cast<int64_t>(len);
-        file.longest = std::max(file.longest, static_cast<int>(len));
-        if (static_cast<int>(len) >= options.max_length) ++scan.rows_at_max_length;
-      }
-      for (const std::vector<int32_t>& batch : pipeline::pack_by_tokens(policy, tokenized.ids, classify)) {
-        // Sorted by length: the last row is the batch's longest.
-        const int64_t seq_len = static_cast<int64_t>(tokenized.ids[static_cast<size_t>(batch.back())].size());
-        const int64_t n = static_cast<int64_t>(batch.size());
-        ++tok.batches;
-        tok.rows += n;
-        for (int32_t r : batch)
-          tok.tokens += static_cast<int64_t>(tokenized.ids[static_cast<size_t>(r)].size());
-        tok.padded_tokens += n * seq_len;
-        add_at(tok.padded_rows_at_length, static_cast<size_t>(seq_len), n);
-      }
-      if (options.progress) {
-        options.progress(scan.rows + file.rows, bytes_before + source->bytes_read(), bytes_all);
-      }
-    }
-    if (source->rows_skipped() > 0) {
-      file.rows_skipped += source->rows_skipped();
-      if (scan.first_skip_reason.empty()) scan.first_skip_reason = source->first_skip_reason().to_string();
-    }
+  for (size_t f = 0; f < in.paths.size(); ++f) {
+    INFERCOST_ASSIGN_OR_RETURN(FileScan file,
+                               scan_file(options, in, f, tokenizer, policy, bytes_before, scan));
     // Seed: batch_size rows in input order counted from the file's first row,
     // every one padded to the file's longest row, the padding computed.
     if (file.rows > 0) {
@@ -184,7 +221,8 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer
     scan.files.push_back(std::move(file));
   }
   seed.computed_tokens = seed.padded_tokens;
-  tok.computed_tokens = tok.tokens;  // the CPU backend computes real tokens only
+  scan.tokens_padding.computed_tokens =
+      scan.tokens_padding.tokens;  // the CPU backend computes real tokens only
   scan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return scan;
 }

@@ -1,5 +1,6 @@
-// The dry run's scan: read and tokenize the inputs the way `infercost run`
-// does (same file expansion, formats, column, null rows and bad-row rules),
+// The dry run's scan: read and tokenize the inputs with `infercost run`'s own
+// reader and tokenizing (pipeline/run_input.h: same file expansion, formats,
+// windows, column, null rows and bad-row rules),
 // without inference, and count what each batching policy would pad and
 // compute. Memory is bounded by one window of rows and their token ids.
 #pragma once
@@ -13,6 +14,7 @@
 #include "infercost/io/rows.h"
 #include "infercost/pipeline/batching.h"
 #include "infercost/pipeline/metrics.h"
+#include "infercost/pipeline/runner.h"
 #include "infercost/text/tokenizer.h"
 
 namespace infercost::plan {
@@ -24,19 +26,22 @@ using pipeline::kDefaultWindowRows;
 using pipeline::kSeedRowsPerThread;
 
 struct ScanOptions {
-  std::vector<std::string> inputs;  // files, folders, globs (io::expand_inputs)
-  std::string input_format;         // empty: each file's extension
-  std::string column = "full_text";
+  std::vector<std::string> inputs;                     // files, folders, globs (io::expand_inputs)
+  std::string input_format;                            // empty: each file's extension
+  std::string column = pipeline::RunOptions().column;  // the run's default
   io::OnBadRow on_bad_row = io::OnBadRow::kFail;
   // The run's threads (0: the CPUs in this process's affinity mask): the
   // seed policy's default batch size is 100 x threads, as in `infercost run`.
   int threads = 0;
-  int tokenizer_threads = 0;  // threads tokenizing the scan; 0: `threads`
-  int batch_size = 0;         // 0: 256 for tokens, 100 x threads for seed
-  int max_batch_tokens = 0;   // tokens policy; 0: 4096
+  // Threads tokenizing the scan; 0: the run's default on the CPU
+  // (pipeline::resolve_tokenizer_threads).
+  int tokenizer_threads = 0;
+  int batch_size = 0;                             // 0: 256 for tokens, 100 x threads for seed
+  int max_batch_tokens = kDefaultMaxBatchTokens;  // tokens policy
   int window_rows = kDefaultWindowRows;
-  // Only counted (rows_at_max_length); truncation is the tokenizer's.
-  int max_length = 512;
+  // Only counted (rows_at_max_length: the rows at the tokenizer's limit,
+  // which the caller passes); truncation is the tokenizer's. 0: none counted.
+  int max_length = 0;
   // Called after each window with (rows scanned, input bytes read, input bytes in all files).
   std::function<void(int64_t, uint64_t, uint64_t)> progress;
 };

@@ -17,6 +17,7 @@
 #include "infercost/pipeline/metrics.h"
 #include "io/prediction_writer.h"
 #include "pipeline/classifier_metrics.h"
+#include "pipeline/classifier_workers.h"
 #include "python/py_support.h"
 #include "python/run.h"
 
@@ -255,13 +256,9 @@ struct ClassifyResult {
 class Model {
  public:
   Model(std::string model_dir, nb::dict flags) : dir_(std::move(model_dir)) {
-    for (auto [key, value] : flags) {
-      const std::string name = nb::cast<std::string>(key);
-      if (value.is_none()) continue;  // the engine's default
-      if (!apply_classifier_flag("Model()", name, value, options_)) {
-        throw nb::type_error(fmt::format("Model() got an unexpected keyword argument '{}'", name).c_str());
-      }
-    }
+    pipeline::RunOptions settings;
+    apply_settings("Model()", flags, /*run_scope=*/false, settings);
+    options_ = settings;  // the classifier's settings (kModel scope)
     Result<std::unique_ptr<pipeline::Classifier>> opened = internal_error("not opened");
     {
       nb::gil_scoped_release release;
@@ -316,7 +313,7 @@ class Model {
     d["batching"] = pipeline::batching_name(c->policy().batching);
     d["batch_size"] = c->policy().batch_size;
     d["max_batch_tokens"] = c->policy().max_batch_tokens;
-    d["workers"] = c->workers();
+    d["workers"] = pipeline::ClassifierWorkers(*c).workers();
     d["head_function"] = pipeline::head_function_name(c->head_function());
     d["labels_column"] = c->label_set();
     d["threshold"] = c->threshold();
@@ -341,7 +338,7 @@ class Model {
  private:
   std::shared_ptr<pipeline::Classifier> open_classifier() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!classifier_) throw nb::value_error(("Model(" + dir_ + ") is closed").c_str());
+    if (!classifier_) raise_status(invalid_argument("Model(" + dir_ + ") is closed"));
     return classifier_;
   }
 

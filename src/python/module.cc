@@ -102,7 +102,7 @@ nb::list tokenize(nb::handle texts, std::optional<std::string> model, std::optio
   if (model.has_value() == tokenizer.has_value()) {
     throw nb::type_error("tokenize(): give exactly one of model= (a model directory) or tokenizer= (a path)");
   }
-  if (max_length < 0) raise_status(invalid_argument("max_length must be >= 0 (0: no limit)"));
+  if (max_length < 0) raise_status(invalid_argument("max_length must be >= 0 (0: the model's limit)"));
   TextColumn column = read_texts(texts);
   std::vector<std::vector<int32_t>> ids(column.size());
   Status failed;
@@ -158,12 +158,22 @@ NB_MODULE(_native, m) {
   m.doc() = "infercost's engine (C++), bound with nanobind; use the infercost package, not this module.";
   m.attr("__version__") = infercost::kVersion;
   py::register_errors(m);
+  m.def("settings", &py::settings, "The engine's run settings: name, scope, default, help, changes_output.");
   m.def("run", &py::run, nb::arg("inputs"), nb::arg("model_dir"), nb::arg("output"), nb::arg("flags"),
+        nb::arg("metrics") = nb::none(),
         "The CLI's file-to-file job in process; returns the metrics JSON (see infercost.run).");
+  m.def(
+      "_synthetic_notice",
+      [](std::string name) {
+        infercost::model::ModelConfig config;
+        config.name = std::move(name);
+        return infercost::model::synthetic_model_notice(config);
+      },
+      nb::arg("name"), "What run() warns of a synthetic model (the CLI's note).");
   m.def("model_info", &py::model_info, nb::arg("model_dir"),
         "What `infercost model info` prints, as a dict (see infercost.model_info).");
   m.def("tokenize", &py::tokenize, nb::arg("texts"), nb::arg("model") = nb::none(),
-        nb::arg("tokenizer") = nb::none(), nb::arg("max_length") = 512, nb::arg("add_special_tokens") = true,
+        nb::arg("tokenizer") = nb::none(), nb::arg("max_length") = 0, nb::arg("add_special_tokens") = true,
         "Token ids of each text (see infercost.tokenize).");
   py::bind_model(m);
   m.def("_read_texts", &py::read_texts_for_tests, nb::arg("texts"),

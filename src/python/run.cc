@@ -3,6 +3,7 @@
 #include "python/run.h"
 
 #include <fmt/format.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -13,6 +14,7 @@
 #include "infercost/core/file.h"
 #include "infercost/pipeline/runner.h"
 #include "io/whole_file.h"
+#include "pipeline/settings.h"
 #include "python/py_support.h"
 
 namespace nb = nanobind;
@@ -21,122 +23,92 @@ namespace infercost::python {
 
 namespace {
 
-template <typename T>
-T flag_value(const char* fn, const std::string& name, nb::handle value, const char* expected) {
-  try {
-    return nb::cast<T>(value);
-  } catch (const nb::cast_error&) {
-    throw nb::type_error(
-        fmt::format("{}: {} must be {}, not {}", fn, name, expected, Py_TYPE(value.ptr())->tp_name).c_str());
+// `value` as the engine's setting value; a TypeError naming `fn` and the
+// keyword when its Python type is not the setting's.
+pipeline::SettingValue setting_value(const char* fn, const pipeline::Setting& s, nb::handle value) {
+  using T = pipeline::SettingType;
+  const bool is_bool = nb::isinstance<nb::bool_>(value);
+  if (s.type == T::kSwitch && is_bool) return nb::cast<bool>(value);
+  if ((s.type == T::kText || s.type == T::kWholeOrAuto) && nb::isinstance<nb::str>(value)) {
+    return nb::cast<std::string>(value);
   }
+  if (s.type != T::kText && s.type != T::kSwitch && !is_bool && nb::isinstance<nb::int_>(value)) {
+    try {
+      return nb::cast<int64_t>(value);
+    } catch (const nb::cast_error&) {
+      raise_status(invalid_argument(
+          fmt::format("{}: {} {}: out of range", fn, s.name, nb::cast<std::string>(nb::str(value)))));
+    }
+  }
+  if ((s.type == T::kNumber || s.type == T::kOptionalNumber) && nb::isinstance<nb::float_>(value)) {
+    return nb::cast<double>(value);
+  }
+  if (s.type == T::kTextList && (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value))) {
+    std::vector<std::string> items;
+    for (nb::handle item : value) {
+      if (!nb::isinstance<nb::str>(item)) break;
+      items.push_back(nb::cast<std::string>(item));
+    }
+    if (items.size() == nb::len(value)) return items;
+  }
+  throw nb::type_error(fmt::format("{}: {} must be {}, not {}", fn, s.name,
+                                   pipeline::setting_type_names(s.type).python, Py_TYPE(value.ptr())->tp_name)
+                           .c_str());
 }
 
-// A batch_size / max_batch_tokens value: an int, or "auto" (returns true).
-bool size_or_auto(const char* fn, const std::string& name, nb::handle value, int& size) {
-  if (nb::isinstance<nb::str>(value)) {
-    if (nb::cast<std::string>(value) != "auto") {
-      throw nb::value_error(fmt::format("{}: {} must be a whole number or 'auto', not '{}'", fn, name,
-                                        nb::cast<std::string>(value))
-                                .c_str());
-    }
-    return true;
+// The setting's default as Python shows it (help(infercost.run)).
+nb::object python_default(const pipeline::Setting& s) {
+  const std::string text = s.get(pipeline::RunOptions{});
+  switch (s.type) {
+    case pipeline::SettingType::kText: return nb::str(text.c_str());
+    case pipeline::SettingType::kWhole: return nb::int_(std::stoll(text));
+    case pipeline::SettingType::kNumber: return nb::float_(std::stod(text));
+    case pipeline::SettingType::kSwitch: return nb::bool_(text == "true");
+    case pipeline::SettingType::kWholeOrAuto:
+      return text == "auto" ? nb::object(nb::str("auto")) : nb::object(nb::int_(std::stoll(text)));
+    case pipeline::SettingType::kOptionalNumber: return nb::none();
+    case pipeline::SettingType::kTextList: return nb::tuple();
   }
-  size = flag_value<int>(fn, name, value, "an int or 'auto'");
-  return false;
+  return nb::none();
 }
 
 }  // namespace
 
-bool apply_classifier_flag(const char* fn, const std::string& name, nb::handle value,
-                           pipeline::ClassifierOptions& o) {
-  auto text = [&] { return flag_value<std::string>(fn, name, value, "a str"); };
-  auto whole = [&] { return flag_value<int>(fn, name, value, "an int"); };
-  if (name == "device") {
-    o.device = text();
-  } else if (name == "streams_per_device") {
-    o.streams_per_device = whole();
-  } else if (name == "batching") {
-    Result<pipeline::Batching> b = pipeline::parse_batching(text());
-    if (!b.ok()) raise_status(b.status().with_context("batching"));
-    o.batching = *b;
-  } else if (name == "batch_size") {
-    o.batch_size_auto = size_or_auto(fn, name, value, o.batch_size);
-  } else if (name == "max_batch_tokens") {
-    o.max_batch_tokens_auto = size_or_auto(fn, name, value, o.max_batch_tokens);
-  } else if (name == "precision") {
-    o.precision = text();
-  } else if (name == "threads") {
-    o.threads = whole();
-  } else if (name == "tokenizer_threads") {
-    o.tokenizer_threads = whole();
-  } else if (name == "max_length") {
-    o.max_length = whole();
-  } else if (name == "function") {
-    o.function = text();
-  } else if (name == "threshold") {
-    o.threshold = flag_value<double>(fn, name, value, "a number");
-  } else if (name == "on_error") {
-    const std::string policy = text();
-    if (policy != "fail" && policy != "skip") {
-      raise_status(invalid_argument("on_error must be 'fail' or 'skip', not '" + policy + "'"));
+void apply_settings(const char* fn, nb::dict flags, bool run_scope, pipeline::RunOptions& options) {
+  options.caller = pipeline::Caller::kApi;
+  for (auto [key, value] : flags) {
+    const std::string name = nb::cast<std::string>(key);
+    const pipeline::Setting* s = pipeline::find_setting(name);
+    if (s == nullptr || (!run_scope && s->scope == pipeline::SettingScope::kRun)) {
+      throw nb::type_error(fmt::format("{} got an unexpected keyword argument '{}'", fn, name).c_str());
     }
-    o.on_bad_row = policy == "skip" ? io::OnBadRow::kSkip : io::OnBadRow::kFail;
-  } else {
-    return false;
+    if (value.is_none()) continue;  // the default
+    Status applied =
+        pipeline::apply_setting(options, *s, setting_value(fn, *s, value), pipeline::Caller::kApi);
+    if (!applied.ok()) raise_status(applied);
   }
-  return true;
+  Status checked = run_scope
+                       ? pipeline::check_settings(options)
+                       : pipeline::check_settings(static_cast<const pipeline::ClassifierOptions&>(options));
+  if (!checked.ok()) raise_status(checked);
+}
+
+nb::list settings() {
+  nb::list out;
+  for (const pipeline::Setting& s : pipeline::run_settings()) {
+    nb::dict d;
+    d["name"] = std::string(s.name);
+    d["flag"] = pipeline::setting_label(s, pipeline::Caller::kCli);
+    d["scope"] = s.scope == pipeline::SettingScope::kModel ? "model" : "run";
+    d["default"] = python_default(s);
+    d["help"] = pipeline::setting_help(s, pipeline::Caller::kApi);
+    d["changes_output"] = s.changes_output;
+    out.append(d);
+  }
+  return out;
 }
 
 namespace {
-
-// RunOptions from the keyword arguments; what is not given keeps the
-// engine's default (RunOptions' own).
-struct RunRequest {
-  pipeline::RunOptions options;
-  std::string metrics_path;
-};
-
-RunRequest request_from(std::vector<std::string> inputs, std::string model_dir, std::string output,
-                        nb::dict flags) {
-  RunRequest r;
-  pipeline::RunOptions& o = r.options;
-  o.inputs = std::move(inputs);
-  o.model_dir = std::move(model_dir);
-  o.output = std::move(output);
-  for (auto [key, value] : flags) {
-    const std::string name = nb::cast<std::string>(key);
-    if (value.is_none()) continue;  // the default
-    if (apply_classifier_flag("run()", name, value, o)) continue;
-    auto text = [&] { return flag_value<std::string>("run()", name, value, "a str"); };
-    auto whole = [&] { return flag_value<int>("run()", name, value, "an int"); };
-    auto yes_no = [&] { return flag_value<bool>("run()", name, value, "a bool"); };
-    auto number = [&] { return flag_value<double>("run()", name, value, "a number"); };
-    if (name == "input_format") {
-      o.input_format = text();
-    } else if (name == "column") {
-      o.column = text();
-    } else if (name == "output_format") {
-      o.output_format = text();
-    } else if (name == "compression") {
-      o.compression = text();
-    } else if (name == "window_rows") {
-      o.window_rows = whole();
-    } else if (name == "keep_text") {
-      o.keep_text = yes_no();
-    } else if (name == "resume") {
-      o.resume = yes_no();
-    } else if (name == "force") {
-      o.force = yes_no();
-    } else if (name == "checkpoint_seconds") {
-      o.checkpoint_seconds = number();
-    } else if (name == "metrics") {
-      r.metrics_path = text();
-    } else {
-      throw nb::type_error(fmt::format("run() got an unexpected keyword argument '{}'", name).c_str());
-    }
-  }
-  return r;
-}
 
 // run_classification with the GIL released; Ctrl-C (a Python signal handler
 // that raises) sets RunOptions::stop, and the run stops at its next durable
@@ -157,13 +129,18 @@ Result<pipeline::RunMetrics> run_releasing_gil(pipeline::RunOptions options) {
 
 }  // namespace
 
-std::string run(std::vector<std::string> inputs, std::string model_dir, std::string output, nb::dict flags) {
-  RunRequest request = request_from(std::move(inputs), std::move(model_dir), std::move(output), flags);
-  Result<pipeline::RunMetrics> metrics = run_releasing_gil(request.options);
+std::string run(std::vector<std::string> inputs, std::string model_dir, std::string output, nb::dict flags,
+                std::optional<std::string> metrics_path) {
+  pipeline::RunOptions options;
+  options.inputs = std::move(inputs);
+  options.model_dir = std::move(model_dir);
+  options.output = std::move(output);
+  apply_settings("run()", flags, /*run_scope=*/true, options);
+  Result<pipeline::RunMetrics> metrics = run_releasing_gil(options);
   if (!metrics.ok()) raise_status(metrics.status());
   std::string json = metrics->to_json();
-  if (!request.metrics_path.empty()) {
-    if (Status s = io::write_whole_file(request.metrics_path, json); !s.ok()) raise_status(s);
+  if (metrics_path) {
+    if (Status s = io::write_whole_file(*metrics_path, json); !s.ok()) raise_status(s);
   }
   return json;
 }

@@ -3,29 +3,36 @@
 
 #include <nanobind/nanobind.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "infercost/pipeline/classifier.h"
+#include "infercost/pipeline/runner.h"
 
 namespace infercost::python {
 
 // Classifies `inputs` with the model at `model_dir` into `output` as
-// `infercost run` does, `flags` being its options by their Python names
+// `infercost run` does, `flags` being its settings by their Python names
 // (run()'s keyword arguments; None keeps the default). Returns the metrics
-// JSON (RunMetrics::to_json), also written to flags["metrics"] when given.
+// JSON (RunMetrics::to_json), also written to `metrics_path` when given.
 // Releases the GIL while it runs; a Python signal handler that raises
 // (Ctrl-C) stops the run at its next durable step, and its exception is
 // raised. Engine errors are raised as raise_status() maps them; a wrong
-// flag name or type is a TypeError.
+// keyword or type is a TypeError.
 std::string run(std::vector<std::string> inputs, std::string model_dir, std::string output,
-                nanobind::dict flags);
+                nanobind::dict flags, std::optional<std::string> metrics_path);
 
-// Sets the ClassifierOptions field of keyword argument `name` (the model,
-// device and batching flags that run() and Model() share) from `value`;
-// false when `name` is not one of them. A wrong type is a TypeError, a bad
-// value a ValueError, both naming `fn` ("run()", "Model()") and the flag.
-bool apply_classifier_flag(const char* fn, const std::string& name, nanobind::handle value,
-                           pipeline::ClassifierOptions& options);
+// The keyword arguments in `flags` applied to `options` through the engine's
+// settings table (pipeline/settings.h), every setting then checked: a
+// TypeError naming `fn` ("run()", "Model()") for an unknown keyword (run-scope
+// ones are unknown to Model(): run_scope false) or a wrong type, the engine's
+// error (a ValueError naming the keyword) for a bad value.
+void apply_settings(const char* fn, nanobind::dict flags, bool run_scope, pipeline::RunOptions& options);
+
+// The settings table for the package (infercost._native.settings()): one
+// dict per setting, in the CLI's order: name, scope ("model" or "run"),
+// default (as a Python value; None where the engine decides), help,
+// changes_output.
+nanobind::list settings();
 
 }  // namespace infercost::python

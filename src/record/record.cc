@@ -204,13 +204,7 @@ void monitor_fields(auto& m, V& o) {
 
 template <typename V>
 void cost_fields(auto& c, V& o) {
-  o.field("usd_per_hour", c.usd_per_hour);
-  o.field("cost_to_solution_usd", c.cost_to_solution_usd);
-  o.field("usd_per_million_rows", c.usd_per_million_rows);
-  o.field("usd_per_million_tokens", c.usd_per_million_tokens);
-  o.field("corpus_rows", c.corpus_rows);
-  o.field("corpus_seconds", c.corpus_seconds);
-  o.field("corpus_usd", c.corpus_usd);
+  cost::for_each_cost_estimate_field(c, [&](const char* key, auto& value) { o.field(key, value); });
 }
 
 template <typename V>

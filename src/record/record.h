@@ -16,6 +16,7 @@
 
 #include "infercost/core/gpu_usage.h"
 #include "infercost/core/status.h"
+#include "infercost/cost/estimate.h"
 
 namespace infercost::record {
 
@@ -32,6 +33,17 @@ struct Spread {
 // Median, min and max of `values` (empty -> all 0). The median of an even
 // count is the mean of the two middle values.
 Spread spread_of(std::vector<double> values);
+
+// What the runs of a point counted (the same in each repetition), and the
+// shares derived from those counts.
+struct RunCounts {
+  int64_t rows = 0;
+  int64_t tokens = 0;
+  int64_t padded_tokens = 0;
+  int64_t computed_tokens = 0;
+  double padding_efficiency = 0;  // tokens / computed_tokens
+  double batch_fill = 0;          // tokens / padded_tokens
+};
 
 struct GpuInfo {
   int index = 0;
@@ -135,17 +147,11 @@ struct Monitor {
 
 // Cost figures at InstanceInfo::usd_per_hour (cost::estimate_cost), from the
 // median wall time.
-struct CostInfo {
-  double usd_per_hour = 0;
-  double cost_to_solution_usd = 0;
-  double usd_per_million_rows = 0;
-  double usd_per_million_tokens = 0;
-  int64_t corpus_rows = 0;  // what the projection is for; = data.rows when not given
-  double corpus_seconds = 0;
-  double corpus_usd = 0;
-};
+// A point's cost (corpus_rows: what the projection is for; = data.rows when not given).
+using CostInfo = cost::CostEstimate;
 
-struct Record {
+// A point's record; its RunCounts are the runs'.
+struct Record : RunCounts {
   std::string schema = kSchema;
   std::string sweep_id;  // same for every point of one `infercost bench` call
   int point = 0;         // 1-based index within the sweep
@@ -174,13 +180,6 @@ struct Record {
   Spread wall_seconds;
   Spread rows_per_second;
   Spread tokens_per_second;
-  // From the runs (the same in each repetition).
-  int64_t rows = 0;
-  int64_t tokens = 0;
-  int64_t padded_tokens = 0;
-  int64_t computed_tokens = 0;
-  double padding_efficiency = 0;                // tokens / computed_tokens
-  double batch_fill = 0;                        // tokens / padded_tokens
   std::map<std::string, double> stage_seconds;  // median busy seconds per stage
   int64_t peak_rss_bytes = 0;                   // max over repetitions
   Monitor monitor;

@@ -87,7 +87,9 @@ struct Configuration : record::Setup {
   std::string description;
 };
 
-struct Point {
+// Its RunCounts: the rows its first record classified (classified_rows()),
+// that record's other counts, and the median shares of its records.
+struct Point : record::RunCounts {
   size_t config = 0;  // index into ReportModel::configs
   int batch_size = 0;
   std::string batch_size_rule;  // "40xgpus", ... or ""
@@ -96,12 +98,6 @@ struct Point {
   record::Spread wall_seconds;
   record::Spread rows_per_second;
   record::Spread tokens_per_second;
-  int64_t rows = 0;
-  int64_t tokens = 0;
-  int64_t padded_tokens = 0;
-  int64_t computed_tokens = 0;
-  double padding_efficiency = 0;  // tokens / computed_tokens
-  double batch_fill = 0;          // tokens / padded_tokens
   int64_t peak_rss_bytes = 0;
   double rss_mean_bytes = 0;
   // GPUs the point ran on, for rows per GPU: gpus_monitored, else

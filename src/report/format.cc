@@ -91,16 +91,17 @@ std::string join(const std::vector<std::string>& items, const std::string& sep, 
 }
 
 std::string xml_escape(std::string_view text) {
+  // kSpecial[i] is written as kEntity[i].
+  static constexpr std::string_view kSpecial = "&<>\"'";
+  static constexpr const char* kEntity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+    const size_t k = kSpecial.find(c);
+    if (k == std::string_view::npos) {
+      out += c;
+    } else {
+      out += kEntity[k];
     }
   }
   return out;

@@ -84,6 +84,52 @@ void html_table(std::string& out, const Table& t) {
   out += "</tbody>\n</table>\n";
 }
 
+void markdown_chart(std::string& out, const Chart& c) {
+  out += fmt::format("![{}]({})\n\n", md(c.title), c.file);
+}
+
+void html_chart(std::string& out, const Chart& c) {
+  out += "<figure>\n" + c.inline_svg + "<figcaption>Also saved as " + xml_escape(c.file) +
+         "</figcaption>\n</figure>\n";
+}
+
+// How a format writes the blocks of a section: the text of paragraphs and
+// list items escaped by `text` between their opening and closing marks.
+struct BlockMarkup {
+  std::string (*text)(std::string_view);
+  const char* paragraph_open;
+  const char* paragraph_close;
+  const char* list_open;
+  const char* item_open;
+  const char* item_close;
+  const char* list_close;
+  void (*table)(std::string&, const Table&);
+  void (*chart)(std::string&, const Chart&);
+};
+
+constexpr BlockMarkup kMarkdownBlocks{md, "", "\n\n", "", "- ", "\n", "\n", markdown_table, markdown_chart};
+constexpr BlockMarkup kHtmlBlocks{xml_escape, "<p>",     "</p>\n",   "<ul>\n",  "<li>",
+                                  "</li>\n",  "</ul>\n", html_table, html_chart};
+
+void append_blocks(std::string& out, const Document& doc, const Section& s, const BlockMarkup& m) {
+  for (const Block& b : s.blocks) {
+    switch (b.kind) {
+      case Block::Kind::kParagraph:
+        out.append(m.paragraph_open).append(m.text(b.text)).append(m.paragraph_close);
+        break;
+      case Block::Kind::kList:
+        out += m.list_open;
+        for (const std::string& item : b.items) {
+          out.append(m.item_open).append(m.text(item)).append(m.item_close);
+        }
+        out += m.list_close;
+        break;
+      case Block::Kind::kTable: m.table(out, b.table); break;
+      case Block::Kind::kChart: m.chart(out, doc.charts.at(b.chart)); break;
+    }
+  }
+}
+
 }  // namespace
 
 std::string render_markdown(const Document& doc) {
@@ -91,21 +137,7 @@ std::string render_markdown(const Document& doc) {
   for (const std::string& p : doc.intro) out += md(p) + "\n\n";
   for (const Section& s : doc.sections) {
     out += "## " + md(s.heading) + "\n\n";
-    for (const Block& b : s.blocks) {
-      switch (b.kind) {
-        case Block::Kind::kParagraph: out += md(b.text) + "\n\n"; break;
-        case Block::Kind::kList:
-          for (const std::string& item : b.items) out += "- " + md(item) + "\n";
-          out += "\n";
-          break;
-        case Block::Kind::kTable: markdown_table(out, b.table); break;
-        case Block::Kind::kChart: {
-          const Chart& c = doc.charts.at(b.chart);
-          out += fmt::format("![{}]({})\n\n", md(c.title), c.file);
-          break;
-        }
-      }
-    }
+    append_blocks(out, doc, s, kMarkdownBlocks);
   }
   while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
   return out;
@@ -127,23 +159,7 @@ std::string render_html(const Document& doc) {
   for (const Section& s : doc.sections) {
     out += "<section id=\"" + xml_escape(s.id) + "\"" + (s.id == "answer" ? " class=\"answer\"" : "") + ">\n";
     out += "<h2>" + xml_escape(s.heading) + "</h2>\n";
-    for (const Block& b : s.blocks) {
-      switch (b.kind) {
-        case Block::Kind::kParagraph: out += "<p>" + xml_escape(b.text) + "</p>\n"; break;
-        case Block::Kind::kList:
-          out += "<ul>\n";
-          for (const std::string& item : b.items) out += "<li>" + xml_escape(item) + "</li>\n";
-          out += "</ul>\n";
-          break;
-        case Block::Kind::kTable: html_table(out, b.table); break;
-        case Block::Kind::kChart: {
-          const Chart& c = doc.charts.at(b.chart);
-          out += "<figure>\n" + c.inline_svg + "<figcaption>Also saved as " + xml_escape(c.file) +
-                 "</figcaption>\n</figure>\n";
-          break;
-        }
-      }
-    }
+    append_blocks(out, doc, s, kHtmlBlocks);
     out += "</section>\n";
   }
   out += "</main>\n</body>\n</html>\n";

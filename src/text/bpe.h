@@ -64,7 +64,7 @@ struct BpeConfig {
   int32_t pad_id = 1;
   // Total ids per row, special ones included (HF truncation=True: the first
   // max_length - prefix - suffix text ids are kept); <= 0: no limit.
-  int max_length = 512;
+  int max_length = 0;
 };
 
 class BpeTokenizer final : public Tokenizer {

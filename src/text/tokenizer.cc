@@ -20,6 +20,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/enum_names.h"
 #include "text/token_table.h"
 #include "text/unicode_props.h"
 
@@ -467,12 +468,8 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Vocab vocab, TokenizerOpti
 }
 
 const char* tokenizer_kind_name(TokenizerKind kind) {
-  switch (kind) {
-    case TokenizerKind::kWordPiece: return "WordPiece";
-    case TokenizerKind::kBpe: return "BPE";
-    case TokenizerKind::kUnigram: return "Unigram";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"WordPiece", "BPE", "Unigram"};  // TokenizerKind's order
+  return enum_name(kind, kNames);
 }
 
 Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text) const {

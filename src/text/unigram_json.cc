@@ -1,6 +1,8 @@
 #include "text/unigram_json.h"
 
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <utility>
 
 #include "text/unicode_props.h"
 #include "text/unigram_pipeline.h"
@@ -80,24 +82,52 @@ bool parse_replace_regex(const std::string& r, NormalizerStep& step) {
   return step.run_min >= 1;
 }
 
-// A Sequence normalizer or pre-tokenizer: each element of j[key] read by
-// `read_one` (the caller itself), its steps appended in order.
+// A normalizer or pre-tokenizer (`what`), its steps appended in order: none
+// for null, each element's of j[sequence_key] for a Sequence, else the one
+// step that `read_type` reads from j of its type (false: a type it does not
+// know, kUnsupported).
 template <typename Step>
-Status read_sequence(const json& j, const char* key, const std::string& where, std::vector<Step>& steps,
-                     Status (*read_one)(const json&, const std::string&, std::vector<Step>&)) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_array()) return corruption(where + "." + key + " is missing or not an array");
-  for (size_t i = 0; i < it->size(); ++i) {
-    INFERCOST_RETURN_IF_ERROR(read_one((*it)[i], where + "." + key + "[" + std::to_string(i) + "]", steps));
+Status read_steps(const json& j, const char* sequence_key, const char* what, const std::string& where,
+                  std::vector<Step>& steps,
+                  Result<bool> (*read_type)(const json&, const std::string& type, const std::string& where,
+                                            Step&)) {
+  if (j.is_null()) return Status::ok_status();
+  const std::string type = type_of(j);
+  if (type == "Sequence") {
+    const auto it = j.find(sequence_key);
+    if (it == j.end() || !it->is_array()) {
+      return corruption(where + "." + sequence_key + " is missing or not an array");
+    }
+    for (size_t i = 0; i < it->size(); ++i) {
+      const std::string at = where + "." + sequence_key + "[" + std::to_string(i) + "]";
+      INFERCOST_RETURN_IF_ERROR(read_steps((*it)[i], sequence_key, what, at, steps, read_type));
+    }
+    return Status::ok_status();
   }
+  Step step;
+  INFERCOST_ASSIGN_OR_RETURN(bool known, read_type(j, type, where, step));
+  if (!known) return unsupported(where + ": " + what + " '" + type + "'");
+  steps.push_back(std::move(step));
   return Status::ok_status();
 }
 
-Status read_normalizer(const json& j, const std::string& where, std::vector<NormalizerStep>& steps) {
-  if (j.is_null()) return Status::ok_status();
-  const std::string type = type_of(j);
-  NormalizerStep step;
-  if (type == "Sequence") return read_sequence(j, "normalizers", where, steps, read_normalizer);
+// The step of a normalizer of `type` (not a Sequence); false for a type it
+// does not know.
+Result<bool> read_normalizer_step(const json& j, const std::string& type, const std::string& where,
+                                  NormalizerStep& step) {
+  // The normalizers that have no parameters.
+  static constexpr std::pair<std::string_view, NormalizerStep::Kind> kPlain[] = {
+      {"NFC", NormalizerStep::Kind::kNfc},
+      {"NFD", NormalizerStep::Kind::kNfd},
+      {"NFKC", NormalizerStep::Kind::kNfkc},
+      {"NFKD", NormalizerStep::Kind::kNfkd},
+      {"Lowercase", NormalizerStep::Kind::kLowercase}};
+  for (const auto& [name, kind] : kPlain) {
+    if (type == name) {
+      step.kind = kind;
+      return true;
+    }
+  }
   if (type == "Precompiled") {
     INFERCOST_ASSIGN_OR_RETURN(std::string b64, required_string(j, "precompiled_charsmap", where));
     Result<std::string> blob = detail::decode_base64(b64);
@@ -125,16 +155,6 @@ Status read_normalizer(const json& j, const std::string& where, std::vector<Norm
     } else {
       return corruption(where + ".pattern is not {\"String\": ...} or {\"Regex\": ...}");
     }
-  } else if (type == "NFC") {
-    step.kind = NormalizerStep::Kind::kNfc;
-  } else if (type == "NFD") {
-    step.kind = NormalizerStep::Kind::kNfd;
-  } else if (type == "NFKC") {
-    step.kind = NormalizerStep::Kind::kNfkc;
-  } else if (type == "NFKD") {
-    step.kind = NormalizerStep::Kind::kNfkd;
-  } else if (type == "Lowercase") {
-    step.kind = NormalizerStep::Kind::kLowercase;
   } else if (type == "Strip") {
     step.kind = NormalizerStep::Kind::kStrip;
     INFERCOST_ASSIGN_OR_RETURN(step.strip_left, optional_bool(j, "strip_left", false, where));
@@ -143,17 +163,15 @@ Status read_normalizer(const json& j, const std::string& where, std::vector<Norm
     step.kind = NormalizerStep::Kind::kPrepend;
     INFERCOST_ASSIGN_OR_RETURN(step.content, required_string(j, "prepend", where));
   } else {
-    return unsupported(where + ": normalizer '" + type + "'");
+    return false;
   }
-  steps.push_back(std::move(step));
-  return Status::ok_status();
+  return true;
 }
 
-Status read_pre_tokenizer(const json& j, const std::string& where, std::vector<PreTokenizerStep>& steps) {
-  if (j.is_null()) return Status::ok_status();
-  const std::string type = type_of(j);
-  PreTokenizerStep step;
-  if (type == "Sequence") return read_sequence(j, "pretokenizers", where, steps, read_pre_tokenizer);
+// The step of a pre-tokenizer of `type` (not a Sequence); false for a type
+// it does not know.
+Result<bool> read_pre_tokenizer_step(const json& j, const std::string& type, const std::string& where,
+                                     PreTokenizerStep& step) {
   if (type == "WhitespaceSplit") {
     step.kind = PreTokenizerStep::Kind::kWhitespaceSplit;
   } else if (type == "Metaspace") {
@@ -191,10 +209,9 @@ Status read_pre_tokenizer(const json& j, const std::string& where, std::vector<P
     }
     INFERCOST_ASSIGN_OR_RETURN(step.split, optional_bool(j, "split", true, where));
   } else {
-    return unsupported(where + ": pre-tokenizer '" + type + "'");
+    return false;
   }
-  steps.push_back(std::move(step));
-  return Status::ok_status();
+  return true;
 }
 
 // The special token `name`'s ids in a TemplateProcessing's special_tokens.
@@ -300,8 +317,10 @@ Result<std::shared_ptr<detail::UnigramTables>> read_tables(const json& root, int
     const auto it = root.find(key);
     return it == root.end() ? null : *it;
   };
-  INFERCOST_RETURN_IF_ERROR(read_normalizer(field("normalizer"), "normalizer", t->normalizer.steps));
-  INFERCOST_RETURN_IF_ERROR(read_pre_tokenizer(field("pre_tokenizer"), "pre_tokenizer", t->pre_tokenizer));
+  INFERCOST_RETURN_IF_ERROR(read_steps(field("normalizer"), "normalizers", "normalizer", "normalizer",
+                                       t->normalizer.steps, read_normalizer_step));
+  INFERCOST_RETURN_IF_ERROR(read_steps(field("pre_tokenizer"), "pretokenizers", "pre-tokenizer",
+                                       "pre_tokenizer", t->pre_tokenizer, read_pre_tokenizer_step));
   INFERCOST_RETURN_IF_ERROR(read_post_processor(field("post_processor"), "post_processor", *t));
   if (!add_special_tokens) {
     t->prefix_ids.clear();

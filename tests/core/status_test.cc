@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
+#include "core/enum_names.h"
+
 namespace infercost {
 namespace {
 
@@ -35,6 +39,36 @@ TEST(Status, ResultAndMacros) {
   Result<int> from_ok_status{Status()};
   EXPECT_FALSE(from_ok_status.ok());
   EXPECT_EQ(from_ok_status.status().code(), StatusCode::kInternal);
+}
+
+// Each maker of an error gives its code, and each code its name.
+TEST(Status, MakersAndCodeNames) {
+  const std::pair<Status, const char*> cases[] = {{invalid_argument("m"), "Invalid argument"},
+                                                  {not_found("m"), "Not found"},
+                                                  {io_error("m"), "I/O error"},
+                                                  {corruption("m"), "Corrupt input"},
+                                                  {unsupported("m"), "Unsupported"},
+                                                  {resource_exhausted("m"), "Resource exhausted"},
+                                                  {internal_error("m"), "Internal error"},
+                                                  {unavailable("m"), "Unavailable"},
+                                                  {cancelled("m"), "Stopped"},
+                                                  {non_finite("m"), "Not a finite number"}};
+  for (const auto& [status, name] : cases) {
+    EXPECT_EQ(status_code_name(status.code()), name);
+    EXPECT_EQ(status.message(), "m");
+  }
+  EXPECT_EQ(status_code_name(StatusCode::kOk), "OK");
+  EXPECT_EQ(status_code_name(static_cast<StatusCode>(99)), "Unknown");
+}
+
+TEST(EnumName, ByValueWithGapsAndUnknowns) {
+  enum class Kind { kA, kB, kSkipped, kC };
+  static constexpr const char* kNames[] = {"a", "b", nullptr, "c"};
+  EXPECT_STREQ(enum_name(Kind::kB, kNames), "b");
+  EXPECT_STREQ(enum_name(Kind::kC, kNames), "c");
+  EXPECT_STREQ(enum_name(Kind::kSkipped, kNames), "?");
+  EXPECT_STREQ(enum_name(static_cast<Kind>(4), kNames, "none"), "none");
+  EXPECT_STREQ(enum_name(static_cast<Kind>(-1), kNames), "?");
 }
 
 // value() of an error aborts with the status in every build (Release too: no

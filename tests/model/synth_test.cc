@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "data/tweets.h"
+#include "corpus/tweets.h"
 #include "infercost/model/model_dir.h"
 #include "test_utils.h"
 
@@ -150,7 +150,7 @@ TEST_F(SynthTiny, TokenizerCoversTheTweetLexicon) {
   options.load_weights = false;
   auto m = load_model_dir(dir_, options);
   ASSERT_TRUE(m.ok()) << m.status().to_string();
-  const auto& lexicon = data::tweet_lexicon();
+  const auto& lexicon = corpus::tweet_lexicon();
   ASSERT_FALSE(lexicon.empty());
   size_t unknown = 0, tokens = 0;
   std::string worst;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "data/tweets.h"
+#include "corpus/tweets.h"
 
 namespace infercost::model {
 namespace {
@@ -90,7 +90,7 @@ TEST(SynthTokenizers, BpeMergesUntilEveryWordIsOneToken) {
 }
 
 TEST(SynthTokenizers, BpeOfTheTweetLexiconFitsRobertaBase) {
-  const std::vector<std::string> words = bpe_training_words(data::tweet_lexicon());
+  const std::vector<std::string> words = bpe_training_words(corpus::tweet_lexicon());
   ASSERT_GT(words.size(), 1000u);
   Result<ByteLevelBpe> bpe = learn_byte_level_bpe(words, 50265);
   ASSERT_TRUE(bpe.ok()) << bpe.status().to_string();
@@ -102,7 +102,7 @@ TEST(SynthTokenizers, BpeOfTheTweetLexiconFitsRobertaBase) {
 }
 
 TEST(SynthTokenizers, UnigramPiecesCoverTheLexicon) {
-  const std::vector<std::string>& lexicon = data::tweet_lexicon();
+  const std::vector<std::string>& lexicon = corpus::tweet_lexicon();
   Result<UnigramVocab> built = build_unigram_vocab(lexicon, 250002);
   ASSERT_TRUE(built.ok()) << built.status().to_string();
   const UnigramVocab& v = *built;

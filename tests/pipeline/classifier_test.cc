@@ -18,9 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "data/tweets.h"
+#include "corpus/tweets.h"
 #include "fake_backend.h"
 #include "infercost/pipeline/runner.h"
+#include "pipeline/classifier_workers.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 
@@ -44,7 +45,7 @@ std::unique_ptr<Classifier> open_or_fail(const std::string& model_dir, const Cla
 // The texts of a synthetic tweet file of `rows` rows.
 std::vector<std::string> tweets(const TempDir& dir, int rows, uint64_t seed) {
   const std::string path = dir.file("tweets-" + std::to_string(seed) + ".jsonl");
-  EXPECT_TRUE(data::write_tweets_jsonl(path, rows, seed).ok());
+  EXPECT_TRUE(corpus::write_tweets_jsonl(path, rows, seed).ok());
   std::vector<std::string> out;
   std::istringstream in(slurp(path));
   for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line)["full_text"]);
@@ -351,9 +352,9 @@ TEST_F(ClassifierTest, BatchesSpreadOverEveryWorker) {
   machine.install(o);
   std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->workers(), 4u);
+  EXPECT_EQ(ClassifierWorkers(*c).workers(), 4u);
   EXPECT_EQ(c->devices(), (std::vector<std::string>{"cuda:0", "cuda:1"}));
-  EXPECT_EQ(c->worker_device(3), 1u);
+  EXPECT_EQ(ClassifierWorkers(*c).worker_device(3), 1u);
   g_most_running = 0;
   meet_at(4);  // the first batches wait until 4 run at once
   Result<Classification> r = c->classify(views_of(*texts_));
@@ -449,6 +450,27 @@ TEST_F(ClassifierTest, OutOfMemorySplitsBatchesAndKeepsTheLimit) {
   EXPECT_EQ(r.status().message().rfind("cuda:0: a single row of ", 0), 0u) << r.status().message();
 }
 
+// A device error names its device once, whether the backend named it (as
+// the CUDA backend does: "cuda:0: classify: ...") or not.
+TEST_F(ClassifierTest, ADeviceErrorNamesItsDeviceOnce) {
+  for (const bool backend_names_it : {true, false}) {
+    FakeMachine machine(1);
+    machine.devices[0]->sleeps = false;
+    machine.devices[0]->fail_at_call = 1;
+    machine.devices[0]->names_errors = backend_names_it;
+    ClassifierOptions o = options();
+    o.streams_per_device = 1;
+    machine.install(o);
+    std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+    ASSERT_NE(c, nullptr);
+    Result<Classification> r = c->classify(views_of(*texts_));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+    EXPECT_EQ(r.status().message(),
+              backend_names_it ? "cuda:0: classify: the fake device broke" : "cuda:0: the fake device broke");
+  }
+}
+
 TEST_F(ClassifierTest, StatsAddUp) {
   FakeMachine machine(2);
   for (auto& d : machine.devices) d->sleeps = false;
@@ -522,6 +544,11 @@ TEST_F(ClassifierTest, OpenResolvesThePolicyAndRefusesBadOptions) {
   bad.streams_per_device = kMaxStreamsPerDevice + 1;
   Result<std::unique_ptr<Classifier>> r = Classifier::open(model(), bad);
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  // The C++ API names the setting as its member; the CLI (caller kCli) by its flag.
+  EXPECT_EQ(r.status().message().rfind("streams_per_device 17: must be 1 to 16", 0), 0u)
+      << r.status().message();
+  bad.caller = Caller::kCli;
+  r = Classifier::open(model(), bad);
   EXPECT_NE(r.status().message().find("--streams-per-device 17"), std::string::npos) << r.status().message();
   bad = options();
   bad.max_length = 1000;

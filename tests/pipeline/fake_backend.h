@@ -31,6 +31,8 @@ struct FakeDevice {
   int64_t oom_above = 0;
   // The call (1-based, counted over the device) that fails with kInternal; 0: none.
   int64_t fail_at_call = 0;
+  // Errors name the device, as the CUDA backend's do ("cuda:0: classify: ...").
+  bool names_errors = false;
   // Microseconds each classify() sleeps when `sleeps`; -1: a random 0..399.
   // (Sleeps only mix up the order in which batches end: what a test checks
   // must not depend on how long they are.)
@@ -140,7 +142,10 @@ class FakeBackend : public backend::Backend {
       call = ++d.calls;
       on_call = d.on_call;
       if (computed >= d.smallest_oom) ++d.calls_above_learned_limit;
-      if (d.fail_at_call > 0 && d.calls == d.fail_at_call) return internal_error("the fake device broke");
+      if (d.fail_at_call > 0 && d.calls == d.fail_at_call) {
+        return internal_error(d.names_errors ? d.name + ": classify: the fake device broke"
+                                             : "the fake device broke");
+      }
       if (d.oom_above > 0 && computed > d.oom_above) {
         ++d.ooms;
         d.smallest_oom = std::min(d.smallest_oom, computed);

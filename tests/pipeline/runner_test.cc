@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "data/tweets.h"
+#include "corpus/tweets.h"
 #include "infercost/backend/backend.h"
 #include "infercost/model/model_dir.h"
 #include "pipeline_test_util.h"
@@ -57,7 +57,7 @@ TempDir* RunnerTest::dir_ = nullptr;
 TEST_F(RunnerTest, OneOutputRowPerInputRowInOrder) {
   TempDir work;
   const std::string input = work.file("tweets.jsonl");
-  ASSERT_TRUE(data::write_tweets_jsonl(input, 500, 11).ok());
+  ASSERT_TRUE(corpus::write_tweets_jsonl(input, 500, 11).ok());
   auto metrics = run_classification(options({input}, work.file("out.jsonl")));
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   auto in_rows = read_jsonl(input);
@@ -124,7 +124,7 @@ TEST_F(RunnerTest, TokensCountMatchesTheTokenizer) {
 TEST_F(RunnerTest, BatchSizeDoesNotChangePredictions) {
   TempDir work;
   const std::string input = work.file("tweets.jsonl");
-  ASSERT_TRUE(data::write_tweets_jsonl(input, 200, 5).ok());
+  ASSERT_TRUE(corpus::write_tweets_jsonl(input, 200, 5).ok());
   std::vector<std::vector<nlohmann::json>> results;
   for (int batch : {1, 7, 64}) {
     RunOptions o = options({input}, work.file("out" + std::to_string(batch) + ".jsonl"));
@@ -242,10 +242,10 @@ TEST_F(RunnerTest, MixedFormatsGiveTheSamePredictions) {
 TEST_F(RunnerTest, FolderOutputWritesOnePartPerInput) {
   TempDir work;
   std::string in = work.file("in");
-  data::DatasetOptions shape;
-  shape.shape = data::DatasetShape::kParquet10;
+  corpus::DatasetOptions shape;
+  shape.shape = corpus::DatasetShape::kParquet10;
   shape.rows = 25;
-  auto written = data::write_tweets_dataset(in, shape, {});
+  auto written = corpus::write_tweets_dataset(in, shape, {});
   ASSERT_TRUE(written.ok()) << written.status().to_string();
   RunOptions o = options({in}, work.file("out") + "/");
   auto metrics = run_classification(o);
@@ -311,8 +311,8 @@ TEST_F(RunnerTest, EveryBatchingGivesTheSameOutputsInInputOrder) {
   TempDir work;
   // a: tweets with a null row and two bad rows (skipped) in the middle; b: no
   // rows; c: more tweets. One output part each.
-  ASSERT_TRUE(data::write_tweets_jsonl(work.file("src_a.jsonl"), 30, 21).ok());
-  ASSERT_TRUE(data::write_tweets_jsonl(work.file("src_c.jsonl"), 17, 22).ok());
+  ASSERT_TRUE(corpus::write_tweets_jsonl(work.file("src_a.jsonl"), 30, 21).ok());
+  ASSERT_TRUE(corpus::write_tweets_jsonl(work.file("src_c.jsonl"), 17, 22).ok());
   auto tweets_a = read_jsonl(work.file("src_a.jsonl"));
   auto tweets_c = read_jsonl(work.file("src_c.jsonl"));
   std::string a, c;
@@ -431,7 +431,7 @@ TEST_F(RunnerTest, SeedPadsEveryRowToItsFilesLongestRow) {
 TEST_F(RunnerTest, TokenBatchingSpendsNothingOnPaddingOfTweets) {
   TempDir work;
   const std::string input = work.file("tweets.jsonl");
-  ASSERT_TRUE(data::write_tweets_jsonl(input, 3000, 7).ok());
+  ASSERT_TRUE(corpus::write_tweets_jsonl(input, 3000, 7).ok());
   for (int budget : {1024, 4096}) {
     RunOptions o = options({input}, work.file("out.jsonl"));
     o.max_batch_tokens = budget;

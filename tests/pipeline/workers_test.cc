@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "data/tweets.h"
+#include "corpus/tweets.h"
 #include "fake_backend.h"
 #include "infercost/backend/backend.h"
 #include "infercost/model/model_dir.h"
@@ -37,7 +37,7 @@ class WorkersTest : public ::testing::Test {
     for (int f = 0; f < 3; ++f) {
       const std::string path = dir_->file("in/part" + std::to_string(f) + ".jsonl");
       std::filesystem::create_directories(dir_->file("in"));
-      ASSERT_TRUE(data::write_tweets_jsonl(path, f == 1 ? 0 : 1500, 40 + f).ok());
+      ASSERT_TRUE(corpus::write_tweets_jsonl(path, f == 1 ? 0 : 1500, 40 + f).ok());
     }
   }
   static void TearDownTestSuite() {
@@ -276,6 +276,23 @@ TEST_F(WorkersTest, AnErrorInOneWorkerStopsEveryStage) {
   expect_only_job_files(work.file("out"), m.status().message());
 }
 
+// A backend that names its device in its errors (as the CUDA backend does):
+// the run's error names the device once.
+TEST_F(WorkersTest, ADeviceErrorNamesItsDeviceOnce) {
+  TempDir work;
+  FakeMachine machine(2);
+  machine.devices[0]->fail_at_call = 5;
+  machine.devices[0]->names_errors = true;
+  RunOptions o = options(work.file("out/"));
+  machine.install(o);
+  Result<RunMetrics> m = run_or_abort_on_hang(o, machine.factory());
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(m.status().message().rfind("cuda:0: classify: the fake device broke", 0), 0u)
+      << m.status().message();
+  EXPECT_EQ(m.status().message().find("cuda:0: cuda:0"), std::string::npos) << m.status().message();
+}
+
 TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {
   constexpr int64_t kGiB = int64_t{1} << 30;
   for (Batching batching : {Batching::kTokens, Batching::kSeed}) {
@@ -482,7 +499,7 @@ TEST_F(WorkersTest, RejectsBadDevicesAndStreams) {
     m = run_classification(o);
     EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(
-        m.status().message().find("--streams-per-device " + std::to_string(streams) + ": must be 1 to 16"),
+        m.status().message().find("streams_per_device " + std::to_string(streams) + ": must be 1 to 16"),
         std::string::npos)
         << m.status().message();
   }

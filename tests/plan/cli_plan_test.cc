@@ -41,7 +41,8 @@ TEST(PlanCli, HelpAndUsageErrors) {
   Outcome no_model = run_cli("plan " + in);
   EXPECT_EQ(no_model.exit_code, 2);
   EXPECT_NE(no_model.output.find("--model"), std::string::npos) << no_model.output;
-  Outcome too_long = run_cli("plan " + in + " --model " + test::tiny_model_dir());
+  // The default is the model's limit; more than its positions is refused.
+  Outcome too_long = run_cli("plan " + in + " --model " + test::tiny_model_dir() + " --max-length 64");
   EXPECT_EQ(too_long.exit_code, 2);
   EXPECT_NE(too_long.output.find("exceeds the model's 32 positions"), std::string::npos) << too_long.output;
   Outcome list = run_cli("plan " + in + model_args() + "--price-list nope");

@@ -29,7 +29,7 @@ CLI = pathlib.Path(
     os.environ.get("INFERCOST_BINARY", pathlib.Path(infercost._native.__file__).resolve().parents[2] / "infercost")
 )
 
-# The tiny models have 160 positions; run's default max_length (512) is refused for them.
+# Below the tiny models' 160 positions (run's default max_length, the model's limit): faster runs.
 MAX_LENGTH = 128
 
 TINY_MODELS = ["tiny-distilbert", "tiny-bert", "tiny-roberta", "tiny-xlm-roberta", "tiny-roberta-multilabel",

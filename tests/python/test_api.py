@@ -202,17 +202,55 @@ def keyword_only(fn):
     return [p.name for p in inspect.signature(fn).parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
 
 
+def settings_of(scope):
+    return [s["name"] for s in infercost._native.settings() if scope == "run" or s["scope"] == "model"]
+
+
 def test_the_signatures_are_the_declared_flags():
-    assert keyword_only(infercost.run) and set(keyword_only(infercost.run)) == keys(infercost.RunFlags)[1]
-    assert set(keyword_only(infercost.Model.__init__)) == keys(infercost.ModelFlags)[1]
+    # run() and Model() take the engine's settings (run: all, Model: the model's), in its order, and the
+    # TypedDicts type exactly those.
+    assert keyword_only(infercost.run) == settings_of("run") + ["metrics"]
+    assert keyword_only(infercost.Model.__init__) == settings_of("model")
+    assert keys(infercost.RunFlags)[1] == set(settings_of("run"))
+    assert keys(infercost.ModelFlags)[1] == set(settings_of("model"))
     assert keys(infercost.ModelFlags)[1] < keys(infercost.RunFlags)[1]
+
+
+def test_the_signatures_show_the_engines_defaults():
+    engine = {s["name"]: s["default"] for s in infercost._native.settings()}
+    for fn in [infercost.run, infercost.Model.__init__]:
+        params = inspect.signature(fn).parameters
+        for name in settings_of("run"):
+            if name in params:
+                assert params[name].default == engine[name], name
+    assert engine["max_length"] == 0 and engine["column"] == "full_text" and engine["threshold"] is None
+    assert "max_length=0: Truncate each text" in infercost.Model.__init__.__doc__
+
+
+def test_the_cli_shows_the_same_defaults_and_help():
+    # The command's flags are made from the same table: each flag, its default and its help.
+    import subprocess
+
+    from conftest import CLI
+
+    text = " ".join(subprocess.run([str(CLI), "run", "--help"], capture_output=True, text=True, check=True).stdout.split())
+    for s in infercost._native.settings():
+        flag = s["flag"]
+        assert flag == {"keep_text": "--no-text", "price_files": "--prices"}.get(s["name"], "--" + s["name"].replace("_", "-"))
+        assert flag in text, flag
+        if s["default"] not in (None, "", True, False, ()):
+            shown = f"{s['default']:g}" if isinstance(s["default"], float) else s["default"]
+            assert f"{flag} " in text and f"={shown}" in text, (flag, shown)
+    assert "pack up to --max-batch-tokens;" in text  # another setting named as the CLI names it
 
 
 @pytest.mark.parametrize("fn", [infercost.spark.classify, infercost.spark.classify_udf, infercost.spark.predict_fn])
 def test_spark_takes_model_flags(fn):
     # infercost.spark hands these to Model under the same names (threads: the task's CPUs by default).
-    spark_flags = set(keyword_only(fn)) - {"keep"}
-    assert spark_flags and spark_flags <= keys(infercost.ModelFlags)[1], spark_flags
+    spark_flags = [name for name in keyword_only(fn) if name != "keep"]
+    assert spark_flags == settings_of("model")
+    assert inspect.signature(fn).parameters["threads"].default is None
+    assert inspect.signature(fn).parameters["device"].default == "cpu"
 
 
 def test_the_engine_takes_every_declared_flag(tmp_path):

@@ -7,6 +7,7 @@ import re
 import tomllib
 
 import infercost
+from infercost._settings import default
 from conftest import run_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -48,7 +49,7 @@ def test_public_functions_have_docstrings():
 
 
 # run() keyword arguments whose CLI flag has another name.
-RENAMED = {"keep_text": "--no-text", "metrics": "--metrics", "on_error": "--on-error"}
+RENAMED = {"keep_text": "--no-text", "metrics": "--metrics", "on_error": "--on-error", "price_files": "--prices"}
 
 
 def test_run_flags_are_the_clis():
@@ -60,5 +61,6 @@ def test_run_flags_are_the_clis():
     for p in keywords:
         flag = RENAMED.get(p.name, "--" + p.name.replace("_", "-"))
         assert flag in cli_flags, p.name
-        assert p.default is None, p.name  # None: the engine's default, never a second copy of it
+        # The engine's default, from its settings table: never a second copy of it.
+        assert p.default == (None if p.name == "metrics" else default(p.name)), p.name
 

@@ -3,7 +3,9 @@
 import _thread
 import faulthandler
 import json
+import subprocess
 import threading
+import warnings
 
 import pytest
 
@@ -80,7 +82,16 @@ FLAGS = [
     ({"function": "none", "precision": "fp32"}, ["--function", "none", "--precision", "fp32"]),
     ({"column": "text", "tokenizer_threads": 2}, ["--column", "text", "--tokenizer-threads", "2"]),
     ({"input_format": "jsonl", "streams_per_device": 1}, ["--input-format", "jsonl", "--streams-per-device", "1"]),
+    # Priced by the engine for both: the same price, pricing and projection (the timings differ).
+    ({"instance": "c5.12xlarge", "price_list": "seed-2021", "spot_discount": 0.5, "machines": 2,
+      "corpus_rows": 1000000},
+     ["--instance", "c5.12xlarge", "--price-list", "seed-2021", "--spot-discount", "0.5", "--machines", "2",
+      "--corpus-rows", "1000000"]),
 ]
+
+# The cost fields that do not depend on the run's timing.
+PRICED = ["instance", "price_list", "price_source", "price_date", "instance_usd_per_hour", "spot_discount",
+          "platform_usd_per_hour", "machines", "usd_per_hour", "corpus_rows"]
 
 
 @pytest.mark.parametrize("flags,cli_flags", FLAGS, ids=[" ".join(c) for _, c in FLAGS])
@@ -89,6 +100,9 @@ def test_flags_do_what_the_cli_flags_do(tmp_path, tweets, flags, cli_flags):
                                         cli_flags)
     assert py_out.read_bytes() == cli_out.read_bytes()
     assert_same_metrics(cli_m, py_m)
+    if "instance" in flags:
+        assert {key: py_m["cost"][key] for key in PRICED} == {key: cli_m["cost"][key] for key in PRICED}
+        assert py_m["cost"]["corpus_rows"] == 1000000 and py_m["cost"]["cost_to_solution_usd"] > 0
 
 
 # The emulated GPU of this build's tests (tests/backend), which the CLI and run() load as they load the CUDA module.
@@ -140,6 +154,20 @@ def test_skip_bad_rows(tmp_path):
     assert py_out.read_bytes() == cli_out.read_bytes()
     assert py_m["rows_skipped"] == 2 and py_m["first_skip_reason"] == cli_m["first_skip_reason"]
     assert_same_metrics(cli_m, py_m)
+
+
+def test_a_synthetic_model_is_noted_as_the_cli_notes_it(tmp_path, tweets):
+    run_cli("model", "synth", "--preset", "tiny", "--seed", "7", "--out", tmp_path / "m")
+    cli = subprocess.run([str(CLI), "run", str(tweets), "--model", str(tmp_path / "m"), "--output",
+                          str(tmp_path / "cli.jsonl")], capture_output=True, text=True, check=True).stderr
+    with pytest.warns(UserWarning) as caught:
+        infercost.run(tweets, tmp_path / "m", output=tmp_path / "py.jsonl")
+    notes = [str(w.message) for w in caught]
+    assert len(notes) == 1 and "is a synthetic model (random weights)" in notes[0]
+    assert "infercost: note: " + notes[0] in cli
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a real model: no warning
+        infercost.run(tweets, model_dir("tiny-distilbert"), output=tmp_path / "real.jsonl", max_length=MAX_LENGTH)
 
 
 def test_stdout_output(tmp_path, tweets, capfd):

@@ -22,6 +22,7 @@ const std::string kGoldenPath = std::string(INFERCOST_TEST_DATA_DIR) + "/tokeniz
 // Same names as VARIANTS in the generator.
 TokenizerOptions options_for(const std::string& variant) {
   TokenizerOptions o;
+  o.max_length = 512;  // the generator's truncation (BERT's model_max_length)
   if (variant == "cased") {
     o.lowercase = false;
   } else if (variant == "lower_nostrip") {

@@ -99,6 +99,11 @@ struct ModelConfig {
 // transformers. Errors: kCorruption for malformed JSON or values, kNotFound
 // for a missing key, kUnsupported for another model_type or activation.
 Result<ModelConfig> parse_config(const std::string& json_text, const std::string& source);
+// What a user is told of a synthetic model (`infercost model synth`: random
+// weights): "'NAME' is a synthetic model (random weights): its speed is real,
+// its sentiments are not." The CLI prints it as a note, Python warns.
+std::string synthetic_model_notice(const ModelConfig& config);
+
 Result<ModelConfig> load_config(const std::string& path);
 // The HF class of the config's sequence classifier, by family and model_type
 // ("XLMRobertaForSequenceClassification" for xlm-roberta).

@@ -31,12 +31,21 @@ struct LoadedModel {
 
 struct LoadOptions {
   bool load_weights = true;  // false: config, tokenizer and the weights header only
-  int max_length = 512;      // tokenizer truncation
+  // Tokenizer truncation; 0: the model's limit (its positions, or its
+  // tokenizer_config.json's model_max_length where that is smaller).
+  int max_length = 0;
   bool add_special_tokens = true;
   // Overrides of the tokenizer's normalizer flags, when set.
   std::optional<bool> lowercase;
   std::optional<bool> strip_accents;
 };
+
+// The model's own limit on tokens per row (what max_length 0 means): its
+// positions, or its tokenizer_config.json's model_max_length where smaller.
+int model_length_limit(const ModelConfig& config, int model_max_length);
+// model_length_limit of the model directory `dir`, from config.json and
+// tokenizer_config.json only (their errors).
+Result<int> read_model_length_limit(const std::string& dir);
 
 // Refuses pickle checkpoints (pytorch_model.bin, *.pt, *.pth, *.ckpt) when no
 // model.safetensors is present, explaining why and how to convert. Missing or

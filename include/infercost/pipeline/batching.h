@@ -43,10 +43,6 @@ struct BatchPolicy {
   int32_t pad_id = 0;
 };
 
-// kInvalidArgument naming the flag when a batching option is out of range
-// (negative batch size or token budget, window below 1).
-Status check_batching_options(int batch_size, int max_batch_tokens, int window_rows);
-
 // Token ids of rows, one entry per row.
 struct TokenizedRows {
   std::vector<std::vector<int32_t>> ids;  // empty for a null row and for one the tokenizer refused

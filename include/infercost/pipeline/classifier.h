@@ -32,8 +32,14 @@ namespace infercost::pipeline {
 
 inline constexpr int kMaxStreamsPerDevice = 16;
 
+// Who reads the engine's errors, and so how they name a setting: by its
+// name as a member here and a Python keyword ("max_length"), or by its
+// `infercost run` flag ("--max-length").
+enum class Caller { kApi, kCli };
+
 // What a classifier runs on and how it batches (the model, device and
-// batching flags of `infercost run`).
+// batching flags of `infercost run`). Each member a user sets is described
+// once, with its checks, default and help, in src/pipeline/settings.cc.
 struct ClassifierOptions {
   // "cpu", "cuda" / "cuda:all" (every GPU), "cuda:N" or "cuda:N,M,..."
   // (backend::parse_device). One worker per stream of each device.
@@ -49,14 +55,16 @@ struct ClassifierOptions {
   // Threads that tokenize; 0 -> 1 for the CPU backend (tokenizing costs about
   // 1% of CPU inference and would steal its cores), `threads` otherwise.
   int tokenizer_threads = 0;
-  int max_length = 512;  // tokens per row, longer rows truncated
+  // Tokens per row, longer rows truncated; 0: the model's limit (the smaller
+  // of its positions and its tokenizer_config.json's model_max_length).
+  int max_length = 0;
   Batching batching = Batching::kTokens;
   // Rows per batch; 0 picks the policy's default: tokens -> 256 (a cap, the
   // token budget usually binds first), seed -> 100 x threads (the study's
   // CPU rule, "batch 100 x vCPUs").
   int batch_size = 0;
-  // kTokens: most tokens per batch (rows x longest row); 0 -> 4096.
-  int max_batch_tokens = 0;
+  // kTokens: most tokens per batch (rows x longest row), at least 1.
+  int max_batch_tokens = kDefaultMaxBatchTokens;
   // "auto" sizes, from Backend::capacity() of every device once the model is
   // loaded (each device's figures divided by its streams, the smallest
   // taken); the numbers above are then ignored.
@@ -82,6 +90,8 @@ struct ClassifierOptions {
   io::OnBadRow on_bad_row = io::OnBadRow::kFail;
   // Called by open() once the model is loaded on every device.
   std::function<void(const model::ModelConfig&)> on_model_loaded;
+  // How errors name the settings above.
+  Caller caller = Caller::kApi;
 };
 
 // How a classifier finds its devices and makes its backends. Unset members
@@ -136,8 +146,9 @@ struct Classification {
 using DeviceStats = DeviceRunMetrics;
 
 // Counters the run metrics are made from, cumulative over every classify()
-// and infer_batch() call. Rows and tokens count the batches given to
-// infer_batch (before any split); the seconds are busy time.
+// call and every batch the file runner classified on the workers. Rows and
+// tokens count the batches as packed (before any out-of-memory split); the
+// seconds are busy time.
 struct ClassifierStats {
   int64_t rows = 0;             // rows classified
   int64_t rows_null = 0;        // classify(): null rows
@@ -159,9 +170,7 @@ struct ClassifierStats {
 //
 // Thread safety: classify() and stats() may be called from any thread;
 // calls on one Classifier are serialised by an internal mutex (one runs at a
-// time, spreading its batches over every worker). infer_batch() is the
-// lower-level seam of the file runner: concurrent calls are allowed on
-// distinct workers, and must not overlap classify().
+// time, spreading its batches over every worker).
 class Classifier {
  public:
   // Loads the model from `model_dir` (model::load_model_dir), resolves the
@@ -185,11 +194,13 @@ class Classifier {
   // ids. The rows are tokenized (tokenizer_threads()), packed by the policy
   // over chunks of up to kClassifyChunkRows rows (kTokens: sorted by length
   // across the chunk; kSeed: batch_size rows in input order padded to the
-  // chunk's longest row), and the batches spread over every worker, split
-  // and retried on out-of-memory as infer_batch() does. Errors:
+  // chunk's longest row), and the batches spread over every worker. Out of
+  // memory: a batch is split in two halves and each retried, and the device
+  // keeps the smaller limit from then on. Errors:
   // kInvalidArgument naming the row's index for a row the tokenizer refuses
   // (unless on_bad_row is kSkip), is_null of the wrong size; the backends'
-  // errors (kResourceExhausted for a single row that does not fit);
+  // errors, prefixed once with the device's name (not "cpu";
+  // kResourceExhausted for a single row that does not fit);
   // kNonFinite naming the rows whose outputs are not finite numbers (unless
   // on_bad_row is kSkip: then they are skipped as bad rows are).
   // `stop`, when given, is read while the call runs: once it is non-zero (a
@@ -202,31 +213,6 @@ class Classifier {
 
   // A snapshot of the cumulative counters. Waits for a classify() under way.
   ClassifierStats stats() const;
-
-  // Classifies one batch on worker `worker` (0 <= worker < workers()) into
-  // `out` ([batch.batch, labels()], batch row order), the head function
-  // applied. Out of memory: a batch whose backend classify() is
-  // kResourceExhausted is split in two halves by rows (split_token_batch)
-  // and each retried, recursively; the device then keeps a limit of computed
-  // tokens per batch (one less than the batch that failed) and splits larger
-  // batches before classifying them, from then on. A single row that does
-  // not fit is kResourceExhausted naming the device and the row's tokens.
-  // Another backend error comes back prefixed with its device (not "cpu").
-  // A row whose logits are not all finite (NaN or infinity: a reduced
-  // precision's overflow, a broken weight) gets NaN outputs and its batch row
-  // index in `non_finite`; without `non_finite`, such a row fails the call
-  // (non_finite_error naming the batch rows).
-  Status infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
-                     std::vector<int32_t>* non_finite = nullptr);
-
-  // kNonFinite for `rows` (how the caller names them: "row 12", "a.jsonl:
-  // line 3") whose outputs were not finite on `worker`: names the precision
-  // and the device, and what to try.
-  Status non_finite_error(const std::string& rows, size_t worker) const;
-
-  // "row 3", "lines 1, 2, 4, ... and 130 more": `unit` ("row", "line") and
-  // sorted `numbers`, the first ten named (for errors that name rows).
-  static std::string name_rows(const std::string& unit, const std::vector<int64_t>& numbers);
 
   const model::ModelConfig& config() const { return config_; }
   const text::Tokenizer& tokenizer() const { return *tokenizer_; }
@@ -245,14 +231,17 @@ class Classifier {
   int tokenizer_threads() const { return tokenizer_threads_; }
   int max_length() const { return max_length_; }
   std::vector<std::string> devices() const;
-  size_t workers() const { return workers_.size(); }
-  // The device each worker runs on (an index into devices()).
-  size_t worker_device(size_t worker) const;
 
  private:
+  // The file runner's seam (src/pipeline/classifier_workers.h): the workers
+  // and the batch-infer function, which classify() runs too.
+  friend class ClassifierWorkers;
   struct Device;
   struct Worker;
   Classifier();
+  Status infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
+                     std::vector<int32_t>* non_finite);
+  Status non_finite_error(const std::string& rows, size_t worker) const;
   Status classify_rows(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
   Status classify_halves(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
   Status classify_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,

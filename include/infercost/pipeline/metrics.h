@@ -17,6 +17,7 @@
 
 #include "infercost/core/gpu_usage.h"
 #include "infercost/core/status.h"
+#include "infercost/cost/estimate.h"
 
 namespace infercost::pipeline {
 
@@ -76,6 +77,24 @@ void for_each_device_metrics_field(Device& d, F&& f) {
   f("oom_retries", d.oom_retries);
   f("max_computed_tokens", d.max_computed_tokens);
 }
+
+// What a priced run cost (RunOptions::instance): the instance and its price,
+// the pricing, and the estimate (cost::estimate_cost) with its projection to
+// corpus_rows. Written as "cost" when instance is not empty.
+struct RunCost {
+  std::string instance;  // empty: the run was not priced
+  std::string price_list;
+  std::string price_source;
+  std::string price_date;
+  double instance_usd_per_hour = 0;
+  double spot_discount = 0;
+  double platform_usd_per_hour = 0;
+  int machines = 1;
+  // usd_per_hour: the whole cluster's, after discount and surcharge.
+  cost::CostEstimate estimate;
+
+  bool operator==(const RunCost&) const = default;
+};
 
 struct RunMetrics {
   int64_t rows = 0;       // rows classified and written
@@ -143,6 +162,8 @@ struct RunMetrics {
   bool already_complete = false;  // --resume found the job finished: nothing ran
   int64_t checkpoints = 0;        // checkpoints this run saved
   double checkpoint_seconds = 0;  // spent saving them (fsyncs of the output included)
+
+  RunCost cost;  // a priced run's cost (RunOptions::instance)
 
   double rows_per_second() const { return wall_seconds > 0 ? rows / wall_seconds : 0; }
   double tokens_per_second() const { return wall_seconds > 0 ? tokens / wall_seconds : 0; }

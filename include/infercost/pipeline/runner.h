@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -69,13 +70,24 @@ struct RunOptions : ClassifierOptions {
   // why. Other devices sample nothing.
   std::string nvml_library;
   double gpu_sample_seconds = 0.2;
+  // Prices the run (docs/cost.md): `instance` (e.g. "p3.8xlarge"), looked up
+  // in the built-in price lists and price_files (JSON lists of one's own),
+  // in price_list only when given; the metrics then carry its cost
+  // (RunMetrics::cost). Empty: not priced. Checked before anything is read.
+  std::string instance;
+  std::string price_list;
+  std::vector<std::string> price_files;
+  double spot_discount = 0;          // fraction off the on-demand price, in [0, 1)
+  double platform_usd_per_hour = 0;  // surcharge per machine-hour (e.g. Databricks DBUs)
+  int machines = 1;                  // machines in the cluster the run stands for
+  int64_t corpus_rows = 0;           // project time and cost to this many rows (0: the run's)
 };
 
 // On error nothing is left at options.output (the temporary is removed; for a
 // folder output, the parts this run completed are removed too). Rows whose
 // text is null are kept and written with null probabilities and label.
 //
-// Out of memory: as Classifier::infer_batch, a batch is split and retried and
+// Out of memory: as in Classifier::classify, a batch is split and retried and
 // the device keeps the smaller limit for the rest of the run; a single row
 // that does not fit fails the run (kResourceExhausted naming the device and
 // the row's tokens).

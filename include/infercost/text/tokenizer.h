@@ -105,8 +105,9 @@ struct TokenizerOptions {
   bool clean_text = true;
   bool add_special_tokens = true;  // [CLS] ... [SEP]
   // Total length including special tokens; longer inputs are truncated
-  // (HF truncation=True, longest_first on a single sequence). <= 0: no limit.
-  int max_length = 512;
+  // (HF truncation=True, longest_first on a single sequence). <= 0: no limit
+  // (a model's limit comes from the model: model::model_length_limit).
+  int max_length = 0;
   int max_input_chars_per_word = 100;
   std::string unk_token = "[UNK]";
   std::string cls_token = "[CLS]";
@@ -184,8 +185,8 @@ Result<TokenizerJson> load_tokenizer_json(const std::string& path, TokenizerOpti
 // What a loaded tokenizer does beyond what its files say.
 struct TokenizerSettings {
   // Ids per row at most, special tokens included (HF truncation=True); <= 0:
-  // no limit.
-  int max_length = 512;
+  // no limit (a model's limit comes from the model: model::model_length_limit).
+  int max_length = 0;
   bool add_special_tokens = true;  // [CLS] ... [SEP], <s> ... </s>
   // WordPiece's normalizer flags, when set, over whatever the files say;
   // kInvalidArgument for a tokenizer of another kind.

@@ -612,51 +612,37 @@ class Gemm {
 
 // ---- Device buffers --------------------------------------------------------------
 
-class DeviceBuffer {
+// Memory on the device (cudaMalloc), or page-locked on the host
+// (cudaMallocHost) so that the copies are asynchronous and full speed.
+enum class CudaMemoryKind { kDevice, kPinnedHost };
+
+template <CudaMemoryKind kKind>
+class CudaBuffer {
  public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { reset(); }
+  CudaBuffer() = default;
+  CudaBuffer(const CudaBuffer&) = delete;
+  CudaBuffer& operator=(const CudaBuffer&) = delete;
+  ~CudaBuffer() { reset(); }
   void reset() {
-    if (ptr_ != nullptr) (void)cudaFree(ptr_);
+    if (ptr_ != nullptr) (void)(kKind == CudaMemoryKind::kDevice ? cudaFree(ptr_) : cudaFreeHost(ptr_));
     ptr_ = nullptr;
     bytes_ = 0;
   }
   // Frees what it holds, then allocates `bytes` (throws CudaFailure).
   void allocate(int64_t bytes) {
     reset();
-    INFERCOST_CUDA_CHECK(cudaMalloc(&ptr_, size_t(bytes)));
+    if constexpr (kKind == CudaMemoryKind::kDevice) {
+      INFERCOST_CUDA_CHECK(cudaMalloc(&ptr_, size_t(bytes)));
+    } else {
+      INFERCOST_CUDA_CHECK(cudaMallocHost(&ptr_, size_t(bytes)));
+    }
     bytes_ = bytes;
-  }
-  uint8_t* get() const { return static_cast<uint8_t*>(ptr_); }
-  int64_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  int64_t bytes_ = 0;
-};
-
-// Page-locked host memory, so the copies are asynchronous and full speed.
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { reset(); }
-  void reset() {
-    if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
-    ptr_ = nullptr;
-    bytes_ = 0;
   }
   // Holds at least `bytes` afterwards (grows by a quarter more to amortise).
   void reserve(int64_t bytes) {
-    if (bytes <= bytes_) return;
-    const int64_t want = std::max(bytes, bytes_ + bytes_ / 4);
-    reset();
-    INFERCOST_CUDA_CHECK(cudaMallocHost(&ptr_, size_t(want)));
-    bytes_ = want;
+    if (bytes > bytes_) allocate(std::max(bytes, bytes_ + bytes_ / 4));
   }
+  uint8_t* get() const { return static_cast<uint8_t*>(ptr_); }
   template <typename T>
   T* as() const {
     return static_cast<T*>(ptr_);
@@ -667,6 +653,8 @@ class PinnedBuffer {
   void* ptr_ = nullptr;
   int64_t bytes_ = 0;
 };
+using DeviceBuffer = CudaBuffer<CudaMemoryKind::kDevice>;
+using PinnedBuffer = CudaBuffer<CudaMemoryKind::kPinnedHost>;
 
 // ---- The backend -----------------------------------------------------------------
 

@@ -8,6 +8,8 @@
 
 #include <climits>
 #include <cstdint>
+#include <initializer_list>
+#include <type_traits>
 
 #include "backend/cuda/kernels.h"
 
@@ -348,6 +350,144 @@ __device__ __forceinline__ float component(const float4& f, int j) {
   return j == 0 ? f.x : j == 1 ? f.y : j == 2 ? f.z : f.w;
 }
 
+// Stages the block's QT query rows in q_s as fp32 [QT][d4], scaled by
+// q_scale; rows past `rows` and columns past head_dim are zeros.
+template <typename T, int QT>
+__device__ __forceinline__ void attn_stage_queries(float* q_s, const T* q_g, int row0, int rows, int64_t ld,
+                                                   int head_dim, float q_scale) {
+  const int d4 = attn_d4(head_dim);
+  const int pairs = head_dim / 2;
+  const int pairs4 = d4 / 2;
+  for (int i = threadIdx.x; i < QT * pairs4; i += blockDim.x) {
+    const int r = i / pairs4;
+    const int c = i - r * pairs4;
+    float2 q = make_float2(0.0f, 0.0f);
+    if (row0 + r < rows && c < pairs) {
+      q = load_pair(q_g + int64_t(row0 + r) * ld + 2 * c);
+      q.x *= q_scale;
+      q.y *= q_scale;
+    }
+    *reinterpret_cast<float2*>(q_s + r * d4 + 2 * c) = q;
+  }
+}
+
+// Stages keys k0 .. k0 + nk - 1 in k_s ([32][ks]) and their values in v_s
+// ([32][head_dim]); keys past nk are zeros, and so are K's columns past
+// head_dim.
+template <typename T>
+__device__ __forceinline__ void attn_stage_keys(float* k_s, float* v_s, const T* k_g, const T* v_g, int k0,
+                                                int nk, int64_t ld, int head_dim) {
+  const int ks = attn_ks(head_dim);
+  const int pairs = head_dim / 2;
+  const int pairs4 = attn_d4(head_dim) / 2;
+  for (int i = threadIdx.x; i < kKeyTile * pairs4; i += blockDim.x) {
+    const int j = i / pairs4;
+    const int c = i - j * pairs4;
+    float2 kv = make_float2(0.0f, 0.0f), vv = make_float2(0.0f, 0.0f);
+    if (j < nk && c < pairs) {
+      const int64_t off = int64_t(k0 + j) * ld + 2 * c;
+      kv = load_pair(k_g + off);
+      vv = load_pair(v_g + off);
+    }
+    *reinterpret_cast<float2*>(k_s + j * ks + 2 * c) = kv;
+    if (c < pairs) *reinterpret_cast<float2*>(v_s + j * head_dim + 2 * c) = vv;
+  }
+}
+
+// sc[r]: the score of the warp's query row r (qr, [R][d4]) against key
+// `lane` of the tile; -inf for a lane past the nk keys.
+template <int R>
+__device__ __forceinline__ void attn_scores(float (&sc)[R], const float* qr, const float* k_s, int lane,
+                                            int nk, int head_dim) {
+  const int d4 = attn_d4(head_dim);
+#pragma unroll
+  for (int r = 0; r < R; ++r) sc[r] = 0.0f;
+  if (lane < nk) {
+    const float* kr = k_s + lane * attn_ks(head_dim);
+#pragma unroll 4
+    for (int d = 0; d < d4; d += 4) {
+      const float4 kk = *reinterpret_cast<const float4*>(kr + d);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const float4 qq = *reinterpret_cast<const float4*>(qr + r * d4 + d);
+        sc[r] += qq.x * kk.x + qq.y * kk.y + qq.z * kk.z + qq.w * kk.w;
+      }
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; ++r) sc[r] = -INFINITY;
+  }
+}
+
+// Online softmax over one tile of scores: rescales the running maximum m,
+// sums l and accumulators acc, and writes the tile's probabilities to p_s
+// ([R][32]). The tile's first key is always real, so the new maximum is
+// finite and exp2(-inf) = 0 clears the empty start.
+template <int R, int NP>
+__device__ __forceinline__ void attn_softmax_tile(const float (&sc)[R], float (&m)[R], float (&l)[R],
+                                                  float (&acc)[R][2 * NP], float* p_s, int lane) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const float m_new = fmaxf(m[r], warp_max(sc[r]));
+    const float alpha = exp2f(m[r] - m_new);
+    const float p = exp2f(sc[r] - m_new);
+    l[r] = l[r] * alpha + p;
+#pragma unroll
+    for (int i = 0; i < 2 * NP; ++i) acc[r][i] *= alpha;
+    m[r] = m_new;
+    p_s[r * kKeyTile + lane] = p;
+  }
+}
+
+// acc += P V over the tile's nk keys: lane l holds output pairs 2l and
+// 2l + 64. Keys past nk have p = 0 and V = 0; P is read in whole float4s.
+template <int R, int NP>
+__device__ __forceinline__ void attn_accumulate_pv(float (&acc)[R][2 * NP], const float* p_s,
+                                                   const float* v_s, int nk, int lane, int head_dim) {
+  const int nk4 = (nk + 3) & ~3;
+  for (int j = 0; j < nk4; j += 4) {
+    float4 pr[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) pr[r] = *reinterpret_cast<const float4*>(p_s + r * kKeyTile + j);
+#pragma unroll
+    for (int jj = 0; jj < 4; ++jj) {
+#pragma unroll
+      for (int n = 0; n < NP; ++n) {
+        // Lanes past head_dim read a valid pair and never store it.
+        const int d = min(2 * (lane + 32 * n), head_dim - 2);
+        const float2 vv = *reinterpret_cast<const float2*>(v_s + (j + jj) * head_dim + d);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const float pj = component(pr[r], jj);
+          acc[r][2 * n] += pj * vv.x;
+          acc[r][2 * n + 1] += pj * vv.y;
+        }
+      }
+    }
+  }
+}
+
+// Writes acc / (the warp's sum of l) for the warp's rows first .. (before
+// `rows`) to o_g.
+template <typename T, int R, int NP>
+__device__ __forceinline__ void attn_store(T* o_g, const float (&acc)[R][2 * NP], const float (&l)[R],
+                                           int first, int rows, int64_t hidden, int lane, int head_dim) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const float inv = 1.0f / warp_sum(l[r]);
+    const int row = first + r;
+    if (row >= rows) continue;
+#pragma unroll
+    for (int n = 0; n < NP; ++n) {
+      const int d = 2 * (lane + 32 * n);
+      if (d < head_dim) {
+        const float out[2] = {acc[r][2 * n] * inv, acc[r][2 * n + 1] * inv};
+        store_vec<T, 2>(o_g + int64_t(row) * hidden + d, out);
+      }
+    }
+  }
+}
+
 template <typename T, int NP>
 __global__ void __launch_bounds__(kAttnWarps * 32)
     attention_kernel(const T* qkv, T* ctx, const int32_t* seq_start, const int32_t* key_len, int tiles,
@@ -386,25 +526,11 @@ __global__ void __launch_bounds__(kAttnWarps * 32)
   }
 
   const int d4 = attn_d4(head_dim);
-  const int ks = attn_ks(head_dim);
-  const int pairs = head_dim / 2;
-  const int pairs4 = d4 / 2;
   float* q_s = reinterpret_cast<float*>(smem4);
   float* k_s = q_s + QT * d4;
-  float* v_s = k_s + kKeyTile * ks;
+  float* v_s = k_s + kKeyTile * attn_ks(head_dim);
   float* p_s = v_s + kKeyTile * head_dim + warp * R * kKeyTile;
-
-  for (int i = threadIdx.x; i < QT * pairs4; i += blockDim.x) {
-    const int r = i / pairs4;
-    const int c = i - r * pairs4;
-    float2 q = make_float2(0.0f, 0.0f);
-    if (row0 + r < rows && c < pairs) {
-      q = load_pair(q_g + int64_t(row0 + r) * ld + 2 * c);
-      q.x *= q_scale;
-      q.y *= q_scale;
-    }
-    *reinterpret_cast<float2*>(q_s + r * d4 + 2 * c) = q;
-  }
+  attn_stage_queries<T, QT>(q_s, q_g, row0, rows, ld, head_dim, q_scale);
 
   float m[R], l[R], acc[R][2 * NP];
 #pragma unroll
@@ -418,96 +544,19 @@ __global__ void __launch_bounds__(kAttnWarps * 32)
   for (int k0 = 0; k0 < keys; k0 += kKeyTile) {
     const int nk = min(kKeyTile, keys - k0);
     __syncthreads();  // the previous tile is no longer read
-    for (int i = threadIdx.x; i < kKeyTile * pairs4; i += blockDim.x) {
-      const int j = i / pairs4;
-      const int c = i - j * pairs4;
-      float2 kv = make_float2(0.0f, 0.0f), vv = make_float2(0.0f, 0.0f);
-      if (j < nk && c < pairs) {
-        const int64_t off = int64_t(k0 + j) * ld + 2 * c;
-        kv = load_pair(k_g + off);
-        vv = load_pair(v_g + off);
-      }
-      *reinterpret_cast<float2*>(k_s + j * ks + 2 * c) = kv;
-      if (c < pairs) *reinterpret_cast<float2*>(v_s + j * head_dim + 2 * c) = vv;
-    }
+    attn_stage_keys(k_s, v_s, k_g, v_g, k0, nk, ld, head_dim);
     __syncthreads();
     if (!active) continue;
-
     float sc[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) sc[r] = 0.0f;
-    if (lane < nk) {
-      const float* kr = k_s + lane * ks;
-      const float* qr = q_s + warp * R * d4;
-#pragma unroll 4
-      for (int d = 0; d < d4; d += 4) {
-        const float4 kk = *reinterpret_cast<const float4*>(kr + d);
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-          const float4 qq = *reinterpret_cast<const float4*>(qr + r * d4 + d);
-          sc[r] += qq.x * kk.x + qq.y * kk.y + qq.z * kk.z + qq.w * kk.w;
-        }
-      }
-    } else {
-#pragma unroll
-      for (int r = 0; r < R; ++r) sc[r] = -INFINITY;
-    }
-
-    // Online softmax: the tile's first key is always real, so the new maximum
-    // is finite and exp2(-inf) = 0 clears the empty start.
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const float m_new = fmaxf(m[r], warp_max(sc[r]));
-      const float alpha = exp2f(m[r] - m_new);
-      const float p = exp2f(sc[r] - m_new);
-      l[r] = l[r] * alpha + p;
-#pragma unroll
-      for (int i = 0; i < 2 * NP; ++i) acc[r][i] *= alpha;
-      m[r] = m_new;
-      p_s[r * kKeyTile + lane] = p;
-    }
+    attn_scores<R>(sc, q_s + warp * R * d4, k_s, lane, nk, head_dim);
+    attn_softmax_tile<R, NP>(sc, m, l, acc, p_s, lane);
     __syncwarp();
-
-    // Keys past nk have p = 0 and V = 0; round up to whole float4s of P.
-    const int nk4 = (nk + 3) & ~3;
-    for (int j = 0; j < nk4; j += 4) {
-      float4 pr[R];
-#pragma unroll
-      for (int r = 0; r < R; ++r) pr[r] = *reinterpret_cast<const float4*>(p_s + r * kKeyTile + j);
-#pragma unroll
-      for (int jj = 0; jj < 4; ++jj) {
-#pragma unroll
-        for (int n = 0; n < NP; ++n) {
-          // Lanes past head_dim read a valid pair and never store it.
-          const int d = min(2 * (lane + 32 * n), head_dim - 2);
-          const float2 vv = *reinterpret_cast<const float2*>(v_s + (j + jj) * head_dim + d);
-#pragma unroll
-          for (int r = 0; r < R; ++r) {
-            const float pj = component(pr[r], jj);
-            acc[r][2 * n] += pj * vv.x;
-            acc[r][2 * n + 1] += pj * vv.y;
-          }
-        }
-      }
-    }
+    attn_accumulate_pv<R, NP>(acc, p_s, v_s, nk, lane, head_dim);
     __syncwarp();  // P is rewritten by the next tile
   }
 
   if (!active) return;
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const float inv = 1.0f / warp_sum(l[r]);
-    const int row = first + r;
-    if (row >= rows) continue;
-#pragma unroll
-    for (int n = 0; n < NP; ++n) {
-      const int d = 2 * (lane + 32 * n);
-      if (d < head_dim) {
-        const float out[2] = {acc[r][2 * n] * inv, acc[r][2 * n + 1] * inv};
-        store_vec<T, 2>(o_g + int64_t(row) * hidden + d, out);
-      }
-    }
-  }
+  attn_store<T, R, NP>(o_g, acc, l, first, rows, hidden, lane, head_dim);
 }
 
 template <typename T, int NP>
@@ -524,52 +573,63 @@ cudaError_t launch_attention(const void* qkv, void* ctx, const int32_t* seq_star
   return cudaGetLastError();
 }
 
+// Checks the arguments of a layer norm of `rows` rows of `hidden` values,
+// then returns launch(Tag<T>{}, width) for the storage type T of `t` and the
+// values its kernel reads at once (std::integral_constant): 16 bytes' worth
+// where `hidden` is a multiple of that and every one of `pointers` is 16-byte
+// aligned, else 1.
+template <typename F>
+cudaError_t launch_layer_norm(DType t, int64_t rows, int hidden, std::initializer_list<const void*> pointers,
+                              F&& launch) {
+  if (!ln_args_ok(rows, hidden)) return cudaErrorInvalidValue;
+  if (rows == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr int kVec = 16 / sizeof(T);
+    bool vec = hidden % kVec == 0;
+    for (const void* p : pointers) vec = vec && aligned(p, 16);
+    if (vec) return launch(tag, std::integral_constant<int, kVec>());
+    return launch(tag, std::integral_constant<int, 1>());
+  });
+}
+
+// Converts n values from float to `t` (kToF32 false) or from `t` to float.
+template <bool kToF32>
+cudaError_t convert_f32(DType t, const void* src, void* dst, int64_t n, cudaStream_t stream) {
+  if (n < 0) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using From = std::conditional_t<kToF32, T, float>;
+    using To = std::conditional_t<kToF32, float, T>;
+    convert_kernel<From, To><<<grid_for(n, kThreads), kThreads, 0, stream>>>(static_cast<const From*>(src),
+                                                                             static_cast<To*>(dst), n);
+    return cudaGetLastError();
+  });
+}
+
 }  // namespace
 
 cudaError_t embed_layer_norm(DType t, const int32_t* ids, const int32_t* positions, int64_t tokens,
                              int hidden, const void* word, const void* position, const void* type0,
                              const float* gamma, const float* beta, float eps, void* out,
                              cudaStream_t stream) {
-  if (!ln_args_ok(tokens, hidden)) return cudaErrorInvalidValue;
-  if (tokens == 0) return cudaSuccess;
-  return dispatch(t, [&](auto tag) {
+  const std::initializer_list<const void*> pointers = {word, position, type0, gamma, beta, out};
+  return launch_layer_norm(t, tokens, hidden, pointers, [&](auto tag, auto width) {
     using T = typename decltype(tag)::type;
-    constexpr int kVec = 16 / sizeof(T);
-    const bool vec = hidden % kVec == 0 && aligned(word, 16) && aligned(position, 16) && aligned(type0, 16) &&
-                     aligned(gamma, 16) && aligned(beta, 16) && aligned(out, 16);
-    const auto* w = static_cast<const T*>(word);
-    const auto* p = static_cast<const T*>(position);
-    const auto* t0 = static_cast<const T*>(type0);
-    auto* o = static_cast<T*>(out);
-    if (vec) {
-      embed_layer_norm_kernel<T, kVec><<<ln_blocks(tokens), kLnWarps * 32, 0, stream>>>(
-          ids, positions, tokens, hidden, w, p, t0, gamma, beta, eps, o);
-    } else {
-      embed_layer_norm_kernel<T, 1><<<ln_blocks(tokens), kLnWarps * 32, 0, stream>>>(
-          ids, positions, tokens, hidden, w, p, t0, gamma, beta, eps, o);
-    }
+    embed_layer_norm_kernel<T, decltype(width)::value><<<ln_blocks(tokens), kLnWarps * 32, 0, stream>>>(
+        ids, positions, tokens, hidden, static_cast<const T*>(word), static_cast<const T*>(position),
+        static_cast<const T*>(type0), gamma, beta, eps, static_cast<T*>(out));
     return cudaGetLastError();
   });
 }
 
 cudaError_t add_layer_norm(DType t, void* x, const void* residual, int64_t rows, int hidden,
                            const float* gamma, const float* beta, float eps, cudaStream_t stream) {
-  if (!ln_args_ok(rows, hidden)) return cudaErrorInvalidValue;
-  if (rows == 0) return cudaSuccess;
-  return dispatch(t, [&](auto tag) {
+  return launch_layer_norm(t, rows, hidden, {x, residual, gamma, beta}, [&](auto tag, auto width) {
     using T = typename decltype(tag)::type;
-    constexpr int kVec = 16 / sizeof(T);
-    const bool vec = hidden % kVec == 0 && aligned(x, 16) && aligned(residual, 16) && aligned(gamma, 16) &&
-                     aligned(beta, 16);
-    auto* xt = static_cast<T*>(x);
-    const auto* rt = static_cast<const T*>(residual);
-    if (vec) {
-      add_layer_norm_kernel<T, kVec>
-          <<<ln_blocks(rows), kLnWarps * 32, 0, stream>>>(xt, rt, rows, hidden, gamma, beta, eps);
-    } else {
-      add_layer_norm_kernel<T, 1>
-          <<<ln_blocks(rows), kLnWarps * 32, 0, stream>>>(xt, rt, rows, hidden, gamma, beta, eps);
-    }
+    add_layer_norm_kernel<T, decltype(width)::value><<<ln_blocks(rows), kLnWarps * 32, 0, stream>>>(
+        static_cast<T*>(x), static_cast<const T*>(residual), rows, hidden, gamma, beta, eps);
     return cudaGetLastError();
   });
 }
@@ -626,24 +686,11 @@ cudaError_t bias_act_f32(float* y, const float* bias, int64_t rows, int cols, Ac
 }
 
 cudaError_t convert_from_f32(DType t, const float* src, void* dst, int64_t n, cudaStream_t stream) {
-  if (n < 0) return cudaErrorInvalidValue;
-  if (n == 0) return cudaSuccess;
-  return dispatch(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    convert_kernel<float, T><<<grid_for(n, kThreads), kThreads, 0, stream>>>(src, static_cast<T*>(dst), n);
-    return cudaGetLastError();
-  });
+  return convert_f32<false>(t, src, dst, n, stream);
 }
 
 cudaError_t convert_to_f32(DType t, const void* src, float* dst, int64_t n, cudaStream_t stream) {
-  if (n < 0) return cudaErrorInvalidValue;
-  if (n == 0) return cudaSuccess;
-  return dispatch(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    convert_kernel<T, float>
-        <<<grid_for(n, kThreads), kThreads, 0, stream>>>(static_cast<const T*>(src), dst, n);
-    return cudaGetLastError();
-  });
+  return convert_f32<true>(t, src, dst, n, stream);
 }
 
 }  // namespace infercost::backend::cuda

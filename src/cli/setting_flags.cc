@@ -1,0 +1,49 @@
+#include "cli/setting_flags.h"
+
+#include <algorithm>
+
+#include "cli/commands.h"
+
+namespace infercost::cli {
+
+void SettingFlags::add(CLI::App* cmd, std::initializer_list<std::string_view> names) {
+  for (const pipeline::Setting& setting : pipeline::run_settings()) {
+    if (names.size() > 0 && std::find(names.begin(), names.end(), setting.name) == names.end()) continue;
+    Flag& f = flags_.emplace_back();
+    f.setting = &setting;
+    const std::string flag = pipeline::setting_label(setting, pipeline::Caller::kCli);
+    const std::string help = pipeline::setting_help(setting, pipeline::Caller::kCli);
+    if (setting.type == pipeline::SettingType::kSwitch) {
+      f.option = cmd->add_flag(flag, f.given, help);
+      continue;
+    }
+    if (setting.type == pipeline::SettingType::kTextList) {
+      f.option = cmd->add_option(flag, f.texts, help)->allow_extra_args(false);  // later words stay inputs
+    } else {
+      f.option = cmd->add_option(flag, f.text, help);
+    }
+    f.option->type_name(pipeline::setting_type_names(setting.type).cli);
+    const std::string fallback = setting.get(pipeline::RunOptions{});
+    if (!fallback.empty()) f.option->default_str(fallback);
+  }
+}
+
+void SettingFlags::apply(pipeline::RunOptions& options) const {
+  options.caller = pipeline::Caller::kCli;
+  for (const Flag& f : flags_) {
+    if (f.option->count() == 0) continue;
+    pipeline::SettingValue value = !f.setting->cli_negates;
+    if (f.setting->type == pipeline::SettingType::kTextList) {
+      value = f.texts;
+    } else if (f.setting->type != pipeline::SettingType::kSwitch) {
+      Result<pipeline::SettingValue> parsed = pipeline::parse_setting_text(*f.setting, f.text);
+      if (!parsed.ok()) fail(parsed.status());
+      value = std::move(*parsed);
+    }
+    if (Status s = pipeline::apply_setting(options, *f.setting, value, pipeline::Caller::kCli); !s.ok())
+      fail(s);
+  }
+  if (Status s = pipeline::check_settings(options); !s.ok()) fail(s);
+}
+
+}  // namespace infercost::cli

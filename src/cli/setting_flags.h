@@ -1,0 +1,40 @@
+// The flags of a run's settings (pipeline/settings.h), made from the engine's
+// one table: `infercost run` takes them all, `infercost plan` those of the
+// run it predicts. Their help, defaults and checks are the table's.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <deque>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "infercost/pipeline/runner.h"
+#include "pipeline/settings.h"
+
+namespace infercost::cli {
+
+class SettingFlags {
+ public:
+  // Adds to `cmd` the flags of the settings named in `names` (every setting
+  // when empty), in the table's order.
+  void add(CLI::App* cmd, std::initializer_list<std::string_view> names = {});
+
+  // The flags given, applied to `options` (named as the CLI names them), then
+  // every setting of `options` checked: fail() (a usage error, exit 2) on a
+  // bad value, before anything is read.
+  void apply(pipeline::RunOptions& options) const;
+
+ private:
+  struct Flag {
+    const pipeline::Setting* setting = nullptr;
+    CLI::Option* option = nullptr;
+    std::string text;                // a flag with a value
+    std::vector<std::string> texts;  // a flag given once per item
+    bool given = false;              // a switch
+  };
+  std::deque<Flag> flags_;  // stable addresses for CLI11
+};
+
+}  // namespace infercost::cli
