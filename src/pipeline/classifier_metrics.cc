@@ -53,6 +53,13 @@ void add_classifier_metrics(RunMetrics& m, const Classifier& c, const Classifier
   m.peak_rss_bytes = peak_rss_bytes();
 }
 
+void add_gpu_metrics(RunMetrics& m, backend::GpuSampling sampled) {
+  m.gpu_sample_interval_seconds = sampled.interval_seconds;
+  m.gpu_samples = sampled.samples;
+  m.gpus = std::move(sampled.gpus);
+  m.gpu_monitor = std::move(sampled.why_not);
+}
+
 ClassifierStats stats_since(const ClassifierStats& before, const ClassifierStats& after) {
   ClassifierStats d = after;
   d.rows -= before.rows;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/gpu_monitor.h"
 #include "infercost/pipeline/classifier.h"
 #include "infercost/pipeline/metrics.h"
 
@@ -25,6 +26,10 @@ void set_option_metrics(RunMetrics& m, const ClassifierOptions& options,
 // batch and infer stages, null and skipped rows added, the model's FLOPs at
 // the counted lengths, and the process's peak RSS.
 void add_classifier_metrics(RunMetrics& m, const Classifier& c, const ClassifierStats& stats);
+
+// The GPU samples of a run or of a call (backend::RunGpuSampling::finish),
+// or why there are none.
+void add_gpu_metrics(RunMetrics& m, backend::GpuSampling sampled);
 
 // The counters of what ran between two snapshots of one classifier's
 // stats() (`before` taken first): every count and busy time less what

@@ -168,13 +168,6 @@ io::PredictionColumns prediction_columns(const RunOptions& options, const Classi
   return columns;
 }
 
-void fill_gpu_metrics(RunMetrics& metrics, backend::GpuSampling sampled) {
-  metrics.gpu_sample_interval_seconds = sampled.interval_seconds;
-  metrics.gpu_samples = sampled.samples;
-  metrics.gpus = std::move(sampled.gpus);
-  metrics.gpu_monitor = std::move(sampled.why_not);
-}
-
 // A finished run's metrics: what the classifier counted (classifier_metrics.h)
 // and what the runner's own stages did around it.
 void add_run_counts(RunMetrics& metrics, const Classifier& classifier, const StageCounts& counts,
@@ -236,7 +229,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
     if (job->complete()) {
       metrics.already_complete = true;
       metrics.output_files = static_cast<int64_t>(plan.paths.size());
-      fill_gpu_metrics(metrics, gpu_sampling.finish());
+      add_gpu_metrics(metrics, gpu_sampling.finish());
       estimate_run_cost(options, metrics, metrics.cost = cost);
       return metrics;
     }
@@ -311,7 +304,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   }
   metrics.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   add_run_counts(metrics, *classifier, counts, plan);
-  fill_gpu_metrics(metrics, gpu_sampling.finish());
+  add_gpu_metrics(metrics, gpu_sampling.finish());
   estimate_run_cost(options, metrics, metrics.cost = cost);
   return metrics;
 }

@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "infercost/pipeline/metrics.h"
+#include "infercost/pipeline/runner.h"
 #include "io/prediction_writer.h"
 #include "pipeline/classifier_metrics.h"
 #include "pipeline/classifier_workers.h"
@@ -282,10 +283,17 @@ class Model {
       const pipeline::ClassifierStats before = c->stats();
       const auto start = std::chrono::steady_clock::now();
       try {
+        // The GPUs sampled as a run samples them (nothing on the CPU).
+        const pipeline::RunOptions run;
+        backend::RunGpuSampling gpu_sampling(options_.device, run.nvml_library, run.gpu_sample_seconds);
+        gpu_sampling.start();
         out = c->classify(column.texts, column.is_null, &stop);
+        backend::GpuSampling sampled = gpu_sampling.finish();
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (out.ok()) {
-          metrics = pipeline::classify_call_metrics(*c, options_, before, c->stats(), wall).to_json();
+          pipeline::RunMetrics m = pipeline::classify_call_metrics(*c, options_, before, c->stats(), wall);
+          pipeline::add_gpu_metrics(m, std::move(sampled));
+          metrics = m.to_json();
           columns = make_result_columns(std::move(*out), *c);
         }
       } catch (const std::exception& e) {

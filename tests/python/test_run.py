@@ -128,6 +128,25 @@ def test_cuda_run_samples_gpus_as_the_cli_does(tmp_path, tweets, monkeypatch):
     assert "not sampled" not in py_m.get("gpu_monitor", "")
 
 
+def test_model_classify_samples_gpus_as_a_run_does(tmp_path, tweets, monkeypatch):
+    # Model.classify's metrics come from the same engine: a CUDA call samples the GPUs (or says why not) as
+    # run() does; a CPU call samples nothing.
+    if not EMULATED_CUDA_MODULE.exists():
+        pytest.skip(f"this build has no CUDA module: no emulated GPU at {EMULATED_CUDA_MODULE}")
+    monkeypatch.setenv("INFERCOST_CUDA_MODULE", str(EMULATED_CUDA_MODULE))
+    flags = {"device": "cuda", "streams_per_device": 1, "precision": "fp32", "max_length": MAX_LENGTH}
+    run_m = infercost.run(tweets, model_dir("tiny-distilbert"), output=tmp_path / "o.jsonl", threads=1, **flags)
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, **flags) as model:
+        model.classify(["good", "bad"])
+        m = model.last_metrics
+    assert "gpus" in m or m["gpu_monitor"], m
+    assert ("gpus" in m) == ("gpus" in run_m)
+    assert m.get("gpu_monitor") == run_m.get("gpu_monitor")
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH) as model:
+        model.classify(["good"])
+        assert "gpus" not in model.last_metrics and "gpu_monitor" not in model.last_metrics
+
+
 def test_flags_change_the_output(tmp_path, tweets):
     # The comparisons above would pass if run() ignored its flags and the CLI did too: check one does something.
     plain = infercost.run(tweets, model_dir("tiny-distilbert"), output=tmp_path / "a.jsonl", max_length=MAX_LENGTH)
