@@ -117,12 +117,12 @@ def run(
     keeps the default. ``keep_text=False`` is ``--no-text``; ``batch_size``
     and ``max_batch_tokens`` take an int or ``"auto"``. ``metrics`` is a path
     to write the metrics JSON to, as ``--metrics`` (they are returned
-    anyway). The pricing flags (``--instance`` ...) and the progress line are
-    the command's only.
+    anyway). The progress line is the command's only.
 
     Returns the run's metrics: the dict ``infercost run --metrics`` writes as
     JSON (rows, tokens, seconds per stage, rows_per_second, ...; on a GPU the
-    NVML samples, ``gpus``, as the command takes them).
+    NVML samples, ``gpus``, as the command takes them; with ``instance``, the
+    run's ``cost``).
 
     The GIL is released while the job runs. Ctrl-C (SIGINT) stops it at its
     next durable step, as it stops the command: with an output file or
@@ -264,10 +264,12 @@ class Model:
     """A model loaded once on its devices, classifying texts in memory.
 
     ``model_dir``: a Hugging Face model directory, as ``infercost run --model``
-    takes. The settings are ``infercost run``'s model, device and batching
-    flags, with ``_`` for ``-``, made from the same table in the engine with
-    the same defaults (``help(Model.__init__)`` lists them with their help);
-    None keeps the default.
+    takes. The settings are ``infercost run``'s model, device, batching and
+    pricing flags, with ``_`` for ``-``, made from the same table in the
+    engine with the same defaults (``help(Model.__init__)`` lists them with
+    their help); None keeps the default. With ``instance``, each
+    :meth:`classify` call's metrics (:attr:`last_metrics`) carry its ``cost``
+    on that instance, as ``infercost run --instance`` prices a run.
 
     Loading reads the weights and prepares every device once; then
     :meth:`classify` can be called any number of times. Use it as a context
@@ -313,7 +315,8 @@ class Model:
         """The last :meth:`classify` call's metrics, with the keys of ``infercost run
         --metrics`` (rows, tokens, padded and computed tokens, batches,
         ``stages`` (seconds of tokenize / batch / infer), wall_seconds, rows_per_second,
-        ...); None before the first call."""
+        ...; on a GPU the NVML samples, ``gpus``; with ``instance``, the call's ``cost``);
+        None before the first call."""
         text = self._native.last_metrics_json
         return json.loads(text) if text else None
 

@@ -149,6 +149,7 @@ class _RunMetricsSometimes(TypedDict, total=False):
     gpus: List[Dict[str, Any]]
     gpu_monitor: str  # why the GPUs were not sampled
     resume: ResumeInfo  # an output file or folder
+    cost: Dict[str, Any]  # a priced run (instance): the instance, its price and the estimate
 
 
 class RunMetrics(_RunMetricsSometimes):
@@ -209,7 +210,7 @@ class Setting(TypedDict):
 
     name: str
     flag: str  # the CLI's: "--max-length", "--no-text"
-    scope: str  # "model": Model(), spark and run(); "run": run() only
+    scope: str  # "model": Model(), spark and run() (pricing too); "run": run() only
     default: Any  # None where the engine decides (threshold)
     help: str
     changes_output: bool  # part of a checkpoint's job identity
@@ -217,7 +218,7 @@ class Setting(TypedDict):
 
 class ModelFlags(TypedDict, total=False):
     """The settings :class:`infercost.Model` takes: ``infercost run``'s model,
-    device and batching flags, ``_`` for ``-``. None keeps the engine's default."""
+    device, batching and pricing flags, ``_`` for ``-``. None keeps the engine's default."""
 
     device: Optional[str]
     precision: Optional[str]
@@ -231,6 +232,14 @@ class ModelFlags(TypedDict, total=False):
     function: Optional[str]
     threshold: Optional[float]
     on_error: Optional[str]
+    # Pricing: each classify() call's metrics get the cost of its rows on this instance.
+    instance: Optional[str]
+    price_list: Optional[str]
+    price_files: Optional[List[str]]
+    spot_discount: Optional[float]
+    platform_usd_per_hour: Optional[float]
+    machines: Optional[int]
+    corpus_rows: Optional[int]
 
 
 class RunFlags(ModelFlags, total=False):
@@ -246,10 +255,3 @@ class RunFlags(ModelFlags, total=False):
     resume: Optional[bool]
     force: Optional[bool]
     checkpoint_seconds: Optional[float]
-    instance: Optional[str]
-    price_list: Optional[str]
-    price_files: Optional[List[str]]
-    spot_discount: Optional[float]
-    platform_usd_per_hour: Optional[float]
-    machines: Optional[int]
-    corpus_rows: Optional[int]

@@ -42,9 +42,10 @@ if TYPE_CHECKING:
 
 __all__ = ["classify", "classify_udf", "predict_fn", "result_schema", "output_columns"]
 
-# Each model load is logged here on the worker (INFO, with the details in the
-# record's `infercost_load` attribute): where the executor logs go, and what a
-# handler can count.
+# Each model load and each classify() call is logged here on the worker
+# (INFO, with the details in the record's `infercost_load` or
+# `infercost_metrics` attribute): where the executor logs go, and what a
+# handler can count (docs/spark.md).
 _log = logging.getLogger("infercost.spark")
 
 # ---------------------------------------------------------------------------
@@ -280,6 +281,36 @@ def _model_for(key: _LoadKey):
     return model
 
 
+def _classify(key: _LoadKey, texts):
+    """`texts` (an Arrow string array) classified by this worker's Model for
+    `key`, as a pyarrow Table; the call's metrics (the engine's, as
+    ``Model.last_metrics``: rows, tokens, seconds, GPUs, cost) logged with the
+    task's partition and attempt."""
+    import pyarrow as pa
+
+    model = _model_for(key)
+    result = pa.table(model.classify(texts))
+    if _log.isEnabledFor(logging.INFO):
+        from pyspark import TaskContext
+
+        metrics = model.last_metrics
+        context = TaskContext.get()
+        task = {"pid": os.getpid(), "model_dir": key.model_dir}
+        if context is not None:
+            task.update(partition=context.partitionId(), attempt=context.attemptNumber(), stage=context.stageId())
+        _log.info(
+            "infercost: classified %d rows (and %d null, %d skipped), %d tokens, in %.3f s in worker %d",
+            metrics["rows"],
+            metrics["rows_null"],
+            metrics["rows_skipped"],
+            metrics["tokens"],
+            metrics["wall_seconds"],
+            os.getpid(),
+            extra={"infercost_metrics": {**task, "metrics": metrics}},
+        )
+    return result
+
+
 def _classify_arrays(key: _LoadKey, texts, columns: List[Tuple[str, str]], string_type):
     """The output arrays of `texts` (an Arrow string array), in `columns`
     order, cast to exactly the Arrow types Spark expects (float32, and
@@ -289,7 +320,7 @@ def _classify_arrays(key: _LoadKey, texts, columns: List[Tuple[str, str]], strin
     types = {"float": pa.float32(), "string": string_type}
     if len(texts) == 0:
         return [pa.array([], type=types[kind]) for _, kind in columns]
-    result = pa.table(_model_for(key).classify(texts))
+    result = _classify(key, texts)
     arrays = []
     for name, kind in columns:
         if name not in result.column_names:
@@ -380,8 +411,7 @@ class _MakePredict:
         def predict(texts) -> Dict[str, Any]:
             import pyarrow as pa
 
-            model = _model_for(key)
-            result = pa.table(model.classify(pa.array(list(texts), type=pa.string(), from_pandas=True)))
+            result = _classify(key, pa.array(list(texts), type=pa.string(), from_pandas=True))
             out = {}
             for name in names:
                 column = result.column(name)

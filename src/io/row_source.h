@@ -27,7 +27,7 @@ std::string input_format_name(InputFormat format);
 Result<InputFormat> input_format_for(const std::string& path, const std::string& format_flag);
 
 struct SourceOptions {
-  std::string column = "full_text";
+  std::string column = kDefaultTextColumn;
   OnBadRow on_bad_row = OnBadRow::kFail;
   // false (`run`): the column must hold strings or null; another type is a
   // bad row (JSON/CSV) or kInvalidArgument naming the column's type (Parquet).

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "infercost/backend/backend.h"
@@ -156,6 +157,7 @@ Status check_checkpoint_seconds(const RunOptions& o, std::string_view label) {
 using C = ClassifierOptions;
 using R = RunOptions;
 constexpr SettingScope kModel = SettingScope::kModel;
+constexpr SettingScope kPrice = SettingScope::kPrice;
 constexpr SettingScope kRun = SettingScope::kRun;
 
 // The table. Help texts say what a setting does; --help and help() add the default.
@@ -207,9 +209,11 @@ const std::array kSettings = {
             .type = SettingType::kWholeOrAuto,
             .scope = kModel,
             .changes_output = false,
-            .help = "Most rows per batch; 0 picks the policy's default: 256 for 'tokens' (a cap; the token "
-                    "budget usually binds first), 100 x threads for 'seed'; 'auto': as many as the device's "
-                    "memory holds beside the token budget ('seed': rows of {max_length} tokens)",
+            .help =
+                "Most rows per batch; 0 picks the policy's default: {=tokens_batch_size} for 'tokens' (a "
+                "cap; the token budget usually binds first), {=seed_rows_per_thread} x threads for 'seed'; "
+                "'auto': as many as the device's "
+                "memory holds beside the token budget ('seed': rows of {max_length} tokens)",
             .get = size_of<&C::batch_size, &C::batch_size_auto>,
             .set = set_size<&C::batch_size, &C::batch_size_auto>,
             .check =
@@ -376,7 +380,7 @@ const std::array kSettings = {
     // Pricing (pipeline/run_cost.h checks them, with the price lists, when the run starts).
     Setting{.name = "instance",
             .type = SettingType::kText,
-            .scope = kRun,
+            .scope = kPrice,
             .changes_output = false,
             .help = "The instance this run represents (e.g. p3.8xlarge): adds its cost-to-solution, cost per "
                     "million rows/tokens and the corpus projection to the summary and metrics",
@@ -385,7 +389,7 @@ const std::array kSettings = {
             .check = no_check},
     Setting{.name = "price_list",
             .type = SettingType::kText,
-            .scope = kRun,
+            .scope = kPrice,
             .changes_output = false,
             .help = "Look {instance} up in this list only (e.g. seed-2021)",
             .get = text_of<&R::price_list>,
@@ -393,7 +397,7 @@ const std::array kSettings = {
             .check = no_check},
     Setting{.name = "price_files",
             .type = SettingType::kTextList,
-            .scope = kRun,
+            .scope = kPrice,
             .changes_output = false,
             .help = "JSON price lists of your own (docs/cost.md)",
             .cli_flag = "--prices",
@@ -403,7 +407,7 @@ const std::array kSettings = {
             .check = no_check},
     Setting{.name = "spot_discount",
             .type = SettingType::kNumber,
-            .scope = kRun,
+            .scope = kPrice,
             .changes_output = false,
             .help = "Fraction off the on-demand price, 0 to <1 (e.g. 0.7 for spot at 30% of on-demand)",
             .get = number_of<&R::spot_discount>,
@@ -411,7 +415,7 @@ const std::array kSettings = {
             .check = no_check},
     Setting{.name = "platform_usd_per_hour",
             .type = SettingType::kNumber,
-            .scope = kRun,
+            .scope = kPrice,
             .changes_output = false,
             .help = "Surcharge per machine-hour on top of the instance price (e.g. Databricks DBUs in USD)",
             .get = number_of<&R::platform_usd_per_hour>,
@@ -419,7 +423,7 @@ const std::array kSettings = {
             .check = no_check},
     Setting{.name = "machines",
             .type = SettingType::kWhole,
-            .scope = kRun,
+            .scope = kPrice,
             .changes_output = false,
             .help = "Machines in the cluster the run stands for",
             .get = whole_of<&R::machines>,
@@ -427,7 +431,7 @@ const std::array kSettings = {
             .check = no_check},
     Setting{.name = "corpus_rows",
             .type = SettingType::kWhole,
-            .scope = kRun,
+            .scope = kPrice,
             .changes_output = false,
             .help = "Project time and cost to this many rows (0: the rows of this run)",
             .get = whole_of<&R::corpus_rows>,
@@ -498,15 +502,19 @@ std::string flag_of(const Setting& s) {
   return flag;
 }
 
-Status check_scope(const RunOptions& options, bool run_scope) {
+Status check_scope(const RunOptions& options, SettingScope widest) {
   for (const Setting& s : kSettings) {
-    if (s.scope == SettingScope::kRun && !run_scope) continue;
+    if (!takes_setting(widest, s)) continue;
     INFERCOST_RETURN_IF_ERROR(s.check(options, setting_label(s, options.caller)));
   }
   return Status();
 }
 
 }  // namespace
+
+bool takes_setting(SettingScope widest, const Setting& setting) {
+  return static_cast<int>(setting.scope) <= static_cast<int>(widest);
+}
 
 std::span<const Setting> run_settings() {
   return kSettings;
@@ -544,6 +552,22 @@ std::string setting_label(std::string_view name, Caller caller) {
   return setting_label(*s, caller);
 }
 
+namespace {
+
+// The engine's defaults a help text names as "{=name}" (batching.h).
+std::optional<std::string> help_constant(std::string_view name) {
+  static constexpr std::pair<std::string_view, int> kConstants[] = {
+      {"=tokens_batch_size", kDefaultTokensBatchSize},
+      {"=seed_rows_per_thread", kSeedRowsPerThread},
+  };
+  for (const auto& [key, value] : kConstants) {
+    if (key == name) return std::to_string(value);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string setting_help(const Setting& setting, Caller caller) {
   std::string_view help =
       caller == Caller::kCli && !setting.cli_help.empty() ? setting.cli_help : setting.help;
@@ -551,16 +575,18 @@ std::string setting_help(const Setting& setting, Caller caller) {
   for (size_t i = 0; i < help.size();) {
     const size_t open = help.find('{', i);
     const size_t close = open == std::string_view::npos ? open : help.find('}', open);
-    const Setting* named =
-        close == std::string_view::npos ? nullptr : find_setting(help.substr(open + 1, close - open - 1));
-    if (named == nullptr) {
+    const std::string_view name =
+        close == std::string_view::npos ? std::string_view() : help.substr(open + 1, close - open - 1);
+    const Setting* named = find_setting(name);
+    const std::optional<std::string> constant = named ? std::nullopt : help_constant(name);
+    if (named == nullptr && !constant) {
       out += help.substr(i, open == std::string_view::npos ? open : open + 1 - i);
       if (open == std::string_view::npos) break;
       i = open + 1;
       continue;
     }
     out += help.substr(i, open - i);
-    out += setting_label(*named, caller);
+    out += named ? setting_label(*named, caller) : *constant;
     i = close + 1;
   }
   return out;
@@ -613,11 +639,11 @@ Status apply_setting(RunOptions& options, const Setting& setting, const SettingV
 Status check_settings(const ClassifierOptions& options) {
   RunOptions run;
   static_cast<ClassifierOptions&>(run) = options;
-  return check_scope(run, /*run_scope=*/false);
+  return check_scope(run, SettingScope::kModel);
 }
 
-Status check_settings(const RunOptions& options) {
-  return check_scope(options, /*run_scope=*/true);
+Status check_settings(const RunOptions& options, SettingScope widest) {
+  return check_scope(options, widest);
 }
 
 std::vector<std::pair<std::string, std::string>> output_settings(const RunOptions& options) {

@@ -33,10 +33,12 @@ enum class SettingType {
   kTextList,        // strings (a CLI flag given once per item)
 };
 
-// Which front doors take a setting: kModel ones are the classifier's
-// (ClassifierOptions: infercost.Model, Spark, run()), kRun ones the file
+// Which front doors take a setting; each scope takes the ones before it too.
+// kModel: the classifier's (ClassifierOptions: infercost.Model, Spark, and
+// the runs); kPrice: a run's pricing (RunOptions::instance ...: the runs, and
+// infercost.Model, which prices each classify() call); kRun: the file
 // runner's only (RunOptions: `infercost run`, infercost.run()).
-enum class SettingScope { kModel, kRun };
+enum class SettingScope { kModel, kPrice, kRun };
 
 // A setting's value as a front door hands it over: text for kText (and "auto"
 // for kWholeOrAuto), an integer for kWhole / kWholeOrAuto, a real number for
@@ -51,7 +53,8 @@ struct Setting {
   // Part of a checkpoint's job identity: a resumed run must have the same.
   bool changes_output;
   // What it does (the default is shown beside it); "{name}" stands for
-  // another setting, named as the caller names it (setting_help).
+  // another setting, named as the caller names it, and "{=name}" for one of
+  // the engine's defaults (kDefaultTokensBatchSize ...: setting_help).
   std::string_view help;
   // The CLI flag when it is not "--" + name with '-' for '_'; cli_negates:
   // the flag sets the switch to false ("--no-text" for keep_text).
@@ -74,6 +77,9 @@ struct Setting {
   // of the choices, the setting named as `label` (setting_label).
   Status (*check)(const RunOptions& options, std::string_view label);
 };
+
+// Whether a front door that takes the settings up to `widest` takes `setting`.
+bool takes_setting(SettingScope widest, const Setting& setting);
 
 // Every setting, in the order the CLI's --help lists them.
 std::span<const Setting> run_settings();
@@ -109,10 +115,10 @@ Result<SettingValue> parse_setting_text(const Setting& setting, const std::strin
 // others: a precision on the device).
 Status apply_setting(RunOptions& options, const Setting& setting, const SettingValue& value, Caller caller);
 
-// Every check of the settings of `scope` (kRun: both scopes) in `options`,
-// in table order: the first failure, in options.caller's words.
+// Every check of the settings up to `widest` in `options`, in table order:
+// the first failure, in options.caller's words. ClassifierOptions: kModel.
 Status check_settings(const ClassifierOptions& options);
-Status check_settings(const RunOptions& options);
+Status check_settings(const RunOptions& options, SettingScope widest = SettingScope::kRun);
 
 // The settings that change what the output holds, with their values, in
 // table order, keyed by their CLI flags: a checkpoint's job identity

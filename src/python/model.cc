@@ -19,6 +19,7 @@
 #include "io/prediction_writer.h"
 #include "pipeline/classifier_metrics.h"
 #include "pipeline/classifier_workers.h"
+#include "pipeline/run_cost.h"
 #include "python/py_support.h"
 #include "python/run.h"
 
@@ -257,9 +258,11 @@ struct ClassifyResult {
 class Model {
  public:
   Model(std::string model_dir, nb::dict flags) : dir_(std::move(model_dir)) {
-    pipeline::RunOptions settings;
-    apply_settings("Model()", flags, /*run_scope=*/false, settings);
-    options_ = settings;  // the classifier's settings (kModel scope)
+    // The classifier's settings and the pricing of its calls (kPrice).
+    apply_settings("Model()", flags, pipeline::SettingScope::kPrice, options_);
+    Result<pipeline::RunCost> cost = pipeline::resolve_run_cost(options_);
+    if (!cost.ok()) raise_status(cost.status());
+    cost_ = std::move(*cost);
     Result<std::unique_ptr<pipeline::Classifier>> opened = internal_error("not opened");
     {
       nb::gil_scoped_release release;
@@ -284,8 +287,8 @@ class Model {
       const auto start = std::chrono::steady_clock::now();
       try {
         // The GPUs sampled as a run samples them (nothing on the CPU).
-        const pipeline::RunOptions run;
-        backend::RunGpuSampling gpu_sampling(options_.device, run.nvml_library, run.gpu_sample_seconds);
+        backend::RunGpuSampling gpu_sampling(options_.device, options_.nvml_library,
+                                             options_.gpu_sample_seconds);
         gpu_sampling.start();
         out = c->classify(column.texts, column.is_null, &stop);
         backend::GpuSampling sampled = gpu_sampling.finish();
@@ -293,6 +296,7 @@ class Model {
         if (out.ok()) {
           pipeline::RunMetrics m = pipeline::classify_call_metrics(*c, options_, before, c->stats(), wall);
           pipeline::add_gpu_metrics(m, std::move(sampled));
+          pipeline::estimate_run_cost(options_, m, m.cost = cost_);  // priced as a run of these rows
           metrics = m.to_json();
           columns = make_result_columns(std::move(*out), *c);
         }
@@ -351,9 +355,10 @@ class Model {
   }
 
   std::string dir_;
-  pipeline::ClassifierOptions options_;
-  std::mutex mu_;       // classifier_
-  std::mutex call_mu_;  // one classify() at a time
+  pipeline::RunOptions options_;  // the classifier's settings (kModel) and the pricing (kPrice)
+  pipeline::RunCost cost_;        // resolved once: the price of an hour
+  std::mutex mu_;                 // classifier_
+  std::mutex call_mu_;            // one classify() at a time
   std::shared_ptr<pipeline::Classifier> classifier_;
   std::string last_metrics_;  // the GIL guards it
 };

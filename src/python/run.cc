@@ -74,12 +74,13 @@ nb::object python_default(const pipeline::Setting& s) {
 
 }  // namespace
 
-void apply_settings(const char* fn, nb::dict flags, bool run_scope, pipeline::RunOptions& options) {
+void apply_settings(const char* fn, nb::dict flags, pipeline::SettingScope widest,
+                    pipeline::RunOptions& options) {
   options.caller = pipeline::Caller::kApi;
   for (auto [key, value] : flags) {
     const std::string name = nb::cast<std::string>(key);
     const pipeline::Setting* s = pipeline::find_setting(name);
-    if (s == nullptr || (!run_scope && s->scope == pipeline::SettingScope::kRun)) {
+    if (s == nullptr || !pipeline::takes_setting(widest, *s)) {
       throw nb::type_error(fmt::format("{} got an unexpected keyword argument '{}'", fn, name).c_str());
     }
     if (value.is_none()) continue;  // the default
@@ -87,9 +88,7 @@ void apply_settings(const char* fn, nb::dict flags, bool run_scope, pipeline::Ru
         pipeline::apply_setting(options, *s, setting_value(fn, *s, value), pipeline::Caller::kApi);
     if (!applied.ok()) raise_status(applied);
   }
-  Status checked = run_scope
-                       ? pipeline::check_settings(options)
-                       : pipeline::check_settings(static_cast<const pipeline::ClassifierOptions&>(options));
+  Status checked = pipeline::check_settings(options, widest);
   if (!checked.ok()) raise_status(checked);
 }
 
@@ -99,7 +98,7 @@ nb::list settings() {
     nb::dict d;
     d["name"] = std::string(s.name);
     d["flag"] = pipeline::setting_label(s, pipeline::Caller::kCli);
-    d["scope"] = s.scope == pipeline::SettingScope::kModel ? "model" : "run";
+    d["scope"] = pipeline::takes_setting(pipeline::SettingScope::kPrice, s) ? "model" : "run";
     d["default"] = python_default(s);
     d["help"] = pipeline::setting_help(s, pipeline::Caller::kApi);
     d["changes_output"] = s.changes_output;
@@ -135,7 +134,7 @@ std::string run(std::vector<std::string> inputs, std::string model_dir, std::str
   options.inputs = std::move(inputs);
   options.model_dir = std::move(model_dir);
   options.output = std::move(output);
-  apply_settings("run()", flags, /*run_scope=*/true, options);
+  apply_settings("run()", flags, pipeline::SettingScope::kRun, options);
   Result<pipeline::RunMetrics> metrics = run_releasing_gil(options);
   if (!metrics.ok()) raise_status(metrics.status());
   std::string json = metrics->to_json();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "infercost/pipeline/runner.h"
+#include "pipeline/settings.h"
 
 namespace infercost::python {
 
@@ -24,13 +25,15 @@ std::string run(std::vector<std::string> inputs, std::string model_dir, std::str
 
 // The keyword arguments in `flags` applied to `options` through the engine's
 // settings table (pipeline/settings.h), every setting then checked: a
-// TypeError naming `fn` ("run()", "Model()") for an unknown keyword (run-scope
-// ones are unknown to Model(): run_scope false) or a wrong type, the engine's
-// error (a ValueError naming the keyword) for a bad value.
-void apply_settings(const char* fn, nanobind::dict flags, bool run_scope, pipeline::RunOptions& options);
+// TypeError naming `fn` ("run()", "Model()") for an unknown keyword (one past
+// `widest`: Model() takes up to kPrice) or a wrong type, the engine's error
+// (a ValueError naming the keyword) for a bad value.
+void apply_settings(const char* fn, nanobind::dict flags, pipeline::SettingScope widest,
+                    pipeline::RunOptions& options);
 
 // The settings table for the package (infercost._native.settings()): one
-// dict per setting, in the CLI's order: name, scope ("model" or "run"),
+// dict per setting, in the CLI's order: name, scope ("model": Model(), spark
+// and run() take it, pricing included; "run": run() only),
 // default (as a Python value; None where the engine decides), help,
 // changes_output.
 nanobind::list settings();

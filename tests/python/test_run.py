@@ -147,6 +147,28 @@ def test_model_classify_samples_gpus_as_a_run_does(tmp_path, tweets, monkeypatch
         assert "gpus" not in model.last_metrics and "gpu_monitor" not in model.last_metrics
 
 
+def test_model_classify_is_priced_as_a_run_is(tmp_path, tweets):
+    # The pricing settings are Model()'s too: each classify() call's metrics carry the cost of its rows,
+    # priced by the engine as run() prices a run (same instance, price, pricing and projection).
+    priced = {"instance": "c5.12xlarge", "price_list": "seed-2021", "spot_discount": 0.5, "machines": 2,
+              "corpus_rows": 1000000}
+    run_m = infercost.run(tweets, model_dir("tiny-distilbert"), output=tmp_path / "o.jsonl", threads=1,
+                          max_length=MAX_LENGTH, **priced)
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH, **priced) as model:
+        model.classify(["good", "bad", None])
+        m = model.last_metrics
+    assert {key: m["cost"][key] for key in PRICED} == {key: run_m["cost"][key] for key in PRICED}
+    assert m["cost"]["cost_to_solution_usd"] > 0
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH) as model:
+        model.classify(["good"])
+        assert "cost" not in model.last_metrics
+    # Checked when the Model is made, in the keyword's words.
+    with pytest.raises(infercost.InvalidArgumentError, match="instance"):
+        infercost.Model(model_dir("tiny-distilbert"), instance="no-such-machine")
+    with pytest.raises(infercost.InvalidArgumentError, match="price_list, price_files and corpus_rows price a run"):
+        infercost.Model(model_dir("tiny-distilbert"), corpus_rows=10)
+
+
 def test_flags_change_the_output(tmp_path, tweets):
     # The comparisons above would pass if run() ignored its flags and the CLI did too: check one does something.
     plain = infercost.run(tweets, model_dir("tiny-distilbert"), output=tmp_path / "a.jsonl", max_length=MAX_LENGTH)

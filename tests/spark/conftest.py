@@ -208,6 +208,12 @@ def loads(folder: pathlib.Path):
     return [json.loads(p.read_text()) for p in sorted(folder.glob("load-*.json"))]
 
 
+def classify_calls(folder: pathlib.Path):
+    """The classify() calls the workers logged into `folder` (worker_site):
+    dicts of the task (pid, partition, ...) and the call's `metrics`."""
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("metrics-*.json"))]
+
+
 def run_cli(*args):
     if not CLI.exists():
         pytest.fail(f"the infercost CLI is not built at {CLI} (set INFERCOST_BINARY)")

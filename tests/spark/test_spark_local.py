@@ -20,8 +20,8 @@ if SKIP_REASON:
 import pyarrow as pa  # noqa: E402 (after the skip)
 import pyarrow.parquet as pq
 import pyspark
-from conftest import (MODEL, MULTILABEL_MODEL, OPTS, TOL, direct, loads, run_cli, sample_texts,
-                      session_builder, texts_frame)
+from conftest import (MODEL, MULTILABEL_MODEL, OPTS, TOL, classify_calls, direct, loads, run_cli,
+                      sample_texts, session_builder, texts_frame)
 
 try:
     from pyspark.util import PythonEvalType  # pyspark 4
@@ -120,11 +120,30 @@ def test_keep_ships_only_those_columns(spark, texts_df):
     assert rows["label"] == want["label"]
 
 
+def test_each_call_logs_the_engines_metrics(spark, texts_df, load_log):
+    # Every Model.classify call on the workers logs the engine's metrics of the call (as Model.last_metrics,
+    # priced here with instance=): together they count every row of the job once.
+    priced = {"instance": "c5.12xlarge", "price_list": "seed-2021", "corpus_rows": 4242}
+    out = infercost.spark.classify(texts_df, "full_text", model=str(MODEL), **OPTS, **priced)
+    assert arrow_of(out).num_rows == len(TEXTS)
+    calls = [c for c in classify_calls(load_log) if c["metrics"].get("cost", {}).get("corpus_rows") == 4242]
+    assert calls, "no classify() call was logged by the workers"
+    rows = sum(c["metrics"]["rows"] + c["metrics"]["rows_null"] for c in calls)
+    assert rows == len(TEXTS)
+    assert sum(c["metrics"]["rows_null"] for c in calls) == TEXTS.count(None)
+    for call in calls:
+        assert call["model_dir"] == str(MODEL) and call["partition"] >= 0
+        assert call["metrics"]["cost"]["instance"] == "c5.12xlarge"
+        assert call["metrics"]["tokens"] > 0 or call["metrics"]["rows"] == 0
+    # Each call is one Arrow batch (16 rows at most here), not the whole partition.
+    assert max(c["metrics"]["rows"] + c["metrics"]["rows_null"] for c in calls) <= 16
+
+
 def test_model_loads_once_per_python_worker(spark, texts_df, load_log):
     many = texts_df.repartition(12)  # 12 tasks on 2 cores
 
-    def model_loads():
-        return [r for r in loads(load_log) if r["model_dir"] == str(MODEL)]
+    def model_loads():  # OPTS' models (a priced one is another: test_each_call_logs_the_engines_metrics)
+        return [r for r in loads(load_log) if r["model_dir"] == str(MODEL) and not r.get("instance")]
 
     # Two jobs: the loaded model is kept across them.
     assert infercost.spark.classify(many, model=str(MODEL), **OPTS, keep=["id"]).count() == len(TEXTS)

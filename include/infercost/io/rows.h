@@ -8,6 +8,10 @@
 
 namespace infercost::io {
 
+// The text column a run reads by default: the study's tweets' field (the
+// one `infercost datagen` writes).
+inline constexpr char kDefaultTextColumn[] = "full_text";
+
 struct RowBatch {
   std::vector<std::string> texts;  // empty for a null row
   std::vector<uint8_t> is_null;    // 1: the column is null in this row (kept as a row, not an error)

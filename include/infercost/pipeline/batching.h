@@ -38,8 +38,8 @@ inline constexpr int kDefaultWindowRows = 8192;
 // Resolved batching parameters.
 struct BatchPolicy {
   Batching batching = Batching::kTokens;
-  int batch_size = 256;         // most rows per batch
-  int max_batch_tokens = 4096;  // kTokens: most rows x longest row per batch
+  int batch_size = kDefaultTokensBatchSize;       // most rows per batch
+  int max_batch_tokens = kDefaultMaxBatchTokens;  // kTokens: most rows x longest row per batch
   int32_t pad_id = 0;
 };
 

@@ -59,9 +59,10 @@ struct ClassifierOptions {
   // of its positions and its tokenizer_config.json's model_max_length).
   int max_length = 0;
   Batching batching = Batching::kTokens;
-  // Rows per batch; 0 picks the policy's default: tokens -> 256 (a cap, the
-  // token budget usually binds first), seed -> 100 x threads (the study's
-  // CPU rule, "batch 100 x vCPUs").
+  // Rows per batch; 0 picks the policy's default: tokens ->
+  // kDefaultTokensBatchSize (a cap, the token budget usually binds first),
+  // seed -> kSeedRowsPerThread x threads (the study's CPU rule, "batch 100 x
+  // vCPUs").
   int batch_size = 0;
   // kTokens: most tokens per batch (rows x longest row), at least 1.
   int max_batch_tokens = kDefaultMaxBatchTokens;

@@ -32,7 +32,7 @@ struct RunOptions : ClassifierOptions {
   std::vector<std::string> inputs;
   std::string input_format;  // empty: each file's extension (io::input_format_for)
   std::string model_dir;
-  std::string column = "full_text";
+  std::string column = io::kDefaultTextColumn;
   // "-" = JSON lines on stdout; a file; or a folder (an existing directory,
   // or a path ending in '/'), which gets one part per input file named after
   // it, in --output-format or else the input's own format (JSON -> jsonl).

@@ -1,9 +1,10 @@
 """Loaded by every Python process the Spark suites start (this folder is on
 their PYTHONPATH; conftest.py puts it there): where INFERCOST_TEST_LOAD_LOG
-names a folder, each model load that infercost.spark logs on its logger
-("infercost.spark", INFO, the record's `infercost_load` details) is written
-there as one JSON file, so a test counts loads per worker process without
-touching the code under test. Spark forks its Python workers from a daemon
+names a folder, each model load and each classify() call that
+infercost.spark logs on its logger ("infercost.spark", INFO, the record's
+`infercost_load` or `infercost_metrics` details) is written there as one
+JSON file (load-*.json, metrics-*.json), so a test counts loads per worker
+process and reads each call's metrics without touching the code under test. Spark forks its Python workers from a daemon
 that ran this, so the handler is in every worker; the PID is taken when the
 record is written.
 """
@@ -20,11 +21,14 @@ class _LoadFiles(logging.Handler):
         self.count = 0
 
     def emit(self, record):
-        details = getattr(record, "infercost_load", None)
-        if details is None:
+        for kind in ("load", "metrics"):
+            details = getattr(record, "infercost_" + kind, None)
+            if details is not None:
+                break
+        else:
             return
         self.count += 1
-        name = f"load-{os.getpid()}-{self.count}.json"
+        name = f"{kind}-{os.getpid()}-{self.count}.json"
         with open(os.path.join(self.folder, name), "w", encoding="utf-8") as f:
             json.dump(details, f)
 

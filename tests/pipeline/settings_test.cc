@@ -1,0 +1,99 @@
+// The settings table (pipeline/settings.h): scopes that nest, checks and
+// errors in the caller's words, the job identity keyed by CLI flags.
+#include "pipeline/settings.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace infercost::pipeline {
+namespace {
+
+std::set<std::string> taken_by(SettingScope widest) {
+  std::set<std::string> names;
+  for (const Setting& s : run_settings()) {
+    if (takes_setting(widest, s)) names.emplace(s.name);
+  }
+  return names;
+}
+
+TEST(SettingsTest, ScopesNest) {
+  const std::set<std::string> model = taken_by(SettingScope::kModel);
+  const std::set<std::string> priced = taken_by(SettingScope::kPrice);
+  const std::set<std::string> run = taken_by(SettingScope::kRun);
+  EXPECT_EQ(run.size(), run_settings().size());
+  for (const std::string& name : model) EXPECT_TRUE(priced.count(name)) << name;
+  for (const std::string& name : priced) EXPECT_TRUE(run.count(name)) << name;
+  // infercost.Model takes the device and the pricing, not the file job's settings.
+  EXPECT_TRUE(model.count("device"));
+  EXPECT_FALSE(model.count("instance"));
+  EXPECT_TRUE(priced.count("instance"));
+  EXPECT_TRUE(priced.count("corpus_rows"));
+  EXPECT_FALSE(priced.count("column"));
+  EXPECT_FALSE(priced.count("resume"));
+}
+
+TEST(SettingsTest, ChecksStopAtTheScope) {
+  RunOptions options;
+  options.caller = Caller::kCli;
+  options.corpus_rows = -1;  // a pricing setting out of range
+  EXPECT_TRUE(check_settings(options, SettingScope::kModel).ok());
+  EXPECT_TRUE(check_settings(static_cast<const ClassifierOptions&>(options)).ok());
+  const Status priced = check_settings(options, SettingScope::kPrice);
+  EXPECT_EQ(priced.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(priced.message().find("--corpus-rows"), std::string::npos) << priced.message();
+  options.caller = Caller::kApi;
+  const Status api = check_settings(options);
+  EXPECT_NE(api.message().find("corpus_rows"), std::string::npos) << api.message();
+  EXPECT_EQ(api.message().find("--corpus-rows"), std::string::npos) << api.message();
+}
+
+TEST(SettingsTest, ValuesOfTheWrongTypeAreNamedInTheCallersWords) {
+  RunOptions options;
+  const Setting* threads = find_setting("threads");
+  ASSERT_NE(threads, nullptr);
+  const Status cli = apply_setting(options, *threads, SettingValue(std::string("x")), Caller::kCli);
+  EXPECT_EQ(cli.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(cli.message().find("--threads"), std::string::npos) << cli.message();
+  const Status api = apply_setting(options, *threads, SettingValue(std::string("x")), Caller::kApi);
+  EXPECT_EQ(api.message().find("--threads"), std::string::npos) << api.message();
+  EXPECT_TRUE(apply_setting(options, *threads, SettingValue(int64_t{3}), Caller::kApi).ok());
+  EXPECT_EQ(options.threads, 3);
+  EXPECT_EQ(find_setting("no_such_setting"), nullptr);
+}
+
+TEST(SettingsTest, TheJobIdentityHoldsWhatChangesTheOutputByFlag) {
+  RunOptions options;
+  options.keep_text = false;
+  bool saw_no_text = false;
+  for (const auto& [flag, value] : output_settings(options)) {
+    EXPECT_EQ(flag.rfind("--", 0), 0u) << flag;
+    EXPECT_NE(flag, "--instance");  // pricing does not change the output
+    EXPECT_NE(flag, "--resume");
+    if (flag == "--no-text") {
+      saw_no_text = true;
+      EXPECT_EQ(value, "true");
+    }
+  }
+  EXPECT_TRUE(saw_no_text);
+}
+
+TEST(SettingsTest, HelpNamesOtherSettingsAndTheEnginesDefaults) {
+  const Setting* batch_size = find_setting("batch_size");
+  ASSERT_NE(batch_size, nullptr);
+  const std::string cli = setting_help(*batch_size, Caller::kCli);
+  EXPECT_NE(cli.find(std::to_string(kDefaultTokensBatchSize) + " for 'tokens'"), std::string::npos) << cli;
+  EXPECT_NE(cli.find(std::to_string(kSeedRowsPerThread) + " x threads"), std::string::npos) << cli;
+  EXPECT_NE(cli.find("--max-length"), std::string::npos) << cli;
+  EXPECT_EQ(cli.find('{'), std::string::npos) << cli;
+  const std::string api = setting_help(*batch_size, Caller::kApi);
+  EXPECT_NE(api.find("max_length"), std::string::npos) << api;
+  EXPECT_EQ(api.find("--max-length"), std::string::npos) << api;
+  for (const Setting& s : run_settings()) {
+    EXPECT_EQ(setting_help(s, Caller::kApi).find('{'), std::string::npos) << s.name;
+  }
+}
+
+}  // namespace
+}  // namespace infercost::pipeline
