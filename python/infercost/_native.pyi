@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Tuple
 import numpy
 from numpy.typing import NDArray
 
-from infercost._types import ModelFlags, ModelInfo, ModelRuntime, RunFlags, Setting
+from infercost._types import ModelFlags, ModelRuntime, RunFlags, Setting
 
 __version__: str
 
@@ -32,7 +32,7 @@ def run(
     inputs: List[str], model_dir: str, output: str, flags: RunFlags, metrics: Optional[str] = None
 ) -> str: ...
 def _synthetic_notice(name: str) -> str: ...
-def model_info(model_dir: str) -> ModelInfo: ...
+def model_info_json(model_dir: str) -> str: ...
 def tokenize(
     texts: Any,
     model: Optional[str] = None,

@@ -16,7 +16,11 @@ from typing import Any, Dict, List, Optional, TypedDict, Union
 # ---------------------------------------------------------------------------
 
 
-class TokenizerInfo(TypedDict):
+class _TokenizerInfoSometimes(TypedDict, total=False):
+    normalizer: Dict[str, Any]  # WordPiece: lowercase, strip_accents, split_cjk
+
+
+class TokenizerInfo(_TokenizerInfoSometimes):
     """``model_info(...)["tokenizer"]``: the tokenizer a run of the model uses, as
     ``AutoTokenizer.from_pretrained`` would build it, and its length limit."""
 
@@ -45,10 +49,12 @@ class ModelInfo(TypedDict):
     layer_norm_eps: float
     parameters: int
     weights_dtype: str
+    classification_head: bool  # False: an encoder without one (the head's keys empty or None)
+    no_head: Optional[str]  # why it cannot classify, without a head
     labels: List[str]  # by id
     problem_type: str
-    head_function: str  # what run() applies by default: "softmax", "sigmoid" or "none"
-    head_function_reason: str
+    head_function: Optional[str]  # what run() applies by default: "softmax", "sigmoid" or "none"
+    head_function_reason: Optional[str]
     labels_column: bool  # the multi-label `labels` output column
     output_columns: List[str]  # the columns after the text: labels lowercased, label[, labels]
     tokenizer: TokenizerInfo

@@ -11,7 +11,9 @@
 #include "infercost/model/describe.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/pipeline/head.h"
+#include "io/prediction_writer.h"
 #include "model/synth.h"
+#include "pipeline/model_info.h"
 
 namespace infercost::cli {
 
@@ -23,6 +25,7 @@ struct ModelFlags {
   std::string preset = "distilbert-base";
   uint64_t seed = 1;
   std::string tokenizer;
+  bool json = false;
 };
 
 constexpr const char* kSyntheticNote =
@@ -32,11 +35,16 @@ void run_info(const ModelFlags& flags) {
   Result<model::ModelDescription> described = model::describe_model_dir(flags.dir);
   if (!described.ok()) fail(described.status());
   const model::ModelDescription& m = *described;
+  if (flags.json) {
+    std::printf("%s\n", pipeline::model_info_json(m).c_str());
+    return;
+  }
   const model::ModelConfig& c = m.config;
   const bool distil = c.architecture == model::Architecture::kDistilBert;
   std::printf("model           %s\n", m.dir.c_str());
   std::printf("name            %s\n", c.name.c_str());
-  std::printf("architecture    %s (model_type %s)\n", model::hf_classifier_class(c), c.model_type.c_str());
+  std::printf("architecture    %s (model_type %s)\n", model::architecture_name(c).c_str(),
+              c.model_type.c_str());
   std::printf("layers          %d\n", c.num_layers);
   std::printf("hidden          %d (%d heads x %d)\n", c.hidden_size, c.num_heads, c.head_dim());
   std::printf("ffn             %d, %s\n", c.intermediate_size, model::activation_name(c.ffn_activation));
@@ -47,16 +55,23 @@ void run_info(const ModelFlags& flags) {
   std::printf("parameters      %s\n", group_thousands(m.parameters).c_str());
   std::printf("weights dtype   %s (model.safetensors; computed in fp32 after loading)\n",
               m.weights_dtype.c_str());
-  std::string labels;
-  for (int i = 0; i < c.num_labels(); ++i) {
-    labels += fmt::format("{}{}={}", i ? ", " : "", i, c.labels[static_cast<size_t>(i)]);
+  if (m.classification_head) {
+    std::string labels;
+    for (int i = 0; i < c.num_labels(); ++i) {
+      labels += fmt::format("{}{}={}", i ? ", " : "", i, c.labels[static_cast<size_t>(i)]);
+    }
+    std::printf("labels          %s\n", labels.c_str());
+    // What `infercost run` applies to the logits without --function.
+    const pipeline::HeadChoice head = pipeline::default_head_function(c);
+    std::printf(
+        "head function   %s (%s)%s\n", pipeline::head_function_name(head.function), head.reason.c_str(),
+        pipeline::writes_label_set(head.function, c.num_labels()) ? ", multi-label: a 'labels' column" : "");
+  } else {
+    // What `infercost run` says of it (model::check_classification_head), less the directory.
+    const std::string prefix = m.dir + ": ";
+    const std::string why = m.no_head.rfind(prefix, 0) == 0 ? m.no_head.substr(prefix.size()) : m.no_head;
+    std::printf("head            none: %s\n", why.c_str());
   }
-  std::printf("labels          %s\n", labels.c_str());
-  // What `infercost run` applies to the logits without --function.
-  const pipeline::HeadChoice head = pipeline::default_head_function(c);
-  std::printf(
-      "head function   %s (%s)%s\n", pipeline::head_function_name(head.function), head.reason.c_str(),
-      pipeline::writes_label_set(head.function, c.num_labels()) ? ", multi-label: a 'labels' column" : "");
   const model::TokenizerDescription& t = m.tokenizer;
   std::printf("tokenizer       %s (%s), %zu tokens, max length %d\n", text::tokenizer_kind_name(t.kind),
               t.source.c_str(), t.vocab_size, t.max_length);
@@ -114,6 +129,9 @@ void register_model(CLI::App& app) {
   info->add_option("dir", flags->dir,
                    "Model directory (config.json, model.safetensors, vocab.txt/tokenizer.json)")
       ->required();
+  info->add_flag("--json", flags->json,
+                 "Print the description as one JSON object (the keys of infercost.model_info(), with "
+                 "classification_head and no_head)");
   info->callback([flags] { run_info(*flags); });
 
   std::string presets;

@@ -1,13 +1,16 @@
 // `infercost tokenize`: the ids of texts given as arguments or as lines of
 // stdin, one JSON object per text, by any tokenizer the engine has.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/threads.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/text/tokenizer.h"
 
@@ -23,6 +26,7 @@ struct TokenizeArgs {
   bool no_strip_accents = false;
   bool no_special_tokens = false;
   int max_length = 0;  // the model's limit (model::LoadOptions), none for a tokenizer file
+  int threads = 1;
   std::vector<std::string> texts;
 };
 
@@ -50,28 +54,68 @@ Result<std::shared_ptr<const text::Tokenizer>> make_tokenizer(const TokenizeArgs
   return loaded.tokenizer;
 }
 
-void print(const text::Tokenizer& tok, const std::string& line, size_t index, std::vector<int32_t>& ids) {
-  ids.clear();
-  auto n = tok.encode_append(line, ids);
-  if (!n.ok()) fail(n.status().with_context("text " + std::to_string(index + 1)));
+void print(const text::Tokenizer& tok, const std::vector<int32_t>& ids) {
   nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
   for (int32_t id : ids) tokens.push_back(tok.piece(id));
   nlohmann::ordered_json out = {{"tokens", std::move(tokens)}, {"ids", ids}};
   std::cout << out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 
+// Texts are tokenized a block at a time, each block split among the threads,
+// and printed in input order: the first failing text, in input order, fails.
+constexpr size_t kBlockTexts = 4096;
+
+void tokenize_block(const text::Tokenizer& tok, const std::vector<std::string>& texts, size_t first_index,
+                    int threads) {
+  std::vector<std::vector<int32_t>> ids(texts.size());
+  std::vector<Status> failed(texts.size());
+  auto work = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      Result<size_t> n = tok.encode_append(texts[i], ids[i]);
+      if (!n.ok()) failed[i] = n.status();
+    }
+  };
+  const size_t parts = std::min(texts.size(), static_cast<size_t>(std::max(threads, 1)));
+  if (parts <= 1) {
+    work(0, texts.size());
+  } else {
+    std::vector<std::thread> pool;
+    for (size_t p = 0; p < parts; ++p)
+      pool.emplace_back(work, texts.size() * p / parts, texts.size() * (p + 1) / parts);
+    for (std::thread& t : pool) t.join();
+  }
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (!failed[i].ok()) {
+      std::cout.flush();
+      fail(failed[i].with_context("text " + std::to_string(first_index + i + 1)));
+    }
+    print(tok, ids[i]);
+  }
+}
+
 void run_tokenize(const TokenizeArgs& a) {
   if (a.vocab.empty() + a.model.empty() + a.tokenizer.empty() != 2)
     fail(invalid_argument("give exactly one of --tokenizer PATH, --model DIR or --vocab FILE"));
   if (a.max_length < 0) fail(invalid_argument("--max-length must be >= 0 (0: no limit)"));
+  if (a.threads < 0) fail(invalid_argument("--threads must be >= 0 (0: all cores)"));
+  const int threads = resolve_threads(a.threads);
   auto tok = make_tokenizer(a);
   if (!tok.ok()) fail(tok.status());
-  std::vector<int32_t> ids;
   if (!a.texts.empty()) {
-    for (size_t i = 0; i < a.texts.size(); ++i) print(**tok, a.texts[i], i, ids);
+    tokenize_block(**tok, a.texts, 0, threads);
   } else {
+    std::vector<std::string> block;
+    size_t first = 0;
     std::string line;
-    for (size_t i = 0; std::getline(std::cin, line); ++i) print(**tok, line, i, ids);
+    while (std::getline(std::cin, line)) {
+      block.push_back(std::move(line));
+      if (block.size() == kBlockTexts) {
+        tokenize_block(**tok, block, first, threads);
+        first += block.size();
+        block.clear();
+      }
+    }
+    tokenize_block(**tok, block, first, threads);
   }
   std::cout.flush();
 }
@@ -103,6 +147,9 @@ void register_tokenize(CLI::App& app) {
   cmd->add_option(
          "--max-length", args->max_length,
          "truncate to this many ids, specials included (0: the model's limit with --model, none otherwise)")
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads,
+                  "threads tokenizing (0: all cores); the output keeps input order")
       ->capture_default_str();
   cmd->add_option("text", args->texts, "texts to tokenize (default: one per line of stdin)");
 }

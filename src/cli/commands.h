@@ -60,5 +60,6 @@ void register_bench(CLI::App& app);
 void register_report(CLI::App& app);
 void register_plan(CLI::App& app);
 void register_devices(CLI::App& app);
+void register_precision_check(CLI::App& app);
 
 }  // namespace infercost::cli

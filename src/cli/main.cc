@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   register_report(app);
   register_plan(app);
   register_devices(app);
+  register_precision_check(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -212,6 +212,13 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
     return corruption(fmt::format("{}: pad_token_id {} is outside the vocabulary ({})", source,
                                   c.pad_token_id, c.vocab_size));
   }
+  if (auto it = doc.find("architectures"); it != doc.end() && !it->is_null()) {
+    if (!it->is_array()) return corruption(source + ": 'architectures' must be a list of class names");
+    for (const json& a : *it) {
+      if (!a.is_string()) return corruption(source + ": 'architectures' must be a list of class names");
+      c.architectures.push_back(a.get<std::string>());
+    }
+  }
   INFERCOST_RETURN_IF_ERROR(parse_labels(doc, source, c));
   INFERCOST_RETURN_IF_ERROR(read_problem_type(r, source, c));
   if (auto it = doc.find("infercost_synthetic"); it != doc.end() && !it->is_null()) {
@@ -234,6 +241,16 @@ const char* hf_classifier_class(const ModelConfig& c) {
   if (c.model_type == "xlm-roberta") return "XLMRobertaForSequenceClassification";
   if (c.model_type == "camembert") return "CamembertForSequenceClassification";
   return "RobertaForSequenceClassification";
+}
+
+std::string architecture_name(const ModelConfig& c) {
+  return c.architectures.empty() ? std::string(hf_classifier_class(c)) : c.architectures.front();
+}
+
+bool is_classifier_class(std::string_view architecture) {
+  constexpr std::string_view kSuffix = "ForSequenceClassification";
+  return architecture.size() >= kSuffix.size() &&
+         architecture.compare(architecture.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
 }
 
 std::string synthetic_model_notice(const ModelConfig& config) {

@@ -1,5 +1,6 @@
 #include "infercost/model/model_dir.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "infercost/core/file.h"
 #include "infercost/model/describe.h"
+#include "model/checkpoint_names.h"
 
 namespace infercost::model {
 
@@ -180,6 +182,24 @@ Result<OpenedModelDir> open_model_dir(const std::string& dir, const LoadOptions&
 
 }  // namespace
 
+Status check_classification_head(const std::string& dir, const ModelConfig& config,
+                                 const std::map<std::string, TensorInfo>& tensors) {
+  if (has_classification_head(tensors, config)) return Status();
+  std::string declared;
+  for (const std::string& a : config.architectures) {
+    if (is_classifier_class(a)) return Status();  // a missing tensor: loading names it
+    declared += (declared.empty() ? "" : ", ") + a;
+  }
+  std::string what =
+      declared.empty() ? "config.json declares no architecture" : "config.json's architecture is " + declared;
+  if (is_regular_file(dir + "/modules.json")) what += " (a sentence-transformers encoder: modules.json)";
+  return unsupported(fmt::format(
+      "{}: no classification head: {}, and model.safetensors has no '{}.weight'. infercost runs sequence "
+      "classifiers: it needs a {} directory (a *ForSequenceClassification model, an encoder fine-tuned with "
+      "a classifier for its labels). infercost cannot embed yet.",
+      dir, what, checkpoint_names(config.architecture).classifier, hf_classifier_class(config)));
+}
+
 int model_length_limit(const ModelConfig& config, int model_max_length) {
   const int positions = config.max_positions();
   return model_max_length >= text::kSpecialTokensPerRow ? std::min(positions, model_max_length) : positions;
@@ -208,6 +228,7 @@ Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& op
     return std::move(m);
   }
   INFERCOST_ASSIGN_OR_RETURN(SafeTensorsFile file, SafeTensorsFile::open(opened.weights_path));
+  INFERCOST_RETURN_IF_ERROR(check_classification_head(dir, m.config, file.tensors()));
   m.weights_dtype = dtypes_of(file.tensors());
   INFERCOST_ASSIGN_OR_RETURN(m.weights, read_encoder_weights(file, m.config));
   return std::move(m);
@@ -220,7 +241,11 @@ Result<ModelDescription> describe_model_dir(const std::string& dir) {
   ModelDescription d;
   d.dir = m.dir;
   d.config = m.config;
-  INFERCOST_ASSIGN_OR_RETURN(d.parameters, count_encoder_parameters(header, opened.weights_path, m.config));
+  const Status head = check_classification_head(dir, m.config, header.tensors);
+  d.classification_head = head.ok();
+  d.no_head = head.message();
+  INFERCOST_ASSIGN_OR_RETURN(
+      d.parameters, count_encoder_parameters(header, opened.weights_path, m.config, d.classification_head));
   d.weights_dtype = dtypes_of(header.tensors);
   d.tokenizer.kind = m.tokenizer->kind();
   d.tokenizer.source = m.tokenizer_source;

@@ -49,6 +49,13 @@ class TensorSource {
     return Status();
   }
 
+  bool has(const std::string& name) const {
+    for (const std::string& candidate : candidates(name)) {
+      if (tensors_.count(candidate)) return true;
+    }
+    return false;
+  }
+
   // The elements of the tensors read() found and checked without a file.
   int64_t counted() const { return counted_; }
 
@@ -74,8 +81,11 @@ class TensorSource {
   int64_t counted_ = 0;
 };
 
-// Every tensor of the encoder and its head, in one walk for reading and counting.
-Result<EncoderWeights> read_weights(TensorSource& src, const ModelConfig& c, const CheckpointNames& n) {
+// Every tensor of the encoder and its head, in one walk for reading and
+// counting. Without `classifier` (an encoder without a head), the head's
+// first layer where the checkpoint has it (BERT's pooler) and no output layer.
+Result<EncoderWeights> read_weights(TensorSource& src, const ModelConfig& c, const CheckpointNames& n,
+                                    bool classifier = true) {
   const int h = c.hidden_size, f = c.intermediate_size;
   EncoderWeights w;
   const std::string e = n.embeddings;
@@ -100,6 +110,11 @@ Result<EncoderWeights> read_weights(TensorSource& src, const ModelConfig& c, con
     INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_in, f, h, l.ffn_in));
     INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_out, h, f, l.ffn_out));
     INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + n.ffn_ln, h, l.ffn_ln));
+  }
+  if (!classifier) {
+    if (src.has(std::string(n.head_pre) + ".weight"))
+      INFERCOST_RETURN_IF_ERROR(src.linear(n.head_pre, h, h, w.head.pre));
+    return w;
   }
   INFERCOST_RETURN_IF_ERROR(src.linear(n.head_pre, h, h, w.head.pre));
   INFERCOST_RETURN_IF_ERROR(src.linear(n.classifier, c.num_labels(), h, w.head.classifier));
@@ -139,12 +154,17 @@ Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const M
 }
 
 Result<int64_t> count_encoder_parameters(const SafeTensorsHeader& header, const std::string& path,
-                                         const ModelConfig& config) {
-  if (config.num_labels() < 1) return invalid_argument(path + ": the config has no labels");
+                                         const ModelConfig& config, bool classifier) {
+  if (classifier && config.num_labels() < 1) return invalid_argument(path + ": the config has no labels");
   const CheckpointNames& names = checkpoint_names(config.architecture);
   TensorSource src(header, path, names.prefix);
-  INFERCOST_RETURN_IF_ERROR(read_weights(src, config, names).status());
+  INFERCOST_RETURN_IF_ERROR(read_weights(src, config, names, classifier).status());
   return src.counted();
+}
+
+bool has_classification_head(const std::map<std::string, TensorInfo>& tensors, const ModelConfig& config) {
+  // The output layer decides: BERT's pooler is in bare BertModel checkpoints too.
+  return tensors.count(std::string(checkpoint_names(config.architecture).classifier) + ".weight") > 0;
 }
 
 }  // namespace infercost::model

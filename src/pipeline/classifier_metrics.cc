@@ -18,6 +18,7 @@ void set_option_metrics(RunMetrics& m, const ClassifierOptions& options,
 
 void add_classifier_metrics(RunMetrics& m, const Classifier& c, const ClassifierStats& stats) {
   const BatchPolicy& policy = c.policy();
+  m.max_length = c.max_length();  // resolved: the model's limit where 0 was asked
   m.batch_size = policy.batch_size;
   m.max_batch_tokens = policy.max_batch_tokens;
   m.capacity_max_tokens = c.capacity().max_tokens;  // 0, "" when no size was auto

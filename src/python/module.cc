@@ -17,6 +17,7 @@
 #include "infercost/pipeline/head.h"
 #include "infercost/text/tokenizer.h"
 #include "io/prediction_writer.h"
+#include "pipeline/model_info.h"
 #include "python/model.h"
 #include "python/py_support.h"
 #include "python/run.h"
@@ -27,51 +28,16 @@ namespace infercost::python {
 
 namespace {
 
-// What `infercost model info` prints, as a dict: the model's description
-// (model::describe_model_dir, no tensor read) and what a run makes of it.
-nb::dict model_info(const std::string& dir) {
+// What `infercost model info --json` prints (pipeline::model_info_json, no
+// tensor read): the package parses it into infercost.model_info()'s dict.
+std::string model_info_json(const std::string& dir) {
   Result<model::ModelDescription> described = internal_error("not described");
   {
     nb::gil_scoped_release release;
     described = model::describe_model_dir(dir);
   }
   if (!described.ok()) raise_status(described.status());
-  const model::ModelDescription& m = *described;
-  const model::ModelConfig& c = m.config;
-  nb::dict info;
-  info["dir"] = m.dir;
-  info["name"] = c.name;
-  info["architecture"] = model::hf_classifier_class(c);
-  info["model_type"] = c.model_type;
-  info["layers"] = c.num_layers;
-  info["hidden_size"] = c.hidden_size;
-  info["num_heads"] = c.num_heads;
-  info["intermediate_size"] = c.intermediate_size;
-  info["ffn_activation"] = model::activation_name(c.ffn_activation);
-  info["vocab_size"] = c.vocab_size;
-  info["max_positions"] = c.max_positions();
-  info["type_vocab_size"] = c.type_vocab_size;
-  info["layer_norm_eps"] = static_cast<double>(c.layer_norm_eps);
-  info["parameters"] = m.parameters;
-  info["weights_dtype"] = m.weights_dtype;
-  info["labels"] = c.labels;
-  info["problem_type"] = c.problem_type;
-  const pipeline::HeadChoice head = pipeline::default_head_function(c);
-  info["head_function"] = pipeline::head_function_name(head.function);
-  info["head_function_reason"] = head.reason;
-  const bool label_set = pipeline::writes_label_set(head.function, c.num_labels());
-  info["labels_column"] = label_set;
-  info["output_columns"] = io::prediction_column_names(c.labels, label_set);
-  nb::dict tokenizer;
-  tokenizer["kind"] = text::tokenizer_kind_name(m.tokenizer.kind);
-  tokenizer["source"] = m.tokenizer.source;
-  tokenizer["vocab_size"] = m.tokenizer.vocab_size;
-  tokenizer["max_length"] = m.tokenizer.max_length;
-  info["tokenizer"] = tokenizer;
-  info["synthetic"] = c.synthetic;
-  info["synthetic_preset"] = c.synthetic ? nb::cast(c.synthetic_preset) : nb::object(nb::none());
-  info["synthetic_seed"] = c.synthetic ? nb::cast(c.synthetic_seed) : nb::object(nb::none());
-  return info;
+  return pipeline::model_info_json(*described);
 }
 
 // A model directory's tokenizer (`model`) or the one at `path`, as `infercost
@@ -170,8 +136,8 @@ NB_MODULE(_native, m) {
         return infercost::model::synthetic_model_notice(config);
       },
       nb::arg("name"), "What run() warns of a synthetic model (the CLI's note).");
-  m.def("model_info", &py::model_info, nb::arg("model_dir"),
-        "What `infercost model info` prints, as a dict (see infercost.model_info).");
+  m.def("model_info_json", &py::model_info_json, nb::arg("model_dir"),
+        "What `infercost model info --json` prints (see infercost.model_info).");
   m.def("tokenize", &py::tokenize, nb::arg("texts"), nb::arg("model") = nb::none(),
         nb::arg("tokenizer") = nb::none(), nb::arg("max_length") = 0, nb::arg("add_special_tokens") = true,
         "Token ids of each text (see infercost.tokenize).");

@@ -81,6 +81,12 @@ Result<LoadedTokenizer> from_json(nlohmann::json& root, const std::string& path,
                                   const TokenizerSettings& settings, TokenizerOptions options) {
   if (!root.contains("model") || !root.at("model").is_object())
     return corruption(path + ": no 'model' object (not a tokenizer.json?)");
+  // transformers (PreTrainedTokenizerFast) sets the tokenizer's truncation
+  // on every call from the call's own arguments, so a tokenizer.json's own
+  // "truncation" never applies (all-MiniLM-L6-v2's says 128; its model takes
+  // 512): only settings.max_length truncates. Its "padding" pads batches
+  // only, never one text's ids; its pad token is kept.
+  root.erase("truncation");
   const std::string type = root.at("model").value("type", "");
   if (type == "WordPiece") {
     options.max_length = settings.max_length;
@@ -88,10 +94,6 @@ Result<LoadedTokenizer> from_json(nlohmann::json& root, const std::string& path,
     Result<TokenizerJson> read = detail::wordpiece_from_tokenizer_json(root, options);
     if (!read.ok()) return read.status().with_context(path);
     TokenizerJson tj = std::move(read).value();
-    // The file's truncation, when shorter, still applies.
-    if (settings.max_length > 0 &&
-        (tj.options.max_length <= 0 || tj.options.max_length > settings.max_length))
-      tj.options.max_length = settings.max_length;
     if (!settings.add_special_tokens) tj.options.add_special_tokens = false;
     Result<LoadedTokenizer> made =
         wordpiece(std::move(tj.vocab), std::move(tj.options), settings, "tokenizer.json");

@@ -104,7 +104,7 @@ TEST(QuantizeColumns, SevenBitCodesWithinHalfAStep) {
       const float w = src.weight[size_t(o * 40 + k)];
       EXPECT_LE(std::abs(c.scale[size_t(n)] * float(q) - w), 0.5f * c.scale[size_t(n)] * 1.0001f);
     }
-    EXPECT_EQ(amax, n == 5 ? 0 : cpu::kInt8WeightMax) << "column " << n;
+    EXPECT_EQ(amax, n == 5 ? 0 : cpu::int8_weight_max()) << "column " << n;
     EXPECT_FLOAT_EQ(c.colsum_scaled[size_t(n)], c.scale[size_t(n)] * float(sum));
     EXPECT_EQ(c.bias[size_t(n)], src.bias[size_t(o)]);
   }
@@ -261,7 +261,7 @@ class SmallConfigPrecisionTest : public ::testing::TestWithParam<SmallCase> {};
 TEST_P(SmallConfigPrecisionTest, AgreesWithFp32) {
   const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
   const model::EncoderWeights weights = testing::random_weights(config, 5);
-  // Measured: int8 98.3-99.0% agreement, max prob diff <= 0.043; bf16 100%, <= 0.007.
+  // Measured: int8 99.67-100% agreement, max prob diff <= 0.012; bf16 99.67-100%, <= 0.007.
   testing::check_precisions(config.name + "-" + GetParam().activation, config, weights, 300,
                             config.max_positions(), {0.98, 0.06, 0.995, 0.01});
 }
@@ -276,19 +276,23 @@ INSTANTIATE_TEST_SUITE_P(Configs, SmallConfigPrecisionTest,
                                   info.param.activation;
                          });
 
-// Measured (400 rows): tiny-distilbert int8 98.75% / 0.106, bf16 99.5% / 0.017;
-// tiny-distilbert-relu int8 100% / 0.034, bf16 100% / 0.005; tiny-bert int8
-// 95.25% / 0.119, bf16 99.25% / 0.013; tiny-roberta int8 97.25% / 0.019, bf16
-// 99.0% / 0.0045; tiny-roberta-multilabel (argmax of its 5 logits) int8 99.75% /
-// 0.021, bf16 99.75% / 0.0036; tiny-xlm-roberta int8 99.0% / 0.017, bf16 99.0% /
-// 0.0054.
+// Measured (400 rows; int8 as a CPU with native bf16 runs it: QKV and FFN-in
+// GEMMs in bf16, the others int8 with 8-bit weights): tiny-distilbert int8 99.0%
+// / 0.030, bf16 99.5% / 0.017; tiny-distilbert-relu int8 100% / 0.011, bf16 100%
+// / 0.005; tiny-bert int8 98.75% / 0.029, bf16 99.25% / 0.013; tiny-roberta int8
+// 97.75% / 0.017, bf16 99.0% / 0.0045; tiny-roberta-multilabel (argmax of its 5
+// logits) int8 99.75% / 0.0085, bf16 99.75% / 0.0036; tiny-xlm-roberta int8
+// 96.5% / 0.016, bf16 99.0% / 0.0054. Random heads leave many rows within a
+// hair of a tie (tiny-xlm-roberta flips 14 rows while no output moves more
+// than 0.016), so the agreement bounds are loose and the largest move is the
+// tighter check; tests/real checks int8 >= 99.5% on real weights.
 const std::map<std::string, testing::Bounds> kTinyBounds = {
     {"tiny-distilbert", {0.98, 0.15, 0.99, 0.025}},
     {"tiny-distilbert-relu", {0.995, 0.05, 0.995, 0.01}},
     {"tiny-bert", {0.94, 0.15, 0.99, 0.02}},
     {"tiny-roberta", {0.96, 0.04, 0.985, 0.01}},
     {"tiny-roberta-multilabel", {0.99, 0.04, 0.99, 0.01}},
-    {"tiny-xlm-roberta", {0.98, 0.04, 0.985, 0.01}},
+    {"tiny-xlm-roberta", {0.955, 0.04, 0.985, 0.01}},
 };
 
 class TinyGoldenPrecisionTest : public ::testing::TestWithParam<std::string> {};

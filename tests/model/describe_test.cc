@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "infercost/model/model_dir.h"
@@ -240,6 +241,65 @@ TEST(Describe, FailsAsLoadingFails) {
   bytes[0] = static_cast<char>(text.size());
   std::ofstream(dir + "/model.safetensors", std::ios::binary | std::ios::trunc) << bytes + text;
   expect_same_error(dir, "is not valid JSON");
+}
+
+// A bare encoder as a sentence-transformers package ships it (all-MiniLM-L6-v2):
+// BertModel, keys without "bert.", the pooler, no classifier, modules.json.
+std::string bare_encoder_dir(const std::string& name, bool sentence_transformers) {
+  const std::string dir = copy_model_dir(std::string(INFERCOST_TEST_DATA_DIR) + "/model/hf_tiny_bert", name);
+  rewrite_weights(dir, DType::kF32, [](auto& tensors, auto&) {
+    std::map<std::string, TensorToWrite> bare;
+    for (auto& [key, t] : tensors) {
+      if (key.rfind("classifier.", 0) == 0) continue;
+      t.name = key.rfind("bert.", 0) == 0 ? key.substr(5) : key;
+      bare[t.name] = t;
+    }
+    tensors = std::move(bare);
+  });
+  nlohmann::json config = nlohmann::json::parse(testing::slurp(dir + "/config.json"));
+  config["architectures"] = {"BertModel"};
+  config.erase("id2label");
+  config.erase("label2id");
+  std::ofstream(dir + "/config.json", std::ios::trunc) << config.dump(2);
+  if (sentence_transformers) std::ofstream(dir + "/modules.json") << R"([{"idx": 0, "path": ""}])";
+  return dir;
+}
+
+TEST(Describe, ABareEncoderIsDescribedAndRefusedForClassification) {
+  const std::string dir = bare_encoder_dir("describe-bare-encoder", true);
+  Result<ModelDescription> d = describe_model_dir(dir);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_FALSE(d->classification_head);
+  EXPECT_EQ(d->config.architectures, std::vector<std::string>{"BertModel"});
+  EXPECT_EQ(architecture_name(d->config), "BertModel");
+  // Every tensor of the file: the encoder and its pooler.
+  EXPECT_EQ(d->parameters, header_elements(dir));
+  LoadOptions header_only;
+  header_only.load_weights = false;  // `tokenize`, `plan`
+  EXPECT_TRUE(load_model_dir(dir, header_only).ok());
+
+  Result<LoadedModel> m = load_model_dir(dir, {});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(m.status().message(), d->no_head);
+  for (const std::string& says :
+       {dir + ": no classification head", std::string("architecture is BertModel"),
+        std::string("sentence-transformers encoder: modules.json"), std::string("'classifier.weight'"),
+        std::string("BertForSequenceClassification"), std::string("infercost cannot embed yet")}) {
+    EXPECT_NE(m.status().message().find(says), std::string::npos) << says << "\n" << m.status().to_string();
+  }
+
+  const std::string plain = bare_encoder_dir("describe-bare-plain", false);
+  m = load_model_dir(plain, {});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(m.status().message().find("sentence-transformers"), std::string::npos) << m.status().to_string();
+
+  // A classifier that lost its head is a missing tensor, not a bare encoder.
+  const std::string broken = copy_model_dir(std::string(INFERCOST_TEST_DATA_DIR) + "/model/hf_tiny_bert",
+                                            "describe-headless-classifier");
+  rewrite_weights(broken, DType::kF32, [](auto& tensors, auto&) { tensors.erase("classifier.weight"); });
+  expect_same_error(broken, "tensor 'classifier.weight' not found");
 }
 
 }  // namespace

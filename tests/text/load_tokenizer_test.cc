@@ -2,6 +2,7 @@
 // none does. The tokenizers' own behaviour is tested in their suites.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "infercost/core/file.h"
@@ -15,6 +16,7 @@ using testing::slurp;
 using testing::TempDir;
 
 const std::string kTinyJson = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/tiny_tokenizer.json";
+const std::string kTinyBpeJson = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/tiny_bpe_tokenizer.json";
 
 std::string vocab_txt() {
   return "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\nworld\n";
@@ -74,6 +76,55 @@ TEST(LoadTokenizer, ATokenizerJsonIsBuiltByItsModelType) {
   EXPECT_NE(t.status().message().find("model type 'WordLevel' is not supported (WordPiece, BPE or Unigram)"),
             std::string::npos)
       << t.status().to_string();
+}
+
+// transformers truncates to what each call asks, never to a tokenizer.json's
+// own "truncation" (all-MiniLM-L6-v2's says 128 for a model of 512), and
+// never pads one text to its "padding" length: only settings.max_length cuts.
+TEST(LoadTokenizer, ATokenizerJsonsOwnTruncationAndPaddingDoNotApply) {
+  TempDir dir;
+  nlohmann::json root = nlohmann::json::parse(slurp(kTinyJson));
+  ASSERT_EQ(root.at("truncation").at("max_length"), 12);  // what the fixture says
+  root["padding"] = {{"strategy", {{"Fixed", 40}}},
+                     {"direction", "Right"},
+                     {"pad_to_multiple_of", nullptr},
+                     {"pad_id", 0},
+                     {"pad_type_id", 0},
+                     {"pad_token", "[PAD]"}};
+  const std::string path = dir.write("tokenizer.json", root.dump());
+  // 15 words, 17 ids with [CLS] and [SEP]: longer than the file's 12.
+  const std::string text = "a b c a b c a b c a b c a b c";
+  std::vector<int32_t> all = {2};
+  for (int i = 0; i < 5; ++i) all.insert(all.end(), {24, 25, 26});
+  all.push_back(3);
+  for (const int asked : {0, 512, 17}) {
+    TokenizerSettings s;
+    s.max_length = asked;
+    auto t = load_tokenizer(path, s);
+    ASSERT_TRUE(t.ok()) << t.status().to_string();
+    EXPECT_EQ(t->tokenizer->max_length(), asked);
+    EXPECT_EQ(ids(*t->tokenizer, text), all) << "max_length " << asked;
+    EXPECT_EQ(ids(*t->tokenizer, "a"), (std::vector<int32_t>{2, 24, 3})) << "padded? max_length " << asked;
+  }
+  TokenizerSettings s;
+  s.max_length = 5;  // what is asked still truncates
+  auto t = load_tokenizer(path, s);
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  EXPECT_EQ(ids(*t->tokenizer, text), (std::vector<int32_t>{2, 24, 25, 26, 3}));
+
+  // The same for a BPE tokenizer.json (its own truncation is 24).
+  nlohmann::json bpe = nlohmann::json::parse(slurp(kTinyBpeJson));
+  ASSERT_EQ(bpe.at("truncation").at("max_length"), 24);
+  std::string long_text;
+  for (int i = 0; i < 40; ++i) long_text += " hello";
+  for (const int asked : {0, 512}) {
+    TokenizerSettings b;
+    b.max_length = asked;
+    auto loaded = load_tokenizer(kTinyBpeJson, b);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+    EXPECT_EQ(loaded->tokenizer->max_length(), asked);
+    EXPECT_GT(ids(*loaded->tokenizer, long_text).size(), 24u) << "max_length " << asked;
+  }
 }
 
 const std::string kTinyBpe = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/tiny_bpe_tokenizer.json";

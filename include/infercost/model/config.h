@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "infercost/core/status.h"
@@ -66,6 +67,9 @@ struct ModelConfig {
   // "multi_label_classification", "regression", or empty when absent. It
   // decides the head's output function (pipeline::default_head_function).
   std::string problem_type;
+  // config.json's "architectures": the HF classes the checkpoint was saved
+  // from ("BertForSequenceClassification", "BertModel"); empty when absent.
+  std::vector<std::string> architectures;
   // True for models made by `infercost model synth`: speed real, sentiment not.
   bool synthetic = false;
   std::string synthetic_preset;
@@ -108,6 +112,12 @@ Result<ModelConfig> load_config(const std::string& path);
 // The HF class of the config's sequence classifier, by family and model_type
 // ("XLMRobertaForSequenceClassification" for xlm-roberta).
 const char* hf_classifier_class(const ModelConfig& config);
+// The HF class the directory holds: config.json's first "architectures"
+// entry ("BertModel" for a bare encoder), or hf_classifier_class() where it
+// names none.
+std::string architecture_name(const ModelConfig& config);
+// Whether `architecture` is a sequence classifier (*ForSequenceClassification).
+bool is_classifier_class(std::string_view architecture);
 // Writes a config.json that HF transformers loads as the same model.
 std::string config_to_json(const ModelConfig& config);
 

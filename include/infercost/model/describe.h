@@ -50,13 +50,20 @@ struct ModelDescription {
   // without reading them. A tensor of the file that the engine does not use
   // (BERT's pooler under RoBERTa, a buffer) is not counted.
   int64_t parameters = 0;
+  // False for an encoder without a classification head (check_classification_head
+  // in model_dir.h): `parameters` then counts the encoder and its pooler
+  // where present, and `no_head` says why it cannot run (what `infercost run`
+  // says); the config's labels are then HF's defaults, not the model's.
+  bool classification_head = true;
+  std::string no_head;
   // The float dtype(s) of model.safetensors, "+"-joined ("F32", "BF16+F32").
   std::string weights_dtype;
   TokenizerDescription tokenizer;
 };
 
 // Describes the model directory `dir` with the checks load_model_dir(dir, {})
-// makes, and its errors: a missing directory, config.json, tokenizer or
+// makes, and its errors (but an encoder without a classification head is
+// described, with classification_head false): a missing directory, config.json, tokenizer or
 // model.safetensors; a pickle or sharded checkpoint; a corrupt header; a
 // missing or mis-shaped tensor. No tensor is read, so a model.safetensors
 // whose data section is cut short or corrupt still describes (and fails to

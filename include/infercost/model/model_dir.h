@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,8 +58,26 @@ Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const M
 // The parameters read_encoder_weights() would load from the file at `path`
 // whose header this is, counted from the header's shapes: the same tensors
 // found and checked the same way (and the same errors), none read. Equals
-// read_encoder_weights(file, config)->parameter_count().
+// read_encoder_weights(file, config)->parameter_count(). Without
+// `classifier` (a checkpoint without a classification head): the encoder
+// and, where the file has it, the head's first layer (BERT's pooler).
 Result<int64_t> count_encoder_parameters(const SafeTensorsHeader& header, const std::string& path,
-                                         const ModelConfig& config);
+                                         const ModelConfig& config, bool classifier = true);
+
+// Whether a checkpoint's tensors hold the config's classification head: its
+// output layer ("classifier.weight"; RoBERTa's "classifier.out_proj.weight").
+bool has_classification_head(const std::map<std::string, TensorInfo>& tensors, const ModelConfig& config);
+
+// The one rule for models without a classification head (a bare encoder
+// such as BertModel, a sentence-transformers model): kUnsupported naming
+// `dir`, the architecture config.json declares, modules.json where present,
+// and the *ForSequenceClassification class classification needs, when the
+// checkpoint has no head and config.json declares no classifier (a declared
+// classifier whose head is missing is a missing tensor, kNotFound, when
+// loading). load_model_dir() refuses such a model with it unless
+// load_weights is false (config, tokenizer and header serve `model info`,
+// `tokenize` and `plan`); describe_model_dir() reports it.
+Status check_classification_head(const std::string& dir, const ModelConfig& config,
+                                 const std::map<std::string, TensorInfo>& tensors);
 
 }  // namespace infercost::model

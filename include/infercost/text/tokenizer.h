@@ -169,7 +169,8 @@ Result<std::vector<std::string>> basic_tokenize(std::string_view text, const Tok
 // Reads tokenizer.json (HF `tokenizers` format): the WordPiece vocab, the
 // BertNormalizer flags (lowercase, strip_accents, handle_chinese_chars,
 // clean_text), special tokens, and truncation max_length if present into
-// `options` (fields it does not mention are left as they are).
+// `options` (fields it does not mention are left as they are): the file as
+// `tokenizers` loads it (load_tokenizer() ignores the truncation).
 // added_tokens become options.added_tokens (their ids join the vocab); a null
 // post_processor turns add_special_tokens off, as in HF.
 // Errors: kIOError, kCorruption (bad JSON or vocab), kUnsupported (a model
@@ -218,8 +219,10 @@ struct LoadedTokenizer {
 // vocab.txt, tried in that order. `wordpiece` holds what a vocab.txt does not
 // carry (the normalizer flags and special tokens, as tokenizer_config.json
 // sets them) and the defaults a tokenizer.json overrides; `settings` come
-// last (a WordPiece tokenizer.json's own truncation still applies when
-// shorter). Errors name the file: kNotFound
+// last. Only settings.max_length truncates: a tokenizer.json's own
+// "truncation" is ignored, as transformers ignores it (it truncates to what
+// each call asks), and so is its "padding" (one text is never padded).
+// Errors name the file: kNotFound
 // (nothing to load), kIOError, kCorruption (a malformed file), kUnsupported
 // (another model type or pipeline step, named with what is supported).
 Result<LoadedTokenizer> load_tokenizer(const std::string& path, const TokenizerSettings& settings,

@@ -7,12 +7,17 @@
 #include <cstring>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu_info.h"
 
 namespace infercost::backend::cpu {
 
 using dnnl::memory;
 
-ColumnQuantized quantize_columns(const std::vector<const model::Linear*>& parts) {
+int int8_weight_max() {
+  return cpu_info().int8_dot_product() ? 127 : 63;
+}
+
+ColumnQuantized quantize_columns(const std::vector<const model::Linear*>& parts, int weight_max) {
   ColumnQuantized c;
   c.in = parts.empty() ? 0 : parts[0]->in;
   for (const model::Linear* p : parts) c.out += p->out;
@@ -27,11 +32,11 @@ ColumnQuantized quantize_columns(const std::vector<const model::Linear*>& parts)
       const float* row = p->weight.data() + int64_t(o) * c.in;
       float amax = 0.0f;
       for (int k = 0; k < c.in; ++k) amax = std::max(amax, std::fabs(row[k]));
-      const float s = amax > 0.0f ? amax / float(kInt8WeightMax) : 1.0f;
+      const float s = amax > 0.0f ? amax / float(weight_max) : 1.0f;
       int32_t sum = 0;
       for (int k = 0; k < c.in; ++k) {
         const float v = std::nearbyint(row[k] / s);
-        const int32_t q = int32_t(std::clamp(v, float(-kInt8WeightMax), float(kInt8WeightMax)));
+        const int32_t q = int32_t(std::clamp(v, float(-weight_max), float(weight_max)));
         c.q[size_t(k * N + col)] = int8_t(q);
         sum += q;
       }

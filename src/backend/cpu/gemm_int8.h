@@ -16,11 +16,6 @@
 namespace infercost::backend::cpu {
 
 // Weights quantized per output column: w[k][n] ~= scale[n] * q[k][n].
-//
-// The codes use 7 bits, [-63, 63], not [-127, 127]: without VNNI, oneDNN's
-// u8 x s8 kernels multiply with vpmaddubsw, which adds two adjacent u8 * s8
-// products into a saturating int16. With |q| <= 63, 255 * 63 * 2 = 32130 fits
-// in int16, so the sums are exact; with 8 bits they could clip silently.
 struct ColumnQuantized {
   int in = 0, out = 0;
   std::vector<int8_t> q;             // [in, out] row-major
@@ -29,12 +24,19 @@ struct ColumnQuantized {
   std::vector<float> bias;           // [out]
 };
 
-inline constexpr int kInt8WeightMax = 63;
+// The largest weight code: 127 (8 bits) where the CPU multiplies u8 x s8
+// with dot-product instructions (VNNI, AMX-INT8), which add into int32; 63
+// (7 bits) elsewhere: without them oneDNN's kernels multiply with vpmaddubsw,
+// which adds two adjacent u8 * s8 products into a saturating int16, and with
+// |q| <= 63, 255 * 63 * 2 = 32130 fits, so the sums are exact; with 8 bits
+// they could clip silently.
+int int8_weight_max();
 
 // Stacks `parts` (PyTorch [out, in] each, same `in`) along out and quantizes
-// each output column; an all-zero column gets scale 1. Shapes must already be
-// checked.
-ColumnQuantized quantize_columns(const std::vector<const model::Linear*>& parts);
+// each output column to codes in [-weight_max, weight_max]; an all-zero
+// column gets scale 1. Shapes must already be checked.
+ColumnQuantized quantize_columns(const std::vector<const model::Linear*>& parts,
+                                 int weight_max = int8_weight_max());
 
 // Grown on demand and reused across calls, so the steady state allocates
 // nothing. One per backend; not shared between threads.
