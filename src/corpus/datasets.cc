@@ -142,7 +142,9 @@ Result<DatasetSummary> write_tweets_dataset(const std::string& out, const Datase
   auto remove_done = [&summary] {
     for (const std::string& path : summary.files) std::remove(path.c_str());
   };
-  TweetGenerator generator(options.seed);
+  const bool matched = !options.lengths.empty();
+  TweetGenerator generator =
+      matched ? TweetGenerator(options.seed, options.lengths) : TweetGenerator(options.seed);
   int64_t id = 0;
   int64_t bytes_before = 0;
   for (int f = 0; f < files; ++f) {
@@ -156,7 +158,9 @@ Result<DatasetSummary> write_tweets_dataset(const std::string& out, const Datase
     }
     Status status;
     for (int64_t i = 0; i < count && status.ok(); ++i, ++id) {
-      status = (*part)->add(id, generator.next());
+      const std::string text = generator.next();
+      if (matched) summary.lengths_written.add(count_words(text));
+      status = (*part)->add(id, text);
       if (on_progress && (id + 1) % progress_every_rows == 0) on_progress(id + 1, bytes_before);
     }
     Result<int64_t> bytes = status.ok() ? (*part)->finish() : Result<int64_t>(status);

@@ -1,6 +1,7 @@
 #include "corpus/tweets.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -78,6 +79,10 @@ constexpr std::string_view kHosts[] = {
     "blog.substack.com",      "www.bloomberg.com", "www.buzzfeed.com", "www.wired.com",
 };
 
+bool is_ascii_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
 bool is_ascii_word(std::string_view w) {
   for (char c : w) {
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '\'')) return false;
@@ -149,7 +154,86 @@ class TweetWriter {
     }
   }
 
+  // As write(), with exactly `words` words (count_words, at least 1): the
+  // pieces outside the body (opening mentions, thread marker, hashtags, URL,
+  // emoji run) are drawn with write()'s odds while they leave the body at
+  // least one word; the body gets the rest, cut to its count where accented
+  // phrases or end emoticons ran over.
+  void write_words(int64_t words) {
+    mood_ = pick_mood();
+    lower_style_ = chance(rng_, 3500);
+    shouty_ = chance(rng_, 200);
+    cjk_heavy_ = chance(rng_, 250);
+    accent_heavy_ = chance(rng_, 300);
+    words = std::max<int64_t>(words, 1);
+    long_form_ = words > 48;
+    int64_t spare = words - 1;  // words the pieces outside the body may take
+    auto take = [&spare](int64_t n) {
+      n = std::min(n, spare);
+      spare -= n;
+      return n;
+    };
+    auto fits = [&spare](int64_t n) {
+      if (n > spare) return false;
+      spare -= n;
+      return true;
+    };
+    uint64_t opening = below(rng_, 10000);
+    const bool retweet = opening < 600 && fits(2);  // "RT @x:"
+    const int64_t mentions =
+        opening >= 600 && opening < 3200 ? take(1 + static_cast<int64_t>(skewed(rng_, 4))) : 0;
+    const bool thread = long_form_ && chance(rng_, 4000) && fits(1);
+    const int64_t hashtags = chance(rng_, 2400) ? take(1 + static_cast<int64_t>(skewed(rng_, 4))) : 0;
+    const bool link = chance(rng_, 2200) && fits(1);
+    const bool emoji = chance(rng_, 1800) && fits(1);
+    const int64_t body_words = spare + 1;
+
+    if (retweet) {
+      out_ += "RT ";
+      mention();
+      out_ += ": ";
+    }
+    for (int64_t i = 0; i < mentions; ++i) {
+      mention();
+      out_ += ' ';
+    }
+    if (thread) thread_marker();
+    const size_t body_start = out_.size();
+    int64_t emitted = 0;
+    while (emitted < body_words) {
+      int64_t len = 3 + static_cast<int64_t>(below(rng_, 9) + below(rng_, 7));
+      len = std::min(len, body_words - emitted);
+      sentence(len);
+      emitted += len;
+      if (emitted < body_words) separator();
+    }
+    cut_after_words(body_start, body_words);
+    for (int64_t i = 0; i < hashtags; ++i) {
+      out_ += ' ';
+      hashtag();
+    }
+    if (link) {
+      out_ += ' ';
+      url();
+    }
+    if (emoji) {
+      out_ += ' ';
+      emoji_run();
+    }
+  }
+
  private:
+  // Keeps the first `words` words of out_ from `start` (which is at a word's
+  // start) and nothing after the last of them.
+  void cut_after_words(size_t start, int64_t words) {
+    size_t i = start;
+    for (int64_t w = 0; w < words && i < out_.size(); ++w) {
+      while (i < out_.size() && is_ascii_space(out_[i])) ++i;
+      while (i < out_.size() && !is_ascii_space(out_[i])) ++i;
+    }
+    out_.resize(i);
+  }
+
   Mood pick_mood() {
     uint64_t r = below(rng_, 100);
     return r < 40 ? Mood::kPositive : r < 75 ? Mood::kNegative : Mood::kNeutral;
@@ -525,13 +609,66 @@ std::vector<std::string> build_lexicon() {
 
 }  // namespace
 
+int64_t count_words(std::string_view text) {
+  int64_t words = 0;
+  bool in_word = false;
+  for (char c : text) {
+    const bool space = is_ascii_space(c);
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  return words;
+}
+
+void WordCounts::add(int64_t words, int64_t rows) {
+  if (words < 0 || rows < 1) return;
+  rows_with_[words] += rows;
+  rows_ += rows;
+  words_ += static_cast<double>(words) * static_cast<double>(rows);
+}
+
+int64_t WordCounts::quantile(double q) const {
+  if (rows_ == 0) return 0;
+  q = std::clamp(q, 0.0, 1.0);
+  const int64_t rank = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(q * static_cast<double>(rows_))));
+  int64_t seen = 0;
+  for (const auto& [words, rows] : rows_with_) {
+    seen += rows;
+    if (seen >= rank) return words;
+  }
+  return rows_with_.rbegin()->first;
+}
+
+double WordCounts::mean() const {
+  return rows_ > 0 ? words_ / static_cast<double>(rows_) : 0.0;
+}
+
 TweetGenerator::TweetGenerator(uint64_t seed) : rng_(seed) {}
+
+TweetGenerator::TweetGenerator(uint64_t seed, const WordCounts& lengths) : rng_(seed) {
+  int64_t total = 0;
+  for (const auto& [words, rows] : lengths.rows_with()) {
+    total += rows;
+    length_words_.push_back(words);
+    length_cumulative_.push_back(total);
+  }
+}
 
 std::string TweetGenerator::next() {
   std::string out;
   out.reserve(192);
   TweetWriter writer(rng_, out, count_);
-  writer.write();
+  if (length_cumulative_.empty()) {
+    writer.write();
+  } else {
+    // A row of the source drawn uniformly; its word count is the target.
+    Draws draws(rng_);
+    const int64_t row = static_cast<int64_t>(below(draws, static_cast<uint64_t>(length_cumulative_.back())));
+    const size_t bin =
+        static_cast<size_t>(std::upper_bound(length_cumulative_.begin(), length_cumulative_.end(), row) -
+                            length_cumulative_.begin());
+    writer.write_words(length_words_[bin]);
+  }
   ++count_;
   return out;
 }

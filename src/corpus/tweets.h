@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <string_view>
@@ -20,6 +21,32 @@ namespace infercost::corpus {
 // not taken for the new one.
 inline constexpr int kTweetGeneratorVersion = 1;
 
+// Words in a text: maximal runs of bytes other than ASCII whitespace (' ',
+// '\t', '\n', '\v', '\f', '\r'). What `--lengths-from` measures and matches.
+int64_t count_words(std::string_view text);
+
+// A distribution of words per text: how many rows have each word count.
+// Measured on a real corpus (`infercost datagen --lengths-from`), it makes
+// TweetGenerator write texts whose word counts follow it.
+class WordCounts {
+ public:
+  // Adds `rows` rows of `words` words each (words >= 0, rows >= 1).
+  void add(int64_t words, int64_t rows = 1);
+  int64_t rows() const { return rows_; }
+  bool empty() const { return rows_ == 0; }
+  // Nearest rank: the smallest count c with at least q * rows() rows <= c
+  // (q in [0, 1]; q = 0 gives the smallest). 0 when empty.
+  int64_t quantile(double q) const;
+  double mean() const;
+  // Word count -> rows, ascending.
+  const std::map<int64_t, int64_t>& rows_with() const { return rows_with_; }
+
+ private:
+  std::map<int64_t, int64_t> rows_with_;
+  int64_t rows_ = 0;
+  double words_ = 0;
+};
+
 // Produces an endless sequence of tweet-like texts. Texts are valid UTF-8,
 // never empty, and may contain '\n', '\t', '"' and '\\'. Only the raw
 // mt19937_64 output is used (no std:: distributions), so the sequence for a
@@ -28,12 +55,21 @@ inline constexpr int kTweetGeneratorVersion = 1;
 class TweetGenerator {
  public:
   explicit TweetGenerator(uint64_t seed);
+  // Texts whose word counts (count_words) are drawn from `lengths`: each
+  // text has exactly the count drawn, a count of 0 giving 1 word (texts are
+  // never empty). The mentions, hashtags, URLs and emoji come as often as
+  // without it wherever the count leaves room besides one body word. An
+  // empty `lengths` gives the built-in distribution (the constructor above).
+  TweetGenerator(uint64_t seed, const WordCounts& lengths);
   // The next text. The same seed gives the same sequence on every platform.
   std::string next();
 
  private:
   std::mt19937_64 rng_;
   uint64_t count_ = 0;
+  // Cumulative rows of lengths' counts, ascending; empty: built-in lengths.
+  std::vector<int64_t> length_words_;
+  std::vector<int64_t> length_cumulative_;
 };
 
 // Every word, tag piece and symbol the generator may emit, for building a
@@ -88,12 +124,17 @@ struct DatasetOptions {
   uint64_t seed = 1;
   std::string compression = "snappy";  // Parquet shapes
   int64_t row_group_rows = 1'000'000;  // Parquet shapes: bounds memory
+  // Words per text to follow (TweetGenerator's second constructor); empty:
+  // the built-in distribution.
+  WordCounts lengths;
 };
 
 struct DatasetSummary {
   int64_t rows = 0;
   int64_t bytes = 0;
   std::vector<std::string> files;
+  // Words per text written, measured when options.lengths was given.
+  WordCounts lengths_written;
 };
 
 // Writes the dataset to `out`: a file for jsonl/parquet, a folder (created)

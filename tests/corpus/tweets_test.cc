@@ -420,5 +420,160 @@ TEST(WriteTweetsJsonlTest, RejectsBadArguments) {
   EXPECT_FALSE(path_exists(missing_dir));
 }
 
+// --- Word counts matched to a given distribution (`datagen --lengths-from`).
+
+TEST(CountWordsTest, CountsRunsBetweenAsciiWhitespace) {
+  EXPECT_EQ(count_words(""), 0);
+  EXPECT_EQ(count_words(" \t\n\r\v\f"), 0);
+  EXPECT_EQ(count_words("one"), 1);
+  EXPECT_EQ(count_words("  two\twords\n"), 2);
+  EXPECT_EQ(count_words("RT @a: café 😂 https://t.co/x"), 5);
+  EXPECT_EQ(count_words("a\r\nb"), 2);
+}
+
+TEST(WordCountsTest, QuantilesAreNearestRank) {
+  WordCounts c;
+  EXPECT_TRUE(c.empty());
+  EXPECT_EQ(c.quantile(0.5), 0);
+  c.add(3, 2);  // 3 3
+  c.add(10);    // 10
+  c.add(1);     // 1
+  c.add(-1);    // ignored
+  c.add(5, 0);  // ignored
+  EXPECT_EQ(c.rows(), 4);
+  EXPECT_DOUBLE_EQ(c.mean(), 17.0 / 4);
+  EXPECT_EQ(c.quantile(0.0), 1);
+  EXPECT_EQ(c.quantile(0.25), 1);
+  EXPECT_EQ(c.quantile(0.26), 3);
+  EXPECT_EQ(c.quantile(0.75), 3);
+  EXPECT_EQ(c.quantile(0.76), 10);
+  EXPECT_EQ(c.quantile(1.0), 10);
+}
+
+// A long-tailed source unlike the built-in one: most rows short, a few very long.
+WordCounts skewed_source() {
+  WordCounts c;
+  c.add(1, 400);
+  c.add(2, 300);
+  for (int64_t w = 3; w <= 40; ++w) c.add(w, 100 + 5 * (40 - w));
+  c.add(90, 60);
+  c.add(700, 15);
+  return c;
+}
+
+std::vector<std::string> generate_matched(uint64_t seed, const WordCounts& lengths, size_t n) {
+  TweetGenerator gen(seed, lengths);
+  std::vector<std::string> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(gen.next());
+  return out;
+}
+
+const std::vector<std::string>& matched_corpus() {
+  static const std::vector<std::string> rows = generate_matched(7, skewed_source(), 20000);
+  return rows;
+}
+
+// Tolerance: every word count's share of the rows within 1.5 percentage points
+// of the source's (4 standard deviations at 20,000 rows), and each quantile q
+// of what was written between the source's quantiles q - 0.02 and q + 0.02.
+TEST(MatchedLengthsTest, WordCountsFollowTheSource) {
+  const WordCounts source = skewed_source();
+  WordCounts written;
+  for (const std::string& t : matched_corpus()) {
+    const int64_t words = count_words(t);
+    ASSERT_TRUE(source.rows_with().count(words)) << words << " words, not a count of the source: " << t;
+    written.add(words);
+  }
+  const double n = static_cast<double>(written.rows());
+  for (const auto& [words, rows] : source.rows_with()) {
+    const auto it = written.rows_with().find(words);
+    const double share = it == written.rows_with().end() ? 0.0 : static_cast<double>(it->second) / n;
+    EXPECT_NEAR(share, static_cast<double>(rows) / static_cast<double>(source.rows()), 0.015) << words;
+  }
+  for (double q : {0.01, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99}) {
+    EXPECT_GE(written.quantile(q), source.quantile(q - 0.02)) << q;
+    EXPECT_LE(written.quantile(q), source.quantile(q + 0.02)) << q;
+  }
+  EXPECT_NEAR(written.mean(), source.mean(), 0.05 * source.mean());
+  EXPECT_EQ(written.quantile(1.0), 700);
+}
+
+TEST(MatchedLengthsTest, SameSeedSameTextsOtherSeedOthers) {
+  EXPECT_EQ(generate_matched(7, skewed_source(), 20000), matched_corpus());
+  const auto other = generate_matched(8, skewed_source(), 2000);
+  int same = 0;
+  for (size_t i = 0; i < other.size(); ++i) same += other[i] == matched_corpus()[i];
+  EXPECT_LT(same, 200);  // one-word texts collide by chance
+  // The built-in distribution is untouched by the matched mode.
+  EXPECT_EQ(generate_matched(20240601, WordCounts(), 20000), corpus());
+}
+
+TEST(MatchedLengthsTest, ZeroWordsGiveOneAndTextsStayClean) {
+  WordCounts zero;
+  zero.add(0, 5);
+  for (const std::string& t : generate_matched(3, zero, 200)) EXPECT_EQ(count_words(t), 1) << t;
+  for (const std::string& t : matched_corpus()) {
+    ASSERT_FALSE(t.empty());
+    ASSERT_TRUE(decode_utf8(t, nullptr)) << t;
+    ASSERT_FALSE(is_space(t.front())) << t;
+    ASSERT_FALSE(is_space(t.back())) << t;
+  }
+}
+
+TEST(MatchedLengthsTest, KeepsTweetFeaturesAndLexicon) {
+  int mention = 0, hashtag = 0, url = 0, emoji = 0, cjk = 0, accented = 0, retweet = 0, newline = 0;
+  Segmenter with_codes(true);
+  Segmenter words_only(false);
+  for (const std::string& t : matched_corpus()) {
+    std::vector<char32_t> cps;
+    ASSERT_TRUE(decode_utf8(t, &cps));
+    mention += t.find('@') != std::string::npos;
+    hashtag += t.find('#') != std::string::npos;
+    url += t.find("https://") != std::string::npos;
+    retweet += t.rfind("RT @", 0) == 0;
+    newline += t.find('\n') != std::string::npos;
+    emoji += std::any_of(cps.begin(), cps.end(), [](char32_t cp) { return cp >= 0x1F300 && cp <= 0x1FAFF; });
+    cjk += std::any_of(cps.begin(), cps.end(), [](char32_t cp) { return cp >= 0x3040 && cp <= 0x9FFF; });
+    accented += std::any_of(cps.begin(), cps.end(), [](char32_t cp) { return cp >= 0xC0 && cp <= 0x17F; });
+    for (std::string_view piece : split_ws(t)) {
+      const bool is_url = piece.find("://") != std::string_view::npos;
+      ASSERT_TRUE((is_url ? with_codes : words_only).covers(piece)) << "piece '" << piece << "' of: " << t;
+    }
+  }
+  const double n = static_cast<double>(matched_corpus().size());
+  // Lower than the built-in corpus's where one- and two-word rows leave no room.
+  EXPECT_GT(mention / n, 0.20);
+  EXPECT_GT(hashtag / n, 0.15);
+  EXPECT_GT(url / n, 0.10);
+  EXPECT_GT(emoji / n, 0.15);
+  EXPECT_GT(cjk / n, 0.01);
+  EXPECT_GT(accented / n, 0.02);
+  EXPECT_GT(retweet / n, 0.02);
+  EXPECT_GT(newline, 10);  // the long rows
+}
+
+TEST(MatchedLengthsTest, DatasetWritesAndMeasuresTheMatchedRows) {
+  const std::string path = temp_path("matched.jsonl");
+  DatasetOptions options;
+  options.rows = 500;
+  options.seed = 7;
+  options.lengths = skewed_source();
+  auto summary = write_tweets_dataset(path, options, {});
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  ASSERT_EQ(summary->lengths_written.rows(), 500);
+  std::ifstream in(path);
+  std::string line;
+  WordCounts read;
+  size_t i = 0;
+  while (std::getline(in, line)) {
+    const std::string text = nlohmann::json::parse(line)["full_text"];
+    EXPECT_EQ(text, matched_corpus()[i++]);
+    read.add(count_words(text));
+  }
+  EXPECT_EQ(read.rows_with(), summary->lengths_written.rows_with());
+  EXPECT_EQ(std::remove(path.c_str()), 0);
+}
+
 }  // namespace
 }  // namespace infercost::corpus
