@@ -188,13 +188,13 @@ int main(int argc, char** argv) {
 
       std::string why;
       for (int i = 0; i < warmup && why.empty(); ++i) {
-        auto out = be->classify(tb);
+        auto out = be->forward(tb);
         if (!out.ok()) why = out.status().to_string();
       }
       std::vector<double> times;
       for (int i = 0; i < reps && why.empty(); ++i) {
         const double t0 = now_s();
-        auto out = be->classify(tb);
+        auto out = be->forward(tb);
         const double t = now_s() - t0;
         if (!out.ok()) {
           why = out.status().to_string();

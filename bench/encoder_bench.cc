@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
   // background load on a shared machine.
   std::vector<std::vector<double>> gemm_s(shapes.size());
   std::vector<double> model_s;
-  auto warm = backend->classify(tb);  // warm-up: primitives, scratch, caches
+  auto warm = backend->forward(tb);  // warm-up: primitives, scratch, caches
   if (!warm.ok()) {
     fmt::print(stderr, "{}\n", warm.status().to_string());
     return 1;
@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
     for (size_t s = 0; s < shapes.size(); ++s)
       gemm_s[s].push_back(time_gemm(engine, stream, precision, M, shapes[s].n, shapes[s].k, 3));
     const double t0 = now_s();
-    auto logits = backend->classify(tb);
+    auto logits = backend->forward(tb);
     model_s.push_back(now_s() - t0);
     if (!logits.ok()) {
       fmt::print(stderr, "{}\n", logits.status().to_string());

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   const auto& labels = (*classifier)->config().labels;
   for (size_t i = 0; i < out->rows(); ++i) {
     const int label = out->label[i];
-    std::printf("%s\t%.4f\t%.*s\n", labels[label].c_str(), out->probabilities[i * out->labels + label],
+    std::printf("%s\t%.4f\t%.*s\n", labels[label].c_str(), out->scores[i * out->labels + label],
                 int(texts[i].size()), texts[i].data());
   }
   return 0;

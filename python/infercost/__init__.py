@@ -231,9 +231,17 @@ class Classification:
         return self._native.label_names
 
     @property
+    def scores(self) -> "NDArray[numpy.float32]":
+        """numpy float32 array [rows, labels] of the head function's outputs: probabilities
+        under softmax and sigmoid, the logits under ``function="none"`` (zeros for null rows);
+        a view."""
+        return self._native.scores
+
+    @property
     def probabilities(self) -> "NDArray[numpy.float32]":
-        """numpy float32 array [rows, labels] (zeros for null rows); a view."""
-        return self._native.probabilities
+        """:attr:`scores` by the name they have under softmax and sigmoid, the default head
+        functions (under ``function="none"`` they are logits: read :attr:`scores`)."""
+        return self._native.scores
 
     @property
     def label_index(self) -> "NDArray[numpy.int32]":

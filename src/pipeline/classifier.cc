@@ -440,7 +440,7 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
   const int64_t computed = computed_tokens(t, worker.engine->skips_padding());
   if (t.batch > 1 && computed > device.limit.load()) return classify_halves(t, worker, out);
   const auto start = std::chrono::steady_clock::now();
-  Result<backend::Logits> logits = worker.engine->classify(t);
+  Result<backend::Logits> logits = worker.engine->forward(t);
   worker.infer_s += seconds_since(start);
   if (!logits.ok()) {
     const Status& error = logits.status();
@@ -509,7 +509,7 @@ Result<Classification> Classifier::classify(std::span<const std::string_view> te
   const size_t n = texts.size();
   const size_t labels = static_cast<size_t>(this->labels());
   result.labels = this->labels();
-  result.probabilities.assign(n * labels, 0.0f);
+  result.scores.assign(n * labels, 0.0f);
   result.label.assign(n, -1);
   result.is_null.assign(n, 0);
   result.skipped.assign(n, 0);
@@ -522,7 +522,7 @@ Result<Classification> Classifier::classify(std::span<const std::string_view> te
   }
   for (size_t i = 0; i < n; ++i) {
     if (result.is_null[i]) continue;
-    const float* p = result.probabilities.data() + i * labels;
+    const float* p = result.scores.data() + i * labels;
     result.label[i] = static_cast<int32_t>(io::winning_label(p, labels));
   }
   return result;
@@ -611,7 +611,7 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
       }
       for (size_t k = 0; k < batches[b].size(); ++k) {
         std::copy_n(out.begin() + static_cast<ptrdiff_t>(k * labels), labels,
-                    result.probabilities.begin() +
+                    result.scores.begin() +
                         static_cast<ptrdiff_t>((first_row + static_cast<size_t>(batches[b][k])) * labels));
       }
     }

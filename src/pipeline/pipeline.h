@@ -6,7 +6,7 @@
 //   run_reader.cc    the reader: inputs -> windows of rows, in input order
 //   run_tokenize.cc  the tokenizers: each window's rows -> token ids
 //   run_batch.cc     the batcher: windows, in order -> batches (bad rows sorted out)
-//   run_infer.cc     the inference workers: batches -> probabilities
+//   run_infer.cc     the inference workers: batches -> scores
 //   run_writer.cc    the writer: windows, in order -> outputs and checkpoints
 // A Window travels from the reader to the writer; batches refer to their
 // window's rows. Errors travel in-band with the rows and cancel every queue.
@@ -152,7 +152,7 @@ class Pipeline {
   void infer_stage(size_t w);
   bool infer_batches(size_t w);
   bool release_done();
-  Status classify(size_t w, Batch& batch);
+  Status infer_batch(size_t w, Batch& batch);
   Status drop_non_finite(size_t w, const Batch& batch, const std::vector<int32_t>& bad);
 
   // run_writer.cc

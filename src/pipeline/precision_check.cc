@@ -60,8 +60,8 @@ PrecisionComparison compare(const Classification& reference, const Classified& o
   double sum = 0;
   for (size_t row = 0; row < reference.rows(); ++row) {
     if (reference.is_null[row] || other.result.is_null[row]) continue;
-    const std::span<const float> want(reference.probabilities.data() + row * labels, labels);
-    const std::span<const float> got(other.result.probabilities.data() + row * labels, labels);
+    const std::span<const float> want(reference.scores.data() + row * labels, labels);
+    const std::span<const float> got(other.result.scores.data() + row * labels, labels);
     ++c.rows;
     for (size_t k = 0; k < labels; ++k) {
       const double diff = std::fabs(static_cast<double>(got[k]) - want[k]);

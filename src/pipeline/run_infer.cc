@@ -43,7 +43,7 @@ bool Pipeline::infer_batches(size_t w) {
       }
     }
     if (item->batch) {
-      Status s = classify(w, *item->batch);
+      Status s = infer_batch(w, *item->batch);
       if (!s.ok()) {
         fail(std::move(s));
         return false;
@@ -76,7 +76,7 @@ bool Pipeline::release_done() {
 
 // Classifies `batch` on worker `w` into its windows' probs (out of memory:
 // ClassifierWorkers::infer_batch splits and retries).
-Status Pipeline::classify(size_t w, Batch& batch) {
+Status Pipeline::infer_batch(size_t w, Batch& batch) {
   const backend::TokenBatch& t = batch.tokens;
   const size_t labels = static_cast<size_t>(classifier_.labels());
   std::vector<float>& out = scratch_[w];

@@ -39,7 +39,7 @@ std::shared_ptr<const ResultColumns> make_result_columns(pipeline::Classificatio
   c->values.assign(labels, std::vector<float>(rows, 0.0f));
   for (size_t i = 0; i < rows; ++i) {
     if (result.is_null[i]) ++c->null_count;
-    for (size_t k = 0; k < labels; ++k) c->values[k][i] = result.probabilities[i * labels + k];
+    for (size_t k = 0; k < labels; ++k) c->values[k][i] = result.scores[i * labels + k];
   }
   if (c->null_count > 0) {
     c->validity.assign((rows + 7) / 8, 0);
@@ -55,7 +55,7 @@ std::shared_ptr<const ResultColumns> make_result_columns(pipeline::Classificatio
     if (!result.is_null[i]) {
       c->label_chars += label_names[static_cast<size_t>(result.label[i])];
       if (c->has_label_set) {
-        c->label_set_chars += io::label_set(label_names, result.probabilities.data() + i * labels, threshold);
+        c->label_set_chars += io::label_set(label_names, result.scores.data() + i * labels, threshold);
       }
     }
     c->label_offsets.push_back(static_cast<int32_t>(c->label_chars.size()));
@@ -380,11 +380,11 @@ void bind_model(nb::module_& m) {
                      return names;
                    })
       .def_prop_ro(
-          "probabilities",
+          "scores",
           [](const ClassifyResult& r) {
             const pipeline::Classification& c = r.columns->classification;
             return nb::ndarray<nb::numpy, const float, nb::ndim<2>>(
-                c.probabilities.data(), {c.rows(), static_cast<size_t>(c.labels)});
+                c.scores.data(), {c.rows(), static_cast<size_t>(c.labels)});
           },
           nb::rv_policy::reference_internal)
       .def_prop_ro(

@@ -31,7 +31,7 @@ struct ResultColumns {
   bool has_label_set = false;
   std::vector<int32_t> label_set_offsets;  // rows + 1 when has_label_set
   std::string label_set_chars;
-  pipeline::Classification classification;  // the engine's result (probabilities row-major, label index)
+  pipeline::Classification classification;  // the engine's result (scores row-major, label index)
 };
 
 // Makes the columns of `result` for a classifier's labels and label set.

@@ -96,7 +96,7 @@ TEST_P(CpuForwardTest, MatchesReferenceInAnyBatching) {
     for (size_t i : order) sub.push_back(rows[i]);
     TokenBatch batch = make_batch(sub, seq_len, 5);
     batch.compute_padding = compute_padding;
-    auto got = backend->classify(batch);
+    auto got = backend->forward(batch);
     ASSERT_TRUE(got.ok()) << got.status().to_string();
     ASSERT_EQ(got->rows, int(order.size()));
     ASSERT_EQ(got->labels, 3);
@@ -136,7 +136,7 @@ TEST(CpuBackend, OneThreadAndTwoThreadsAgree) {
   ASSERT_TRUE(one->prepare(config, weights).ok());
   ASSERT_TRUE(two->prepare(config, weights).ok());
   TokenBatch b = make_batch({{1, 2, 3, 4, 5, 6}, {7, 8}, {9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}}, 11);
-  auto a = one->classify(b), c = two->classify(b);
+  auto a = one->forward(b), c = two->forward(b);
   ASSERT_TRUE(a.ok() && c.ok());
   for (size_t i = 0; i < a->values.size(); ++i) EXPECT_NEAR(a->values[i], c->values[i], 1e-5);
 }
@@ -149,9 +149,9 @@ class ValidationTest : public ::testing::Test {
     backend_ = make_cpu();
     ASSERT_TRUE(backend_->prepare(config_, weights_).ok());
   }
-  Status classify(const TokenBatch& b) { return backend_->classify(b).status(); }
+  Status forward(const TokenBatch& b) { return backend_->forward(b).status(); }
   void expect_error(const TokenBatch& b, const std::string& fragment) {
-    auto r = backend_->classify(b);
+    auto r = backend_->forward(b);
     ASSERT_FALSE(r.ok()) << "expected an error containing: " << fragment;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().message();
@@ -186,10 +186,10 @@ TEST_F(ValidationTest, RejectsBadBatches) {
 
 TEST_F(ValidationTest, PaddingIdsAreIgnoredAndEmptyBatchIsEmpty) {
   TokenBatch b = make_batch({{1, 2}}, 4, /*pad=*/123456);  // pad ids outside the vocabulary are fine
-  ASSERT_TRUE(classify(b).ok());
+  ASSERT_TRUE(forward(b).ok());
   b.compute_padding = true;  // ... unless the padding gets computed
   expect_error(b, "row 0 position 2 has id 123456");
-  auto empty = backend_->classify(TokenBatch{});
+  auto empty = backend_->forward(TokenBatch{});
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->rows, 0);
   EXPECT_TRUE(empty->values.empty());
@@ -199,7 +199,7 @@ TEST(CpuBackend, PrepareRejectsBadWeightsAndClassifyNeedsPrepare) {
   model::ModelConfig config = testing::small_config(Architecture::kBert, "gelu");
   model::EncoderWeights weights = testing::random_weights(config, 2);
   auto backend = make_cpu();
-  auto before = backend->classify(make_batch({{1}}, 1));
+  auto before = backend->forward(make_batch({{1}}, 1));
   ASSERT_FALSE(before.ok());
   EXPECT_NE(before.status().message().find("before a successful prepare"), std::string::npos);
 
@@ -221,9 +221,9 @@ TEST(CpuBackend, PrepareRejectsBadWeightsAndClassifyNeedsPrepare) {
   two_labels.labels = {"a", "b"};
   EXPECT_NE(backend->prepare(two_labels, weights).message().find("3 outputs"), std::string::npos);
   // A failed prepare leaves the backend unusable rather than half-prepared.
-  EXPECT_FALSE(backend->classify(make_batch({{1}}, 1)).ok());
+  EXPECT_FALSE(backend->forward(make_batch({{1}}, 1)).ok());
   ASSERT_TRUE(backend->prepare(config, weights).ok());
-  EXPECT_TRUE(backend->classify(make_batch({{1}}, 1)).ok());
+  EXPECT_TRUE(backend->forward(make_batch({{1}}, 1)).ok());
 }
 
 }  // namespace

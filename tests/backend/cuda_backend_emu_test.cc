@@ -66,7 +66,7 @@ std::vector<float> logits_of(Backend& backend, const Rows& rows, size_t chunk) {
   std::vector<float> out;
   for (size_t start = 0; start < rows.size(); start += chunk) {
     const size_t end = std::min(rows.size(), start + chunk);
-    Result<Logits> l = backend.classify(batch_of(rows, start, end));
+    Result<Logits> l = backend.forward(batch_of(rows, start, end));
     EXPECT_TRUE(l.ok()) << l.status().to_string();
     if (!l.ok()) return {};
     EXPECT_EQ(l->rows, int(end - start));
@@ -287,8 +287,8 @@ TEST_P(CudaEmuModel, ComputedPaddingGivesTheSameLogits) {
   for (Precision p : {Precision::kFp32, Precision::kBf16}) {
     auto gpu = prepared_gpu(p, m.config, m.weights);
     ASSERT_TRUE(gpu);
-    Result<Logits> packed = gpu->classify(batch_of(rows, 0, rows.size(), false, 5));
-    Result<Logits> padded = gpu->classify(batch_of(rows, 0, rows.size(), true, 5));
+    Result<Logits> packed = gpu->forward(batch_of(rows, 0, rows.size(), false, 5));
+    Result<Logits> padded = gpu->forward(batch_of(rows, 0, rows.size(), true, 5));
     ASSERT_TRUE(packed.ok() && padded.ok()) << packed.status().to_string() << padded.status().to_string();
     EXPECT_LE(max_abs_diff(packed->values, padded->values), 1e-6) << cuda::dtype_name(p);
   }
@@ -421,7 +421,7 @@ TEST_F(CudaEmu, OutOfMemoryIsResourceExhaustedAndTheBackendRecovers) {
   huge.seq_len = 40;
   huge.ids.assign(size_t(huge.batch) * 40, 3);
   huge.lengths.assign(size_t(huge.batch), 40);
-  Result<Logits> refused = gpu->classify(huge);
+  Result<Logits> refused = gpu->forward(huge);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
   const std::string& why = refused.status().message();
@@ -443,7 +443,7 @@ TEST_F(CudaEmu, OutOfMemoryIsResourceExhaustedAndTheBackendRecovers) {
   EXPECT_NE(st.message().find("cudaMalloc of the weights (48.9 MiB): cudaErrorMemoryAllocation"),
             std::string::npos)
       << st.message();
-  EXPECT_EQ((*second)->classify(batch_of(rows, 0, 1)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*second)->forward(batch_of(rows, 0, 1)).status().code(), StatusCode::kInvalidArgument);
 }
 
 // A batch takes activation_reservation() of its shape, which is what
@@ -515,7 +515,7 @@ TEST_F(CudaEmu, CapacityIsWhatFitsAndTheBatchItAllowsRuns) {
   EXPECT_LT(cap->max_tokens, cuda::kMaxBatchTokens);
   EXPECT_NE(cap->basis.find("cuda:0 (Emulated GPU): "), std::string::npos) << cap->basis;
   const Rows full = m.rows(cap->max_rows, max_length, max_length, 53);
-  Result<Logits> ran = gpu->classify(batch_of(full, 0, full.size()));
+  Result<Logits> ran = gpu->forward(batch_of(full, 0, full.size()));
   ASSERT_TRUE(ran.ok()) << ran.status().to_string();
   EXPECT_EQ(ran->rows, cap->max_rows);
   // Measured again while holding that batch's memory: the same answer.
@@ -546,7 +546,7 @@ TEST_F(CudaEmu, ForkSharesTheWeights) {
   EXPECT_EQ(logits_of(**twin, rows, 4), want) << "the weights outlive the backend that uploaded them";
 }
 
-// Workers call classify(), capacity() and fork() on threads that never chose
+// Workers call forward(), capacity() and fork() on threads that never chose
 // a device (CUDA makes device 0 current there), and the emulator refuses work
 // on a stream of another device: every entry point must make the backend's
 // GPU current first.
@@ -579,7 +579,7 @@ TEST_F(CudaEmu, AStickyErrorMakesTheBackendSayItIsUnusable) {
   ASSERT_TRUE(gpu);
   ASSERT_EQ(logits_of(*gpu, rows, 3).size(), 9u);
   emu::device().sticky_error = cudaErrorIllegalAddress;
-  Result<Logits> failed = gpu->classify(batch_of(rows, 0, 3));
+  Result<Logits> failed = gpu->forward(batch_of(rows, 0, 3));
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(failed.status().message().find("cuda:0: classify: the CUDA context on cuda:0 is unusable: "),
@@ -587,7 +587,7 @@ TEST_F(CudaEmu, AStickyErrorMakesTheBackendSayItIsUnusable) {
       << failed.status().message();
   EXPECT_NE(failed.status().message().find("cudaErrorIllegalAddress"), std::string::npos);
   emu::device().sticky_error = cudaSuccess;
-  EXPECT_EQ(gpu->classify(batch_of(rows, 0, 3)).status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(gpu->forward(batch_of(rows, 0, 3)).status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(gpu->fork().status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(gpu->capacity(16).status().code(), StatusCode::kUnavailable);
 }
@@ -597,7 +597,7 @@ TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
   auto made = make_gpu(BackendOptions{});
   ASSERT_TRUE(made.ok());
   Backend& gpu = **made;
-  EXPECT_EQ(gpu.classify(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(gpu.forward(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(gpu.capacity(16).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(gpu.fork().status().code(), StatusCode::kInvalidArgument);
   model::EncoderWeights bad = m.weights;
@@ -606,18 +606,18 @@ TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(), "cuda:0: prepare test-distilbert: layer 0: v: shape [7, 32], expected [32, 32]");
   ASSERT_TRUE(gpu.prepare(m.config, m.weights).ok());
-  Result<Logits> empty = gpu.classify(TokenBatch{});
+  Result<Logits> empty = gpu.forward(TokenBatch{});
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->rows, 0);
   EXPECT_EQ(empty->labels, 3);
   TokenBatch long_row = batch_of({std::vector<int32_t>(41, 1)}, 0, 1);
-  Result<Logits> refused = gpu.classify(long_row);
+  Result<Logits> refused = gpu.forward(long_row);
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(refused.status().message(),
             "cuda:0: classify: token batch: seq_len 41 exceeds the model's 40 positions");
   // A failed prepare leaves the backend unprepared.
   EXPECT_FALSE(gpu.prepare(m.config, bad).ok());
-  EXPECT_EQ(gpu.classify(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(gpu.forward(batch_of({{1}}, 0, 1)).status().code(), StatusCode::kInvalidArgument);
 }
 
 // A weight beyond fp16's range (65504) would be infinity on the GPU: fp16

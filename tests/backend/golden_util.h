@@ -111,7 +111,7 @@ inline double max_diff(Backend& backend, const Golden& g, const std::vector<size
       b.ids.insert(b.ids.end(), ids.begin(), ids.end());
       b.ids.insert(b.ids.end(), size_t(b.seq_len) - ids.size(), 1);
     }
-    auto got = backend.classify(b);
+    auto got = backend.forward(b);
     EXPECT_TRUE(got.ok()) << got.status().to_string();
     if (!got.ok()) return INFINITY;
     EXPECT_EQ(got->labels, labels);

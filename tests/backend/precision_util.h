@@ -58,7 +58,7 @@ inline std::vector<std::vector<double>> random_row_probs(Backend& backend, const
         b.ids.push_back(p < len ? int32_t(rng() % uint32_t(config.vocab_size)) : 0);
       }
     }
-    auto logits = backend.classify(b);
+    auto logits = backend.forward(b);
     EXPECT_TRUE(logits.ok()) << logits.status().to_string();
     if (!logits.ok()) return {};
     for (int r = 0; r < b.batch; ++r) {

@@ -65,8 +65,8 @@ std::vector<float> fake_outputs(const Classifier& c, std::string_view text) {
 
 std::vector<float> row_of(const Classification& r, size_t row) {
   const size_t labels = static_cast<size_t>(r.labels);
-  return std::vector<float>(r.probabilities.begin() + static_cast<ptrdiff_t>(row * labels),
-                            r.probabilities.begin() + static_cast<ptrdiff_t>((row + 1) * labels));
+  return std::vector<float>(r.scores.begin() + static_cast<ptrdiff_t>(row * labels),
+                            r.scores.begin() + static_cast<ptrdiff_t>((row + 1) * labels));
 }
 
 // ---- Against the file runner, on the committed tiny models -----------------
@@ -120,7 +120,7 @@ TEST(ClassifierGolden, ClassifyGivesTheRunsOutputsOnTheSameRows) {
       for (int l = 0; l < r->labels; ++l) {
         std::string column = c->config().labels[static_cast<size_t>(l)];
         for (char& ch : column) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        EXPECT_NEAR(r->probabilities[row * static_cast<size_t>(r->labels) + static_cast<size_t>(l)],
+        EXPECT_NEAR(r->scores[row * static_cast<size_t>(r->labels) + static_cast<size_t>(l)],
                     written[column].get<double>(), 1e-6)
             << row << " " << column;
       }
@@ -251,7 +251,7 @@ TEST_F(ClassifierTest, NullsEmptyStringsAndAnEmptyCall) {
   Result<Classification> empty = c->classify({});
   ASSERT_TRUE(empty.ok()) << empty.status().to_string();
   EXPECT_EQ(empty->rows(), 0u);
-  EXPECT_TRUE(empty->probabilities.empty());
+  EXPECT_TRUE(empty->scores.empty());
   EXPECT_EQ(empty->labels, 2);
 
   const std::vector<std::string> texts = {"good", "", "ignored: null", "bad", ""};

@@ -33,11 +33,11 @@ struct FakeDevice {
   int64_t fail_at_call = 0;
   // Errors name the device, as the CUDA backend's do ("cuda:0: classify: ...").
   bool names_errors = false;
-  // Microseconds each classify() sleeps when `sleeps`; -1: a random 0..399.
+  // Microseconds each forward() sleeps when `sleeps`; -1: a random 0..399.
   // (Sleeps only mix up the order in which batches end: what a test checks
   // must not depend on how long they are.)
   int sleep_us = -1;
-  // Called by each classify() call that classifies (not one that fails or is
+  // Called by each forward() call that classifies (not one that fails or is
   // out of memory) with its number over the device (1-based), before it
   // sleeps, outside the device's lock: a test acts at a given batch.
   std::function<void(int64_t call)> on_call;
@@ -53,7 +53,7 @@ struct FakeDevice {
   // Calls made after an out-of-memory error on a batch at least as large:
   // what a runner that keeps the limit it learned never makes.
   int64_t calls_above_learned_limit = 0;
-  // classify() calls that began while another call on the same backend was
+  // forward() calls that began while another call on the same backend was
   // running: what the Backend contract (one batch at a time per object) forbids.
   int64_t overlapping_calls = 0;
   int max_rows_seen = 0;
@@ -66,12 +66,12 @@ struct FakeDevice {
   std::vector<bool> compute_padding_seen;
 };
 
-// classify() calls running at once (those of devices that sleep), over every
+// forward() calls running at once (those of devices that sleep), over every
 // fake device.
 inline std::atomic<int> g_running{0};
 inline std::atomic<int> g_most_running{0};
 
-// A meeting of sleeping classify() calls: after meet_at(n), the first calls
+// A meeting of sleeping forward() calls: after meet_at(n), the first calls
 // wait for each other until n of them run at once, then all go on (and later
 // calls do not wait). A test that checks that n batches can run at once
 // (g_most_running) thus does not depend on how long a batch takes. A call
@@ -119,7 +119,7 @@ class FakeBackend : public backend::Backend {
     labels_ = config.num_labels();
     return Status();
   }
-  Result<backend::Logits> classify(const backend::TokenBatch& batch) override {
+  Result<backend::Logits> forward(const backend::TokenBatch& batch) override {
     if (batch.ids.size() != static_cast<size_t>(batch.batch) * batch.seq_len ||
         batch.lengths.size() != static_cast<size_t>(batch.batch)) {
       return internal_error("malformed batch");

@@ -132,7 +132,7 @@ class FixedLogitsBackend : public backend::Backend {
     labels_ = config.num_labels();
     return labels_ == 2 ? Status() : internal_error("the fake backend gives 2 labels");
   }
-  Result<backend::Logits> classify(const backend::TokenBatch& batch) override {
+  Result<backend::Logits> forward(const backend::TokenBatch& batch) override {
     backend::Logits logits;
     logits.rows = batch.batch;
     logits.labels = labels_;

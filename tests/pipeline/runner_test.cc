@@ -295,7 +295,7 @@ std::vector<std::vector<float>> reference_probs(const std::string& model_dir,
     b.seq_len = static_cast<int>(ids->size());
     b.ids = *ids;
     b.lengths = {b.seq_len};
-    auto logits = (*engine)->classify(b);
+    auto logits = (*engine)->forward(b);
     EXPECT_TRUE(logits.ok()) << logits.status().to_string();
     softmax_rows(logits->values.data(), 1, logits->labels);
     out.push_back(logits->values);

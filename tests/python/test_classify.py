@@ -121,6 +121,20 @@ def test_numpy_views_and_pandas():
     assert float(probs[0].sum()) == pytest.approx(1.0, abs=1e-6)  # the view keeps its data alive
 
 
+def test_scores_are_the_head_functions_outputs():
+    # scores: probabilities under softmax (probabilities is the same array), the logits under "none".
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH) as m:
+        soft = m.classify(["good", "bad"])
+    with infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH, function="none") as m:
+        raw = m.classify(["good", "bad"])
+    assert np.array_equal(soft.scores, soft.probabilities)
+    assert np.allclose(soft.scores.sum(axis=1), 1.0, atol=1e-6)
+    logits = raw.scores.astype(np.float64)
+    softmax = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    assert not np.allclose(logits.sum(axis=1), 1.0)
+    assert np.allclose(softmax, soft.scores, atol=1e-5)
+
+
 def test_the_arrow_export_outlives_the_result_and_the_model():
     m = infercost.Model(model_dir("tiny-distilbert"), threads=1, max_length=MAX_LENGTH)
     result = m.classify(["good", "bad"])

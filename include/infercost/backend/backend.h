@@ -2,7 +2,7 @@
 //
 // A Backend prepares a model's weights once (prepare()) and then classifies
 // token batches with it. One Backend object runs one batch at a time;
-// concurrent classify() calls on the same object are not allowed.
+// concurrent forward() calls on the same object are not allowed.
 //
 // How to add a backend: implement Backend in src/backend/<name>/, add a
 // factory to src/backend/registry.cc, and instantiate the parity suite
@@ -99,7 +99,7 @@ std::vector<std::string> cuda_module_candidates();
 
 struct BackendOptions {
   // 0: all hardware threads. The CPU backend runs oneDNN and its own loops
-  // on one OpenMP pool of this size: prepare() and classify() call
+  // on one OpenMP pool of this size: prepare() and forward() call
   // omp_set_num_threads() on the calling thread.
   int threads = 0;
   Precision precision = Precision::kFp32;
@@ -141,7 +141,7 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
   virtual Precision precision() const = 0;
-  // True when classify() computes only each row's real tokens (padding costs
+  // True when forward() computes only each row's real tokens (padding costs
   // nothing) unless the batch asks for compute_padding; false when it always
   // computes the whole padded [batch, seq_len].
   virtual bool skips_padding() const = 0;
@@ -151,7 +151,7 @@ class Backend {
   // Logits for every row of `batch` (padding ignored through `lengths`).
   // kResourceExhausted when the batch does not fit in the device's memory:
   // the backend stays usable, and a smaller batch may succeed.
-  virtual Result<Logits> classify(const TokenBatch& batch) = 0;
+  virtual Result<Logits> forward(const TokenBatch& batch) = 0;
   // After prepare(): the largest batch that fits, for rows of up to
   // `max_length` tokens, from the memory free now. The default is the CPU's
   // fixed default (memory is rarely what binds there).

@@ -5,7 +5,7 @@
 //   auto classifier = Classifier::open("models/sst2", options);
 //   std::vector<std::string_view> texts = {"good", "bad"};
 //   Result<Classification> out = (*classifier)->classify(texts);
-//   // out->probabilities: [2, labels]; out->label: the top label of each row
+//   // out->scores: [2, labels]; out->label: the top label of each row
 #pragma once
 
 #include <atomic>
@@ -126,9 +126,10 @@ int resolve_tokenizer_threads(const ClassifierOptions& options);
 // What classify() returns: one entry per input row, in input order.
 struct Classification {
   int labels = 0;  // values per row (the model's labels)
-  // [rows, labels], row-major: the head function's outputs (probabilities
-  // for softmax and sigmoid, logits for none); zeros where is_null.
-  std::vector<float> probabilities;
+  // [rows, labels], row-major: the head function's outputs, the scores:
+  // probabilities under softmax and sigmoid, the logits under none; zeros
+  // where is_null.
+  std::vector<float> scores;
   // The index of each row's largest value (what the CLI's `label` column
   // names); -1 where is_null.
   std::vector<int32_t> label;

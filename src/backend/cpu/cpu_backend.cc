@@ -108,12 +108,12 @@ class CpuBackend final : public Backend {
     }
   }
 
-  Result<Logits> classify(const TokenBatch& batch) override {
-    if (!prepared_) return invalid_argument("cpu backend: classify() called before a successful prepare()");
+  Result<Logits> forward(const TokenBatch& batch) override {
+    if (!prepared_) return invalid_argument("cpu backend: forward() called before a successful prepare()");
     INFERCOST_RETURN_IF_ERROR(validate_batch(config_, batch));
     try {
       omp_set_num_threads(threads_);
-      return forward(batch);
+      return run_encoder(batch);
     } catch (const dnnl::error& e) {
       return internal_error(
           fmt::format("cpu backend: classify: oneDNN: {} (status {})", e.what(), int(e.status)));
@@ -164,7 +164,7 @@ class CpuBackend final : public Backend {
     return Status();
   }
 
-  Result<Logits> forward(const TokenBatch& b) {
+  Result<Logits> run_encoder(const TokenBatch& b) {
     Logits logits;
     logits.rows = b.batch;
     logits.labels = labels_;

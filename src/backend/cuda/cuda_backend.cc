@@ -727,7 +727,7 @@ class CudaBackend final : public Backend {
     });
   }
 
-  Result<Logits> classify(const TokenBatch& batch) override {
+  Result<Logits> forward(const TokenBatch& batch) override {
     const std::string context = fmt::format("{}: classify", name());
     if (!prepared_) return invalid_argument(context + ": called before a successful prepare()");
     if (broken_) return unusable(context);
@@ -747,7 +747,7 @@ class CudaBackend final : public Backend {
                       context, batch.batch, total));
     }
     Status run = guarded(context, [&] {
-      forward(batch, logits);
+      run_encoder(batch, logits);
       return Status();
     });
     if (!run.ok()) {
@@ -941,7 +941,7 @@ class CudaBackend final : public Backend {
     return p;
   }
 
-  void forward(const TokenBatch& batch, Logits& logits) {
+  void run_encoder(const TokenBatch& batch, Logits& logits) {
     INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
     pack_batch(batch, config_.position_scheme(), packed_);
     const int64_t total = packed_.total;
