@@ -128,14 +128,7 @@ class TweetWriter {
     }
     if (long_form_ && chance(rng_, 4000)) thread_marker();
 
-    int64_t emitted = 0;
-    while (emitted < body_words) {
-      int64_t len = 3 + static_cast<int64_t>(below(rng_, 9) + below(rng_, 7));
-      len = std::min(len, body_words - emitted);
-      sentence(len);
-      emitted += len;
-      if (emitted < body_words) separator();
-    }
+    body(body_words);
 
     if (chance(rng_, 2400)) {
       int n = 1 + static_cast<int>(skewed(rng_, 4));
@@ -199,14 +192,7 @@ class TweetWriter {
     }
     if (thread) thread_marker();
     const size_t body_start = out_.size();
-    int64_t emitted = 0;
-    while (emitted < body_words) {
-      int64_t len = 3 + static_cast<int64_t>(below(rng_, 9) + below(rng_, 7));
-      len = std::min(len, body_words - emitted);
-      sentence(len);
-      emitted += len;
-      if (emitted < body_words) separator();
-    }
+    body(body_words);
     cut_after_words(body_start, body_words);
     for (int64_t i = 0; i < hashtags; ++i) {
       out_ += ' ';
@@ -225,6 +211,18 @@ class TweetWriter {
  private:
   // Keeps the first `words` words of out_ from `start` (which is at a word's
   // start) and nothing after the last of them.
+  // `words` words of sentences of 3 to 17 words, with separators between them.
+  void body(int64_t words) {
+    int64_t emitted = 0;
+    while (emitted < words) {
+      const int64_t len =
+          std::min(3 + static_cast<int64_t>(below(rng_, 9) + below(rng_, 7)), words - emitted);
+      sentence(len);
+      emitted += len;
+      if (emitted < words) separator();
+    }
+  }
+
   void cut_after_words(size_t start, int64_t words) {
     size_t i = start;
     for (int64_t w = 0; w < words && i < out_.size(); ++w) {
