@@ -55,7 +55,7 @@ std::vector<std::string> own_command_line() {
   return argv;
 }
 
-void execute(BenchFlags& f) {
+void execute_bench(BenchFlags& f) {
   bench::SweepSpec spec;
   if (!f.sweep_file.empty()) {
     Result<bench::SweepSpec> loaded = bench::load_sweep_file(f.sweep_file);
@@ -229,14 +229,8 @@ void add_bench_repetition_options(BenchOptions& o) {
 
 }  // namespace
 
-void register_bench(CLI::App& app) {
-  auto [cmd, f] = add_command<BenchFlags>(
-      app, "bench",
-      "Benchmark a sweep of configurations (data shape x device x precision x batching x batch size x "
-      "threads): "
-      "each point runs a warm-up then repeated `infercost run`s in child processes, and gets one JSON record "
-      "(docs/bench-records.md) with timings, throughput, memory, hardware, software and cost",
-      execute);
+void define_bench(CLI::App* cmd) {
+  auto f = bind_flags<BenchFlags>(*cmd, execute_bench);
   cmd->footer(
       "List-valued flags take comma-separated values and sweep them: --batch-size 8,32,100xvcpus --batching "
       "seed,tokens. Points are the cartesian product, in this order (first varies slowest): shape, device, "

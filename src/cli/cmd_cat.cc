@@ -127,12 +127,8 @@ void run_inspect(const std::string& path) {
 
 }  // namespace
 
-void register_cat(CLI::App& app) {
-  auto [cmd, options] = add_command<CatOptions>(
-      app, "cat",
-      "Print rows as JSON lines (whole rows as objects, or one column's values with --column; null "
-      "as null), from any input format",
-      run_cat);
+void define_cat(CLI::App* cmd) {
+  auto options = bind_flags<CatOptions>(*cmd, run_cat);
   cmd->add_option("inputs", options->inputs, "Files, folders or globs, read in order")->required();
   cmd->add_option("--column", options->column, "Print this column's values only (default: whole rows)");
   cmd->add_option("--input-format", options->input_format,
@@ -141,10 +137,8 @@ void register_cat(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
 }
 
-void register_inspect(CLI::App& app) {
+void define_inspect(CLI::App* cmd) {
   auto path = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand(
-      "inspect", "Describe a Parquet file: schema, row groups, encodings, compression, sizes and statistics");
   cmd->add_option("file", *path, "Parquet file")->required();
   cmd->callback([path] { run_inspect(*path); });
 }

@@ -37,36 +37,30 @@ struct DatagenOptions {
 // `infercost run` reads them. Null rows and rows without a word are left out
 // (counted in *left_out). Errors name the file; a source without a counted
 // row is kInvalidArgument naming the inputs.
+constexpr size_t kBatchRows = 4096;
+
 Result<corpus::WordCounts> measure_lengths(const DatagenOptions& options, int64_t* left_out) {
-  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> paths, io::expand_inputs(options.lengths_from));
   io::SourceOptions source_options;
   source_options.column = options.lengths_column;
   corpus::WordCounts lengths;
   *left_out = 0;
-  for (const std::string& path : paths) {
-    Result<io::InputFormat> format = io::input_format_for(path, options.lengths_format);
-    if (!format.ok()) return format.status();
-    Result<std::unique_ptr<io::RowSource>> source = io::open_row_source(path, *format, source_options);
-    if (!source.ok()) return source.status();
-    io::RowBatch batch;
-    while (true) {
-      batch.clear();
-      Result<size_t> got = (*source)->next(4096, batch);
-      if (!got.ok()) return got.status();
-      if (*got == 0) break;
-      for (size_t i = 0; i < batch.size(); ++i) {
-        const int64_t words = batch.is_null[i] ? 0 : corpus::count_words(batch.texts[i]);
-        if (words == 0) {
-          ++*left_out;
-        } else {
-          lengths.add(words);
-        }
+  const auto count = [&](const std::string&, const io::RowSource&, io::RowBatch& batch) -> size_t {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const int64_t words = batch.is_null[i] ? 0 : corpus::count_words(batch.texts[i]);
+      if (words == 0) {
+        ++*left_out;
+      } else {
+        lengths.add(words);
       }
     }
-  }
+    return kBatchRows;
+  };
+  INFERCOST_RETURN_IF_ERROR(
+      io::read_inputs(options.lengths_from, options.lengths_format, source_options, kBatchRows, count)
+          .status());
   if (lengths.empty()) {
     std::string names;
-    for (const std::string& path : paths) names += (names.empty() ? "" : ", ") + path;
+    for (const std::string& input : options.lengths_from) names += (names.empty() ? "" : ", ") + input;
     return invalid_argument(names + ": no row with text in column '" + options.lengths_column +
                             "' to measure lengths from");
   }
@@ -142,13 +136,8 @@ void run_datagen(const DatagenOptions& options) {
 
 }  // namespace
 
-void register_datagen(CLI::App& app) {
-  auto [cmd, options] =
-      add_command<DatagenOptions>(app, "datagen",
-                                  "Write synthetic tweet-like texts (columns id, full_text) in the "
-                                  "study's shapes: jsonl, json-3, parquet, "
-                                  "parquet-10; --lengths-from gives them a real corpus's words per row",
-                                  run_datagen);
+void define_datagen(CLI::App* cmd) {
+  auto options = bind_flags<DatagenOptions>(*cmd, run_datagen);
   cmd->add_option("--rows", options->rows, "Number of rows to write (all files together)")->required();
   cmd->add_option(
          "--out", options->out,

@@ -44,7 +44,7 @@ void mark_complete(const std::string& path) {
   if (!s.ok()) fail(s);
 }
 
-void execute(const DemoFlags& flags) {
+void execute_demo(const DemoFlags& flags) {
   namespace fs = std::filesystem;
   const std::string cache = flags.cache_dir.empty() ? default_cache_dir() : flags.cache_dir;
   std::error_code ec;
@@ -104,10 +104,8 @@ void execute(const DemoFlags& flags) {
 
 }  // namespace
 
-void register_demo(CLI::App& app) {
-  auto [cmd, flags] = add_command<DemoFlags>(
-      app, "demo",
-      "Run the embedded default: a synthetic DistilBERT-base model over synthetic tweets (cached)", execute);
+void define_demo(CLI::App* cmd) {
+  auto flags = bind_flags<DemoFlags>(*cmd, execute_demo);
   cmd->add_option(
       "--cache", flags->cache_dir,
       "Cache folder (default: $INFERCOST_CACHE, $XDG_CACHE_HOME/infercost or ~/.cache/infercost)");

@@ -25,7 +25,7 @@ std::string gib(int64_t bytes) {
   return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024.0 * 1024.0));
 }
 
-void execute(const DevicesFlags& flags) {
+void execute_devices(const DevicesFlags& flags) {
   Result<std::unique_ptr<bench::Nvml>> nvml = bench::Nvml::load(flags.nvml_library);
   const record::Hardware hw = bench::collect_hardware(nvml.ok() ? nvml->get() : nullptr);
   const backend::CpuInfo& cpu = backend::cpu_info();
@@ -96,12 +96,8 @@ void execute(const DevicesFlags& flags) {
 
 }  // namespace
 
-void register_devices(CLI::App& app) {
-  auto [cmd, flags] = add_command<DevicesFlags>(
-      app, "devices",
-      "List this machine's CPU and GPUs (GPUs through NVML, loaded at run time) and the backends "
-      "of this build that can use them",
-      execute);
+void define_devices(CLI::App* cmd) {
+  auto flags = bind_flags<DevicesFlags>(*cmd, execute_devices);
   cmd->add_option("--json", flags->json,
                   "Also write the list as JSON to this file ('-': only JSON, on stdout)");
   cmd->add_option("--nvml-library", flags->nvml_library,

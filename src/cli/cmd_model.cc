@@ -119,10 +119,8 @@ void run_synth(const ModelFlags& flags) {
 
 }  // namespace
 
-void register_model(CLI::App& app) {
+void define_model(CLI::App* model) {
   auto flags = std::make_shared<ModelFlags>();
-  CLI::App* model =
-      app.add_subcommand("model", "Inspect Hugging Face model directories or make a synthetic one");
   model->require_subcommand(1);
 
   CLI::App* info = model->add_subcommand("info", "Describe a model directory (config, weights, tokenizer)");

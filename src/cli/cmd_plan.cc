@@ -74,7 +74,7 @@ void scan_settings(const pipeline::RunOptions& run, plan::ScanOptions& scan) {
   scan.window_rows = run.window_rows;
 }
 
-void execute(PlanFlags& flags) {
+void execute_plan(PlanFlags& flags) {
   flags.settings.apply(flags.run);
   scan_settings(flags.run, flags.scan);
   // Everything that can be refused is checked before the (possibly long) scan.
@@ -142,12 +142,8 @@ void execute(PlanFlags& flags) {
 
 }  // namespace
 
-void register_plan(CLI::App& app) {
-  auto [cmd, flags] = add_command<PlanFlags>(
-      app, "plan",
-      "Dry run: scan and tokenize the inputs (no inference), compute each batching policy's padding, and "
-      "predict from benchmark records the time and cost on every instance of the price lists",
-      execute);
+void define_plan(CLI::App* cmd) {
+  auto flags = bind_flags<PlanFlags>(*cmd, execute_plan);
   plan::ScanOptions& s = flags->scan;
   cmd->footer(
       "\nExample:\n"

@@ -123,7 +123,7 @@ nlohmann::ordered_json to_json(const pipeline::PrecisionCheck& check, const pipe
   return out;
 }
 
-void execute(PrecisionFlags& flags) {
+void execute_precision_check(PrecisionFlags& flags) {
   pipeline::RunOptions& options = flags.options;
   flags.settings.apply(options);
   if (flags.rows < 1) fail(invalid_argument("--rows must be at least 1"));
@@ -145,12 +145,8 @@ void execute(PrecisionFlags& flags) {
 
 }  // namespace
 
-void register_precision_check(CLI::App& app) {
-  auto [cmd, flags] = add_command<PrecisionFlags>(
-      app, "precision-check",
-      "Classify the first rows of the inputs in fp32 and in reduced precisions, and report label agreement, "
-      "how far the outputs moved and the rows that flipped",
-      execute);
+void define_precision_check(CLI::App* cmd) {
+  auto flags = bind_flags<PrecisionFlags>(*cmd, execute_precision_check);
   pipeline::RunOptions& o = flags->options;
   cmd->add_option("inputs", o.inputs, "Input files, folders or globs, read as `infercost run` reads them")
       ->required();

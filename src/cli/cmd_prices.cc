@@ -101,7 +101,7 @@ void print_list(const cost::PriceList& list) {
   fmt::print("\n");
 }
 
-void execute(const PricesFlags& flags) {
+void execute_prices(const PricesFlags& flags) {
   Result<std::vector<cost::PriceList>> loaded = cost::price_lists_with(flags.files);
   if (!loaded.ok()) fail(loaded.status());
   const std::vector<cost::PriceList>& lists = *loaded;
@@ -120,10 +120,8 @@ void execute(const PricesFlags& flags) {
 
 }  // namespace
 
-void register_prices(CLI::App& app) {
-  auto [cmd, flags] = add_command<PricesFlags>(
-      app, "prices",
-      "List the instance price lists (built in, and --prices files) with their sources and dates", execute);
+void define_prices(CLI::App* cmd) {
+  auto flags = bind_flags<PricesFlags>(*cmd, execute_prices);
   cmd->footer(
       "Built in: seed-2021 (the 2021 study's table, kept as published), aws-2026 (AWS us-east-1 on demand)\n"
       "and gcp-2026 (Google Cloud us-central1 on demand); each current price names its source, date and\n"

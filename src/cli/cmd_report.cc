@@ -24,7 +24,7 @@ struct ReportFlags {
   std::string price_list;
 };
 
-void execute(const ReportFlags& flags) {
+void execute_report(const ReportFlags& flags) {
   report::Options options;
   options.title = flags.title;
   options.corpus_rows = flags.corpus_rows;
@@ -70,15 +70,8 @@ void execute(const ReportFlags& flags) {
 
 }  // namespace
 
-void register_report(CLI::App& app) {
-  auto [cmd, flags] =
-      add_command<ReportFlags>(app, "report",
-                               "Merge benchmark records (infercost bench) into one self-contained HTML "
-                               "page with SVG charts and a Markdown "
-                               "file: runtime vs batch size, cost to solution, throughput, padding, "
-                               "GPU memory, runtime vs cost with the "
-                               "Pareto front, and a plain-language answer (see docs/report.md)",
-                               execute);
+void define_report(CLI::App* cmd) {
+  auto flags = bind_flags<ReportFlags>(*cmd, execute_report);
   cmd->add_option("results", flags->results, "Benchmark records (JSON lines written by infercost bench)")
       ->required()
       ->type_name("RESULTS.jsonl");

@@ -29,7 +29,7 @@ struct RunFlags {
   bool quiet = false;
 };
 
-void execute(RunFlags& flags) {
+void execute_run(RunFlags& flags) {
   pipeline::RunOptions& options = flags.options;
   flags.settings.apply(options);
   pipeline::RunProgress progress;
@@ -71,9 +71,8 @@ void execute(RunFlags& flags) {
 
 }  // namespace
 
-void register_run(CLI::App& app) {
-  auto [cmd, flags] = add_command<RunFlags>(
-      app, "run", "Classify every row of the inputs and write predictions in input order", execute);
+void define_run(CLI::App* cmd) {
+  auto flags = bind_flags<RunFlags>(*cmd, execute_run);
   pipeline::RunOptions& o = flags->options;
   cmd->add_option(
          "inputs", o.inputs,

@@ -6,13 +6,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
 #include "core/threads.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/text/tokenizer.h"
+#include "pipeline/run_input.h"
 
 namespace infercost::cli {
 namespace {
@@ -61,35 +61,22 @@ void print(const text::Tokenizer& tok, const std::vector<int32_t>& ids) {
   std::cout << out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 
-// Texts are tokenized a block at a time, each block split among the threads,
-// and printed in input order: the first failing text, in input order, fails.
+// Texts are tokenized a block at a time, spread over the threads as a run's
+// windows are (pipeline::tokenize_window), and printed in input order: the
+// first failing text, in input order, fails.
 constexpr size_t kBlockTexts = 4096;
 
-void tokenize_block(const text::Tokenizer& tok, const std::vector<std::string>& texts, size_t first_index,
+void tokenize_block(const text::Tokenizer& tok, std::vector<std::string> texts, size_t first_index,
                     int threads) {
-  std::vector<std::vector<int32_t>> ids(texts.size());
-  std::vector<Status> failed(texts.size());
-  auto work = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      Result<size_t> n = tok.encode_append(texts[i], ids[i]);
-      if (!n.ok()) failed[i] = n.status();
-    }
-  };
-  const size_t parts = std::min(texts.size(), static_cast<size_t>(std::max(threads, 1)));
-  if (parts <= 1) {
-    work(0, texts.size());
-  } else {
-    std::vector<std::thread> pool;
-    for (size_t p = 0; p < parts; ++p)
-      pool.emplace_back(work, texts.size() * p / parts, texts.size() * (p + 1) / parts);
-    for (std::thread& t : pool) t.join();
-  }
-  for (size_t i = 0; i < texts.size(); ++i) {
-    if (!failed[i].ok()) {
+  pipeline::Window window;
+  window.rows.texts = std::move(texts);
+  pipeline::tokenize_window(tok, window, threads);
+  for (size_t i = 0; i < window.ids.size(); ++i) {
+    if (!window.errors[i].ok()) {
       std::cout.flush();
-      fail(failed[i].with_context("text " + std::to_string(first_index + i + 1)));
+      fail(window.errors[i].with_context("text " + std::to_string(first_index + i + 1)));
     }
-    print(tok, ids[i]);
+    print(tok, window.ids[i]);
   }
 }
 
@@ -110,23 +97,20 @@ void run_tokenize(const TokenizeArgs& a) {
     while (std::getline(std::cin, line)) {
       block.push_back(std::move(line));
       if (block.size() == kBlockTexts) {
-        tokenize_block(**tok, block, first, threads);
-        first += block.size();
+        tokenize_block(**tok, std::move(block), first, threads);
+        first += kBlockTexts;
         block.clear();
       }
     }
-    tokenize_block(**tok, block, first, threads);
+    tokenize_block(**tok, std::move(block), first, threads);
   }
   std::cout.flush();
 }
 
 }  // namespace
 
-void register_tokenize(CLI::App& app) {
-  auto [cmd, args] = add_command<TokenizeArgs>(
-      app, "tokenize",
-      "Tokenize TEXT arguments, or lines of stdin, to JSON {\"tokens\", \"ids\"} (WordPiece, BPE, Unigram)",
-      run_tokenize);
+void define_tokenize(CLI::App* cmd) {
+  auto args = bind_flags<TokenizeArgs>(*cmd, run_tokenize);
   auto* tokenizer =
       cmd->add_option("--tokenizer", args->tokenizer,
                       "a tokenizer.json (WordPiece, BPE or Unigram), a vocab.txt, or a folder with "

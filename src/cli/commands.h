@@ -1,4 +1,4 @@
-// Each subcommand registers itself on the root app; main() dispatches.
+// Each command adds its options to the subcommand main.cc makes for it; main() dispatches.
 // A command's callback throws CliExit to set the process exit status:
 // 0 ok, 2 bad usage, 3 bad data, 4 device error, 1 anything else.
 #pragma once
@@ -20,46 +20,30 @@ struct CliExit {
 [[noreturn]] void fail(const Status& status);
 int exit_code_for(const Status& status);
 
-// A subcommand and the flags its options fill (kept alive by its callback).
-template <typename Flags>
-struct Command {
-  CLI::App* cmd;
-  std::shared_ptr<Flags> flags;
-};
-
-// Adds the subcommand `name` to `app`; when it is chosen, `execute` runs on
-// its flags: add_command<RunFlags>(app, "run", "Classify ...", execute).
+// Makes the flags of command `cmd`, kept alive by its callback: when the
+// command is chosen, `execute` runs on them. A command's define_* function
+// starts so: auto flags = bind_flags<RunFlags>(*cmd, execute_run).
 template <typename Flags, typename Execute>
-Command<Flags> add_command_running(CLI::App& app, const std::string& name, const std::string& description,
-                                   Execute execute) {
+std::shared_ptr<Flags> bind_flags(CLI::App& cmd, Execute execute) {
   auto flags = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand(name, description);
-  cmd->callback([flags, execute] { execute(*flags); });
-  return {cmd, flags};
-}
-template <typename Flags>
-Command<Flags> add_command(CLI::App& app, const std::string& name, const std::string& description,
-                           void (*execute)(Flags&)) {
-  return add_command_running<Flags>(app, name, description, execute);
-}
-template <typename Flags>
-Command<Flags> add_command(CLI::App& app, const std::string& name, const std::string& description,
-                           void (*execute)(const Flags&)) {
-  return add_command_running<Flags>(app, name, description, execute);
+  cmd.callback([flags, execute] { execute(*flags); });
+  return flags;
 }
 
-void register_run(CLI::App& app);
-void register_tokenize(CLI::App& app);
-void register_model(CLI::App& app);
-void register_datagen(CLI::App& app);
-void register_demo(CLI::App& app);
-void register_cat(CLI::App& app);
-void register_inspect(CLI::App& app);
-void register_prices(CLI::App& app);
-void register_bench(CLI::App& app);
-void register_report(CLI::App& app);
-void register_plan(CLI::App& app);
-void register_devices(CLI::App& app);
-void register_precision_check(CLI::App& app);
+// Each command's options, added to the subcommand main.cc made for it
+// (main.cc's table names the commands and says what each does).
+void define_run(CLI::App* cmd);
+void define_tokenize(CLI::App* cmd);
+void define_model(CLI::App* cmd);
+void define_datagen(CLI::App* cmd);
+void define_demo(CLI::App* cmd);
+void define_cat(CLI::App* cmd);
+void define_inspect(CLI::App* cmd);
+void define_prices(CLI::App* cmd);
+void define_bench(CLI::App* cmd);
+void define_report(CLI::App* cmd);
+void define_plan(CLI::App* cmd);
+void define_devices(CLI::App* cmd);
+void define_precision_check(CLI::App* cmd);
 
 }  // namespace infercost::cli

@@ -26,6 +26,61 @@ void fail(const Status& status) {
   throw CliExit{exit_code_for(status)};
 }
 
+namespace {
+
+// The commands, in the order `infercost --help` lists them: each one's name,
+// what --help says it does, and the function (cmd_*.cc) adding its options.
+struct CommandSpec {
+  const char* name;
+  const char* about;
+  void (*define)(CLI::App* cmd);
+};
+constexpr CommandSpec kCommands[] = {
+    {"run", "Classify every row of the inputs and write predictions in input order", define_run},
+    {"tokenize",
+     "Tokenize TEXT arguments, or lines of stdin, to JSON {\"tokens\", \"ids\"} (WordPiece, BPE, Unigram)",
+     define_tokenize},
+    {"model", "Inspect Hugging Face model directories or make a synthetic one", define_model},
+    {"datagen",
+     "Write synthetic tweet-like texts (columns id, full_text) in the study's shapes: jsonl, json-3, "
+     "parquet, parquet-10; --lengths-from gives them a real corpus's words per row",
+     define_datagen},
+    {"demo", "Run the embedded default: a synthetic DistilBERT-base model over synthetic tweets (cached)",
+     define_demo},
+    {"cat",
+     "Print rows as JSON lines (whole rows as objects, or one column's values with --column; null as null), "
+     "from any input format",
+     define_cat},
+    {"inspect", "Describe a Parquet file: schema, row groups, encodings, compression, sizes and statistics",
+     define_inspect},
+    {"prices", "List the instance price lists (built in, and --prices files) with their sources and dates",
+     define_prices},
+    {"bench",
+     "Benchmark a sweep of configurations (data shape x device x precision x batching x batch size x "
+     "threads): each point runs a warm-up then repeated `infercost run`s in child processes, and gets one "
+     "JSON record (docs/bench-records.md) with timings, throughput, memory, hardware, software and cost",
+     define_bench},
+    {"report",
+     "Merge benchmark records (infercost bench) into one self-contained HTML page with SVG charts and a "
+     "Markdown file: runtime vs batch size, cost to solution, throughput, padding, GPU memory, runtime vs "
+     "cost with the Pareto front, and a plain-language answer (see docs/report.md)",
+     define_report},
+    {"plan",
+     "Dry run: scan and tokenize the inputs (no inference), compute each batching policy's padding, and "
+     "predict from benchmark records the time and cost on every instance of the price lists",
+     define_plan},
+    {"devices",
+     "List this machine's CPU and GPUs (GPUs through NVML, loaded at run time) and the backends of this "
+     "build that can use them",
+     define_devices},
+    {"precision-check",
+     "Classify the first rows of the inputs in fp32 and in reduced precisions, and report label agreement, "
+     "how far the outputs moved and the rows that flipped",
+     define_precision_check},
+};
+
+}  // namespace
+
 }  // namespace infercost::cli
 
 int main(int argc, char** argv) {
@@ -34,19 +89,7 @@ int main(int argc, char** argv) {
   infercost::install_temporary_cleanup_on_signals();
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("infercost ") + infercost::kVersion);
-  register_run(app);
-  register_tokenize(app);
-  register_model(app);
-  register_datagen(app);
-  register_demo(app);
-  register_cat(app);
-  register_inspect(app);
-  register_prices(app);
-  register_bench(app);
-  register_report(app);
-  register_plan(app);
-  register_devices(app);
-  register_precision_check(app);
+  for (const CommandSpec& c : kCommands) c.define(app.add_subcommand(c.name, c.about));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -301,35 +301,24 @@ class TweetWriter {
       return;
     }
     r -= accent;
-    const Words* list = nullptr;
-    std::string_view word;
-    if (r < 450) {
-      list = &w_.slang;
-    } else if (r < 1400) {
-      word = sentiment_word();
-    } else if (r < 5000) {
-      list = &w_.function_words;
-    } else if (r < 6100) {
-      list = &w_.nouns;
-    } else if (r < 6450) {
-      list = &w_.plural_nouns;
-    } else if (r < 6700) {
-      list = &w_.mass_nouns;
-    } else if (r < 7800) {
-      list = &w_.verbs;
-    } else if (r < 8500) {
-      list = &w_.adjectives;
-    } else if (r < 8900) {
-      list = &w_.adverbs;
-    } else if (r < 9150) {
-      list = &w_.topics;
-    } else if (r < 9300) {
-      emit_word("&amp;", Case::kAsIs);
-      return;
-    } else {
-      list = &w_.function_words;
-    }
-    if (list != nullptr) word = pick(rng_, *list);
+    // The word classes, each taking the draws below its bound (of the 10,000 less the inline items
+    // above); no list: a sentiment word of the row's mood.
+    struct WordClass {
+      uint32_t below;
+      const Words TweetWords::*list;
+    };
+    static constexpr WordClass kClasses[] = {
+        {450, &TweetWords::slang},           {1400, nullptr},
+        {5000, &TweetWords::function_words}, {6100, &TweetWords::nouns},
+        {6450, &TweetWords::plural_nouns},   {6700, &TweetWords::mass_nouns},
+        {7800, &TweetWords::verbs},          {8500, &TweetWords::adjectives},
+        {8900, &TweetWords::adverbs},        {9150, &TweetWords::topics}};
+    const uint32_t ampersand_below = 9300;  // then "&amp;"; the rest are function words
+    const WordClass* k = std::find_if(std::begin(kClasses), std::end(kClasses),
+                                      [r](const WordClass& x) { return r < x.below; });
+    if (k == std::end(kClasses) && r < ampersand_below) return emit_word("&amp;", Case::kAsIs);
+    const Words TweetWords::*list = k == std::end(kClasses) ? &TweetWords::function_words : k->list;
+    std::string_view word = list != nullptr ? pick(rng_, w_.*list) : sentiment_word();
     if (c == Case::kAsIs && !lower_style_ && chance(rng_, 120)) c = Case::kUpper;
     emit_word(word, c);
   }

@@ -98,4 +98,25 @@ Result<std::vector<std::string>> expand_inputs(const std::vector<std::string>& a
   return files;
 }
 
+Result<int64_t> read_inputs(const std::vector<std::string>& inputs, const std::string& format_flag,
+                            const SourceOptions& options, size_t first_batch_rows, const RowVisitor& visit) {
+  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> paths, expand_inputs(inputs));
+  int64_t skipped = 0;
+  size_t want = first_batch_rows;
+  for (const std::string& path : paths) {
+    if (want == 0) break;
+    INFERCOST_ASSIGN_OR_RETURN(InputFormat format, input_format_for(path, format_flag));
+    INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<RowSource> source, open_row_source(path, format, options));
+    RowBatch batch;
+    while (want > 0) {
+      batch.clear();
+      INFERCOST_ASSIGN_OR_RETURN(size_t got, source->next(want, batch));
+      if (got == 0) break;
+      want = visit(path, *source, batch);
+    }
+    skipped += source->rows_skipped();
+  }
+  return skipped;
+}
+
 }  // namespace infercost::io

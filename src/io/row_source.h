@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -92,5 +93,17 @@ Result<int64_t> rows_stated(const std::string& path, InputFormat format);
 // (*, ?, [..]) -> its matches, sorted. Inputs keep the order given. A
 // folder or glob matching nothing, or a missing path, is kNotFound naming it.
 Result<std::vector<std::string>> expand_inputs(const std::vector<std::string>& args);
+
+// Sees one batch of an input's rows and returns how many rows it wants in the
+// next batch (0: stop reading).
+using RowVisitor = std::function<size_t(const std::string& path, const RowSource& source, RowBatch& batch)>;
+
+// Reads `inputs` as `infercost run` reads them (expand_inputs, each file's
+// format by `format_flag` or its extension, `options`), in input order, in
+// batches of at first `first_batch_rows` rows, each handed to `visit`, until
+// the rows end or `visit` wants no more. Returns the bad rows the sources
+// skipped (options.on_bad_row kSkip). Errors: the sources', naming the file.
+Result<int64_t> read_inputs(const std::vector<std::string>& inputs, const std::string& format_flag,
+                            const SourceOptions& options, size_t first_batch_rows, const RowVisitor& visit);
 
 }  // namespace infercost::io

@@ -113,30 +113,25 @@ Result<PrecisionCheck> check_precisions(const std::string& model_dir, const Clas
 }
 
 Result<SampledRows> read_first_rows(const RunOptions& options, int64_t max_rows) {
-  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> paths, io::expand_inputs(options.inputs));
   io::SourceOptions source_options;
   source_options.column = options.column;
   source_options.on_bad_row = options.on_bad_row;
   SampledRows out;
-  for (const std::string& path : paths) {
-    if (static_cast<int64_t>(out.texts.size()) >= max_rows) break;
-    INFERCOST_ASSIGN_OR_RETURN(io::InputFormat format, io::input_format_for(path, options.input_format));
-    INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<io::RowSource> source,
-                               open_input(path, format, source_options));
-    io::RowBatch batch;
-    while (static_cast<int64_t>(out.texts.size()) < max_rows) {
-      batch.clear();
-      const size_t want = static_cast<size_t>(max_rows - static_cast<int64_t>(out.texts.size()));
-      INFERCOST_ASSIGN_OR_RETURN(size_t got, source->next(std::min<size_t>(want, 4096), batch));
-      if (got == 0) break;
-      for (size_t i = 0; i < batch.size(); ++i) {
-        out.texts.push_back(std::move(batch.texts[i]));
-        out.is_null.push_back(batch.is_null[i]);
-        out.where.push_back(fmt::format("{}:{} {}", path, source->location_unit(), batch.lines[i]));
-      }
+  constexpr size_t kBatchRows = 4096;
+  const auto left = [&] {
+    return static_cast<size_t>(std::max<int64_t>(0, max_rows - std::ssize(out.texts)));
+  };
+  const auto keep = [&](const std::string& path, const io::RowSource& source, io::RowBatch& batch) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      out.texts.push_back(std::move(batch.texts[i]));
+      out.is_null.push_back(batch.is_null[i]);
+      out.where.push_back(fmt::format("{}:{} {}", path, source.location_unit(), batch.lines[i]));
     }
-    out.rows_skipped += source->rows_skipped();
-  }
+    return std::min(left(), kBatchRows);
+  };
+  INFERCOST_ASSIGN_OR_RETURN(out.rows_skipped,
+                             io::read_inputs(options.inputs, options.input_format, source_options,
+                                             std::min(left(), kBatchRows), keep));
   return out;
 }
 

@@ -27,9 +27,9 @@ namespace nb = nanobind;
 
 namespace infercost::python {
 
-std::shared_ptr<const ResultColumns> make_result_columns(pipeline::Classification result,
-                                                         const pipeline::Classifier& classifier) {
-  auto c = std::make_shared<ResultColumns>();
+std::shared_ptr<const ClassificationColumns> make_result_columns(pipeline::Classification result,
+                                                                 const pipeline::Classifier& classifier) {
+  auto c = std::make_shared<ClassificationColumns>();
   const size_t rows = result.rows();
   const size_t labels = static_cast<size_t>(result.labels);
   const std::vector<std::string>& label_names = classifier.config().labels;
@@ -102,7 +102,7 @@ void fill_schema(ArrowSchema* out, std::string format, std::string name, int64_t
 }
 
 // The struct schema of the columns: float32 per label, utf8 label(s).
-void export_schema(const ResultColumns& c, ArrowSchema* out) {
+void export_schema(const ClassificationColumns& c, ArrowSchema* out) {
   std::vector<ArrowSchema*> children;
   for (size_t k = 0; k < c.names.size(); ++k) {
     auto* child = new ArrowSchema();
@@ -113,7 +113,7 @@ void export_schema(const ResultColumns& c, ArrowSchema* out) {
 }
 
 struct ArrayData {
-  std::shared_ptr<const ResultColumns> columns;
+  std::shared_ptr<const ClassificationColumns> columns;
   std::vector<const void*> buffers;
   std::vector<ArrowArray*> children;
 };
@@ -129,8 +129,8 @@ void release_array(ArrowArray* array) {
   array->release = nullptr;
 }
 
-void fill_array(ArrowArray* out, const std::shared_ptr<const ResultColumns>& columns, int64_t null_count,
-                std::vector<const void*> buffers, std::vector<ArrowArray*> children) {
+void fill_array(ArrowArray* out, const std::shared_ptr<const ClassificationColumns>& columns,
+                int64_t null_count, std::vector<const void*> buffers, std::vector<ArrowArray*> children) {
   auto* data = new ArrayData{columns, std::move(buffers), std::move(children)};
   out->length = columns->rows;
   out->null_count = null_count;
@@ -144,7 +144,7 @@ void fill_array(ArrowArray* out, const std::shared_ptr<const ResultColumns>& col
   out->private_data = data;
 }
 
-void export_array(const std::shared_ptr<const ResultColumns>& c, ArrowArray* out) {
+void export_array(const std::shared_ptr<const ClassificationColumns>& c, ArrowArray* out) {
   const void* validity = c->validity.empty() ? nullptr : c->validity.data();
   // An empty string column still has its offsets and (non-null) data buffers.
   // (Arrow wants a data buffer even for 0 rows.)
@@ -175,7 +175,7 @@ void export_array(const std::shared_ptr<const ResultColumns>& c, ArrowArray* out
 
 // A stream of one batch: the struct array, then the end.
 struct StreamData {
-  std::shared_ptr<const ResultColumns> columns;
+  std::shared_ptr<const ClassificationColumns> columns;
   bool done = false;
 };
 
@@ -225,20 +225,20 @@ void delete_stream_capsule(void* p) noexcept {
 
 }  // namespace
 
-nb::object arrow_schema_capsule(const ResultColumns& columns) {
+nb::object arrow_schema_capsule(const ClassificationColumns& columns) {
   auto* schema = new ArrowSchema();
   export_schema(columns, schema);
   return nb::capsule(schema, "arrow_schema", delete_schema_capsule);
 }
 
-nb::tuple arrow_array_capsules(const std::shared_ptr<const ResultColumns>& columns) {
+nb::tuple arrow_array_capsules(const std::shared_ptr<const ClassificationColumns>& columns) {
   nb::object schema = arrow_schema_capsule(*columns);
   auto* array = new ArrowArray();
   export_array(columns, array);
   return nb::make_tuple(schema, nb::capsule(array, "arrow_array", delete_array_capsule));
 }
 
-nb::object arrow_stream_capsule(const std::shared_ptr<const ResultColumns>& columns) {
+nb::object arrow_stream_capsule(const std::shared_ptr<const ClassificationColumns>& columns) {
   auto* stream = new ArrowArrayStream();
   stream->get_schema = stream_get_schema;
   stream->get_next = stream_get_next;
@@ -251,8 +251,8 @@ nb::object arrow_stream_capsule(const std::shared_ptr<const ResultColumns>& colu
 namespace {
 
 // What Model.classify returns (infercost.Classification in the package).
-struct ClassifyResult {
-  std::shared_ptr<const ResultColumns> columns;
+struct PyClassification {
+  std::shared_ptr<const ClassificationColumns> columns;
 };
 
 class Model {
@@ -272,11 +272,11 @@ class Model {
     classifier_ = std::shared_ptr<pipeline::Classifier>(std::move(*opened));
   }
 
-  ClassifyResult classify(nb::handle texts) {
+  PyClassification classify(nb::handle texts) {
     std::shared_ptr<pipeline::Classifier> c = open_classifier();
     TextColumn column = read_texts(texts);
     Result<pipeline::Classification> out = internal_error("not classified");
-    std::shared_ptr<const ResultColumns> columns;
+    std::shared_ptr<const ClassificationColumns> columns;
     std::string metrics;
     // Without the GIL; Ctrl-C stops the call after the batches under way.
     std::atomic<int> stop{0};
@@ -306,7 +306,7 @@ class Model {
     });
     if (!out.ok()) raise_status(out.status());
     last_metrics_ = std::move(metrics);
-    return ClassifyResult{std::move(columns)};
+    return PyClassification{std::move(columns)};
   }
 
   const std::string& last_metrics() const { return last_metrics_; }
@@ -366,14 +366,14 @@ class Model {
 }  // namespace
 
 void bind_model(nb::module_& m) {
-  nb::class_<ClassifyResult>(
+  nb::class_<PyClassification>(
       m, "Classification",
       "What Model.classify returns: the output columns of `infercost run`, exported through the "
       "Arrow C data interface (see infercost.Classification).")
-      .def("__len__", [](const ClassifyResult& r) { return r.columns->rows; })
-      .def_prop_ro("column_names", [](const ClassifyResult& r) { return r.columns->names; })
+      .def("__len__", [](const PyClassification& r) { return r.columns->rows; })
+      .def_prop_ro("column_names", [](const PyClassification& r) { return r.columns->names; })
       .def_prop_ro("label_names",
-                   [](const ClassifyResult& r) {
+                   [](const PyClassification& r) {
                      std::vector<std::string> names(
                          r.columns->names.begin(),
                          r.columns->names.begin() + static_cast<ptrdiff_t>(r.columns->values.size()));
@@ -381,7 +381,7 @@ void bind_model(nb::module_& m) {
                    })
       .def_prop_ro(
           "scores",
-          [](const ClassifyResult& r) {
+          [](const PyClassification& r) {
             const pipeline::Classification& c = r.columns->classification;
             return nb::ndarray<nb::numpy, const float, nb::ndim<2>>(
                 c.scores.data(), {c.rows(), static_cast<size_t>(c.labels)});
@@ -389,21 +389,21 @@ void bind_model(nb::module_& m) {
           nb::rv_policy::reference_internal)
       .def_prop_ro(
           "label_index",
-          [](const ClassifyResult& r) {
+          [](const PyClassification& r) {
             const pipeline::Classification& c = r.columns->classification;
             return nb::ndarray<nb::numpy, const int32_t, nb::ndim<1>>(c.label.data(), {c.rows()});
           },
           nb::rv_policy::reference_internal)
       .def_prop_ro(
           "is_null",
-          [](const ClassifyResult& r) {
+          [](const PyClassification& r) {
             const pipeline::Classification& c = r.columns->classification;
             return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(c.is_null.data(), {c.rows()});
           },
           nb::rv_policy::reference_internal)
       .def(
           "__arrow_c_stream__",
-          [](const ClassifyResult& r, nb::handle requested_schema) {
+          [](const PyClassification& r, nb::handle requested_schema) {
             if (!requested_schema.is_none()) {
               throw nb::type_error(
                   "Classification: only its own schema can be exported (requested_schema=None)");
@@ -413,7 +413,7 @@ void bind_model(nb::module_& m) {
           nb::arg("requested_schema") = nb::none())
       .def(
           "__arrow_c_array__",
-          [](const ClassifyResult& r, nb::handle requested_schema) {
+          [](const PyClassification& r, nb::handle requested_schema) {
             if (!requested_schema.is_none()) {
               throw nb::type_error(
                   "Classification: only its own schema can be exported (requested_schema=None)");
@@ -421,7 +421,7 @@ void bind_model(nb::module_& m) {
             return arrow_array_capsules(r.columns);
           },
           nb::arg("requested_schema") = nb::none())
-      .def("__arrow_c_schema__", [](const ClassifyResult& r) { return arrow_schema_capsule(*r.columns); });
+      .def("__arrow_c_schema__", [](const PyClassification& r) { return arrow_schema_capsule(*r.columns); });
 
   nb::class_<Model>(m, "Model", "A model loaded once on its devices (see infercost.Model).")
       .def(nb::init<std::string, nb::dict>(), nb::arg("model_dir"), nb::arg("flags"))

@@ -20,7 +20,7 @@ namespace infercost::python {
 // labels at or above the threshold, joined by ","); every column null where
 // the row is null. Held column by column, so that an Arrow export points into
 // it; immutable once made.
-struct ResultColumns {
+struct ClassificationColumns {
   int64_t rows = 0;
   int64_t null_count = 0;
   std::vector<std::string> names;          // the columns, in order
@@ -35,14 +35,14 @@ struct ResultColumns {
 };
 
 // Makes the columns of `result` for a classifier's labels and label set.
-std::shared_ptr<const ResultColumns> make_result_columns(pipeline::Classification result,
-                                                         const pipeline::Classifier& classifier);
+std::shared_ptr<const ClassificationColumns> make_result_columns(pipeline::Classification result,
+                                                                 const pipeline::Classifier& classifier);
 
 // The Python result object's Arrow side: a stream of one record batch (a
 // struct array of the columns), its schema, or the array and schema.
-nanobind::object arrow_stream_capsule(const std::shared_ptr<const ResultColumns>& columns);
-nanobind::object arrow_schema_capsule(const ResultColumns& columns);
-nanobind::tuple arrow_array_capsules(const std::shared_ptr<const ResultColumns>& columns);
+nanobind::object arrow_stream_capsule(const std::shared_ptr<const ClassificationColumns>& columns);
+nanobind::object arrow_schema_capsule(const ClassificationColumns& columns);
+nanobind::tuple arrow_array_capsules(const std::shared_ptr<const ClassificationColumns>& columns);
 
 // Registers _native.Model and _native.Classification on the module.
 void bind_model(nanobind::module_& m);
