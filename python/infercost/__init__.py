@@ -47,6 +47,7 @@ from ._native import (
 )
 from ._settings import with_settings
 from ._types import (
+    EmbeddingInfo,
     LoadedModelInfo,
     ModelFlags,
     ModelInfo,
@@ -84,6 +85,7 @@ __all__ = [
     # The dicts taken and returned (_types.py).
     "ModelInfo",
     "TokenizerInfo",
+    "EmbeddingInfo",
     "LoadedModelInfo",
     "ModelRuntime",
     "RunMetrics",

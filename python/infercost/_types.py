@@ -30,6 +30,20 @@ class TokenizerInfo(_TokenizerInfoSometimes):
     max_length: int
 
 
+class EmbeddingInfo(TypedDict):
+    """``model_info(...)["embedding"]`` of a sentence-transformers directory (one
+    with a modules.json): how its encoder's token vectors become one vector per text."""
+
+    source: str  # "sentence-transformers"
+    pooling: str  # "cls", "mean", "max" or "lasttoken"
+    normalize: bool  # unit length after pooling (a Normalize module)
+    dimensions: int
+    max_seq_length: Optional[int]  # sentence_bert_config.json's truncation
+    prompts: Dict[str, str]  # config_sentence_transformers.json's, by name
+    default_prompt_name: Optional[str]
+    include_prompt: bool  # whether pooling sees a prompt's tokens
+
+
 class ModelInfo(TypedDict):
     """What :func:`infercost.model_info` returns: the fields ``infercost model info``
     prints, from the model directory's config, weights header and tokenizer."""
@@ -58,6 +72,8 @@ class ModelInfo(TypedDict):
     labels_column: bool  # the multi-label `labels` output column
     output_columns: List[str]  # the columns after the text: labels lowercased, label[, labels]
     tokenizer: TokenizerInfo
+    embedding: Optional[EmbeddingInfo]  # None without a sentence-transformers modules.json
+    embedding_refused: Optional[str]  # a modules.json asking for what infercost does not do: why
     synthetic: bool  # random weights (`infercost model synth`)
     synthetic_preset: Optional[str]  # None for a real model
     synthetic_seed: Optional[int]  # None for a real model

@@ -49,7 +49,7 @@ Status validate_config(const model::ModelConfig& config) {
   return Status();
 }
 
-Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w) {
+Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w, bool head) {
   const int hidden = config.hidden_size;
   const int inter = config.intermediate_size;
   if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
@@ -70,15 +70,17 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
     return invalid_argument(
         fmt::format("{} encoder layers in the weights, config says {}", w.layers.size(), config.num_layers));
   }
-  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, "head (pooler or pre_classifier)"));
-  if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
-    return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
-                                        w.head.classifier.out, w.head.classifier.in, hidden));
-  }
-  INFERCOST_RETURN_IF_ERROR(check_linear(w.head.classifier, w.head.classifier.out, hidden, "classifier"));
-  if (config.num_labels() != 0 && config.num_labels() != w.head.classifier.out) {
-    return invalid_argument(fmt::format("classifier has {} outputs but config.json names {} labels",
-                                        w.head.classifier.out, config.num_labels()));
+  if (head) {
+    INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, "head (pooler or pre_classifier)"));
+    if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
+      return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
+                                          w.head.classifier.out, w.head.classifier.in, hidden));
+    }
+    INFERCOST_RETURN_IF_ERROR(check_linear(w.head.classifier, w.head.classifier.out, hidden, "classifier"));
+    if (config.num_labels() != 0 && config.num_labels() != w.head.classifier.out) {
+      return invalid_argument(fmt::format("classifier has {} outputs but config.json names {} labels",
+                                          w.head.classifier.out, config.num_labels()));
+    }
   }
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const model::EncoderLayerWeights& l = w.layers[i];
@@ -95,9 +97,9 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
   return Status();
 }
 
-Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights) {
+Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
-  return validate_weights(config, weights);
+  return validate_weights(config, weights, head);
 }
 
 Status validate_batch(const model::ModelConfig& config, const TokenBatch& b) {

@@ -18,11 +18,14 @@ Status validate_config(const model::ModelConfig& config);
 
 // The weights' shapes against a config that validate_config() accepted:
 // embeddings, every LayerNorm and linear layer (shape and value counts), the
-// layer count and the classifier against the config's labels.
-Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& weights);
+// layer count and, with `head`, the head's layers and the classifier against
+// the config's labels (a backend that pools the token vectors needs no head).
+Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& weights,
+                        bool head = true);
 
 // validate_config(), then validate_weights().
-Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights);
+Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
+                      bool head = true);
 
 // A batch against the model: sizes, lengths in 1..seq_len, seq_len within the
 // model's max_positions(), every id that gets computed (the padding too with

@@ -80,6 +80,17 @@ void run_info(const ModelFlags& flags) {
     std::printf("normalizer      lowercase %s, strip accents %s, split CJK %s\n", n.lowercase ? "yes" : "no",
                 n.strip_accents ? "yes" : "no", n.split_cjk ? "yes" : "no");
   }
+  if (m.embedding) {
+    const model::EmbeddingConfig& e = *m.embedding;
+    std::string max_seq = e.max_seq_length > 0 ? fmt::format(", max_seq_length {}", e.max_seq_length) : "";
+    std::string prompt =
+        e.default_prompt_name.empty() ? "" : fmt::format(", default prompt '{}'", e.default_prompt_name);
+    std::printf("embedding       %s pooling, %s%d dimensions%s%s (sentence-transformers modules.json)\n",
+                model::pooling_name(e.pooling), e.normalize ? "normalized, " : "", e.dimensions,
+                max_seq.c_str(), prompt.c_str());
+  } else if (!m.embedding_refused.empty()) {
+    std::printf("embedding       refused: %s\n", m.embedding_refused.c_str());
+  }
   if (c.synthetic) {
     std::printf("synthetic       yes (preset %s, seed %llu)\n", c.synthetic_preset.c_str(),
                 static_cast<unsigned long long>(c.synthetic_seed));

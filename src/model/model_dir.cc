@@ -228,9 +228,11 @@ Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& op
     return std::move(m);
   }
   INFERCOST_ASSIGN_OR_RETURN(SafeTensorsFile file, SafeTensorsFile::open(opened.weights_path));
-  INFERCOST_RETURN_IF_ERROR(check_classification_head(dir, m.config, file.tensors()));
+  if (options.classification_head) {
+    INFERCOST_RETURN_IF_ERROR(check_classification_head(dir, m.config, file.tensors()));
+  }
   m.weights_dtype = dtypes_of(file.tensors());
-  INFERCOST_ASSIGN_OR_RETURN(m.weights, read_encoder_weights(file, m.config));
+  INFERCOST_ASSIGN_OR_RETURN(m.weights, read_encoder_weights(file, m.config, options.classification_head));
   return std::move(m);
 }
 
@@ -255,6 +257,12 @@ Result<ModelDescription> describe_model_dir(const std::string& dir) {
     const text::TokenizerOptions& t = wordpiece->options();
     d.tokenizer.normalizer =
         NormalizerDescription{t.lowercase, t.strip_accents.value_or(t.lowercase), t.tokenize_chinese_chars};
+  }
+  Result<std::optional<EmbeddingConfig>> embedding = read_sentence_transformers(m.dir, m.config.hidden_size);
+  if (embedding.ok()) {
+    d.embedding = std::move(*embedding);
+  } else {
+    d.embedding_refused = embedding.status().message();
   }
   return d;
 }

@@ -63,8 +63,8 @@ float reference_activation(Activation activation, float x) {
   return x;
 }
 
-std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWeights& w,
-                                           std::span<const int32_t> ids) {
+std::vector<float> reference_token_states(const ModelConfig& c, const EncoderWeights& w,
+                                          std::span<const int32_t> ids) {
   const int n = static_cast<int>(ids.size()), h = c.hidden_size, nh = c.num_heads, dh = c.head_dim();
   std::vector<float> x(static_cast<size_t>(n) * h);
   std::vector<int32_t> positions(static_cast<size_t>(n));
@@ -113,7 +113,37 @@ std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWe
     for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
     reference_layer_norm(x.data(), n, h, l.ffn_ln, c.layer_norm_eps);
   }
-  const std::vector<float> cls(x.begin(), x.begin() + h);
+  return x;
+}
+
+std::vector<float> reference_pooled(const ModelConfig& c, const EncoderWeights& w,
+                                    std::span<const int32_t> ids, Pooling pooling) {
+  const std::vector<float> x = reference_token_states(c, w, ids);
+  const size_t n = ids.size(), h = static_cast<size_t>(c.hidden_size);
+  std::vector<float> out(h);
+  for (size_t i = 0; i < h; ++i) {
+    double v = 0;
+    switch (pooling) {
+      case Pooling::kCls: v = x[i]; break;
+      case Pooling::kLastToken: v = x[(n - 1) * h + i]; break;
+      case Pooling::kMean:
+        for (size_t t = 0; t < n; ++t) v += x[t * h + i];
+        v /= static_cast<double>(n);
+        break;
+      case Pooling::kMax:
+        v = x[i];
+        for (size_t t = 1; t < n; ++t) v = std::max(v, static_cast<double>(x[t * h + i]));
+        break;
+    }
+    out[i] = static_cast<float>(v);
+  }
+  return out;
+}
+
+std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWeights& w,
+                                           std::span<const int32_t> ids) {
+  const std::vector<float> x = reference_token_states(c, w, ids);
+  const std::vector<float> cls(x.begin(), x.begin() + c.hidden_size);
   std::vector<float> g = linear(w.head.pre, cls, 1);
   for (auto& f : g) f = reference_activation(c.head_activation(), f);
   return g;

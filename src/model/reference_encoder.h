@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "infercost/model/config.h"
+#include "infercost/model/embedding.h"
 #include "infercost/model/weights.h"
 
 namespace infercost::model {
@@ -31,6 +32,16 @@ void reference_layer_norm(float* x, int rows, int hidden, const LayerNormWeights
 float reference_gelu(float x);
 // `activation` of x, GELU by reference_gelu.
 float reference_activation(Activation activation, float x);
+
+// The encoder's last hidden states of the sequence: [ids.size(),
+// hidden_size], row-major. Positions as config.position_scheme() numbers them.
+std::vector<float> reference_token_states(const ModelConfig& config, const EncoderWeights& weights,
+                                          std::span<const int32_t> ids);
+
+// One vector for the sequence: its token states pooled as sentence-transformers
+// pools them (every token of `ids` is a real one), in double; hidden_size values.
+std::vector<float> reference_pooled(const ModelConfig& config, const EncoderWeights& weights,
+                                    std::span<const int32_t> ids, Pooling pooling);
 
 // The classifier's input for the sequence: the head's activation of its first
 // layer on the first token (DistilBERT: relu(pre_classifier([CLS])); BERT:

@@ -146,11 +146,13 @@ std::vector<float> embedding_bias_of(const ModelConfig& config, const std::vecto
   return std::vector<float>(token_types.begin(), token_types.begin() + static_cast<std::ptrdiff_t>(hidden));
 }
 
-Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config) {
-  if (config.num_labels() < 1) return invalid_argument(file.path() + ": the config has no labels");
+Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config,
+                                            bool classifier) {
+  if (classifier && config.num_labels() < 1)
+    return invalid_argument(file.path() + ": the config has no labels");
   const CheckpointNames& names = checkpoint_names(config.architecture);
   TensorSource src(file, names.prefix);
-  return read_weights(src, config, names);
+  return read_weights(src, config, names, classifier);
 }
 
 Result<int64_t> count_encoder_parameters(const SafeTensorsHeader& header, const std::string& path,

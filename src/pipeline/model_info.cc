@@ -55,6 +55,24 @@ std::string model_info_json(const model::ModelDescription& m) {
                          {"split_cjk", t.normalizer->split_cjk}};
   }
   j["tokenizer"] = std::move(tok);
+  if (m.embedding) {
+    const model::EmbeddingConfig& e = *m.embedding;
+    j["embedding"] = {
+        {"source", "sentence-transformers"},
+        {"pooling", model::pooling_name(e.pooling)},
+        {"normalize", e.normalize},
+        {"dimensions", e.dimensions},
+        {"max_seq_length", e.max_seq_length > 0 ? nlohmann::ordered_json(e.max_seq_length) : nullptr},
+        {"prompts", e.prompts},
+        {"default_prompt_name", e.default_prompt_name.empty()
+                                    ? nlohmann::ordered_json()
+                                    : nlohmann::ordered_json(e.default_prompt_name)},
+        {"include_prompt", e.include_prompt}};
+  } else {
+    j["embedding"] = nullptr;
+  }
+  j["embedding_refused"] =
+      m.embedding_refused.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(m.embedding_refused);
   j["synthetic"] = c.synthetic;
   j["synthetic_preset"] = c.synthetic ? nlohmann::ordered_json(c.synthetic_preset) : nlohmann::ordered_json();
   j["synthetic_seed"] = c.synthetic ? nlohmann::ordered_json(c.synthetic_seed) : nlohmann::ordered_json();

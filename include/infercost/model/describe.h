@@ -18,6 +18,7 @@
 
 #include "infercost/core/status.h"
 #include "infercost/model/config.h"
+#include "infercost/model/embedding.h"
 #include "infercost/text/tokenizer.h"
 
 namespace infercost::model {
@@ -59,6 +60,12 @@ struct ModelDescription {
   // The float dtype(s) of model.safetensors, "+"-joined ("F32", "BF16+F32").
   std::string weights_dtype;
   TokenizerDescription tokenizer;
+  // Where the directory is a sentence-transformers model (it has a
+  // modules.json): how it makes one vector per text, or, when the engine
+  // cannot make sentence-transformers' vector, why (embedding_refused:
+  // read_sentence_transformers' error). Both empty without a modules.json.
+  std::optional<EmbeddingConfig> embedding;
+  std::string embedding_refused;
 };
 
 // Describes the model directory `dir` with the checks load_model_dir(dir, {})

@@ -32,6 +32,11 @@ struct LoadedModel {
 
 struct LoadOptions {
   bool load_weights = true;  // false: config, tokenizer and the weights header only
+  // False: the encoder's token vectors are what is wanted (embeddings), so a
+  // checkpoint without a classification head loads (read_encoder_weights
+  // without `classifier`); true: one without is refused
+  // (check_classification_head).
+  bool classification_head = true;
   // Tokenizer truncation; 0: the model's limit (its positions, or its
   // tokenizer_config.json's model_max_length where that is smaller).
   int max_length = 0;
@@ -53,8 +58,11 @@ Result<int> read_model_length_limit(const std::string& dir);
 // mis-shaped tensors are errors naming the tensor.
 Result<LoadedModel> load_model_dir(const std::string& dir, const LoadOptions& options);
 
-// Maps HF checkpoint names to EncoderWeights; exposed for tests.
-Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config);
+// Maps HF checkpoint names to EncoderWeights; exposed for tests. Without
+// `classifier`: the encoder and, where the file has it, the head's first
+// layer (BERT's pooler); no classifier is required or read.
+Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const ModelConfig& config,
+                                            bool classifier = true);
 // The parameters read_encoder_weights() would load from the file at `path`
 // whose header this is, counted from the header's shapes: the same tensors
 // found and checked the same way (and the same errors), none read. Equals

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,10 +82,11 @@ struct PreparedLayer {
 
 class CpuBackend final : public Backend {
  public:
-  CpuBackend(int threads, Precision precision, bool emulate_bf16)
+  CpuBackend(int threads, Precision precision, bool emulate_bf16, std::optional<model::Pooling> pooling)
       : threads_(threads),
         precision_(precision),
         emulate_bf16_(emulate_bf16),
+        pooling_(pooling),
         engine_(dnnl::engine::kind::cpu, 0),
         stream_(engine_) {}
 
@@ -125,7 +127,7 @@ class CpuBackend final : public Backend {
 
  private:
   Status prepare_impl(const model::ModelConfig& config, const model::EncoderWeights& w) {
-    INFERCOST_RETURN_IF_ERROR(validate_model(config, w));
+    INFERCOST_RETURN_IF_ERROR(validate_model(config, w, /*head=*/!pooling_));
     config_ = config;
     word_ = w.word_embeddings;
     position_ = w.position_embeddings;
@@ -154,6 +156,10 @@ class CpuBackend final : public Backend {
       dst.attn_ln_beta = src.attn_ln.beta;
       dst.ffn_ln_gamma = src.ffn_ln.gamma;
       dst.ffn_ln_beta = src.ffn_ln.beta;
+    }
+    if (pooling_) {
+      labels_ = config.hidden_size;
+      return Status();
     }
     // The head runs on one row per sequence: it stays fp32 in every precision.
     INFERCOST_RETURN_IF_ERROR(pre_.init(
@@ -217,6 +223,15 @@ class CpuBackend final : public Backend {
       layer_norm(h, h, total, hidden, layer.ffn_ln_gamma.data(), layer.ffn_ln_beta.data(), eps);
     }
 
+    if (pooling_) {
+      stream_.wait();
+      logits.values.resize(size_t(b.batch) * hidden);
+      for (int r = 0; r < b.batch; ++r) {
+        pool_row(*pooling_, h + offsets[r] * hidden, b.lengths[size_t(r)], hidden,
+                 logits.values.data() + int64_t(r) * hidden);
+      }
+      return logits;
+    }
     // Head on the [CLS] (first) token of each row.
     float* cls = ensure(cls_, int64_t(b.batch) * hidden);
     float* pooled = ensure(pooled_, int64_t(b.batch) * hidden);
@@ -230,9 +245,35 @@ class CpuBackend final : public Backend {
     return logits;
   }
 
+  // One row's vector from its `length` real tokens' states (`states`:
+  // [length, hidden]), as sentence-transformers pools them; sums in double.
+  static void pool_row(model::Pooling pooling, const float* states, int length, int hidden, float* out) {
+    switch (pooling) {
+      case model::Pooling::kCls: std::memcpy(out, states, sizeof(float) * size_t(hidden)); return;
+      case model::Pooling::kLastToken:
+        std::memcpy(out, states + int64_t(length - 1) * hidden, sizeof(float) * size_t(hidden));
+        return;
+      case model::Pooling::kMean:
+        for (int i = 0; i < hidden; ++i) {
+          double sum = 0;
+          for (int t = 0; t < length; ++t) sum += states[int64_t(t) * hidden + i];
+          out[i] = float(sum / length);
+        }
+        return;
+      case model::Pooling::kMax:
+        for (int i = 0; i < hidden; ++i) {
+          float best = states[i];
+          for (int t = 1; t < length; ++t) best = std::max(best, states[int64_t(t) * hidden + i]);
+          out[i] = best;
+        }
+        return;
+    }
+  }
+
   int threads_;
   Precision precision_;
   bool emulate_bf16_;
+  std::optional<model::Pooling> pooling_;  // set: forward() pools instead of running the head
 
   // The precision of the GEMMs fed by a LayerNorm (QKV, FFN input). int8
   // runs them in bf16 where the CPU has native bf16: their inputs carry the
@@ -282,7 +323,7 @@ Result<std::unique_ptr<Backend>> make_cpu_backend(const BackendOptions& options)
   try {
     // Where bf16 is native, emulate_bf16 changes nothing: the real kernels run.
     const bool emulate = options.emulate_bf16 && !cpu.native_bf16();
-    return std::unique_ptr<Backend>(new CpuBackend(threads, options.precision, emulate));
+    return std::unique_ptr<Backend>(new CpuBackend(threads, options.precision, emulate, options.pooling));
   } catch (const dnnl::error& e) {
     return internal_error(fmt::format("cpu backend: oneDNN engine: {}", e.what()));
   }

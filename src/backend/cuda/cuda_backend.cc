@@ -1175,6 +1175,9 @@ bool graphs_from_env() {
 }
 
 Result<std::unique_ptr<Backend>> create_backend_impl(const BackendOptions& options) {
+  if (options.pooling) {
+    return unsupported("cuda backend: pooled token vectors (embeddings) run on the CPU backend only so far");
+  }
   if (options.precision == Precision::kInt8) {
     return unsupported("cuda backend: precision int8 runs on the CPU backend only; on GPUs use bf16 or fp16");
   }
