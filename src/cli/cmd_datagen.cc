@@ -33,12 +33,13 @@ struct DatagenOptions {
   std::string lengths_format;
 };
 
+// Rows read at a time from --lengths-from.
+constexpr size_t kBatchRows = 4096;
+
 // Words per row (corpus::count_words) of the text column of --lengths-from, read as
 // `infercost run` reads them. Null rows and rows without a word are left out
 // (counted in *left_out). Errors name the file; a source without a counted
 // row is kInvalidArgument naming the inputs.
-constexpr size_t kBatchRows = 4096;
-
 Result<corpus::WordCounts> measure_lengths(const DatagenOptions& options, int64_t* left_out) {
   io::SourceOptions source_options;
   source_options.column = options.lengths_column;
