@@ -304,6 +304,43 @@ INSTANTIATE_TEST_SUITE_P(Archs, CudaEmuModel,
                                   info.param.activation;
                          });
 
+// ---- Pooled outputs (embeddings) ---------------------------------------------------
+
+// With a pooling, the GPU pools each row's real tokens as the CPU backend
+// does (fp32 within 1e-4; bf16 within 0.1 of it, as the logits), packed and with the padding
+// computed, eagerly and from a replayed graph, for a model without a head.
+TEST_F(CudaEmu, PoolsTheRealTokensAsTheCpuDoes) {
+  SmallModel m(Architecture::kBert, "gelu", 53);
+  m.weights.head = {};  // an encoder without a classifier
+  const Rows rows = m.rows(5, 1, 20, 54);
+  for (model::Pooling pooling :
+       {model::Pooling::kCls, model::Pooling::kMean, model::Pooling::kMax, model::Pooling::kLastToken}) {
+    SCOPED_TRACE(model::pooling_name(pooling));
+    BackendOptions options;
+    options.pooling = pooling;
+    options.threads = 1;
+    auto cpu = testing::prepared_or_null(create_backend("cpu", options), m.config, m.weights);
+    ASSERT_TRUE(cpu);
+    const std::vector<float> want = logits_of(*cpu, rows, rows.size());
+    ASSERT_EQ(want.size(), rows.size() * size_t(m.config.hidden_size));
+    for (Precision p : {Precision::kFp32, Precision::kBf16}) {
+      options.precision = p;
+      auto gpu = testing::prepared_or_null(make_gpu(options), m.config, m.weights);
+      ASSERT_TRUE(gpu);
+      const double tolerance = p == Precision::kFp32 ? 1e-4 : 0.1;  // bf16: its activations are bf16
+      for (bool padded : {false, true}) {
+        for (int round = 0; round < 3; ++round) {  // eager, captured, replayed
+          Result<Logits> got = gpu->forward(batch_of(rows, 0, rows.size(), padded, 5));
+          ASSERT_TRUE(got.ok()) << got.status().to_string();
+          ASSERT_EQ(got->labels, m.config.hidden_size);
+          EXPECT_LE(max_abs_diff(got->values, want), tolerance)
+              << cuda::dtype_name(p) << (padded ? ", padding computed" : "") << ", round " << round;
+        }
+      }
+    }
+  }
+}
+
 // ---- Graphs -------------------------------------------------------------------------
 
 TEST_F(CudaEmu, GraphReplayGivesTheEagerLogits) {

@@ -168,6 +168,28 @@ TEST_P(CudaSmallModel, ComputedPaddingChangesNothing) {
   }
 }
 
+// With a pooling (embeddings), each row's pooled token vectors as the CPU
+// backend pools them: fp32 within the parity tolerance, for a model without a head.
+TEST_P(CudaSmallModel, PooledVectorsMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const model::ModelConfig config = testing::small_config(GetParam().arch, GetParam().activation);
+  model::EncoderWeights weights = testing::random_weights(config, 23);
+  weights.head = {};
+  const Rows rows = random_rows(33, 1, config.max_positions(), config.vocab_size, 6);
+  for (model::Pooling pooling :
+       {model::Pooling::kCls, model::Pooling::kMean, model::Pooling::kMax, model::Pooling::kLastToken}) {
+    BackendOptions options;
+    options.pooling = pooling;
+    auto cpu = testing::prepared_or_null(create_backend("cpu", options), config, weights);
+    auto gpu = testing::prepared_or_null(create_backend("cuda:0", options), config, weights);
+    ASSERT_TRUE(cpu && gpu);
+    const double diff = max_abs_diff(logits_of(*cpu, rows, 16), logits_of(*gpu, rows, 16));
+    std::printf("[cuda] small %s %s pooling fp32: max |diff| vs CPU %.3g\n", config.model_type.c_str(),
+                model::pooling_name(pooling), diff);
+    EXPECT_LE(diff, 1e-3) << model::pooling_name(pooling);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Archs, CudaSmallModel,
                          ::testing::Values(ArchCase{model::Architecture::kDistilBert, "gelu"},
                                            ArchCase{model::Architecture::kDistilBert, "relu"},

@@ -535,6 +535,45 @@ TEST_P(CudaKernelTest, GatherRowsWidensToFp32) {
   }
 }
 
+// Each sequence's real rows (key_len of them from seq_start; its padding rows
+// after them never count) pooled to fp32, against the same pooling in double
+// over the values as stored.
+TEST_P(CudaKernelTest, PoolRowsPoolsTheRealRowsOfEachSequence) {
+  const DType t = dtype();
+  const int hidden = 300;  // more columns than a block's threads
+  // Three sequences of 4 computed rows (the last padded: 2 real), then 1 and 5.
+  const std::vector<int32_t> seq_start = {0, 4, 8, 9, 14};
+  const std::vector<int32_t> key_len = {4, 2, 1, 5};
+  const int sequences = int(key_len.size());
+  const std::vector<float> x = round_to(t, randn(size_t(seq_start.back()) * hidden, 57));
+  const DeviceArray d_x(t, x);
+  const DeviceInts d_start(seq_start), d_len(key_len);
+  for (Pool pool : {Pool::kCls, Pool::kMean, Pool::kMax, Pool::kLastToken}) {
+    SCOPED_TRACE("pool " + std::to_string(int(pool)));
+    DeviceArray d_out(DType::kF32, size_t(sequences) * hidden);
+    INFERCOST_ASSERT_CUDA(pool_rows_f32(t, d_x.data(), d_start.data(), d_len.data(), sequences, hidden, pool,
+                                        static_cast<float*>(d_out.data()), stream_));
+    ASSERT_TRUE(sync());
+    const std::vector<float> got = d_out.download();
+    for (int s = 0; s < sequences; ++s) {
+      for (int c = 0; c < hidden; ++c) {
+        const auto at = [&](int r) {
+          return double(x[size_t(seq_start[size_t(s)] + r) * hidden + size_t(c)]);
+        };
+        const int n = key_len[size_t(s)];
+        double want = at(0);
+        if (pool == Pool::kLastToken) want = at(n - 1);
+        for (int r = 1; r < n; ++r) {
+          if (pool == Pool::kMean) want += at(r);
+          if (pool == Pool::kMax) want = std::max(want, at(r));
+        }
+        if (pool == Pool::kMean) want /= n;
+        ASSERT_NEAR(got[size_t(s) * hidden + size_t(c)], want, 1e-5) << "sequence " << s << ", column " << c;
+      }
+    }
+  }
+}
+
 // ---- Attention
 // -------------------------------------------------------------------------------------------------
 
@@ -738,6 +777,8 @@ TEST_F(CudaTest, EmptyCallsLaunchNothing) {
   for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) {
     EXPECT_EQ(activation_inplace(t, nullptr, 0, Act::kGelu, stream_), cudaSuccess);
     EXPECT_EQ(gather_rows_f32(t, nullptr, nullptr, 0, 768, nullptr, stream_), cudaSuccess);
+    EXPECT_EQ(pool_rows_f32(t, nullptr, nullptr, nullptr, 0, 768, Pool::kMean, nullptr, stream_),
+              cudaSuccess);
     EXPECT_EQ(convert_from_f32(t, nullptr, nullptr, 0, stream_), cudaSuccess);
     EXPECT_EQ(convert_to_f32(t, nullptr, nullptr, 0, stream_), cudaSuccess);
     EXPECT_EQ(activation_inplace(t, nullptr, -1, Act::kGelu, stream_), cudaErrorInvalidValue);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -335,8 +336,10 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
     at.ffn_beta = image.put(l.ffn_ln.beta, DType::kF32);
     layers.push_back(at);
   }
-  const LinearAt pre = put_linear({&w.head.pre}, DType::kF32);
-  const LinearAt classifier = put_linear({&w.head.classifier}, DType::kF32);
+  // A backend that pools the token vectors has no head to upload.
+  const bool head = !w.head.classifier.weight.empty();
+  const LinearAt pre = head ? put_linear({&w.head.pre}, DType::kF32) : LinearAt{};
+  const LinearAt classifier = head ? put_linear({&w.head.classifier}, DType::kF32) : LinearAt{};
 
   auto out = std::make_shared<DeviceWeights>();
   out->device = device;
@@ -669,11 +672,13 @@ class CudaBackend final : public Backend {
  public:
   // Throws CudaFailure when the stream, the cuBLASLt handle or its workspace
   // cannot be made.
-  CudaBackend(const DeviceFacts& facts, Precision precision, bool graphs)
+  CudaBackend(const DeviceFacts& facts, Precision precision, bool graphs,
+              std::optional<model::Pooling> pooling)
       : facts_(facts),
         precision_(precision),
         type_(dtype_of(precision)),
         graphs_enabled_(graphs),
+        pooling_(pooling),
         lock_(device_lock(facts.index)) {
     DeviceLockGuard hold(lock_);
     INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
@@ -710,7 +715,7 @@ class CudaBackend final : public Backend {
     prepared_ = false;
     const std::string context = fmt::format("{}: prepare {}", name(), config.name);
     if (broken_) return unusable(context);
-    Status st = validate_gpu_model(config, weights);
+    Status st = validate_gpu_model(config, weights, /*head=*/!pooling_);
     if (st.ok() && type_ == DType::kF16) st = check_fp16_range(weights);
     if (!st.ok()) return st.with_context(context);
     return guarded(context, [&] {
@@ -785,7 +790,7 @@ class CudaBackend final : public Backend {
     if (broken_) return unusable(context);
     std::unique_ptr<CudaBackend> twin;
     Status st = guarded(context, [&] {
-      twin = std::make_unique<CudaBackend>(facts_, precision_, graphs_enabled_);
+      twin = std::make_unique<CudaBackend>(facts_, precision_, graphs_enabled_, pooling_);
       twin->adopt(config_, weights_);
       twin->prepared_ = true;
       return Status();
@@ -851,7 +856,7 @@ class CudaBackend final : public Backend {
   void adopt(const model::ModelConfig& config, std::shared_ptr<DeviceWeights> weights) {
     config_ = config;
     weights_ = std::move(weights);
-    labels_ = weights_->classifier.out;
+    labels_ = pooling_ ? config.hidden_size : weights_->classifier.out;
     dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_};
     const Act ffn_act = activation_as<Act>(config.ffn_activation);
     ops_.clear();
@@ -866,9 +871,11 @@ class CudaBackend final : public Backend {
       ops.ffn_out = add_op(make_linear_op(l.ffn_out, Act::kNone, at + "ffn out"));
       layer_ops_.push_back(ops);
     }
-    pre_ = add_op(make_head_op(weights_->pre, "head"));
-    pre_act_ = activation_as<Act>(config.head_activation());
-    classifier_ = add_op(make_head_op(weights_->classifier, "classifier"));
+    if (!pooling_) {
+      pre_ = add_op(make_head_op(weights_->pre, "head"));
+      pre_act_ = activation_as<Act>(config.head_activation());
+      classifier_ = add_op(make_head_op(weights_->classifier, "classifier"));
+    }
     layout_ = ActivationLayout{};
     activations_.reset();
   }
@@ -1008,6 +1015,11 @@ class CudaBackend final : public Backend {
       INFERCOST_CUDA_CHECK(
           add_layer_norm(type_, p.h, p.ctx, t, hidden, l.ffn_gamma, l.ffn_beta, eps, stream_));
     }
+    if (pooling_) {  // each sequence's real tokens pooled into [sequences, hidden]
+      INFERCOST_CUDA_CHECK(pool_rows_f32(type_, p.h, p.seq_start, p.key_len, k.sequences, hidden,
+                                         Pool(int(*pooling_)), p.logits, stream_));
+      return;
+    }
     INFERCOST_CUDA_CHECK(gather_rows_f32(type_, p.h, p.cls_rows, k.sequences, hidden, p.cls, stream_));
     gemm_->run(*pre_, p.cls, k.sequences, p.pooled, stream_);
     INFERCOST_CUDA_CHECK(bias_act_f32(p.pooled, static_cast<const float*>(pre_->w.bias), k.sequences, hidden,
@@ -1097,6 +1109,7 @@ class CudaBackend final : public Backend {
       const LayerOps& ops = layer_ops_.front();  // every layer has these shapes
       for (const LinearOp* op : {ops.qkv, ops.attn_out, ops.ffn_in, ops.ffn_out}) gemm_->warm(*op, k.total);
     }
+    if (pooling_) return;  // no head
     gemm_->warm(*pre_, k.sequences);
     gemm_->warm(*classifier_, k.sequences);
   }
@@ -1122,7 +1135,8 @@ class CudaBackend final : public Backend {
   Precision precision_;
   DType type_;
   bool graphs_enabled_;
-  std::recursive_mutex& lock_;  // device_lock() of this GPU
+  std::optional<model::Pooling> pooling_;  // set: forward() pools instead of running the head
+  std::recursive_mutex& lock_;             // device_lock() of this GPU
   int graph_failures_ = 0;
   bool prepared_ = false;
   bool broken_ = false;
@@ -1131,7 +1145,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<Gemm> gemm_;
   model::ModelConfig config_;
   ModelDims dims_;
-  int labels_ = 0;
+  int labels_ = 0;  // values per row of forward(): the labels, or hidden_size with pooling_
   std::shared_ptr<DeviceWeights> weights_;
   std::vector<std::unique_ptr<LinearOp>> ops_;
   std::vector<LayerOps> layer_ops_;
@@ -1175,9 +1189,6 @@ bool graphs_from_env() {
 }
 
 Result<std::unique_ptr<Backend>> create_backend_impl(const BackendOptions& options) {
-  if (options.pooling) {
-    return unsupported("cuda backend: pooled token vectors (embeddings) run on the CPU backend only so far");
-  }
   if (options.precision == Precision::kInt8) {
     return unsupported("cuda backend: precision int8 runs on the CPU backend only; on GPUs use bf16 or fp16");
   }
@@ -1202,7 +1213,7 @@ Result<std::unique_ptr<Backend>> create_backend_impl(const BackendOptions& optio
   }
   try {
     return std::unique_ptr<Backend>(
-        new CudaBackend(facts, precision, options.cuda_graphs && graphs_from_env()));
+        new CudaBackend(facts, precision, options.cuda_graphs && graphs_from_env(), options.pooling));
   } catch (const CudaFailure& f) {
     if (f.kind() == CudaFailure::Kind::kOutOfMemory) {
       return resource_exhausted(

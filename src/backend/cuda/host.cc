@@ -90,7 +90,7 @@ void write_packed(const PackedBatch& p, int32_t* dst) {
 
 // ---- Validation --------------------------------------------------------------
 
-Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights) {
+Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
   const int hidden = config.hidden_size;
   if (hidden > kMaxHiddenSize) {
@@ -103,7 +103,7 @@ Status validate_gpu_model(const model::ModelConfig& config, const model::Encoder
         "head size {} (hidden_size {} / {} heads): the CUDA attention kernel takes even head sizes up to {}",
         head_dim, hidden, config.num_heads, kMaxHeadSize));
   }
-  return validate_weights(config, weights);
+  return validate_weights(config, weights, head);
 }
 
 // ---- Conversions -------------------------------------------------------------

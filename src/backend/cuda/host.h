@@ -59,8 +59,11 @@ inline constexpr int kMaxHeadSize = 128;
 
 // The shared checks of backend/validate.h (the CPU backend's, with its
 // messages) plus the kernels' limits above: a model beyond them is
-// kUnsupported, naming the limit. Batches go through validate_batch() as is.
-Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights);
+// kUnsupported, naming the limit; without `head` (a backend that pools the
+// token vectors) the classification head is not checked. Batches go through
+// validate_batch() as is.
+Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
+                          bool head = true);
 
 // ---- Conversions -------------------------------------------------------------
 

@@ -280,6 +280,35 @@ __global__ void gather_rows_kernel(const T* x, const int32_t* rows, int hidden, 
   for (int c = threadIdx.x; c < hidden; c += blockDim.x) dst[c] = to_float(src[c]);
 }
 
+// One block per sequence: each thread pools its columns over the sequence's
+// key_len[s] real rows (rows from seq_start[s]); sums in fp32.
+template <typename T>
+__global__ void pool_rows_kernel(const T* x, const int32_t* seq_start, const int32_t* key_len, int hidden,
+                                 Pool pool, float* out) {
+  const int s = blockIdx.x;
+  const int64_t first = seq_start[s];
+  const int n = key_len[s];
+  float* dst = out + int64_t(s) * hidden;
+  for (int c = threadIdx.x; c < hidden; c += blockDim.x) {
+    const T* col = x + first * hidden + c;
+    float v = 0.0f;
+    if (n < 1) {
+      v = 0.0f;
+    } else if (pool == Pool::kCls) {
+      v = to_float(col[0]);
+    } else if (pool == Pool::kLastToken) {
+      v = to_float(col[int64_t(n - 1) * hidden]);
+    } else if (pool == Pool::kMax) {
+      v = to_float(col[0]);
+      for (int r = 1; r < n; ++r) v = fmaxf(v, to_float(col[int64_t(r) * hidden]));
+    } else {
+      for (int r = 0; r < n; ++r) v += to_float(col[int64_t(r) * hidden]);
+      v /= float(n);
+    }
+    dst[c] = v;
+  }
+}
+
 __global__ void bias_act_kernel(float* y, const float* bias, int64_t rows, int cols, Act act) {
   const int64_t n = rows * cols;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -674,6 +703,18 @@ cudaError_t gather_rows_f32(DType t, const void* x, const int32_t* rows, int n, 
   return dispatch(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     gather_rows_kernel<T><<<n, kThreads, 0, stream>>>(static_cast<const T*>(x), rows, hidden, out);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t pool_rows_f32(DType t, const void* x, const int32_t* seq_start, const int32_t* key_len,
+                          int sequences, int hidden, Pool pool, float* out, cudaStream_t stream) {
+  if (sequences < 0 || hidden < 0) return cudaErrorInvalidValue;
+  if (sequences == 0 || hidden == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    pool_rows_kernel<T>
+        <<<sequences, kThreads, 0, stream>>>(static_cast<const T*>(x), seq_start, key_len, hidden, pool, out);
     return cudaGetLastError();
   });
 }

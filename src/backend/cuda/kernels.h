@@ -66,6 +66,18 @@ cudaError_t attention(DType t, const void* qkv, void* ctx, const int32_t* seq_st
 cudaError_t gather_rows_f32(DType t, const void* x, const int32_t* rows, int n, int hidden, float* out,
                             cudaStream_t stream);
 
+// How pool_rows_f32 makes one vector of a sequence's rows (model::Pooling's
+// values, in its order).
+enum class Pool : int { kCls = 0, kMean = 1, kMax = 2, kLastToken = 3 };
+
+// out[s] = the pool of rows [seq_start[s], seq_start[s] + key_len[s]) of x
+// [total, hidden] (a sequence's real tokens: its padding rows, where computed,
+// follow them), as fp32 [sequences, hidden]: the first row, the mean, the
+// element-wise maximum or the last row; sums in fp32. A key_len[s] below 1
+// gives zeros.
+cudaError_t pool_rows_f32(DType t, const void* x, const int32_t* seq_start, const int32_t* key_len,
+                          int sequences, int hidden, Pool pool, float* out, cudaStream_t stream);
+
 // y[i] = act(y[i] + bias[i % cols]) over rows x cols fp32 (the classifier
 // head's epilogue where cuBLASLt has none: tanh).
 cudaError_t bias_act_f32(float* y, const float* bias, int64_t rows, int cols, Act act, cudaStream_t stream);
