@@ -31,9 +31,8 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "real"))
 import real_data  # noqa: E402
-from make_real_classifier import f32_list  # noqa: E402
+from make_real_classifier import SEED, f32_list  # noqa: E402
 
-SEED = 2026
 PROJECTIONS = 16
 FULL_ROWS = 50
 DEFAULT_OUT = ROOT / "tests" / "data_files" / "real" / "minilm_embedding_golden.json"

@@ -86,18 +86,16 @@ TEST(DatagenLengthsTest, WordsPerRowFollowTheCorpus) {
   EXPECT_NE(o.output.find("written       4000"), std::string::npos) << o.output;
 
   // Same seed, same file; another seed, another.
-  const std::string again = dir.file("again.jsonl");
-  ASSERT_EQ(
-      testing::run_infercost("datagen -q --rows 4000 --seed 5 --out " + again + " --lengths-from " + source)
-          .exit_code,
-      0);
-  EXPECT_EQ(slurp(again), slurp(out));
-  const std::string other = dir.file("other.jsonl");
-  ASSERT_EQ(
-      testing::run_infercost("datagen -q --rows 4000 --seed 6 --out " + other + " --lengths-from " + source)
-          .exit_code,
-      0);
-  EXPECT_NE(slurp(other), slurp(out));
+  const auto written_with_seed = [&](int seed, const std::string& name) {
+    const std::string path = dir.file(name);
+    EXPECT_EQ(testing::run_infercost("datagen -q --rows 4000 --seed " + std::to_string(seed) + " --out " +
+                                     path + " --lengths-from " + source)
+                  .exit_code,
+              0);
+    return slurp(path);
+  };
+  EXPECT_EQ(written_with_seed(5, "again.jsonl"), slurp(out));
+  EXPECT_NE(written_with_seed(6, "other.jsonl"), slurp(out));
 }
 
 TEST(DatagenLengthsTest, ReadsCsvAndParquetColumns) {

@@ -144,13 +144,18 @@ TEST(TweetGeneratorTest, GoldenFingerprintForSeedOne) {
   EXPECT_EQ(h, 0x550e09c0b9e788aaULL) << std::hex << "fingerprint 0x" << h;
 }
 
-TEST(TweetGeneratorTest, TextsAreNonEmptyValidUtf8) {
-  for (const std::string& t : corpus()) {
+// Every text non-empty, valid UTF-8, without white space at either end.
+void expect_clean(const std::vector<std::string>& texts) {
+  for (const std::string& t : texts) {
     ASSERT_FALSE(t.empty());
     ASSERT_TRUE(decode_utf8(t, nullptr)) << t;
     ASSERT_FALSE(is_space(t.front())) << t;
     ASSERT_FALSE(is_space(t.back())) << t;
   }
+}
+
+TEST(TweetGeneratorTest, TextsAreNonEmptyValidUtf8) {
+  expect_clean(corpus());
 }
 
 TEST(TweetGeneratorTest, LengthDistributionIsTweetLikeWithLongTail) {
@@ -513,12 +518,7 @@ TEST(MatchedLengthsTest, ZeroWordsGiveOneAndTextsStayClean) {
   WordCounts zero;
   zero.add(0, 5);
   for (const std::string& t : generate_matched(3, zero, 200)) EXPECT_EQ(count_words(t), 1) << t;
-  for (const std::string& t : matched_corpus()) {
-    ASSERT_FALSE(t.empty());
-    ASSERT_TRUE(decode_utf8(t, nullptr)) << t;
-    ASSERT_FALSE(is_space(t.front())) << t;
-    ASSERT_FALSE(is_space(t.back())) << t;
-  }
+  expect_clean(matched_corpus());
 }
 
 TEST(MatchedLengthsTest, KeepsTweetFeaturesAndLexicon) {
