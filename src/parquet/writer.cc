@@ -11,6 +11,7 @@
 
 #include "core/test_point.h"
 #include "infercost/core/file.h"
+#include "parquet/arrow_schema.h"
 #include "parquet/compression.h"
 #include "parquet/encoding.h"
 
@@ -25,7 +26,7 @@ constexpr int64_t kDictionaryCapBytes = 1 << 20;
 // values at the start of a column say little about the rest.
 constexpr int64_t kDictionaryRatioMinValues = 1000;
 // parquet-cpp's default page row limit; bounds pages of all-null or tiny values.
-constexpr int64_t kMaxPageValues = 20000;
+constexpr int64_t kMaxPageRows = 20000;
 // String min/max statistics longer than this are left out (only null_count
 // is written) rather than truncated: exact bounds or none.
 constexpr size_t kMaxStatisticsValueBytes = 1024;
@@ -63,6 +64,12 @@ const char* kind_name(ColumnSpec::Kind kind) {
     case ColumnSpec::Kind::kDouble: return "double";
   }
   return "?";
+}
+
+// "float", or "a list of 384 floats" for a list column.
+std::string spec_kind_name(const ColumnSpec& spec) {
+  if (spec.list_size > 0) return fmt::format("a list of {} floats", spec.list_size);
+  return kind_name(spec.kind);
 }
 
 // Min/max/null count of a page or a column chunk. Floating-point NaN is left
@@ -228,10 +235,21 @@ class StringDictionary {
 
 // One column's part of the current row group: finished pages (header and
 // body, as they will be written) plus the page being filled.
+//
+// A list column (NAME.list.element) has a level entry per element, or one
+// for a null row: repetition level 0 for a row's first entry, 1 for the
+// rest; definition level 2 (1 when REQUIRED) for an element, 0 for a null
+// row. A flat column has one entry per row and no repetition levels.
 class ColumnChunkWriter {
  public:
   ColumnChunkWriter(const ColumnSpec& spec, const WriterOptions& options)
-      : spec_(spec), options_(options), page_stats_(spec.kind), chunk_stats_(spec.kind) {
+      : spec_(spec),
+        options_(options),
+        list_(spec.list_size > 0),
+        max_definition_level_((spec.nullable ? 1 : 0) + (list_ ? 1 : 0)),
+        definition_bit_width_(bit_width_for(static_cast<uint64_t>(max_definition_level_))),
+        page_stats_(spec.kind),
+        chunk_stats_(spec.kind) {
     reset_chunk();
   }
 
@@ -239,9 +257,27 @@ class ColumnChunkWriter {
 
   void add_null() {
     def_levels_.push_back(0);
+    if (list_) rep_levels_.push_back(0);
     ++page_values_;
+    ++page_rows_;
     page_stats_.add_null();
     page_estimate_ += 1;
+  }
+  // One row of a list column: list_size elements (the caller checked).
+  void add_float_list(std::span<const float> v) {
+    const auto def = static_cast<uint32_t>(max_definition_level_);
+    for (size_t i = 0; i < v.size(); ++i) {
+      rep_levels_.push_back(i == 0 ? 0 : 1);
+      def_levels_.push_back(def);
+      page_stats_.add_double(v[i]);
+    }
+    values_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+    const auto n = static_cast<int64_t>(v.size());
+    page_values_ += n;
+    ++page_rows_;
+    nonnull_values_seen_ += n;
+    // The values, and both levels as if bit-packed (RLE runs take less).
+    page_estimate_ += 4 * n + (n * (1 + definition_bit_width_) + 7) / 8;
   }
   void add_string(std::string_view v) {
     add_defined();
@@ -281,9 +317,10 @@ class ColumnChunkWriter {
     }
   }
 
-  // Finishes the page when it is full (called after every row).
+  // Finishes the page when it is full (called after every row, so pages
+  // end on row boundaries).
   Status maybe_finish_page() {
-    if (page_values_ >= kMaxPageValues || page_estimate_ >= options_.page_bytes ||
+    if (page_rows_ >= kMaxPageRows || page_estimate_ >= options_.page_bytes ||
         (dictionary_mode_ && static_cast<int64_t>(dictionary_.plain().size()) > kDictionaryCapBytes)) {
       return finish_page();
     }
@@ -303,6 +340,7 @@ class ColumnChunkWriter {
     ColumnMetaData md;
     md.type = physical_type_of(spec_.kind);
     md.path_in_schema = {spec_.name};
+    if (list_) md.path_in_schema = {spec_.name, "list", "element"};
     md.codec = options_.codec;
     md.num_values = chunk_values_;
     int64_t total_uncompressed = uncompressed_pages_bytes_;
@@ -340,6 +378,7 @@ class ColumnChunkWriter {
       page_estimate_ += 1;
     }
     ++page_values_;
+    ++page_rows_;
     ++nonnull_values_seen_;
   }
 
@@ -356,10 +395,11 @@ class ColumnChunkWriter {
     index_bytes_ = 0;
   }
 
-  // Compresses `body` (the part after any v2 levels) and appends header and
-  // page to pages_.
-  Status emit_data_page(const std::string& levels, const std::string& body, Encoding encoding,
-                        int32_t num_nulls) {
+  // Compresses `body` (the part after any v2 levels: `levels` holds
+  // repetition_bytes of repetition levels, then the definition levels) and
+  // appends header and page to pages_.
+  Status emit_data_page(const std::string& levels, size_t repetition_bytes, const std::string& body,
+                        Encoding encoding, int32_t num_nulls) {
     const std::string* stored = &body;
     if (options_.codec != Codec::kUncompressed) {
       INFERCOST_RETURN_IF_ERROR(compress(options_.codec, reinterpret_cast<const uint8_t*>(body.data()),
@@ -383,10 +423,10 @@ class ColumnChunkWriter {
       DataPageHeaderV2 v2;
       v2.num_values = static_cast<int32_t>(page_values_);
       v2.num_nulls = num_nulls;
-      v2.num_rows = static_cast<int32_t>(page_values_);
+      v2.num_rows = static_cast<int32_t>(page_rows_);
       v2.encoding = encoding;
-      v2.definition_levels_byte_length = static_cast<int32_t>(levels.size());
-      v2.repetition_levels_byte_length = 0;
+      v2.definition_levels_byte_length = static_cast<int32_t>(levels.size() - repetition_bytes);
+      v2.repetition_levels_byte_length = static_cast<int32_t>(repetition_bytes);
       v2.is_compressed = options_.codec != Codec::kUncompressed;
       v2.statistics = std::move(stats);
       h.data_page_header_v2 = std::move(v2);
@@ -422,17 +462,27 @@ class ColumnChunkWriter {
   Status finish_page() {
     if (page_values_ == 0) return Status();
     int32_t num_nulls = 0;
+    // Repetition levels, then definition levels: v2 keeps them apart from
+    // the (compressed) body, v1 starts the body with them, each after its
+    // 4-byte length.
     std::string levels;
-    if (spec_.nullable) {
-      for (uint32_t d : def_levels_) num_nulls += d == 0 ? 1 : 0;
+    auto add_levels = [&](const std::vector<uint32_t>& values, int bit_width) {
       std::string rle;
-      encode_rle_bit_packed(def_levels_.data(), def_levels_.size(), 1, rle);
+      encode_rle_bit_packed(values.data(), values.size(), bit_width, rle);
       if (options_.data_page_version == 2) {
-        levels = std::move(rle);
+        levels.append(rle);
       } else {
         put_u32(body_, static_cast<uint32_t>(rle.size()));
         body_.append(rle);
       }
+      return rle.size();
+    };
+    size_t repetition_bytes = 0;
+    if (list_) repetition_bytes = add_levels(rep_levels_, 1);
+    if (max_definition_level_ > 0) {
+      const auto defined = static_cast<uint32_t>(max_definition_level_);
+      for (uint32_t d : def_levels_) num_nulls += d < defined ? 1 : 0;
+      add_levels(def_levels_, definition_bit_width_);
     }
     Encoding encoding = Encoding::kPlain;
     if (dictionary_mode_) {
@@ -448,16 +498,18 @@ class ColumnChunkWriter {
       body_.append(values_);
       has_plain_pages_ = true;
     }
-    Status st = emit_data_page(levels, body_, encoding, num_nulls);
+    Status st = emit_data_page(levels, repetition_bytes, body_, encoding, num_nulls);
     body_.clear();
     if (!st.ok()) return st;
     chunk_values_ += page_values_;
     chunk_stats_.merge(page_stats_);
     page_stats_.clear();
     def_levels_.clear();
+    rep_levels_.clear();
     indices_.clear();
     values_.clear();
     page_values_ = 0;
+    page_rows_ = 0;
     page_estimate_ = 0;
     if (dictionary_mode_) {
       bool over_cap = static_cast<int64_t>(dictionary_.plain().size()) > kDictionaryCapBytes;
@@ -501,11 +553,16 @@ class ColumnChunkWriter {
 
   ColumnSpec spec_;
   const WriterOptions& options_;
+  const bool list_;
+  const int max_definition_level_;
+  const int definition_bit_width_;
   // current page
   std::vector<uint32_t> def_levels_;
+  std::vector<uint32_t> rep_levels_;  // list columns only
   std::vector<uint32_t> indices_;
   std::string values_;
-  int64_t page_values_ = 0;
+  int64_t page_values_ = 0;  // level entries (a flat column's rows)
+  int64_t page_rows_ = 0;
   int64_t page_estimate_ = 0;
   StatsAccumulator page_stats_;
   // current chunk
@@ -525,6 +582,9 @@ class ParquetWriterImpl final : public ParquetWriter {
  public:
   ParquetWriterImpl(AtomicOutputFile out, std::vector<ColumnSpec> schema, const WriterOptions& options)
       : out_(std::move(out)), schema_(std::move(schema)), options_(options) {
+    if (std::any_of(schema_.begin(), schema_.end(), [](const ColumnSpec& s) { return s.list_size > 0; })) {
+      arrow_schema_ = arrow_schema_metadata(schema_);
+    }
     cells_.resize(schema_.size());
     columns_.reserve(schema_.size());
     for (const ColumnSpec& spec : schema_)
@@ -542,7 +602,9 @@ class ParquetWriterImpl final : public ParquetWriter {
   void append_string(int column, std::string_view value) override {
     Cell* c = cell_for(column, "a string");
     if (!c) return;
-    if (schema_[column].kind != ColumnSpec::Kind::kString) return wrong_kind(column, "a string");
+    if (schema_[column].kind != ColumnSpec::Kind::kString || schema_[column].list_size > 0) {
+      return wrong_kind(column, "a string");
+    }
     c->state = Cell::kString;
     c->text.assign(value);
   }
@@ -550,6 +612,7 @@ class ParquetWriterImpl final : public ParquetWriter {
     Cell* c = cell_for(column, "an integer");
     if (!c) return;
     ColumnSpec::Kind kind = schema_[column].kind;
+    if (schema_[column].list_size > 0) return wrong_kind(column, "an integer");
     if (kind == ColumnSpec::Kind::kInt32) {
       if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
         return misuse(fmt::format("column '{}': {} is out of range for int32", schema_[column].name, value));
@@ -564,11 +627,24 @@ class ParquetWriterImpl final : public ParquetWriter {
     Cell* c = cell_for(column, "a floating-point value");
     if (!c) return;
     ColumnSpec::Kind kind = schema_[column].kind;
-    if (kind != ColumnSpec::Kind::kFloat && kind != ColumnSpec::Kind::kDouble) {
+    if ((kind != ColumnSpec::Kind::kFloat && kind != ColumnSpec::Kind::kDouble) ||
+        schema_[column].list_size > 0) {
       return wrong_kind(column, "a floating-point value");
     }
     c->state = Cell::kDouble;
     c->real = value;
+  }
+  void append_floats(int column, std::span<const float> values) override {
+    Cell* c = cell_for(column, "a list of floats");
+    if (!c) return;
+    const ColumnSpec& spec = schema_[column];
+    if (spec.list_size == 0) return wrong_kind(column, "a list of floats");
+    if (values.size() != static_cast<size_t>(spec.list_size)) {
+      return misuse(fmt::format("column '{}' holds lists of {} floats but got {}", spec.name, spec.list_size,
+                                values.size()));
+    }
+    c->state = Cell::kFloats;
+    c->floats.assign(values.begin(), values.end());
   }
   void append_null(int column) override {
     Cell* c = cell_for(column, "a null");
@@ -608,6 +684,7 @@ class ParquetWriterImpl final : public ParquetWriter {
         case Cell::kString: w.add_string(c.text); break;
         case Cell::kInt: w.add_int(c.integer); break;
         case Cell::kDouble: w.add_double(c.real); break;
+        case Cell::kFloats: w.add_float_list(c.floats); break;
         case Cell::kEmpty: break;
       }
       c.state = Cell::kEmpty;
@@ -634,9 +711,16 @@ class ParquetWriterImpl final : public ParquetWriter {
     const FileMetaData expected = metadata({});
     if (md->schema.size() != expected.schema.size()) return bad("its schema differs from this run's");
     for (size_t i = 0; i < md->schema.size(); ++i) {
-      if (md->schema[i].name != expected.schema[i].name || md->schema[i].type != expected.schema[i].type) {
-        return bad("its schema differs from this run's at column '" + md->schema[i].name + "'");
+      const SchemaElement& got = md->schema[i];
+      const SchemaElement& want = expected.schema[i];
+      if (got.name != want.name || got.type != want.type || got.repetition != want.repetition ||
+          got.num_children != want.num_children || got.converted_type != want.converted_type) {
+        return bad("its schema differs from this run's at column '" + got.name + "'");
       }
+    }
+    // A list's size is only in the Arrow schema.
+    if (arrow_schema_of(*md) != arrow_schema_of(expected)) {
+      return bad("its Arrow schema (ARROW:schema) differs from this run's");
     }
     int64_t end = 4, rows = 0;
     for (const RowGroup& rg : md->row_groups) {
@@ -718,11 +802,36 @@ class ParquetWriterImpl final : public ParquetWriter {
     root.name = "schema";
     root.num_children = static_cast<int32_t>(schema_.size());
     md.schema.push_back(root);
+    bool has_list = false;
     for (const ColumnSpec& spec : schema_) {
+      const Repetition repetition = spec.nullable ? Repetition::kOptional : Repetition::kRequired;
+      if (spec.list_size > 0) {
+        // The 3-level LIST: <repetition> group NAME (LIST) { repeated group
+        // list { required float element; } }.
+        has_list = true;
+        SchemaElement outer;
+        outer.name = spec.name;
+        outer.repetition = repetition;
+        outer.num_children = 1;
+        outer.converted_type = ConvertedType::kList;
+        outer.logical_type.kind = LogicalType::kList;
+        md.schema.push_back(std::move(outer));
+        SchemaElement list;
+        list.name = "list";
+        list.repetition = Repetition::kRepeated;
+        list.num_children = 1;
+        md.schema.push_back(std::move(list));
+        SchemaElement element;
+        element.name = "element";
+        element.type = PhysicalType::kFloat;
+        element.repetition = Repetition::kRequired;
+        md.schema.push_back(std::move(element));
+        continue;
+      }
       SchemaElement e;
       e.name = spec.name;
       e.type = physical_type_of(spec.kind);
-      e.repetition = spec.nullable ? Repetition::kOptional : Repetition::kRequired;
+      e.repetition = repetition;
       if (spec.kind == ColumnSpec::Kind::kString) {
         e.converted_type = ConvertedType::kUtf8;
         e.logical_type.kind = LogicalType::kString;
@@ -733,18 +842,33 @@ class ParquetWriterImpl final : public ParquetWriter {
     int64_t rows = 0;
     for (const RowGroup& rg : md.row_groups) rows += rg.num_rows;
     md.num_rows = rows;
-    for (const auto& [k, v] : options_.key_value_metadata) md.key_value_metadata.emplace_back(k, v);
+    bool caller_arrow_schema = false;
+    for (const auto& [k, v] : options_.key_value_metadata) {
+      md.key_value_metadata.emplace_back(k, v);
+      caller_arrow_schema = caller_arrow_schema || k == kArrowSchemaKey;
+    }
+    // Only with a list column (Arrow readers need it for fixed_size_list),
+    // so flat files stay as they were.
+    if (has_list && !caller_arrow_schema) md.key_value_metadata.emplace_back(kArrowSchemaKey, arrow_schema_);
     md.created_by = kCreatedBy;
     md.column_orders.assign(schema_.size(), 1);  // TYPE_ORDER: min/max are meaningful
     return md;
   }
 
+  static std::optional<std::string> arrow_schema_of(const FileMetaData& md) {
+    for (const auto& [k, v] : md.key_value_metadata) {
+      if (k == kArrowSchemaKey) return v.value_or("");
+    }
+    return std::nullopt;
+  }
+
   struct Cell {
-    enum State { kEmpty, kNull, kString, kInt, kDouble };
+    enum State { kEmpty, kNull, kString, kInt, kDouble, kFloats };
     State state = kEmpty;
     std::string text;
     int64_t integer = 0;
     double real = 0;
+    std::vector<float> floats;
   };
 
   Status with_path(Status st) const {
@@ -764,7 +888,7 @@ class ParquetWriterImpl final : public ParquetWriter {
     if (misuse_.ok()) misuse_ = invalid_argument(std::move(message));
   }
   void wrong_kind(int column, const char* what) {
-    misuse(fmt::format("column '{}' is {} but got {}", schema_[column].name, kind_name(schema_[column].kind),
+    misuse(fmt::format("column '{}' is {} but got {}", schema_[column].name, spec_kind_name(schema_[column]),
                        what));
   }
   Cell* cell_for(int column, const char* what) {
@@ -809,6 +933,7 @@ class ParquetWriterImpl final : public ParquetWriter {
   AtomicOutputFile out_;
   std::vector<ColumnSpec> schema_;
   WriterOptions options_;
+  std::string arrow_schema_;  // the ARROW:schema value, for a schema with a list column
   std::vector<std::unique_ptr<ColumnChunkWriter>> columns_;
   std::vector<Cell> cells_;
   std::vector<RowGroup> row_groups_;
@@ -830,6 +955,12 @@ Status check_writer_arguments(const std::string& path, const std::vector<ColumnS
     if (spec.name.empty()) return invalid_argument(path + ": Parquet column with an empty name");
     if (!names.insert(spec.name).second) {
       return invalid_argument(fmt::format("{}: duplicate Parquet column name '{}'", path, spec.name));
+    }
+    if (spec.list_size < 0 || (spec.list_size > 0 && spec.kind != ColumnSpec::Kind::kFloat)) {
+      return invalid_argument(fmt::format(
+          "{}: Parquet column '{}': list_size {} (lists must be of float, with list_size > 0; 0 for a "
+          "flat column)",
+          path, spec.name, spec.list_size));
     }
   }
   if (options.data_page_version != 1 && options.data_page_version != 2) {

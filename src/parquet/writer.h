@@ -1,10 +1,12 @@
-// Writing Parquet files with a flat schema: buffered a row group at a time
-// (memory bounded by WriterOptions::row_group_bytes), written to a temporary
-// that close() renames into place, so a failed run leaves nothing behind.
+// Writing Parquet files: flat columns, and fixed-size lists of floats
+// (embeddings), buffered a row group at a time (memory bounded by
+// WriterOptions::row_group_bytes), written to a temporary that close()
+// renames into place, so a failed run leaves nothing behind.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +21,12 @@ struct ColumnSpec {
   std::string name;
   Kind kind = Kind::kString;
   bool nullable = true;  // OPTIONAL, else REQUIRED
+  // With kFloat and list_size > 0: each row holds exactly list_size floats
+  // (or is null when nullable), written as a 3-level Parquet LIST
+  // (NAME.list.element) with an "ARROW:schema" key-value entry that makes
+  // Arrow readers see fixed_size_list<element: float>[list_size]. 0 for
+  // every other column.
+  int list_size = 0;
 };
 
 struct WriterOptions {
@@ -31,6 +39,8 @@ struct WriterOptions {
   int data_page_version = 1;             // 1 or 2
   bool statistics = true;                // min/max/null_count per column chunk and page
   bool page_crc = true;
+  // Written as given. A schema with a list column adds "ARROW:schema"
+  // (describing every column) unless this already has that key.
   std::vector<std::pair<std::string, std::string>> key_value_metadata;
 };
 
@@ -45,7 +55,8 @@ struct WriterCheckpoint {
 
 class ParquetWriter {
  public:
-  // Errors: kInvalidArgument (empty schema, duplicate names, bad options),
+  // Errors: kInvalidArgument (empty schema, duplicate names, a list_size
+  // that is negative or on a column that is not kFloat, bad options),
   // kIOError naming the path.
   static Result<std::unique_ptr<ParquetWriter>> create(const std::string& path,
                                                        std::vector<ColumnSpec> schema,
@@ -65,11 +76,15 @@ class ParquetWriter {
 
   // Append one cell to column `column` of the current row; the kind must
   // match the ColumnSpec (an int32 column takes append_int64 values in
-  // range). Misuse (wrong kind, null in a REQUIRED column, a second cell in
-  // one row) is reported by the next end_row() as kInvalidArgument.
+  // range, a list column only append_floats or append_null). Misuse (wrong
+  // kind, a list of the wrong length, null in a REQUIRED column, a second
+  // cell in one row) is reported by the next end_row() as kInvalidArgument.
   virtual void append_string(int column, std::string_view value) = 0;
   virtual void append_int64(int column, int64_t value) = 0;
   virtual void append_double(int column, double value) = 0;
+  // The cell of a list column: exactly list_size values (copied).
+  virtual void append_floats(int column, std::span<const float> values) = 0;
+  // A null cell; for a list column, a null row (not a list of nulls).
   virtual void append_null(int column) = 0;
   // Ends the row: every column must have exactly one new cell (else
   // kInvalidArgument naming the column); may flush a row group.

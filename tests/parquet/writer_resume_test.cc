@@ -12,6 +12,7 @@
 #include "parquet/reader.h"
 #include "parquet/writer.h"
 #include "test_utils.h"
+#include "writer_test_cases.h"
 
 namespace infercost::parquet {
 namespace {
@@ -135,6 +136,73 @@ TEST(WriterResume, ACheckpointThatDoesNotFitTheFileIsRefused) {
   auto file = ParquetFile::open(path);
   ASSERT_TRUE(file.ok()) << file.status().to_string();
   EXPECT_EQ(file->get()->metadata().num_rows, 10);
+}
+
+// ---- list columns ----
+
+TEST(WriterResume, ListColumnsContinuedFromACheckpointHoldTheSameRows) {
+  const testing::Dataset data = testing::embeddings_dataset(300, 8);
+  TempDir dir;
+  WriterOptions options;
+  options.row_group_rows = 50;
+  options.page_bytes = 256;
+  const std::string whole = dir.file("whole.parquet"), path = dir.file("out.parquet");
+  ASSERT_TRUE(testing::write_dataset(whole, data, options).ok());
+  const std::string partial = dir.file("out.parquet.partial");
+  ASSERT_TRUE(testing::write_resumed(path, partial, data, options, 120, 170).ok());
+  EXPECT_FALSE(std::filesystem::exists(partial));
+  auto a = testing::walk_file(whole);
+  auto b = testing::walk_file(path);
+  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  EXPECT_EQ(b->metadata.num_rows, 300);
+  EXPECT_EQ(b->metadata.row_groups.size(), 7u);  // 50, 50, 20 (to the checkpoint), 50, 50, 50, 30
+  EXPECT_EQ(b->metadata.key_value_metadata, a->metadata.key_value_metadata);  // ARROW:schema
+  for (size_t col : {1, 3}) {
+    EXPECT_EQ(b->columns[col].rep_levels, a->columns[col].rep_levels) << col;
+    EXPECT_EQ(b->columns[col].def_levels, a->columns[col].def_levels) << col;
+    EXPECT_TRUE(testing::same_float_bits(b->columns[col].values, a->columns[col].values)) << col;
+  }
+  EXPECT_EQ(read_texts(path), read_texts(whole));
+}
+
+TEST(WriterResume, AListColumnMustMatchTheCheckpoint) {
+  TempDir dir;
+  const std::string path = dir.file("out.parquet"), partial = dir.file("p");
+  const std::vector<ColumnSpec> schema = {{"id", ColumnSpec::Kind::kString, true},
+                                          {"emb", ColumnSpec::Kind::kFloat, true, 4}};
+  WriterCheckpoint at;
+  {
+    auto w = ParquetWriter::create_resumable(path, partial, schema, {}, nullptr);
+    ASSERT_TRUE(w.ok());
+    const std::vector<float> v = {1, 2, 3, 4};
+    for (int i = 0; i < 10; ++i) {
+      (*w)->append_string(0, "x");
+      (*w)->append_floats(1, v);
+      ASSERT_TRUE((*w)->end_row().ok());
+    }
+    at = *(*w)->checkpoint();
+  }
+  // Another list size (only the Arrow schema says it), nullability, or a
+  // flat column in the list's place.
+  const std::vector<std::vector<ColumnSpec>> others = {
+      {schema[0], {"emb", ColumnSpec::Kind::kFloat, true, 5}},
+      {schema[0], {"emb", ColumnSpec::Kind::kFloat, false, 4}},
+      {schema[0], {"emb", ColumnSpec::Kind::kFloat, true}}};
+  for (const auto& other : others) {
+    auto r = ParquetWriter::create_resumable(path, partial, other, {}, &at);
+    ASSERT_EQ(r.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(r.status().message().find(partial), std::string::npos) << r.status().message();
+  }
+  auto longer = ParquetWriter::create_resumable(path, partial, others[0], {}, &at);
+  EXPECT_NE(longer.status().message().find("ARROW:schema"), std::string::npos) << longer.status().message();
+  auto ok = ParquetWriter::create_resumable(path, partial, schema, {}, &at);
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  ASSERT_TRUE((*ok)->close().ok());
+  auto s = testing::walk_file(path);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_EQ(s->metadata.num_rows, 10);
+  EXPECT_EQ(s->columns[1].values.size(), 40u);
 }
 
 }  // namespace

@@ -152,6 +152,51 @@ inline Dataset fallback_dataset(int repeated, int unique, size_t width, int copi
   return d;
 }
 
+// The floats of row `row` of a list column: distinct per row and element,
+// with NaN, infinities and signed zeros now and then.
+inline std::vector<float> embedding_row(int row, int list_size) {
+  std::vector<float> v(list_size);
+  for (int k = 0; k < list_size; ++k) v[k] = static_cast<float>(std::sin(row * 31 + k) * (1 + row % 5));
+  if (row % 13 == 6) v[0] = std::numeric_limits<float>::quiet_NaN();
+  if (row % 17 == 8) v[list_size - 1] = std::numeric_limits<float>::infinity();
+  if (row % 19 == 9) v[list_size / 2] = -std::numeric_limits<float>::infinity();
+  if (row % 23 == 10) v[0] = -0.0f;
+  if (row % 29 == 11) v[list_size - 1] = 0.0f;
+  return v;
+}
+
+// Embeddings beside flat columns: "id" (string), "emb" (nullable list; null
+// in the first and last rows and every 7th from row 3), "score" (float),
+// "emb_req" (required list of list_size / 2 + 1).
+inline Dataset embeddings_dataset(int rows, int list_size) {
+  Dataset d;
+  const int required_size = list_size / 2 + 1;
+  d.add_column("id", ColumnSpec::Kind::kString, true);
+  d.add_column("emb", ColumnSpec::Kind::kFloat, true, list_size);
+  d.add_column("score", ColumnSpec::Kind::kFloat, true);
+  d.add_column("emb_req", ColumnSpec::Kind::kFloat, false, required_size);
+  for (int i = 0; i < rows; ++i) {
+    d.columns[0].push_back(i % 5 == 2 ? Value{} : Value{tagged('t', i)});
+    bool null_row = i == 0 || i == rows - 1 || i % 7 == 3;
+    d.columns[1].push_back(null_row ? Value{} : Value{embedding_row(i, list_size)});
+    d.columns[2].push_back(i % 4 == 1 ? Value{} : Value{i * 0.125});
+    d.columns[3].push_back(Value{embedding_row(i + 1000, required_size)});
+  }
+  return d;
+}
+
+// One list column, nullable or not, null every `null_every` rows (0: never;
+// 1: always).
+inline Dataset list_only_dataset(int rows, int list_size, bool nullable, int null_every) {
+  Dataset d;
+  d.add_column("vec", ColumnSpec::Kind::kFloat, nullable, list_size);
+  for (int i = 0; i < rows; ++i) {
+    bool null_row = nullable && null_every > 0 && i % null_every == 0;
+    d.columns[0].push_back(null_row ? Value{} : Value{embedding_row(i, list_size)});
+  }
+  return d;
+}
+
 inline std::vector<WriterCase> writer_cases() {
   std::vector<WriterCase> cases;
   const std::vector<std::pair<std::string, Codec>> codecs = {
@@ -252,6 +297,66 @@ inline std::vector<WriterCase> writer_cases() {
       c.options.statistics = false;
       c.options.page_crc = false;
       c.options.key_value_metadata = {{"infercost.model", "distilbert-sst2"}, {"empty", ""}};
+      cases.push_back(std::move(c));
+    }
+    // ---- list columns (fixed-size lists of float) ----
+    for (const auto& [name, codec] :
+         std::vector<std::pair<std::string, Codec>>{{"none", Codec::kUncompressed},
+                                                    {"snappy", Codec::kSnappy},
+                                                    {"zstd", Codec::kZstd},
+                                                    {"gzip", Codec::kGzip}}) {
+      // 16 floats (64 bytes) a row, pages of a few rows, three row groups.
+      WriterCase c{"lists_" + name + v, embeddings_dataset(250, 16), {}, 3};
+      c.options.codec = codec;
+      c.options.data_page_version = version;
+      c.options.page_bytes = 512;
+      c.options.row_group_rows = 100;
+      cases.push_back(std::move(c));
+    }
+    {
+      // Embedding-sized rows, several pages per row group.
+      WriterCase c{"lists_wide" + v, embeddings_dataset(300, 384), {}, 2};
+      c.options.data_page_version = version;
+      c.options.page_bytes = 64 << 10;
+      c.options.row_group_rows = 200;
+      c.options.key_value_metadata = {{"infercost.model", "all-MiniLM-L6-v2"}};
+      cases.push_back(std::move(c));
+    }
+    {
+      WriterCase c{"lists_required" + v, list_only_dataset(120, 5, false, 0), {}, 1};
+      c.options.data_page_version = version;
+      c.options.page_bytes = 100;
+      cases.push_back(std::move(c));
+    }
+    {
+      WriterCase c{"lists_all_null" + v, list_only_dataset(90, 8, true, 1), {}, 2};
+      c.options.data_page_version = version;
+      c.options.row_group_rows = 50;
+      cases.push_back(std::move(c));
+    }
+    {
+      WriterCase c{"lists_one_row_per_page" + v, list_only_dataset(40, 3, true, 4), {}, 1};
+      c.options.data_page_version = version;
+      c.options.page_bytes = 1;
+      cases.push_back(std::move(c));
+    }
+    {
+      // Two floats a row: the page row limit (20000 rows), not 20000 values,
+      // ends the first page.
+      WriterCase c{"lists_page_row_limit" + v, list_only_dataset(25000, 2, true, 1000), {}, 1};
+      c.options.data_page_version = version;
+      cases.push_back(std::move(c));
+    }
+    {
+      WriterCase c{"lists_empty" + v, embeddings_dataset(0, 4), {}, 0};
+      c.options.data_page_version = version;
+      cases.push_back(std::move(c));
+    }
+    {
+      WriterCase c{"lists_no_statistics_no_crc" + v, embeddings_dataset(60, 6), {}, 1};
+      c.options.data_page_version = version;
+      c.options.statistics = false;
+      c.options.page_crc = false;
       cases.push_back(std::move(c));
     }
   }
