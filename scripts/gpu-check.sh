@@ -29,6 +29,10 @@
 #      parity rows (our CPU fp32, CUDA fp32 and bf16, HF transformers fp32 on the GPU) and end to
 #      end in bf16 on the seed rows (--families: the presets, comma-separated; default
 #      roberta-base,xlm-roberta-base; "none" leaves the step out)
+#   l. embeddings (issue 29): the synthetic DistilBERT's encoder, mean pooling, normalized, on the
+#      parity rows: infercost embed on CUDA (fp32, bf16) against the CPU in fp32
+#      (tools/gpu/compare_vectors.py: fp32 within 1e-4, bf16 cosine >= 0.99), then end to end in
+#      bf16 on the seed rows
 #   k. one table (tools/gpu/gpu_table.py), printed last and written to $OUT/gpu-check.md
 # The steps share --budget seconds (default 420: with the machine's start, one device call of
 # about 9 minutes, leaving time for a --quick rerun out of 15): a step's timeout is cut to what
@@ -401,6 +405,25 @@ for line in open(sys.argv[1]):
       "$seed_rows rows" "${auto[@]}"
   done
   model=$base_model
+
+  # --- l. embeddings: the same engine pooling the encoder's token vectors (no head)
+  local e
+  step embed_cpu_fp32 150 "${ic[@]}" "$bin/infercost" embed "$data/parity.jsonl" --model "$model" \
+    --pooling mean --normalize --device cpu --precision fp32 --no-text -o "$pred/embed-cpu-fp32.jsonl" \
+    --metrics "$work/metrics/embed_cpu_fp32.json"
+  for e in fp32 bf16; do
+    step "embed_cuda_$e" 90 "${ic[@]}" "$bin/infercost" embed "$data/parity.jsonl" --model "$model" \
+      --pooling mean --normalize --device cuda --precision "$e" --no-text -o "$pred/embed-cuda-$e.jsonl" \
+      --metrics "$work/metrics/embed_cuda_$e.json"
+  done
+  step embed_compare 60 "${py[@]}" tools/gpu/compare_vectors.py --results "$results" \
+    --pair "embed cuda-fp32 vs cpu-fp32=$pred/embed-cuda-fp32.jsonl,$pred/embed-cpu-fp32.jsonl,fp32" \
+    --pair "embed cuda-bf16 vs cpu-fp32=$pred/embed-cuda-bf16.jsonl,$pred/embed-cpu-fp32.jsonl,low"
+  config e2e_embed_bf16 ours "infercost embed bf16 (mean pooling), $auto_note" "metrics/e2e_embed_bf16.json" \
+    "$seed_rows rows"
+  step e2e_embed_bf16 150 "${ic[@]}" "$bin/infercost" embed "$data/seed.parquet" --model "$model" \
+    --pooling mean --normalize --device cuda --precision bf16 --no-text -o "$pred/e2e_embed_bf16.parquet" \
+    --metrics "$work/metrics/e2e_embed_bf16.json" "${auto[@]}"
 
   # --- k. the table, last
   echo "=== table"

@@ -14,6 +14,9 @@ every function here calls the engine, which is the same code as the
         result = model.classify(["good movie", "bad movie"])   # list, numpy, pandas, Arrow
         table = pyarrow.table(result)                          # negative, positive, label
 
+    with infercost.Model("models/all-MiniLM-L6-v2") as model:  # a sentence-transformers model
+        vectors = model.embed(["good movie", "bad movie"]).vectors  # numpy float32 (2, 384)
+
 A failed engine call raises a subclass of ``infercost.Error`` with the
 engine's message (and the engine's code name in the exception's
 ``status_code``), which also derives from the built-in class for its kind:
@@ -70,6 +73,7 @@ __all__ = [
     "tokenize",
     "Model",
     "Classification",
+    "Embeddings",
     "__version__",
     # Errors (src/python/errors.cc): Error and one subclass per engine code.
     "Error",
@@ -195,7 +199,35 @@ def tokenize(
     )
 
 
-class Classification:
+class _ArrowResult:
+    """A result of the engine held by its native object: its length and its
+    Arrow side (the PyCapsule interface), which Classification and Embeddings share."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._native.__arrow_c_stream__(requested_schema)
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
+        return self._native.__arrow_c_array__(requested_schema)
+
+    def __arrow_c_schema__(self) -> Any:
+        return self._native.__arrow_c_schema__()
+
+    def to_arrow(self):
+        """A ``pyarrow.Table`` of the columns (needs pyarrow)."""
+        import pyarrow
+
+        return pyarrow.table(self)
+
+
+class Classification(_ArrowResult):
     """What :meth:`Model.classify` returns: the columns ``infercost run`` writes
     for each input row, in input order, without the text: one float32 column
     per label (named from id2label, lowercased; probabilities, or logits under
@@ -211,13 +243,7 @@ class Classification:
     views of the engine's arrays.
     """
 
-    __slots__ = ("_native",)
-
-    def __init__(self, native: "_native.Classification") -> None:
-        self._native = native
-
-    def __len__(self) -> int:
-        return len(self._native)
+    __slots__ = ()
 
     def __repr__(self) -> str:
         return f"<infercost.Classification: {len(self)} rows, columns {self.column_names}>"
@@ -255,39 +281,64 @@ class Classification:
         """numpy uint8 array: 1 where the row's outputs are null; a view."""
         return self._native.is_null
 
-    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
-        return self._native.__arrow_c_stream__(requested_schema)
-
-    def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
-        return self._native.__arrow_c_array__(requested_schema)
-
-    def __arrow_c_schema__(self) -> Any:
-        return self._native.__arrow_c_schema__()
-
-    def to_arrow(self):
-        """A ``pyarrow.Table`` of the columns (needs pyarrow)."""
-        import pyarrow
-
-        return pyarrow.table(self)
-
     def to_pandas(self):
         """A ``pandas.DataFrame`` of the columns (needs pyarrow and pandas)."""
         return self.to_arrow().to_pandas()
 
 
+class Embeddings(_ArrowResult):
+    """What :meth:`Model.embed` returns: one vector per input row, in input
+    order, as ``infercost embed`` writes them: the encoder's token vectors
+    pooled (and normalized where the model or ``normalize`` says). A null
+    text gives a null vector.
+
+    ``vectors`` is a numpy float32 view (rows x dimensions; zeros where
+    null), ``is_null`` a numpy uint8 view. It is Arrow data too (the Arrow
+    PyCapsule interface): one column ``embedding``,
+    ``fixed_size_list<element: float>[dimensions]``, so ``pyarrow.table``,
+    ``polars.from_arrow`` and ``duckdb`` read it without a copy.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<infercost.Embeddings: {len(self)} rows of {self.dimensions} dimensions>"
+
+    @property
+    def dimensions(self) -> int:
+        """The length of each vector (the encoder's hidden size)."""
+        return self._native.dimensions
+
+    @property
+    def vectors(self) -> "NDArray[numpy.float32]":
+        """numpy float32 array [rows, dimensions]: each row's vector (zeros for null rows); a view."""
+        return self._native.vectors
+
+    @property
+    def is_null(self) -> "NDArray[numpy.uint8]":
+        """numpy uint8 array: 1 where the row's vector is null; a view."""
+        return self._native.is_null
+
+
+
 class Model:
-    """A model loaded once on its devices, classifying texts in memory.
+    """A model loaded once on its devices, classifying or embedding texts in memory.
 
     ``model_dir``: a Hugging Face model directory, as ``infercost run --model``
-    takes. The settings are ``infercost run``'s model, device, batching and
-    pricing flags, with ``_`` for ``-``, made from the same table in the
-    engine with the same defaults (``help(Model.__init__)`` lists them with
-    their help); None keeps the default. With ``instance``, each
-    :meth:`classify` call's metrics (:attr:`last_metrics`) carry its ``cost``
-    on that instance, as ``infercost run --instance`` prices a run.
+    and ``infercost embed --model`` take. ``task``: ``"classify"``
+    (:meth:`classify`) or ``"embed"`` (:meth:`embed`); None: ``"embed"``
+    when an embedding setting (``pooling``, ``normalize``, ``prefix``) is
+    given or the directory is a sentence-transformers model without a
+    classification head, else ``"classify"`` (:attr:`task` says which).
+    The settings are the commands' model, device, batching and pricing
+    flags, with ``_`` for ``-``, made from the same table in the engine with
+    the same defaults (``help(Model.__init__)`` lists them with their help);
+    None keeps the default; those of the other task are refused. With
+    ``instance``, each call's metrics (:attr:`last_metrics`) carry its
+    ``cost`` on that instance, as ``infercost run --instance`` prices a run.
 
     Loading reads the weights and prepares every device once; then
-    :meth:`classify` can be called any number of times. Use it as a context
+    :meth:`classify` (or :meth:`embed`) can be called any number of times. Use it as a context
     manager or call :meth:`close` to free the model's memory. It may be called
     from several Python threads: one call runs at a time per Model (each
     spreads its batches over every core or GPU stream), and the GIL is
@@ -295,10 +346,17 @@ class Model:
     """
 
     @with_settings("model", ModelFlags)
-    def __init__(self, model_dir: PathLike, **settings: Unpack[ModelFlags]) -> None:
+    def __init__(
+        self, model_dir: PathLike, *, task: Optional[str] = None, **settings: Unpack[ModelFlags]
+    ) -> None:
         """Loads the model at ``model_dir`` on its devices (see :class:`Model`)."""
-        self._native = _native.Model(os.fspath(model_dir), settings)
+        self._native = _native.Model(os.fspath(model_dir), settings, task)
         self._info: Optional[ModelInfo] = None
+
+    @property
+    def task(self) -> str:
+        """``"classify"`` or ``"embed"``: what this Model was opened for."""
+        return self._native.task
 
     def classify(self, texts: Texts) -> Classification:
         """The output columns of every text, in input order (a :class:`Classification`).
@@ -315,19 +373,31 @@ class Model:
         """
         return Classification(self._native.classify(texts))
 
+    def embed(self, texts: Texts) -> Embeddings:
+        """The vector of every text, in input order (an :class:`Embeddings`), for a
+        Model opened to embed (``task="embed"``; a ValueError otherwise).
+
+        ``texts`` as :meth:`classify` takes them; the same batching, threads,
+        error handling, GIL release and Ctrl-C. Each text is truncated to
+        ``max_length`` tokens (by default sentence-transformers'
+        ``max_seq_length`` where the model has one) after the ``prefix``.
+        """
+        return Embeddings(self._native.embed(texts))
+
     @property
     def info(self) -> LoadedModelInfo:
         """:func:`model_info` of the directory, with how this Model runs: ``device``,
         ``devices``, ``precision``, ``threads``, ``tokenizer_threads``, ``max_length``,
-        ``batching``, ``batch_size``, ``max_batch_tokens``, ``workers``, ``head_function``,
-        ``labels_column``, ``threshold``."""
+        ``batching``, ``batch_size``, ``max_batch_tokens``, ``workers``, ``task``,
+        ``head_function``, ``labels_column``, ``threshold`` and, opened to embed,
+        ``embedding_run`` (pooling, normalize, prefix, dimensions and where the pooling came from)."""
         if self._info is None:
             self._info = model_info(self._native.dir)
         return cast(LoadedModelInfo, {**self._info, **self._native.runtime()})
 
     @property
     def last_metrics(self) -> Optional[RunMetrics]:
-        """The last :meth:`classify` call's metrics, with the keys of ``infercost run
+        """The last :meth:`classify` or :meth:`embed` call's metrics, with the keys of ``infercost run
         --metrics`` (rows, tokens, padded and computed tokens, batches,
         ``stages`` (seconds of tokenize / batch / infer), wall_seconds, rows_per_second,
         ...; on a GPU the NVML samples, ``gpus``; with ``instance``, the call's ``cost``);
@@ -340,7 +410,7 @@ class Model:
         return self._native.closed
 
     def close(self) -> None:
-        """Frees the model on its devices; a later :meth:`classify` is a ValueError."""
+        """Frees the model on its devices; a later call is a ValueError."""
         self._native.close()
 
     def __enter__(self) -> "Model":

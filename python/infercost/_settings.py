@@ -17,8 +17,9 @@ from typing import Any, Callable, Dict, List, Optional, TypeVar
 from . import _native
 from ._types import Setting
 
-# name, scope ("model": Model() and run(); "run": run() only), default (None
-# where the engine decides), help, changes_output; in the CLI's order.
+# name, scope ("model": Model() and run(); "run": run() only), task
+# ("classify", "embed" or None for both), default (None where the engine
+# decides), help, changes_output; in the CLI's order.
 SETTINGS: List[Setting] = _native.settings()
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -32,16 +33,28 @@ def default(name: str) -> Any:
     raise KeyError(name)
 
 
-def names(scope: str) -> List[str]:
-    """The settings ``scope`` takes: "model" (Model, spark) or "run" (run(): all)."""
-    return [s["name"] for s in SETTINGS if scope == "run" or s["scope"] == "model"]
+def names(scope: str, task: Optional[str] = None) -> List[str]:
+    """The settings ``scope`` takes: "model" (Model, spark) or "run" (run():
+    all but the embedding ones, as it classifies); of ``task`` ("classify",
+    "embed") only when given."""
+    if scope == "run":
+        task = "classify"
+    return [
+        s["name"]
+        for s in SETTINGS
+        if (scope == "run" or s["scope"] == "model") and (task is None or s["task"] in (None, task))
+    ]
 
 
 def with_settings(
-    scope: str, declared: type, overrides: Optional[Dict[str, Any]] = None, doc: Optional[str] = None
+    scope: str,
+    declared: type,
+    overrides: Optional[Dict[str, Any]] = None,
+    doc: Optional[str] = None,
+    task: Optional[str] = None,
 ) -> Callable[[F], F]:
     """Decorates a function that takes ``**settings``: its signature gets one
-    keyword-only parameter per setting of ``scope`` (typed from ``declared``,
+    keyword-only parameter per setting of ``scope`` and ``task`` (names(); typed from ``declared``,
     ModelFlags or RunFlags; default the engine's, or ``overrides``' where the
     function decides otherwise), before its other keyword-only parameters;
     its docstring gets the settings' help (``doc`` replaces a help line)."""
@@ -54,7 +67,7 @@ def with_settings(
         first_kw = next(
             (i for i, p in enumerate(params) if p.kind is inspect.Parameter.KEYWORD_ONLY), len(params)
         )
-        wanted = names(scope)
+        wanted = names(scope, task)
         made = [
             inspect.Parameter(
                 name,

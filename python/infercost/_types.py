@@ -79,9 +79,24 @@ class ModelInfo(TypedDict):
     synthetic_seed: Optional[int]  # None for a real model
 
 
-class _RuntimeOnly(TypedDict):
+class EmbeddingRun(TypedDict):
+    """``embedding_run`` of a Model opened to embed: how it makes its vectors."""
+
+    pooling: str
+    normalize: bool
+    prefix: str
+    dimensions: int
+    source: str  # where the pooling came from: "sentence-transformers modules.json" or "pooling"
+
+
+class _RuntimeSometimes(TypedDict, total=False):
+    embedding_run: EmbeddingRun  # a Model opened to embed
+
+
+class _RuntimeOnly(_RuntimeSometimes):
     """How a Model runs, beyond what ModelInfo says."""
 
+    task: str  # "classify" or "embed"
     device: str  # as given: "cpu", "cuda", "cuda:1"
     devices: List[str]  # resolved: "cpu" or "cuda:0", "cuda:1", ...
     precision: str
@@ -121,6 +136,15 @@ class LengthHistogram(TypedDict):
 class MetricsModel(TypedDict):
     name: str
     synthetic: bool
+
+
+class MetricsEmbedding(TypedDict):
+    """``embedding`` of an embedding call's or run's metrics: how the vectors were made."""
+
+    dimensions: int
+    pooling: str
+    normalized: bool
+    prefix: str
 
 
 class _HeadThreshold(TypedDict, total=False):
@@ -172,6 +196,7 @@ class _RunMetricsSometimes(TypedDict, total=False):
     gpu_monitor: str  # why the GPUs were not sampled
     resume: ResumeInfo  # an output file or folder
     cost: Dict[str, Any]  # a priced run (instance): the instance, its price and the estimate
+    embedding: MetricsEmbedding  # an embedding call or run (task "embed")
 
 
 class RunMetrics(_RunMetricsSometimes):
@@ -198,6 +223,7 @@ class RunMetrics(_RunMetricsSometimes):
     peak_rss_bytes: int
     stages: Dict[str, float]  # busy seconds: load, read, tokenize, batch, infer, write
     model: MetricsModel
+    task: str  # "classify" or "embed"
     head: MetricsHead
     device: str
     threads: int
@@ -233,14 +259,16 @@ class Setting(TypedDict):
     name: str
     flag: str  # the CLI's: "--max-length", "--no-text"
     scope: str  # "model": Model(), spark and run() (pricing too); "run": run() only
+    task: Optional[str]  # "classify" or "embed": that task's only; None: both
     default: Any  # None where the engine decides (threshold)
     help: str
     changes_output: bool  # part of a checkpoint's job identity
 
 
-class ModelFlags(TypedDict, total=False):
-    """The settings :class:`infercost.Model` takes: ``infercost run``'s model,
-    device, batching and pricing flags, ``_`` for ``-``. None keeps the engine's default."""
+class _SharedFlags(TypedDict, total=False):
+    """The settings of Model() and run() both: model, device, batching, the
+    classifier head's, and pricing (each call's metrics get the cost of its
+    rows on ``instance``)."""
 
     device: Optional[str]
     precision: Optional[str]
@@ -251,10 +279,9 @@ class ModelFlags(TypedDict, total=False):
     max_batch_tokens: Union[int, str, None]
     streams_per_device: Optional[int]
     tokenizer_threads: Optional[int]
-    function: Optional[str]
-    threshold: Optional[float]
+    function: Optional[str]  # classification only
+    threshold: Optional[float]  # classification only
     on_error: Optional[str]
-    # Pricing: each classify() call's metrics get the cost of its rows on this instance.
     instance: Optional[str]
     price_list: Optional[str]
     price_files: Optional[List[str]]
@@ -264,9 +291,20 @@ class ModelFlags(TypedDict, total=False):
     corpus_rows: Optional[int]
 
 
-class RunFlags(ModelFlags, total=False):
-    """The settings :func:`infercost.run` takes: Model's, and the file job's (reading,
-    writing, checkpoints). None keeps the engine's default."""
+class ModelFlags(_SharedFlags, total=False):
+    """The settings :class:`infercost.Model` takes: ``infercost run``'s and
+    ``infercost embed``'s model, device, batching and pricing flags, ``_`` for
+    ``-``. None keeps the engine's default."""
+
+    pooling: Optional[str]  # embeddings only (Model.embed)
+    normalize: Optional[bool]  # embeddings only
+    prefix: Optional[str]  # embeddings only
+
+
+class RunFlags(_SharedFlags, total=False):
+    """The settings :func:`infercost.run` takes: Model's but the embedding ones
+    (run() classifies), and the file job's (reading, writing, checkpoints).
+    None keeps the engine's default."""
 
     column: Optional[str]
     input_format: Optional[str]

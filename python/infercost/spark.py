@@ -1,4 +1,4 @@
-"""infercost on Spark: classify a DataFrame's text column on the executors.
+"""infercost on Spark: classify (or embed) a DataFrame's text column on the executors.
 
 Pure Python over the package (``infercost.Model``), using DataFrame APIs only
 (``mapInArrow``, Arrow / pandas UDFs): no RDD, no SparkContext, no broadcast,
@@ -13,6 +13,9 @@ server; docs/spark.md says what is and is not tested).
     pred = infercost.spark.classify_udf(model="/dbfs/models/sst2")
     df.withColumn("pred", pred("full_text"))        # a struct<negative, positive, label>
 
+    vectors = infercost.spark.embed(df, "full_text", model="/dbfs/models/all-MiniLM-L6-v2")
+    vectors.write.parquet("vectors/")               # df's columns + embedding: array<float>
+
 Each Python worker loads a model once per model directory and settings
 (``infercost.Model``'s: device, precision, max_length, threads, ...) and
 keeps it for the tasks and jobs that follow (Spark reuses its Python
@@ -24,7 +27,8 @@ docs/spark.md has the settings and the install steps.
 The output columns are the ones ``infercost run`` writes: one float column
 per label (the model's ``id2label``, lowercased), then ``label`` (string),
 and ``labels`` (the labels at or above the threshold, joined by ``,``) for a
-multi-label model. A null text gives nulls.
+multi-label model. ``embed`` adds one ``array<float>`` column (the vector,
+as ``infercost embed`` writes it). A null text gives nulls.
 """
 
 import logging
@@ -40,7 +44,7 @@ from ._types import ModelFlags
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["classify", "classify_udf", "predict_fn", "result_schema", "output_columns"]
+__all__ = ["classify", "classify_udf", "predict_fn", "embed", "result_schema", "output_columns"]
 
 # Each model load and each classify() call is logged here on the worker
 # (INFO, with the details in the record's `infercost_load` or
@@ -94,7 +98,7 @@ _SPARK_DOC = """
 """
 
 
-@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC)
+@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC, task="classify")
 def classify(
     df,
     column: str = default("column"),
@@ -127,38 +131,77 @@ def classify(
     """
     if model is None:
         raise TypeError("classify(): model= (a model directory) is required")
+    out = result_schema(model)
+    df, shipped, schema = _shipped_frame("classify", df, column, model, keep, out)
+    key = _load_key(model, settings, "classify")
+    kept = len(schema.fields) - len(out.fields)
+    fn = _batch_classifier(key, shipped.index(column), kept, [f.name for f in schema.fields], _kinds(out))
+    return df.mapInArrow(fn, schema)
+
+
+def _shipped_frame(fn: str, df, column: str, model: Optional[str], keep: Optional[Sequence[str]], out):
+    """What classify and embed (`fn`) send to mapInArrow: `df`'s kept columns
+    and the text column under plain aliases, the names shipped, and the output
+    schema (the kept columns' fields, then `out`'s). Errors on the driver."""
+    if model is None:
+        raise TypeError(f"{fn}(): model= (a model directory) is required")
     from pyspark.sql.functions import col
     from pyspark.sql.types import StringType, StructType
 
     fields = {f.name: f for f in df.schema.fields}
     if column not in fields:
-        raise InvalidArgumentError(f"classify(): no column '{column}' (columns: {', '.join(fields)})")
+        raise InvalidArgumentError(f"{fn}(): no column '{column}' (columns: {', '.join(fields)})")
     if not isinstance(fields[column].dataType, StringType):
-        raise TypeError(f"classify(): column '{column}' is {fields[column].dataType.simpleString()}, not string")
+        raise TypeError(f"{fn}(): column '{column}' is {fields[column].dataType.simpleString()}, not string")
     kept = list(fields) if keep is None else list(keep)
     missing = [name for name in kept if name not in fields]
     if missing:
-        raise InvalidArgumentError(f"classify(): keep= names columns that are not there: {', '.join(missing)}")
-
-    out = result_schema(model)
+        raise InvalidArgumentError(f"{fn}(): keep= names columns that are not there: {', '.join(missing)}")
     clash = [f.name for f in out.fields if f.name in kept]
     if clash:
         raise InvalidArgumentError(
-            f"classify(): output columns {clash} clash with input columns; drop or rename them, or pass keep="
+            f"{fn}(): output columns {clash} clash with input columns; drop or rename them, or pass keep="
         )
-
     # Only the kept columns and the text travel to Python, under plain
     # aliases: mapInArrow names its input columns, and a dotted name would be
     # taken for a struct field. The output schema has the real names.
     shipped = kept + ([column] if column not in kept else [])
     df = df.select(*[col("`" + name.replace("`", "``") + "`").alias(f"c{i}") for i, name in enumerate(shipped)])
-    schema = StructType([fields[name] for name in kept] + out.fields)
-    key = _load_key(model, settings)
-    fn = _batch_classifier(key, shipped.index(column), len(kept), [f.name for f in schema.fields], _kinds(out))
-    return df.mapInArrow(fn, schema)
+    return df, shipped, StructType([fields[name] for name in kept] + out.fields)
 
 
-@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC)
+@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC, task="embed")
+def embed(
+    df,
+    column: str = default("column"),
+    model: Optional[str] = None,
+    *,
+    keep: Optional[Sequence[str]] = None,
+    output: str = "embedding",
+    **settings: "Unpack[ModelFlags]",
+):
+    """``df`` with a vector column added (``output``, ``array<float>``),
+    computed on the executors by ``infercost.Model.embed``.
+
+    ``model``: a sentence-transformers directory (its pooling, Normalize and
+    max_seq_length are used), or a Hugging Face encoder directory with
+    ``pooling=``; every executor must be able to read it. ``column``,
+    ``keep`` and the device and threads settings as for :func:`classify`;
+    the embedding settings (``pooling``, ``normalize``, ``prefix``) as
+    ``infercost embed`` takes them. A null text gives a null vector. One
+    Arrow batch of rows per ``Model.embed`` call (mapInArrow); the rows keep
+    their partition and order.
+    """
+    from pyspark.sql.types import ArrayType, FloatType, StructField, StructType
+
+    out = StructType([StructField(output, ArrayType(FloatType(), containsNull=False), True)])
+    df, shipped, schema = _shipped_frame("embed", df, column, model, keep, out)
+    key = _load_key(model, settings, "embed")
+    kept = len(schema.fields) - len(out.fields)
+    return df.mapInArrow(_batch_embedder(key, shipped.index(column), kept, [f.name for f in schema.fields]), schema)
+
+
+@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC, task="classify")
 def classify_udf(model: str, **settings: "Unpack[ModelFlags]"):
     """A column function for ``df.withColumn`` / ``select``: ``udf(text_column)``
     gives a struct of the model's output columns (``result_schema(model)``).
@@ -170,14 +213,14 @@ def classify_udf(model: str, **settings: "Unpack[ModelFlags]"):
     out, no pandas), a pandas iterator UDF before. Arguments as ``classify``.
     """
     out = result_schema(model)
-    key = _load_key(model, settings)
+    key = _load_key(model, settings, "classify")
     columns = _kinds(out)
     if _has_arrow_udf():
         return _arrow_struct_udf(key, columns, out)
     return _pandas_struct_udf(key, columns, out)
 
 
-@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC)
+@with_settings("model", ModelFlags, _SPARK_DEFAULTS, _SPARK_DOC, task="classify")
 def predict_fn(model: str, **settings: "Unpack[ModelFlags]") -> Callable[[], Callable[[Any], Dict[str, Any]]]:
     """A ``make_predict_fn`` for ``pyspark.ml.functions.predict_batch_udf``:
 
@@ -192,7 +235,7 @@ def predict_fn(model: str, **settings: "Unpack[ModelFlags]") -> Callable[[], Cal
     ``classify``.
     """
     names = [f.name for f in result_schema(model).fields]
-    return _MakePredict(_load_key(model, settings), names)
+    return _MakePredict(_load_key(model, settings, "classify"), names)
 
 
 # ---------------------------------------------------------------------------
@@ -205,21 +248,22 @@ def predict_fn(model: str, **settings: "Unpack[ModelFlags]") -> Callable[[], Cal
 
 class _LoadKey(NamedTuple):
     """What a model is loaded with, as the user gave it (the device and the
-    threads are resolved per task): the directory and the settings given,
-    as sorted (name, value) pairs."""
+    threads are resolved per task): the directory, the Model's task
+    ("classify" or "embed") and the settings given, as sorted (name, value) pairs."""
 
     model_dir: str
+    task: str
     settings: Tuple[Tuple[str, Any], ...]
 
 
-def _load_key(model: str, settings: Dict[str, Any]) -> _LoadKey:
+def _load_key(model: str, settings: Dict[str, Any], task: str) -> _LoadKey:
     """The key of `settings` (None values dropped: the default) for `model`.
-    A setting Model() does not take is a TypeError here, on the driver."""
-    unknown = sorted(set(settings) - set(names("model")))
+    A setting Model() does not take for `task` is a TypeError here, on the driver."""
+    unknown = sorted(set(settings) - set(names("model", task)))
     if unknown:
         raise TypeError(f"got an unexpected keyword argument '{unknown[0]}'")
     given = tuple(sorted((k, v) for k, v in settings.items() if v is not None))
-    return _LoadKey(os.fspath(model), given)
+    return _LoadKey(os.fspath(model), task, given)
 
 
 # (model_dir, settings as resolved for the task) -> Model.
@@ -255,17 +299,19 @@ def _task_device(device: str) -> str:
 def _model_for(key: _LoadKey):
     """This worker's Model for `key` in the current task, loaded on first use."""
     given = dict(key.settings)
-    settings = {name: given.get(name, _SPARK_DEFAULTS.get(name, default(name))) for name in names("model")}
+    settings = {
+        name: given.get(name, _SPARK_DEFAULTS.get(name, default(name))) for name in names("model", key.task)
+    }
     settings["device"] = _task_device(settings["device"])
     settings["threads"] = _task_threads(settings["threads"])
-    resolved = (key.model_dir, tuple(sorted(settings.items())))
+    resolved = (key.model_dir, key.task, tuple(sorted(settings.items())))
     with _MODELS_LOCK:
         model = _MODELS.get(resolved)
         if model is None:
             import infercost
 
             start = time.monotonic()
-            model = infercost.Model(key.model_dir, **settings)
+            model = infercost.Model(key.model_dir, task=key.task, **settings)
             seconds = time.monotonic() - start
             details = {"pid": os.getpid(), "model_dir": key.model_dir, **settings, "seconds": seconds}
             _log.info(
@@ -290,25 +336,33 @@ def _classify(key: _LoadKey, texts):
 
     model = _model_for(key)
     result = pa.table(model.classify(texts))
-    if _log.isEnabledFor(logging.INFO):
-        from pyspark import TaskContext
-
-        metrics = model.last_metrics
-        context = TaskContext.get()
-        task = {"pid": os.getpid(), "model_dir": key.model_dir}
-        if context is not None:
-            task.update(partition=context.partitionId(), attempt=context.attemptNumber(), stage=context.stageId())
-        _log.info(
-            "infercost: classified %d rows (and %d null, %d skipped), %d tokens, in %.3f s in worker %d",
-            metrics["rows"],
-            metrics["rows_null"],
-            metrics["rows_skipped"],
-            metrics["tokens"],
-            metrics["wall_seconds"],
-            os.getpid(),
-            extra={"infercost_metrics": {**task, "metrics": metrics}},
-        )
+    _log_call(model, key, "classified")
     return result
+
+
+def _log_call(model, key: _LoadKey, did: str) -> None:
+    """Logs `model`'s last call (the engine's metrics, as ``Model.last_metrics``:
+    rows, tokens, seconds, GPUs, cost) with the task's partition and attempt."""
+    if not _log.isEnabledFor(logging.INFO):
+        return
+    from pyspark import TaskContext
+
+    metrics = model.last_metrics
+    context = TaskContext.get()
+    task = {"pid": os.getpid(), "model_dir": key.model_dir}
+    if context is not None:
+        task.update(partition=context.partitionId(), attempt=context.attemptNumber(), stage=context.stageId())
+    _log.info(
+        "infercost: %s %d rows (and %d null, %d skipped), %d tokens, in %.3f s in worker %d",
+        did,
+        metrics["rows"],
+        metrics["rows_null"],
+        metrics["rows_skipped"],
+        metrics["tokens"],
+        metrics["wall_seconds"],
+        os.getpid(),
+        extra={"infercost_metrics": {**task, "metrics": metrics}},
+    )
 
 
 def _classify_arrays(key: _LoadKey, texts, columns: List[Tuple[str, str]], string_type):
@@ -356,6 +410,30 @@ def _batch_classifier(key: _LoadKey, text: int, kept: int, names: List[str], col
             yield pa.RecordBatch.from_arrays(arrays, names=names)
 
     return classify_batches
+
+
+def _batch_embedder(key: _LoadKey, text: int, kept: int, names: List[str]):
+    """embed's mapInArrow function: record batches in (the kept columns, then
+    the text column unless kept), the first `kept` columns plus the vector
+    column out (a list<float>: Spark's array<float>), named `names`."""
+
+    def embed_batches(batches):
+        import pyarrow as pa
+
+        vector_type = pa.list_(pa.field("element", pa.float32(), nullable=False))
+        for batch in batches:
+            texts = batch.column(text)
+            arrays = [batch.column(i) for i in range(kept)]
+            if len(texts) == 0:
+                arrays.append(pa.array([], type=vector_type))
+            else:
+                model = _model_for(key)
+                vectors = pa.table(model.embed(texts)).column("embedding").combine_chunks()
+                _log_call(model, key, "embedded")
+                arrays.append(vectors.cast(vector_type))
+            yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+    return embed_batches
 
 
 def _has_arrow_udf() -> bool:

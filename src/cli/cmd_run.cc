@@ -31,7 +31,7 @@ struct RunFlags {
 
 void execute_run(RunFlags& flags) {
   pipeline::RunOptions& options = flags.options;
-  flags.settings.apply(options);
+  flags.settings.apply(options);  // options.task set by the command
   pipeline::RunProgress progress;
   ProgressLine line(ProgressLine::wanted(flags.quiet), [&progress] { return run_progress_text(progress); });
   options.progress = &progress;
@@ -69,27 +69,44 @@ void execute_run(RunFlags& flags) {
   }
 }
 
-}  // namespace
-
-void define_run(CLI::App* cmd) {
+// `infercost run` and `infercost embed`: the same engine, flags and outputs
+// but for the task's own settings (the head's or the embedding's).
+void define_files_command(CLI::App* cmd, pipeline::Task task) {
   auto flags = bind_flags<RunFlags>(*cmd, execute_run);
   pipeline::RunOptions& o = flags->options;
+  o.task = task;
+  const bool embeds = task == pipeline::Task::kEmbed;
   cmd->add_option(
          "inputs", o.inputs,
          "Input files, folders or globs (JSON lines, JSON arrays, CSV, Parquet), read in the order given; "
          "a folder's files and a glob's matches are sorted by name")
       ->required();
   cmd->add_option("--model", o.model_dir,
-                  "Model directory (config.json, model.safetensors, vocab.txt or tokenizer.json)")
+                  embeds ? "Model directory: a sentence-transformers model (modules.json, config.json, "
+                           "model.safetensors, its tokenizer), or a Hugging Face encoder with --pooling"
+                         : "Model directory (config.json, model.safetensors, vocab.txt or tokenizer.json)")
       ->required();
-  cmd->add_option(
-         "-o,--output", o.output,
-         "Output file (.jsonl, .csv or .parquet); a folder (existing, or ending in '/') for one part per "
-         "input file; '-' for JSON lines on stdout")
+  cmd->add_option("-o,--output", o.output,
+                  embeds
+                      ? "Output file (.parquet: a fixed-size float32 list column 'embedding'; .jsonl: an "
+                        "array); a folder (existing, or ending in '/') for one part per input file; '-' "
+                        "for JSON lines on stdout"
+                      : "Output file (.jsonl, .csv or .parquet); a folder (existing, or ending in '/') for "
+                        "one part per input file; '-' for JSON lines on stdout")
       ->capture_default_str();
-  flags->settings.add(cmd);
+  flags->settings.add(cmd, {}, task);
   cmd->add_option("--metrics", flags->metrics_path, "Write the run's metrics as JSON to this file");
   cmd->add_flag("-q,--quiet", flags->quiet, "No progress and no summary on stderr");
+}
+
+}  // namespace
+
+void define_run(CLI::App* cmd) {
+  define_files_command(cmd, pipeline::Task::kClassify);
+}
+
+void define_embed(CLI::App* cmd) {
+  define_files_command(cmd, pipeline::Task::kEmbed);
 }
 
 }  // namespace infercost::cli

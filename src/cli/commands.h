@@ -33,6 +33,7 @@ std::shared_ptr<Flags> bind_flags(CLI::App& cmd, Execute execute) {
 // Each command's options, added to the subcommand main.cc made for it
 // (main.cc's table names the commands and says what each does).
 void define_run(CLI::App* cmd);
+void define_embed(CLI::App* cmd);
 void define_tokenize(CLI::App* cmd);
 void define_model(CLI::App* cmd);
 void define_datagen(CLI::App* cmd);

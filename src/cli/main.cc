@@ -37,6 +37,10 @@ struct CommandSpec {
 };
 constexpr CommandSpec kCommands[] = {
     {"run", "Classify every row of the inputs and write predictions in input order", define_run},
+    {"embed",
+     "Embed every row of the inputs (a sentence-transformers model, or an encoder with --pooling) and write "
+     "one vector per row in input order",
+     define_embed},
     {"tokenize",
      "Tokenize TEXT arguments, or lines of stdin, to JSON {\"tokens\", \"ids\"} (WordPiece, BPE, Unigram)",
      define_tokenize},

@@ -6,15 +6,23 @@
 
 namespace infercost::cli {
 
-void SettingFlags::add(CLI::App* cmd, std::initializer_list<std::string_view> names) {
+void SettingFlags::add(CLI::App* cmd, std::initializer_list<std::string_view> names,
+                       std::optional<pipeline::Task> task) {
   for (const pipeline::Setting& setting : pipeline::run_settings()) {
     if (names.size() > 0 && std::find(names.begin(), names.end(), setting.name) == names.end()) continue;
+    if (!pipeline::takes_setting(pipeline::SettingScope::kRun, setting, task)) continue;
     Flag& f = flags_.emplace_back();
     f.setting = &setting;
     const std::string flag = pipeline::setting_label(setting, pipeline::Caller::kCli);
     const std::string help = pipeline::setting_help(setting, pipeline::Caller::kCli);
     if (setting.type == pipeline::SettingType::kSwitch) {
       f.option = cmd->add_flag(flag, f.given, help);
+      continue;
+    }
+    if (setting.type == pipeline::SettingType::kOptionalSwitch) {
+      // --name sets it true, --no-name false; neither leaves it to the model.
+      f.option = cmd->add_flag(flag, f.given, help);
+      f.negation = cmd->add_flag("--no-" + flag.substr(2), f.negated, "The opposite of " + flag);
       continue;
     }
     if (setting.type == pipeline::SettingType::kTextList) {
@@ -31,11 +39,16 @@ void SettingFlags::add(CLI::App* cmd, std::initializer_list<std::string_view> na
 void SettingFlags::apply(pipeline::RunOptions& options) const {
   options.caller = pipeline::Caller::kCli;
   for (const Flag& f : flags_) {
-    if (f.option->count() == 0) continue;
-    pipeline::SettingValue value = !f.setting->cli_negates;
+    if (f.option->count() == 0 && (f.negation == nullptr || f.negation->count() == 0)) continue;
+    if (f.negation != nullptr && f.option->count() > 0 && f.negation->count() > 0) {
+      fail(invalid_argument(
+          fmt::format("give {} or {}, not both", f.option->get_name(), f.negation->get_name())));
+    }
+    pipeline::SettingValue value = !f.setting->cli_negates && f.option->count() > 0;
     if (f.setting->type == pipeline::SettingType::kTextList) {
       value = f.texts;
-    } else if (f.setting->type != pipeline::SettingType::kSwitch) {
+    } else if (f.setting->type != pipeline::SettingType::kSwitch &&
+               f.setting->type != pipeline::SettingType::kOptionalSwitch) {
       Result<pipeline::SettingValue> parsed = pipeline::parse_setting_text(*f.setting, f.text);
       if (!parsed.ok()) fail(parsed.status());
       value = std::move(*parsed);

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <deque>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,8 +19,9 @@ namespace infercost::cli {
 class SettingFlags {
  public:
   // Adds to `cmd` the flags of the settings named in `names` (every setting
-  // when empty), in the table's order.
-  void add(CLI::App* cmd, std::initializer_list<std::string_view> names = {});
+  // when empty) that `task` takes (unset: both tasks'), in the table's order.
+  void add(CLI::App* cmd, std::initializer_list<std::string_view> names = {},
+           std::optional<pipeline::Task> task = std::nullopt);
 
   // The flags given, applied to `options` (named as the CLI names them), then
   // every setting of `options` checked: fail() (a usage error, exit 2) on a
@@ -30,9 +32,11 @@ class SettingFlags {
   struct Flag {
     const pipeline::Setting* setting = nullptr;
     CLI::Option* option = nullptr;
-    std::string text;                // a flag with a value
-    std::vector<std::string> texts;  // a flag given once per item
-    bool given = false;              // a switch
+    std::string text;                 // a flag with a value
+    std::vector<std::string> texts;   // a flag given once per item
+    bool given = false;               // a switch
+    CLI::Option* negation = nullptr;  // kOptionalSwitch: its --no- flag
+    bool negated = false;
   };
   std::deque<Flag> flags_;  // stable addresses for CLI11
 };

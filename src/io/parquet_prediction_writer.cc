@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "parquet/compression.h"
 #include "parquet/writer.h"
@@ -21,13 +22,15 @@ class ParquetPredictionWriter final : public PredictionWriter {
 
   Status write(const std::vector<std::string>& texts, const std::vector<uint8_t>& is_null,
                const std::vector<float>& probabilities) override {
-    const size_t n_labels = columns_.labels.size();
+    const size_t n_labels =
+        columns_.dimensions > 0 ? static_cast<size_t>(columns_.dimensions) : columns_.labels.size();
     if (probabilities.size() != texts.size() * n_labels) {
-      return internal_error(path_ + ": prediction writer: probabilities do not match rows x labels");
+      return internal_error(path_ + ": prediction writer: the values do not match rows x values per row");
     }
     if (!is_null.empty() && is_null.size() != texts.size()) {
       return internal_error(path_ + ": prediction writer: is_null does not match the rows");
     }
+    if (columns_.dimensions > 0) return write_vectors(texts, is_null, probabilities);
     const int first_prob = columns_.keep_text ? 1 : 0;
     const int label_col = first_prob + static_cast<int>(n_labels);
     const int last_col = columns_.label_set ? label_col + 1 : label_col;
@@ -49,6 +52,30 @@ class ParquetPredictionWriter final : public PredictionWriter {
   }
 
   Status close() override { return writer_->close(); }
+
+  // Embeddings: the text (where kept) and the vector of each row.
+  Status write_vectors(const std::vector<std::string>& texts, const std::vector<uint8_t>& is_null,
+                       const std::vector<float>& vectors) {
+    const size_t dims = static_cast<size_t>(columns_.dimensions);
+    const int vector_col = columns_.keep_text ? 1 : 0;
+    for (size_t r = 0; r < texts.size(); ++r) {
+      const bool null_row = !is_null.empty() && is_null[r] != 0;
+      if (columns_.keep_text) {
+        if (null_row) {
+          writer_->append_null(0);
+        } else {
+          writer_->append_string(0, texts[r]);
+        }
+      }
+      if (null_row) {
+        writer_->append_null(vector_col);
+      } else {
+        writer_->append_floats(vector_col, std::span<const float>(vectors.data() + r * dims, dims));
+      }
+      INFERCOST_RETURN_IF_ERROR(writer_->end_row());
+    }
+    return Status();
+  }
 
   Result<OutputCheckpoint> checkpoint() override {
     if (!resumable_) return internal_error(path_ + ": checkpoint() of an output that cannot resume");
@@ -74,12 +101,21 @@ class ParquetPredictionWriter final : public PredictionWriter {
 Result<std::unique_ptr<PredictionWriter>> create_parquet_prediction_writer(const std::string& path,
                                                                            const PredictionColumns& columns,
                                                                            const ResumableOutput* resumable) {
-  if (columns.labels.empty()) return invalid_argument(path + ": prediction writer: the model has no labels");
+  if (columns.labels.empty() && columns.dimensions <= 0) {
+    return invalid_argument(path + ": prediction writer: the model has no labels");
+  }
   Result<parquet::Codec> codec = parquet::codec_from_name(columns.compression);
   if (!codec.ok()) return codec.status().with_context(path);
   std::vector<parquet::ColumnSpec> schema;
   if (columns.keep_text) schema.push_back({"text", parquet::ColumnSpec::Kind::kString, true});
-  std::vector<std::string> names = prediction_column_names(columns.labels, columns.label_set);
+  if (columns.dimensions > 0) {
+    parquet::ColumnSpec vector{kEmbeddingColumn, parquet::ColumnSpec::Kind::kFloat, true};
+    vector.list_size = columns.dimensions;
+    schema.push_back(std::move(vector));
+  }
+  std::vector<std::string> names = columns.dimensions > 0
+                                       ? std::vector<std::string>()
+                                       : prediction_column_names(columns.labels, columns.label_set);
   for (size_t i = 0; i < names.size(); ++i) {
     const bool value = i < columns.labels.size();  // a label's value, or the label / labels string
     schema.push_back({std::move(names[i]),

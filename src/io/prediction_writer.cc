@@ -63,6 +63,7 @@ class DelimitedWriter final : public PredictionWriter {
   DelimitedWriter(Sink sink, OutputFormat format, PredictionColumns columns, int64_t rows)
       : sink_(std::move(sink)), format_(format), columns_(std::move(columns)), rows_(rows) {
     for (const std::string& label : columns_.labels) names_.push_back(label_column_name(label));
+    width_ = columns_.dimensions > 0 ? static_cast<size_t>(columns_.dimensions) : names_.size();
     const bool resumed = rows > 0 || sink_.bytes() > 0;
     if (format_ == OutputFormat::kCsv && !resumed) {
       if (columns_.keep_text) buffer_ += "text,";
@@ -76,16 +77,18 @@ class DelimitedWriter final : public PredictionWriter {
 
   Status write(const std::vector<std::string>& texts, const std::vector<uint8_t>& is_null,
                const std::vector<float>& probabilities) override {
-    const size_t n_labels = names_.size();
+    const size_t n_labels = width_;
     if (probabilities.size() != texts.size() * n_labels) {
-      return internal_error("prediction writer: probabilities do not match rows x labels");
+      return internal_error("prediction writer: the values do not match rows x values per row");
     }
     if (!is_null.empty() && is_null.size() != texts.size()) {
       return internal_error("prediction writer: is_null does not match the rows");
     }
     for (size_t r = 0; r < texts.size(); ++r) {
       const bool null_row = !is_null.empty() && is_null[r] != 0;
-      if (format_ == OutputFormat::kJsonl) {
+      if (columns_.dimensions > 0) {
+        append_jsonl_vector(texts[r], null_row, probabilities.data() + r * n_labels);
+      } else if (format_ == OutputFormat::kJsonl) {
         append_jsonl_row(texts[r], null_row, probabilities.data() + r * n_labels);
       } else {
         append_csv_row(texts[r], null_row, probabilities.data() + r * n_labels);
@@ -118,17 +121,33 @@ class DelimitedWriter final : public PredictionWriter {
  private:
   static constexpr size_t kFlushBytes = 1 << 20;
 
-  void append_jsonl_row(const std::string& text, bool null_row, const float* p) {
+  void append_jsonl_text(const std::string& text, bool null_row) {
     buffer_ += '{';
-    if (columns_.keep_text) {
-      buffer_ += "\"text\":";
-      if (null_row) {
-        buffer_ += "null";
-      } else {
-        append_json_string(buffer_, text);
-      }
-      buffer_ += ',';
+    if (!columns_.keep_text) return;
+    buffer_ += "\"text\":";
+    if (null_row) {
+      buffer_ += "null";
+    } else {
+      append_json_string(buffer_, text);
     }
+    buffer_ += ',';
+  }
+
+  void append_jsonl_vector(const std::string& text, bool null_row, const float* v) {
+    append_jsonl_text(text, null_row);
+    buffer_ += "\"embedding\":";
+    if (null_row) {
+      buffer_ += "null}\n";
+      return;
+    }
+    buffer_ += '[';
+    for (size_t i = 0; i < width_; ++i)
+      fmt::format_to(std::back_inserter(buffer_), "{}{}", i ? "," : "", v[i]);
+    buffer_ += "]}\n";
+  }
+
+  void append_jsonl_row(const std::string& text, bool null_row, const float* p) {
+    append_jsonl_text(text, null_row);
     for (size_t l = 0; l < names_.size(); ++l) {
       append_json_string(buffer_, names_[l]);
       if (null_row) {
@@ -201,6 +220,7 @@ class DelimitedWriter final : public PredictionWriter {
   OutputFormat format_;
   PredictionColumns columns_;
   std::vector<std::string> names_;
+  size_t width_ = 0;  // values per row: the labels, or the vector's dimensions
   std::string buffer_;
   int64_t rows_ = 0;
   Status failed_;
@@ -229,7 +249,13 @@ Result<std::unique_ptr<PredictionWriter>> create_prediction_writer(const std::st
                                                                    OutputFormat format,
                                                                    const PredictionColumns& columns,
                                                                    const ResumableOutput* resumable) {
-  if (columns.labels.empty()) return invalid_argument("prediction writer: the model has no labels");
+  if (columns.labels.empty() && columns.dimensions <= 0) {
+    return invalid_argument("prediction writer: the model has no labels");
+  }
+  if (columns.dimensions > 0 && format == OutputFormat::kCsv) {
+    return invalid_argument(path +
+                            ": CSV cannot hold a vector per row; write embeddings to Parquet or JSON lines");
+  }
   if (format == OutputFormat::kParquet) {
     if (path == "-") return invalid_argument("Parquet output cannot go to stdout; name a file");
     return create_parquet_prediction_writer(path, columns, resumable);

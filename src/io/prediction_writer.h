@@ -3,6 +3,11 @@
 // lowercased) holding the head function's value (a probability, or the logit
 // under --function none), the winning label (the first largest value) and,
 // for multi-label outputs, `labels`: every label at or above the threshold.
+// Embeddings (PredictionColumns::dimensions): the text and `embedding`, the
+// row's vector: in Parquet a fixed-size list of float32 (pyarrow reads
+// fixed_size_list<float>[dimensions], DuckDB and Spark a float array), in
+// JSON lines an array of numbers (each the shortest text that reads back as
+// the same float32); null for a null row. CSV cannot hold them (refused).
 //
 // Files are written to a temporary and renamed by close(); a writer destroyed
 // without close() leaves nothing behind. "-" writes JSON lines to stdout.
@@ -46,7 +51,13 @@ struct PredictionColumns {
   // string in every format, null for a null row.
   bool label_set = false;
   float threshold = 0.5f;
+  // Embeddings: > 0 writes `embedding`, a vector of this many float32 per
+  // row, instead of the label columns (labels then empty).
+  int dimensions = 0;
 };
+
+// The column an embedding output holds its vectors in.
+inline constexpr const char* kEmbeddingColumn = "embedding";
 
 // A label's output column name: the label lowercased (ASCII letters; other
 // bytes kept as they are).
@@ -85,7 +96,8 @@ struct ResumableOutput {
 class PredictionWriter {
  public:
   virtual ~PredictionWriter() = default;
-  // probabilities: [texts.size(), labels.size()] row-major. A row with
+  // probabilities: [texts.size(), labels.size()] row-major (embeddings:
+  // [texts.size(), dimensions], the vectors). A row with
   // is_null[i] set is written with null text, null probabilities and a null
   // label (its probabilities are ignored). is_null may be empty (no nulls).
   virtual Status write(const std::vector<std::string>& texts, const std::vector<uint8_t>& is_null,

@@ -196,7 +196,7 @@ Status check_classification_head(const std::string& dir, const ModelConfig& conf
   return unsupported(fmt::format(
       "{}: no classification head: {}, and model.safetensors has no '{}.weight'. infercost runs sequence "
       "classifiers: it needs a {} directory (a *ForSequenceClassification model, an encoder fine-tuned with "
-      "a classifier for its labels). infercost cannot embed yet.",
+      "a classifier for its labels). To turn texts into vectors with it, use `infercost embed`.",
       dir, what, checkpoint_names(config.architecture).classifier, hf_classifier_class(config)));
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/test_point.h"
 #include "core/threads.h"
+#include "infercost/model/describe.h"
 #include "infercost/model/model_dir.h"
 #include "io/prediction_writer.h"
 #include "pipeline/bad_rows.h"
@@ -188,6 +189,11 @@ Result<std::vector<std::string>> resolve_classifier_devices(const ClassifierOpti
   return names;
 }
 
+Task default_task(const std::string& model_dir) {
+  Result<model::ModelDescription> d = model::describe_model_dir(model_dir);
+  return d.ok() && !d->classification_head && d->embedding ? Task::kEmbed : Task::kClassify;
+}
+
 int resolve_tokenizer_threads(const ClassifierOptions& options) {
   return resolved_tokenizer_threads(options, resolve_threads(options.threads));
 }
@@ -230,7 +236,57 @@ Status check_threshold_applies(const ClassifierOptions& options, HeadFunction fu
       config.num_labels(), config.num_labels() == 1 ? "" : "s"));
 }
 
+// How a Task::kEmbed classifier of `dir` makes its vectors: `options`'
+// settings, each unset one from the directory's sentence-transformers files
+// (model::read_sentence_transformers). Sets `max_length` (0: the model's
+// limit) to the sentence-transformers max_seq_length where no max_length is
+// asked, within the model's own limit.
+Result<EmbeddingSettings> resolve_embedding(const std::string& dir, const ClassifierOptions& options,
+                                            int& max_length) {
+  INFERCOST_ASSIGN_OR_RETURN(model::ModelConfig config, model::load_config(dir + "/config.json"));
+  INFERCOST_ASSIGN_OR_RETURN(std::optional<model::EmbeddingConfig> st,
+                             model::read_sentence_transformers(dir, config.hidden_size));
+  EmbeddingSettings e;
+  const std::string pooling_label = setting_label("pooling", options.caller);
+  if (!options.pooling.empty()) {
+    Result<model::Pooling> p = model::parse_pooling(options.pooling);
+    if (!p.ok()) return invalid_argument(fmt::format("{}: {}", pooling_label, p.status().message()));
+    e.pooling = *p;
+    e.source = pooling_label;
+  } else if (st) {
+    e.pooling = st->pooling;
+    e.source = "sentence-transformers modules.json";
+  } else {
+    return invalid_argument(fmt::format(
+        "{}: no modules.json, so not a sentence-transformers directory, and no {} given: say how the token "
+        "vectors become one vector per text ({})",
+        dir, pooling_label, setting_example("pooling", "mean", options.caller)));
+  }
+  e.normalize = options.normalize.value_or(st && st->normalize);
+  if (options.prefix) {
+    e.prefix = *options.prefix;
+  } else if (st && !st->default_prompt_name.empty()) {
+    e.prefix = st->prompts.at(st->default_prompt_name);
+  }
+  if (st && !st->include_prompt && !e.prefix.empty() &&
+      (e.pooling == model::Pooling::kMean || e.pooling == model::Pooling::kMax)) {
+    return unsupported(fmt::format(
+        "{}: 1_Pooling/config.json's include_prompt is false (the prompt's tokens are left out of the "
+        "pooling), which infercost does not do; embed without a prefix ({})",
+        dir, setting_example("prefix", "", options.caller)));
+  }
+  if (max_length == 0 && st && st->max_seq_length > 0) {
+    INFERCOST_ASSIGN_OR_RETURN(int limit, model::read_model_length_limit(dir));
+    max_length = std::min(limit, st->max_seq_length);
+  }
+  return e;
+}
+
 }  // namespace
+
+const char* task_name(Task task) {
+  return task == Task::kEmbed ? "embed" : "classify";
+}
 
 Classifier::Classifier() = default;
 Classifier::~Classifier() = default;
@@ -247,8 +303,13 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
   c->tokenizer_threads_ = resolved_tokenizer_threads(options, c->threads_);
   c->on_bad_row_ = options.on_bad_row;
 
+  c->task_ = options.task;
   model::LoadOptions load;
   load.max_length = options.max_length;  // 0: the model's limit
+  if (options.task == Task::kEmbed) {
+    load.classification_head = false;  // the encoder's token vectors are what is pooled
+    INFERCOST_ASSIGN_OR_RETURN(c->embedding_, resolve_embedding(model_dir, options, load.max_length));
+  }
   INFERCOST_ASSIGN_OR_RETURN(model::LoadedModel model, model::load_model_dir(model_dir, load));
   if (options.max_length > model.config.max_positions()) {
     return invalid_argument(fmt::format("{} {} exceeds the model's {} positions",
@@ -262,6 +323,7 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
   backend_options.threads = c->threads_;
   backend_options.precision = precision;
   backend_options.precision_is_default = options.precision == "auto";
+  if (c->embedding_) backend_options.pooling = c->embedding_->pooling;
   INFERCOST_ASSIGN_OR_RETURN(std::vector<BackendPtr> backends,
                              open_backends(factory, names, backend_options, model));
   model.weights = model::EncoderWeights();  // every backend keeps its own copy
@@ -332,12 +394,20 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
     if (std::find(precisions.begin(), precisions.end(), p) == precisions.end()) precisions.push_back(p);
   }
   c->precision_ = fmt::format("{}", fmt::join(precisions, "+"));
-  c->function_ = asked ? *asked : default_head_function(model.config).function;
-  c->label_set_ = writes_label_set(c->function_, model.config.num_labels());
-  INFERCOST_RETURN_IF_ERROR(check_threshold_applies(options, c->function_, c->label_set_, model.config));
-  if (c->label_set_) c->threshold_ = options.threshold.value_or(kDefaultThreshold);
+  if (c->task_ == Task::kClassify) {
+    c->function_ = asked ? *asked : default_head_function(model.config).function;
+    c->label_set_ = writes_label_set(c->function_, model.config.num_labels());
+    INFERCOST_RETURN_IF_ERROR(check_threshold_applies(options, c->function_, c->label_set_, model.config));
+    if (c->label_set_) c->threshold_ = options.threshold.value_or(kDefaultThreshold);
+  } else {
+    c->function_ = HeadFunction::kNone;
+    c->embedding_->dimensions = model.config.hidden_size;
+  }
   c->config_ = std::move(model.config);
   c->tokenizer_ = std::move(model.tokenizer);
+  if (c->embedding_ && !c->embedding_->prefix.empty()) {
+    INFERCOST_ASSIGN_OR_RETURN(c->tokenizer_, text::with_prefix(c->tokenizer_, c->embedding_->prefix));
+  }
   if (options.on_model_loaded) options.on_model_loaded(c->config_);
   return c;
 }
@@ -392,7 +462,7 @@ ClassifierStats Classifier::stats() const {
 Status Classifier::infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
                                std::vector<int32_t>* non_finite) {
   INFERCOST_CHECK(worker < workers_.size());
-  const size_t labels = static_cast<size_t>(this->labels());
+  const size_t labels = static_cast<size_t>(outputs());
   INFERCOST_CHECK(out.size() == static_cast<size_t>(batch.batch) * labels);
   Worker& w = *workers_[worker];
   count_batch(w.given, batch, max_length_, w.engine->skips_padding());
@@ -457,9 +527,9 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
     device.oom_retries.fetch_add(1);
     return classify_halves(t, worker, out);
   }
-  const int labels = this->labels();
+  const int labels = outputs();
   if (logits->rows != t.batch || logits->labels != labels) {
-    return internal_error(fmt::format("{}: backend returned logits of the wrong shape", device.name));
+    return internal_error(fmt::format("{}: backend returned outputs of the wrong shape", device.name));
   }
   // A row with a logit that is not finite is all NaN (infer_batch finds it
   // so): a sigmoid of +inf would pass for a probability.
@@ -469,7 +539,11 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
       std::fill(row, row + labels, std::numeric_limits<float>::quiet_NaN());
     }
   }
-  apply_head_function(function_, logits->values.data(), logits->rows, labels);
+  if (embedding_) {
+    if (embedding_->normalize) normalize_rows(logits->values.data(), logits->rows, labels);
+  } else {
+    apply_head_function(function_, logits->values.data(), logits->rows, labels);
+  }
   std::copy(logits->values.begin(), logits->values.end(), out.begin());
   worker.rows_run += t.batch;
   ++worker.batches_run;
@@ -478,7 +552,7 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
 
 Status Classifier::classify_halves(const backend::TokenBatch& batch, Worker& worker, std::span<float> out) {
   auto [first, second] = split_token_batch(batch);
-  const size_t at = static_cast<size_t>(first.batch) * static_cast<size_t>(labels());
+  const size_t at = static_cast<size_t>(first.batch) * static_cast<size_t>(outputs());
   INFERCOST_RETURN_IF_ERROR(classify_rows(first, worker, out.first(at)));
   return classify_rows(second, worker, out.subspan(at));
 }
@@ -490,46 +564,67 @@ int stop_signal(const std::atomic<int>* stop) {
   return stop != nullptr ? stop->load() : 0;
 }
 
-// What classify() returns once `stop` is set.
-Status stopped(int signal, size_t rows) {
-  return Status(StatusCode::kCancelled,
-                fmt::format("classify stopped by signal {} before its {} rows were done", signal, rows));
+// What classify() or embed() (`task`) returns once `stop` is set.
+Status stopped(Task task, int signal, size_t rows) {
+  return Status(StatusCode::kCancelled, fmt::format("{} stopped by signal {} before its {} rows were done",
+                                                    task_name(task), signal, rows));
 }
 
 }  // namespace
 
 Result<Classification> Classifier::classify(std::span<const std::string_view> texts,
                                             std::span<const uint8_t> is_null, const std::atomic<int>* stop) {
+  if (task_ != Task::kClassify) {
+    return invalid_argument(
+        "classify(): this model was opened to embed (task embed); open it again to classify");
+  }
+  Classification result;
+  result.labels = outputs();
+  INFERCOST_RETURN_IF_ERROR(run_rows(texts, is_null, stop, {result.scores, result.is_null, result.skipped}));
+  const size_t labels = static_cast<size_t>(result.labels);
+  result.label.assign(result.is_null.size(), -1);
+  for (size_t i = 0; i < result.label.size(); ++i) {
+    if (result.is_null[i]) continue;
+    result.label[i] = static_cast<int32_t>(io::winning_label(result.scores.data() + i * labels, labels));
+  }
+  return result;
+}
+
+Result<Embeddings> Classifier::embed(std::span<const std::string_view> texts,
+                                     std::span<const uint8_t> is_null, const std::atomic<int>* stop) {
+  if (task_ != Task::kEmbed) {
+    return invalid_argument(
+        "embed(): this model was opened to classify (task classify); open it again to embed");
+  }
+  Embeddings result;
+  result.dimensions = outputs();
+  INFERCOST_RETURN_IF_ERROR(run_rows(texts, is_null, stop, {result.vectors, result.is_null, result.skipped}));
+  return result;
+}
+
+Status Classifier::run_rows(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
+                            const std::atomic<int>* stop, CallRows out) {
   if (!is_null.empty() && is_null.size() != texts.size()) {
     return invalid_argument(
         fmt::format("{} null flags for {} texts: give one per text, or none", is_null.size(), texts.size()));
   }
   std::lock_guard<std::mutex> lock(mu_);
-  Classification result;
   const size_t n = texts.size();
-  const size_t labels = static_cast<size_t>(this->labels());
-  result.labels = this->labels();
-  result.scores.assign(n * labels, 0.0f);
-  result.label.assign(n, -1);
-  result.is_null.assign(n, 0);
-  result.skipped.assign(n, 0);
+  out.values.assign(n * static_cast<size_t>(outputs()), 0.0f);
+  out.is_null.assign(n, 0);
+  out.skipped.assign(n, 0);
   for (size_t begin = 0; begin < n; begin += kClassifyChunkRows) {
     const size_t end = std::min(n, begin + kClassifyChunkRows);
-    if (const int signal = stop_signal(stop); signal != 0) return stopped(signal, n);
-    INFERCOST_RETURN_IF_ERROR(classify_chunk(texts.subspan(begin, end - begin),
-                                             is_null.empty() ? is_null : is_null.subspan(begin, end - begin),
-                                             begin, stop, result));
+    if (const int signal = stop_signal(stop); signal != 0) return stopped(task_, signal, n);
+    INFERCOST_RETURN_IF_ERROR(run_chunk(texts.subspan(begin, end - begin),
+                                        is_null.empty() ? is_null : is_null.subspan(begin, end - begin),
+                                        begin, stop, out));
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (result.is_null[i]) continue;
-    const float* p = result.scores.data() + i * labels;
-    result.label[i] = static_cast<int32_t>(io::winning_label(p, labels));
-  }
-  return result;
+  return Status();
 }
 
-Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
-                                  size_t first_row, const std::atomic<int>* stop, Classification& result) {
+Status Classifier::run_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
+                             size_t first_row, const std::atomic<int>* stop, CallRows result) {
   auto start = std::chrono::steady_clock::now();
   TokenizedRows tokenized;
   tokenize_rows(*tokenizer_, texts, is_null, tokenizer_threads_, tokenized);
@@ -566,7 +661,7 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
 
   // Every worker pulls the next batch; the first error in batch order wins.
   const bool seed = policy_.batching == Batching::kSeed;
-  const size_t labels = static_cast<size_t>(this->labels());
+  const size_t labels = static_cast<size_t>(outputs());
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::atomic<bool> cancelled{false};
@@ -611,7 +706,7 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
       }
       for (size_t k = 0; k < batches[b].size(); ++k) {
         std::copy_n(out.begin() + static_cast<ptrdiff_t>(k * labels), labels,
-                    result.scores.begin() +
+                    result.values.begin() +
                         static_cast<ptrdiff_t>((first_row + static_cast<size_t>(batches[b][k])) * labels));
       }
     }
@@ -625,7 +720,7 @@ Status Classifier::classify_chunk(std::span<const std::string_view> texts, std::
   for (Status& s : errors) {
     if (!s.ok()) return s;
   }
-  if (cancelled.load()) return stopped(stop_signal(stop), result.rows());
+  if (cancelled.load()) return stopped(task_, stop_signal(stop), result.is_null.size());
   return Status();
 }
 

@@ -31,6 +31,13 @@ void add_classifier_metrics(RunMetrics& m, const Classifier& c, const Classifier
   m.head_function = head_function_name(c.head_function());
   m.labels_column = c.label_set();
   m.threshold = c.threshold();
+  m.task = task_name(c.task());
+  if (const std::optional<EmbeddingSettings>& e = c.embedding()) {
+    m.embedding_dimensions = e->dimensions;
+    m.embedding_pooling = model::pooling_name(e->pooling);
+    m.embedding_normalized = e->normalize;
+    m.embedding_prefix = e->prefix;
+  }
 
   m.rows_null += stats.rows_null;
   m.rows_skipped += stats.rows_skipped;

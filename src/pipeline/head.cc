@@ -62,4 +62,14 @@ void apply_head_function(HeadFunction function, float* values, int rows, int lab
   }
 }
 
+void normalize_rows(float* values, int rows, int dims) {
+  for (int r = 0; r < rows; ++r) {
+    float* row = values + static_cast<size_t>(r) * static_cast<size_t>(dims);
+    double sum = 0;
+    for (int i = 0; i < dims; ++i) sum += static_cast<double>(row[i]) * row[i];
+    const double scale = 1.0 / std::max(std::sqrt(sum), 1e-12);
+    for (int i = 0; i < dims; ++i) row[i] = static_cast<float>(row[i] * scale);
+  }
+}
+
 }  // namespace infercost::pipeline

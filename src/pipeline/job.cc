@@ -35,6 +35,8 @@ Result<std::vector<std::pair<std::string, std::string>>> output_options(const Ru
     INFERCOST_ASSIGN_OR_RETURN(resolved.max_length, model::read_model_length_limit(o.model_dir));
   }
   std::vector<std::pair<std::string, std::string>> options = output_settings(resolved);
+  // An embedding job is another job; a run's identity stays as checkpoints before embeddings wrote it.
+  if (o.task == Task::kEmbed) options.emplace_back("command", "embed");
   Result<backend::DeviceSpec> device = backend::parse_device(o.device);
   options.emplace_back("--device (kind)", device.ok() ? device->kind : o.device);
   options.emplace_back("--output (kind)", plan.per_file ? "folder" : "file");

@@ -138,6 +138,14 @@ void for_each_run_metrics_field(Metrics& m, Visitor& v) {
     o.field("name", m.model_name);
     o.field("synthetic", m.model_synthetic);
   });
+  v.field("task", m.task, Presence{true, MetricsRead::kGet});
+  const bool embeds = m.task == "embed";
+  v.object("embedding", written_if(embeds), [&](auto& o) {
+    o.field("dimensions", m.embedding_dimensions);
+    o.field("pooling", m.embedding_pooling);
+    o.field("normalized", m.embedding_normalized);
+    o.field("prefix", m.embedding_prefix);
+  });
   // Metrics from before the head was recorded have none: softmax, all runs did then.
   v.object("head", Presence{true, MetricsRead::kGet}, [&](auto& o) {
     o.field("function", m.head_function);
@@ -466,19 +474,24 @@ std::string RunMetrics::to_summary() const {
   fmt::format_to(
       line,
       "config          device {}, precision {}, {} threads (+{} tokenizing), batching {} (batch {} "
-      "rows, {} tokens, window {}), max length {}, model {}{}, head {}{}\n",
+      "rows, {} tokens, window {}), max length {}, model {}{}, {}\n",
       device, precision, threads, tokenizer_threads, batching, batch_size, max_batch_tokens, window_rows,
-      max_length, model_name, model_synthetic ? " (synthetic)" : "", head_function,
-      labels_column ? fmt::format(" (labels at >= {})", threshold) : std::string());
+      max_length, model_name, model_synthetic ? " (synthetic)" : "",
+      task == "embed"
+          ? fmt::format("embedding {} pooling{}, {} dimensions{}", embedding_pooling,
+                        embedding_normalized ? ", normalized" : "", embedding_dimensions,
+                        embedding_prefix.empty() ? "" : fmt::format(", prefix '{}'", embedding_prefix))
+          : fmt::format("head {}{}", head_function,
+                        labels_column ? fmt::format(" (labels at >= {})", threshold) : std::string()));
   if (!cost.instance.empty()) {
     const cost::CostEstimate& e = cost.estimate;
     fmt::format_to(
         line,
         "cost            {} ({} prices, {}): ${:.4f}/h -> ${:.6f} for this run, ${:.4f} per million "
-        "rows, ${:.5f} per million tokens; {} rows would take {:.2f} h and cost ${:.2f}\n",
+        "{}, ${:.5f} per million tokens; {} rows would take {:.2f} h and cost ${:.2f}\n",
         cost.instance, cost.price_list, cost.price_date, e.usd_per_hour, e.cost_to_solution_usd,
-        e.usd_per_million_rows, e.usd_per_million_tokens, e.corpus_rows, e.corpus_seconds / 3600.0,
-        e.corpus_usd);
+        e.usd_per_million_rows, task == "embed" ? "vectors" : "rows", e.usd_per_million_tokens, e.corpus_rows,
+        e.corpus_seconds / 3600.0, e.corpus_usd);
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// Where `infercost run` writes: one output, or one part per input file.
+// Where `infercost run` and `infercost embed` write: one output, or one part
+// per input file.
 #pragma once
 
 #include <string>
@@ -18,7 +19,9 @@ struct OutputPlan {
 };
 
 // For a folder output, creates the folder and names "<folder>/<stem><ext>"
-// per input; two inputs mapping to one part are kInvalidArgument.
+// per input, in --output-format or the input's own format (JSON -> jsonl;
+// embeddings of CSV -> parquet); two inputs mapping to one part are
+// kInvalidArgument, and so is a CSV output of embeddings.
 Result<OutputPlan> plan_outputs(const RunOptions& options, const std::vector<std::string>& inputs,
                                 const std::vector<io::InputFormat>& input_formats);
 

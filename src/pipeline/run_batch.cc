@@ -49,7 +49,7 @@ bool Pipeline::batch_windows() {
       current_file = w.file_index;
       batcher.begin_file(seed ? scan_max : 0);
     }
-    w.probs.assign(w.rows.size() * static_cast<size_t>(classifier_.labels()), 0.0f);
+    w.probs.assign(w.rows.size() * static_cast<size_t>(classifier_.outputs()), 0.0f);
     batches.clear();
     batcher.add(window, classify, batches);
     if (w.last_in_file) {

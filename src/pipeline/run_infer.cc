@@ -78,7 +78,7 @@ bool Pipeline::release_done() {
 // ClassifierWorkers::infer_batch splits and retries).
 Status Pipeline::infer_batch(size_t w, Batch& batch) {
   const backend::TokenBatch& t = batch.tokens;
-  const size_t labels = static_cast<size_t>(classifier_.labels());
+  const size_t labels = static_cast<size_t>(classifier_.outputs());
   std::vector<float>& out = scratch_[w];
   out.resize(static_cast<size_t>(t.batch) * labels);
   std::vector<int32_t> bad;

@@ -53,7 +53,7 @@ bool Pipeline::write_window(Window& w, WriterFile& file, bool& saved) {
     fail(out.status());
     return false;
   }
-  const size_t labels = static_cast<size_t>(classifier_.labels());
+  const size_t labels = static_cast<size_t>(classifier_.outputs());
   std::vector<std::string> texts;
   std::vector<uint8_t> nulls;
   std::vector<float> probs;

@@ -161,7 +161,11 @@ Status end_failed_run(const Status& status, ResumableJob* job, Pipeline& pipelin
 io::PredictionColumns prediction_columns(const RunOptions& options, const Classifier& classifier) {
   io::PredictionColumns columns;
   columns.keep_text = options.keep_text;
-  columns.labels = classifier.config().labels;
+  if (classifier.task() == Task::kEmbed) {
+    columns.dimensions = classifier.outputs();
+  } else {
+    columns.labels = classifier.config().labels;
+  }
   columns.compression = options.compression;
   columns.label_set = classifier.label_set();
   columns.threshold = static_cast<float>(classifier.threshold());

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "infercost/backend/backend.h"
+#include "infercost/model/embedding.h"
 #include "infercost/pipeline/head.h"
 #include "infercost/text/tokenizer.h"
 
@@ -135,6 +136,12 @@ Status check_function(const RunOptions& o, std::string_view label) {
   if (o.function == "default" || parse_head_function(o.function).ok()) return Status();
   return invalid_argument(
       fmt::format("{} '{}': expected softmax, sigmoid, none or default (the model's)", label, o.function));
+}
+
+Status check_pooling(const RunOptions& o, std::string_view label) {
+  if (o.pooling.empty()) return Status();
+  Result<model::Pooling> p = model::parse_pooling(o.pooling);
+  return p.ok() ? Status() : invalid_argument(fmt::format("{}: {}", label, p.status().message()));
 }
 
 Status set_threshold(RunOptions& o, const SettingValue& v, std::string_view) {
@@ -281,13 +288,56 @@ const std::array kSettings = {
             .scope = kModel,
             .changes_output = true,
             .help = "Truncate each text to this many tokens, special tokens included (0: the model's limit, "
-                    "the smaller of its positions and its tokenizer's model_max_length)",
+                    "the smaller of its positions and its tokenizer's model_max_length; embeddings: "
+                    "sentence-transformers' max_seq_length where the model has one)",
             .get = whole_of<&C::max_length>,
             .set = set_whole<&C::max_length>,
             .check = check_max_length_setting},
+    Setting{.name = "pooling",
+            .type = SettingType::kText,
+            .scope = kModel,
+            .task = Task::kEmbed,
+            .changes_output = true,
+            .help = "How each text's token vectors become its one vector: cls (the first token's), mean, max "
+                    "or lasttoken, over its real tokens (empty: the model's sentence-transformers Pooling; "
+                    "required for a plain Hugging Face encoder directory)",
+            .get = text_of<&C::pooling>,
+            .set = set_text<&C::pooling>,
+            .check = check_pooling},
+    Setting{.name = "normalize",
+            .type = SettingType::kOptionalSwitch,
+            .scope = kModel,
+            .task = Task::kEmbed,
+            .changes_output = true,
+            .help = "Scale each vector to unit length (unset: as the model's sentence-transformers modules "
+                    "say, a Normalize module; else not)",
+            .get = [](const R& o) { return o.normalize ? std::string(*o.normalize ? "true" : "false") : ""; },
+            .set =
+                [](R& o, const SettingValue& v, std::string_view) {
+                  o.normalize = std::get<bool>(v);
+                  return Status();
+                },
+            .check = no_check},
+    Setting{.name = "prefix",
+            .type = SettingType::kOptionalText,
+            .scope = kModel,
+            .task = Task::kEmbed,
+            .changes_output = true,
+            .help = "Text put before every row's text, as a model's prompt (\"query: \"); its tokens count "
+                    "against {max_length} (unset: the model's default prompt, "
+                    "config_sentence_transformers.json's default_prompt_name, usually none; '' for none)",
+            .get = [](const R& o) { return o.prefix.value_or(""); },
+            .identity = [](const R& o) { return o.prefix ? "'" + *o.prefix + "'" : std::string("(model)"); },
+            .set =
+                [](R& o, const SettingValue& v, std::string_view) {
+                  o.prefix = std::get<std::string>(v);
+                  return Status();
+                },
+            .check = no_check},
     Setting{.name = "function",
             .type = SettingType::kText,
             .scope = kModel,
+            .task = Task::kClassify,
             .changes_output = true,  // as given: "default" is the model's, whose config is part of the job
             .help = "The head's output function, as Hugging Face's text-classification pipeline applies it: "
                     "softmax over the labels, sigmoid of each label (multi-label), none (the raw logits), or "
@@ -299,6 +349,7 @@ const std::array kSettings = {
     Setting{.name = "threshold",
             .type = SettingType::kOptionalNumber,
             .scope = kModel,
+            .task = Task::kClassify,
             .changes_output = true,
             .help = "Multi-label outputs (sigmoid over several labels): the 'labels' column lists the labels "
                     "whose value is at or above this, in [0, 1] (unset: 0.5); refused for other outputs",
@@ -466,9 +517,11 @@ Result<SettingValue> normalize(const Setting& s, const SettingValue& value, cons
   };
   switch (s.type) {
     case SettingType::kText:
+    case SettingType::kOptionalText:
       if (!std::holds_alternative<std::string>(value)) return wrong();
       return value;
     case SettingType::kSwitch:
+    case SettingType::kOptionalSwitch:
       if (!std::holds_alternative<bool>(value)) return wrong();
       return value;
     case SettingType::kNumber:
@@ -507,12 +560,22 @@ Status check_scope(const RunOptions& options, SettingScope widest) {
     if (!takes_setting(widest, s)) continue;
     INFERCOST_RETURN_IF_ERROR(s.check(options, setting_label(s, options.caller)));
   }
+  static const RunOptions kDefaults;
+  for (const Setting& s : kSettings) {
+    if (!takes_setting(widest, s) || takes_setting(widest, s, options.task)) continue;
+    if (s.get(options) == s.get(kDefaults)) continue;
+    const bool embeds = *s.task == Task::kEmbed;
+    return invalid_argument(fmt::format("{} applies to {} only, not to {}", setting_label(s, options.caller),
+                                        embeds ? "embeddings" : "classification",
+                                        embeds ? "classification" : "embeddings"));
+  }
   return Status();
 }
 
 }  // namespace
 
-bool takes_setting(SettingScope widest, const Setting& setting) {
+bool takes_setting(SettingScope widest, const Setting& setting, std::optional<Task> task) {
+  if (task && setting.task && *setting.task != *task) return false;
   return static_cast<int>(setting.scope) <= static_cast<int>(widest);
 }
 
@@ -529,6 +592,8 @@ const SettingTypeNames& setting_type_names(SettingType type) {
       {"INT|auto", "an int or 'auto'", "a whole number or 'auto'"},  // kWholeOrAuto
       {"FLOAT", "a number", "a number"},                             // kOptionalNumber
       {"FILE", "a list of str", "strings"},                          // kTextList
+      {"", "a bool or None", "true or false"},                       // kOptionalSwitch
+      {"TEXT", "a str or None", "a string"},                         // kOptionalText
   };
   const size_t i = static_cast<size_t>(type);
   INFERCOST_CHECK(i < std::size(kNames));
@@ -605,9 +670,11 @@ Result<SettingValue> parse_setting_text(const Setting& setting, const std::strin
                     setting.expected.empty() ? type_words(setting.type) : setting.expected));
   };
   switch (setting.type) {
-    case SettingType::kText: return SettingValue(text);
+    case SettingType::kText:
+    case SettingType::kOptionalText: return SettingValue(text);
     case SettingType::kTextList: return SettingValue(std::vector<std::string>{text});
     case SettingType::kSwitch:
+    case SettingType::kOptionalSwitch:
       if (text == "true" || text == "false") return SettingValue(text == "true");
       return bad();
     case SettingType::kWholeOrAuto:
@@ -649,7 +716,7 @@ Status check_settings(const RunOptions& options, SettingScope widest) {
 std::vector<std::pair<std::string, std::string>> output_settings(const RunOptions& options) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const Setting& s : kSettings) {
-    if (!s.changes_output) continue;
+    if (!s.changes_output || !takes_setting(SettingScope::kRun, s, options.task)) continue;
     out.emplace_back(flag_of(s), s.identity ? s.identity(options) : s.get(options));
   }
   return out;

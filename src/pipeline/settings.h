@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +32,8 @@ enum class SettingType {
   kWholeOrAuto,     // an integer, or "auto" (sized from the device's memory)
   kOptionalNumber,  // a real number, or unset (the engine decides)
   kTextList,        // strings (a CLI flag given once per item)
+  kOptionalSwitch,  // true, false or unset (the model decides): CLI --name and --no-name
+  kOptionalText,    // a string, or unset (the model decides)
 };
 
 // Which front doors take a setting; each scope takes the ones before it too.
@@ -40,9 +43,9 @@ enum class SettingType {
 // runner's only (RunOptions: `infercost run`, infercost.run()).
 enum class SettingScope { kModel, kPrice, kRun };
 
-// A setting's value as a front door hands it over: text for kText (and "auto"
-// for kWholeOrAuto), an integer for kWhole / kWholeOrAuto, a real number for
-// kNumber / kOptionalNumber (an integer is taken too), a bool for kSwitch,
+// A setting's value as a front door hands it over: text for kText and
+// kOptionalText (and "auto" for kWholeOrAuto), an integer for kWhole / kWholeOrAuto, a real number for
+// kNumber / kOptionalNumber (an integer is taken too), a bool for kSwitch and kOptionalSwitch,
 // strings for kTextList.
 using SettingValue = std::variant<std::string, int64_t, double, bool, std::vector<std::string>>;
 
@@ -50,6 +53,9 @@ struct Setting {
   std::string_view name;  // the RunOptions member's and the Python keyword's name
   SettingType type;
   SettingScope scope;
+  // The one task it applies to (the embedding settings, the classifier
+  // head's); unset: both. A front door of one task does not take the other's.
+  std::optional<Task> task = std::nullopt;
   // Part of a checkpoint's job identity: a resumed run must have the same.
   bool changes_output;
   // What it does (the default is shown beside it); "{name}" stands for
@@ -78,8 +84,9 @@ struct Setting {
   Status (*check)(const RunOptions& options, std::string_view label);
 };
 
-// Whether a front door that takes the settings up to `widest` takes `setting`.
-bool takes_setting(SettingScope widest, const Setting& setting);
+// Whether a front door that takes the settings up to `widest`, of `task`
+// (unset: of both), takes `setting`.
+bool takes_setting(SettingScope widest, const Setting& setting, std::optional<Task> task = std::nullopt);
 
 // Every setting, in the order the CLI's --help lists them.
 std::span<const Setting> run_settings();
@@ -116,12 +123,14 @@ Result<SettingValue> parse_setting_text(const Setting& setting, const std::strin
 Status apply_setting(RunOptions& options, const Setting& setting, const SettingValue& value, Caller caller);
 
 // Every check of the settings up to `widest` in `options`, in table order:
-// the first failure, in options.caller's words. ClassifierOptions: kModel.
+// the first failure, in options.caller's words; then kInvalidArgument for a
+// setting of the other task than options.task set to other than its default
+// (--threshold on `infercost embed`). ClassifierOptions: kModel.
 Status check_settings(const ClassifierOptions& options);
 Status check_settings(const RunOptions& options, SettingScope widest = SettingScope::kRun);
 
-// The settings that change what the output holds, with their values, in
-// table order, keyed by their CLI flags: a checkpoint's job identity
+// The settings of options.task that change what the output holds, with
+// their values, in table order, keyed by their CLI flags: a checkpoint's job identity
 // (pipeline/job.cc adds what the output plan decides).
 std::vector<std::pair<std::string, std::string>> output_settings(const RunOptions& options);
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -33,7 +34,7 @@ std::shared_ptr<const ClassificationColumns> make_result_columns(pipeline::Class
   const size_t rows = result.rows();
   const size_t labels = static_cast<size_t>(result.labels);
   const std::vector<std::string>& label_names = classifier.config().labels;
-  c->rows = static_cast<int64_t>(rows);
+  c->row_count = static_cast<int64_t>(rows);
   c->has_label_set = classifier.label_set();
   c->names = io::prediction_column_names(label_names, c->has_label_set);
   c->values.assign(labels, std::vector<float>(rows, 0.0f));
@@ -62,6 +63,20 @@ std::shared_ptr<const ClassificationColumns> make_result_columns(pipeline::Class
     if (c->has_label_set) c->label_set_offsets.push_back(static_cast<int32_t>(c->label_set_chars.size()));
   }
   c->classification = std::move(result);
+  return c;
+}
+
+std::shared_ptr<const EmbeddingColumns> make_embedding_columns(pipeline::Embeddings result) {
+  auto c = std::make_shared<EmbeddingColumns>();
+  const size_t rows = result.rows();
+  for (size_t i = 0; i < rows; ++i) c->null_count += result.is_null[i] ? 1 : 0;
+  if (c->null_count > 0) {
+    c->validity.assign((rows + 7) / 8, 0);
+    for (size_t i = 0; i < rows; ++i) {
+      if (!result.is_null[i]) c->validity[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    }
+  }
+  c->embeddings = std::move(result);
   return c;
 }
 
@@ -101,19 +116,8 @@ void fill_schema(ArrowSchema* out, std::string format, std::string name, int64_t
   out->private_data = data;
 }
 
-// The struct schema of the columns: float32 per label, utf8 label(s).
-void export_schema(const ClassificationColumns& c, ArrowSchema* out) {
-  std::vector<ArrowSchema*> children;
-  for (size_t k = 0; k < c.names.size(); ++k) {
-    auto* child = new ArrowSchema();
-    fill_schema(child, k < c.values.size() ? "f" : "u", c.names[k], ARROW_FLAG_NULLABLE, {});
-    children.push_back(child);
-  }
-  fill_schema(out, "+s", "", 0, std::move(children));
-}
-
 struct ArrayData {
-  std::shared_ptr<const ClassificationColumns> columns;
+  std::shared_ptr<const ArrowExportable> columns;
   std::vector<const void*> buffers;
   std::vector<ArrowArray*> children;
 };
@@ -129,10 +133,10 @@ void release_array(ArrowArray* array) {
   array->release = nullptr;
 }
 
-void fill_array(ArrowArray* out, const std::shared_ptr<const ClassificationColumns>& columns,
+void fill_array(ArrowArray* out, const std::shared_ptr<const ArrowExportable>& columns, int64_t length,
                 int64_t null_count, std::vector<const void*> buffers, std::vector<ArrowArray*> children) {
   auto* data = new ArrayData{columns, std::move(buffers), std::move(children)};
-  out->length = columns->rows;
+  out->length = length;
   out->null_count = null_count;
   out->offset = 0;
   out->n_buffers = static_cast<int64_t>(data->buffers.size());
@@ -144,43 +148,79 @@ void fill_array(ArrowArray* out, const std::shared_ptr<const ClassificationColum
   out->private_data = data;
 }
 
-void export_array(const std::shared_ptr<const ClassificationColumns>& c, ArrowArray* out) {
-  const void* validity = c->validity.empty() ? nullptr : c->validity.data();
-  // An empty string column still has its offsets and (non-null) data buffers.
-  // (Arrow wants a data buffer even for 0 rows.)
-  static const char kNoChars = 0;
-  alignas(8) static const float kNoValues[1] = {0.0f};
+// An empty column still has its (non-null) data buffers: Arrow wants one
+// even for 0 rows.
+const char kNoChars = 0;
+alignas(8) const float kNoValues[1] = {0.0f};
+
+}  // namespace
+
+// The struct schema of the columns: float32 per label, utf8 label(s).
+void ClassificationColumns::export_schema(ArrowSchema* out) const {
+  std::vector<ArrowSchema*> children;
+  for (size_t k = 0; k < names.size(); ++k) {
+    auto* child = new ArrowSchema();
+    fill_schema(child, k < values.size() ? "f" : "u", names[k], ARROW_FLAG_NULLABLE, {});
+    children.push_back(child);
+  }
+  fill_schema(out, "+s", "", 0, std::move(children));
+}
+
+void ClassificationColumns::export_array(const std::shared_ptr<const ArrowExportable>& self,
+                                         ArrowArray* out) const {
+  const void* valid = validity.empty() ? nullptr : validity.data();
   std::vector<ArrowArray*> children;
-  for (const std::vector<float>& v : c->values) {
+  for (const std::vector<float>& v : values) {
     auto* child = new ArrowArray();
-    fill_array(child, c, c->null_count, {validity, v.empty() ? kNoValues : v.data()}, {});
+    fill_array(child, self, row_count, null_count, {valid, v.empty() ? kNoValues : v.data()}, {});
     children.push_back(child);
   }
   auto* label = new ArrowArray();
-  fill_array(label, c, c->null_count,
-             {validity, c->label_offsets.data(), c->label_chars.empty() ? &kNoChars : c->label_chars.data()},
-             {});
+  fill_array(label, self, row_count, null_count,
+             {valid, label_offsets.data(), label_chars.empty() ? &kNoChars : label_chars.data()}, {});
   children.push_back(label);
-  if (c->has_label_set) {
+  if (has_label_set) {
     auto* set = new ArrowArray();
-    fill_array(set, c, c->null_count,
-               {validity, c->label_set_offsets.data(),
-                c->label_set_chars.empty() ? &kNoChars : c->label_set_chars.data()},
-               {});
+    fill_array(
+        set, self, row_count, null_count,
+        {valid, label_set_offsets.data(), label_set_chars.empty() ? &kNoChars : label_set_chars.data()}, {});
     children.push_back(set);
   }
   // The struct itself has no nulls: a null row is null in every column.
-  fill_array(out, c, 0, {nullptr}, std::move(children));
+  fill_array(out, self, row_count, 0, {nullptr}, std::move(children));
 }
+
+// A struct of one column: embedding, fixed_size_list<element: float>[dimensions].
+void EmbeddingColumns::export_schema(ArrowSchema* out) const {
+  auto* element = new ArrowSchema();
+  fill_schema(element, "f", "element", 0, {});
+  auto* vector = new ArrowSchema();
+  fill_schema(vector, fmt::format("+w:{}", embeddings.dimensions), io::kEmbeddingColumn, ARROW_FLAG_NULLABLE,
+              {element});
+  fill_schema(out, "+s", "", 0, {vector});
+}
+
+void EmbeddingColumns::export_array(const std::shared_ptr<const ArrowExportable>& self,
+                                    ArrowArray* out) const {
+  const int64_t n = rows();
+  const std::vector<float>& v = embeddings.vectors;
+  auto* element = new ArrowArray();
+  fill_array(element, self, n * embeddings.dimensions, 0, {nullptr, v.empty() ? kNoValues : v.data()}, {});
+  auto* vector = new ArrowArray();
+  fill_array(vector, self, n, null_count, {validity.empty() ? nullptr : validity.data()}, {element});
+  fill_array(out, self, n, 0, {nullptr}, {vector});
+}
+
+namespace {
 
 // A stream of one batch: the struct array, then the end.
 struct StreamData {
-  std::shared_ptr<const ClassificationColumns> columns;
+  std::shared_ptr<const ArrowExportable> columns;
   bool done = false;
 };
 
 int stream_get_schema(ArrowArrayStream* stream, ArrowSchema* out) {
-  export_schema(*static_cast<StreamData*>(stream->private_data)->columns, out);
+  static_cast<StreamData*>(stream->private_data)->columns->export_schema(out);
   return 0;
 }
 
@@ -190,7 +230,7 @@ int stream_get_next(ArrowArrayStream* stream, ArrowArray* out) {
     std::memset(out, 0, sizeof(*out));  // release == nullptr: the end of the stream
     return 0;
   }
-  export_array(data->columns, out);
+  data->columns->export_array(data->columns, out);
   data->done = true;
   return 0;
 }
@@ -225,20 +265,20 @@ void delete_stream_capsule(void* p) noexcept {
 
 }  // namespace
 
-nb::object arrow_schema_capsule(const ClassificationColumns& columns) {
+nb::object arrow_schema_capsule(const ArrowExportable& columns) {
   auto* schema = new ArrowSchema();
-  export_schema(columns, schema);
+  columns.export_schema(schema);
   return nb::capsule(schema, "arrow_schema", delete_schema_capsule);
 }
 
-nb::tuple arrow_array_capsules(const std::shared_ptr<const ClassificationColumns>& columns) {
+nb::tuple arrow_array_capsules(const std::shared_ptr<const ArrowExportable>& columns) {
   nb::object schema = arrow_schema_capsule(*columns);
   auto* array = new ArrowArray();
-  export_array(columns, array);
+  columns->export_array(columns, array);
   return nb::make_tuple(schema, nb::capsule(array, "arrow_array", delete_array_capsule));
 }
 
-nb::object arrow_stream_capsule(const std::shared_ptr<const ClassificationColumns>& columns) {
+nb::object arrow_stream_capsule(const std::shared_ptr<const ArrowExportable>& columns) {
   auto* stream = new ArrowArrayStream();
   stream->get_schema = stream_get_schema;
   stream->get_next = stream_get_next;
@@ -255,10 +295,38 @@ struct PyClassification {
   std::shared_ptr<const ClassificationColumns> columns;
 };
 
+// What Model.embed returns (infercost.Embeddings in the package).
+struct PyEmbeddings {
+  std::shared_ptr<const EmbeddingColumns> columns;
+};
+
+// The task of Model(model_dir, task=..., **flags): as asked; else embed when
+// an embedding setting is given, else the directory's (default_task).
+pipeline::Task model_task(const std::string& dir, const std::optional<std::string>& task, nb::dict flags) {
+  if (task) {
+    if (*task == "classify") return pipeline::Task::kClassify;
+    if (*task == "embed") return pipeline::Task::kEmbed;
+    raise_status(invalid_argument(fmt::format("Model(): task '{}': expected 'classify' or 'embed'", *task)));
+  }
+  for (auto [key, value] : flags) {
+    const pipeline::Setting* s = pipeline::find_setting(nb::cast<std::string>(key));
+    if (s == nullptr || s->task != pipeline::Task::kEmbed || value.is_none()) continue;
+    // A text setting's default ("" for pooling) is not asking for anything.
+    if (nb::isinstance<nb::str>(value) && nb::cast<std::string>(value) == s->get(pipeline::RunOptions{}) &&
+        s->type == pipeline::SettingType::kText) {
+      continue;
+    }
+    return pipeline::Task::kEmbed;
+  }
+  nb::gil_scoped_release release;
+  return pipeline::default_task(dir);
+}
+
 class Model {
  public:
-  Model(std::string model_dir, nb::dict flags) : dir_(std::move(model_dir)) {
-    // The classifier's settings and the pricing of its calls (kPrice).
+  Model(std::string model_dir, nb::dict flags, std::optional<std::string> task) : dir_(std::move(model_dir)) {
+    options_.task = model_task(dir_, task, flags);
+    // The classifier's settings (those of its task) and the pricing of its calls (kPrice).
     apply_settings("Model()", flags, pipeline::SettingScope::kPrice, options_);
     Result<pipeline::RunCost> cost = pipeline::resolve_run_cost(options_);
     if (!cost.ok()) raise_status(cost.status());
@@ -273,43 +341,29 @@ class Model {
   }
 
   PyClassification classify(nb::handle texts) {
-    std::shared_ptr<pipeline::Classifier> c = open_classifier();
-    TextColumn column = read_texts(texts);
-    Result<pipeline::Classification> out = internal_error("not classified");
     std::shared_ptr<const ClassificationColumns> columns;
-    std::string metrics;
-    // Without the GIL; Ctrl-C stops the call after the batches under way.
-    std::atomic<int> stop{0};
-    run_watching_signals(stop, [&] {
-      // One call at a time per Model, so that its metrics are its own.
-      std::lock_guard<std::mutex> lock(call_mu_);
-      const pipeline::ClassifierStats before = c->stats();
-      const auto start = std::chrono::steady_clock::now();
-      try {
-        // The GPUs sampled as a run samples them (nothing on the CPU).
-        backend::RunGpuSampling gpu_sampling(options_.device, options_.nvml_library,
-                                             options_.gpu_sample_seconds);
-        gpu_sampling.start();
-        out = c->classify(column.texts, column.is_null, &stop);
-        backend::GpuSampling sampled = gpu_sampling.finish();
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (out.ok()) {
-          pipeline::RunMetrics m = pipeline::classify_call_metrics(*c, options_, before, c->stats(), wall);
-          pipeline::add_gpu_metrics(m, std::move(sampled));
-          pipeline::estimate_run_cost(options_, m, m.cost = cost_);  // priced as a run of these rows
-          metrics = m.to_json();
-          columns = make_result_columns(std::move(*out), *c);
-        }
-      } catch (const std::exception& e) {
-        out = internal_error(std::string("classify threw: ") + e.what());
-      }
-    });
-    if (!out.ok()) raise_status(out.status());
-    last_metrics_ = std::move(metrics);
+    call(texts,
+         [&](pipeline::Classifier& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
+           Result<pipeline::Classification> out = c.classify(column.texts, column.is_null, &stop);
+           if (out.ok()) columns = make_result_columns(std::move(*out), c);
+           return out.status();
+         });
     return PyClassification{std::move(columns)};
   }
 
+  PyEmbeddings embed(nb::handle texts) {
+    std::shared_ptr<const EmbeddingColumns> columns;
+    call(texts,
+         [&](pipeline::Classifier& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
+           Result<pipeline::Embeddings> out = c.embed(column.texts, column.is_null, &stop);
+           if (out.ok()) columns = make_embedding_columns(std::move(*out));
+           return out.status();
+         });
+    return PyEmbeddings{std::move(columns)};
+  }
+
   const std::string& last_metrics() const { return last_metrics_; }
+  std::string task() const { return pipeline::task_name(options_.task); }
   const std::string& dir() const { return dir_; }
 
   // What info adds to model_info(): how this Model runs.
@@ -326,10 +380,57 @@ class Model {
     d["batch_size"] = c->policy().batch_size;
     d["max_batch_tokens"] = c->policy().max_batch_tokens;
     d["workers"] = pipeline::ClassifierWorkers(*c).workers();
+    d["task"] = pipeline::task_name(c->task());
     d["head_function"] = pipeline::head_function_name(c->head_function());
     d["labels_column"] = c->label_set();
     d["threshold"] = c->threshold();
+    if (const std::optional<pipeline::EmbeddingSettings>& e = c->embedding()) {
+      nb::dict emb;
+      emb["pooling"] = model::pooling_name(e->pooling);
+      emb["normalize"] = e->normalize;
+      emb["prefix"] = e->prefix;
+      emb["dimensions"] = e->dimensions;
+      emb["source"] = e->source;
+      d["embedding_run"] = emb;
+    }
     return d;
+  }
+
+  // One classify() or embed() call: `body` runs without the GIL, its metrics
+  // kept as the last call's; its error raised.
+  template <typename Body>
+  void call(nb::handle texts, Body&& body) {
+    std::shared_ptr<pipeline::Classifier> c = open_classifier();
+    TextColumn column = read_texts(texts);
+    Status status = internal_error("not run");
+    std::string metrics;
+    // Ctrl-C stops the call after the batches under way.
+    std::atomic<int> stop{0};
+    run_watching_signals(stop, [&] {
+      // One call at a time per Model, so that its metrics are its own.
+      std::lock_guard<std::mutex> lock(call_mu_);
+      const pipeline::ClassifierStats before = c->stats();
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        // The GPUs sampled as a run samples them (nothing on the CPU).
+        backend::RunGpuSampling gpu_sampling(options_.device, options_.nvml_library,
+                                             options_.gpu_sample_seconds);
+        gpu_sampling.start();
+        status = body(*c, column, stop);
+        backend::GpuSampling sampled = gpu_sampling.finish();
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (status.ok()) {
+          pipeline::RunMetrics m = pipeline::classify_call_metrics(*c, options_, before, c->stats(), wall);
+          pipeline::add_gpu_metrics(m, std::move(sampled));
+          pipeline::estimate_run_cost(options_, m, m.cost = cost_);  // priced as a run of these rows
+          metrics = m.to_json();
+        }
+      } catch (const std::exception& e) {
+        status = internal_error(std::string("the call threw: ") + e.what());
+      }
+    });
+    if (!status.ok()) raise_status(status);
+    last_metrics_ = std::move(metrics);
   }
 
   void close() {
@@ -358,7 +459,7 @@ class Model {
   pipeline::RunOptions options_;  // the classifier's settings (kModel) and the pricing (kPrice)
   pipeline::RunCost cost_;        // resolved once: the price of an hour
   std::mutex mu_;                 // classifier_
-  std::mutex call_mu_;            // one classify() at a time
+  std::mutex call_mu_;            // one classify() or embed() at a time
   std::shared_ptr<pipeline::Classifier> classifier_;
   std::string last_metrics_;  // the GIL guards it
 };
@@ -370,7 +471,7 @@ void bind_model(nb::module_& m) {
       m, "Classification",
       "What Model.classify returns: the output columns of `infercost run`, exported through the "
       "Arrow C data interface (see infercost.Classification).")
-      .def("__len__", [](const PyClassification& r) { return r.columns->rows; })
+      .def("__len__", [](const PyClassification& r) { return r.columns->rows(); })
       .def_prop_ro("column_names", [](const PyClassification& r) { return r.columns->names; })
       .def_prop_ro("label_names",
                    [](const PyClassification& r) {
@@ -423,10 +524,54 @@ void bind_model(nb::module_& m) {
           nb::arg("requested_schema") = nb::none())
       .def("__arrow_c_schema__", [](const PyClassification& r) { return arrow_schema_capsule(*r.columns); });
 
+  nb::class_<PyEmbeddings>(m, "Embeddings",
+                           "What Model.embed returns: one vector per text, as `infercost embed` writes them, "
+                           "exported through the Arrow C data interface (see infercost.Embeddings).")
+      .def("__len__", [](const PyEmbeddings& r) { return r.columns->rows(); })
+      .def_prop_ro("dimensions", [](const PyEmbeddings& r) { return r.columns->embeddings.dimensions; })
+      .def_prop_ro(
+          "vectors",
+          [](const PyEmbeddings& r) {
+            const pipeline::Embeddings& e = r.columns->embeddings;
+            return nb::ndarray<nb::numpy, const float, nb::ndim<2>>(
+                e.vectors.data(), {e.rows(), static_cast<size_t>(e.dimensions)});
+          },
+          nb::rv_policy::reference_internal)
+      .def_prop_ro(
+          "is_null",
+          [](const PyEmbeddings& r) {
+            const pipeline::Embeddings& e = r.columns->embeddings;
+            return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(e.is_null.data(), {e.rows()});
+          },
+          nb::rv_policy::reference_internal)
+      .def(
+          "__arrow_c_stream__",
+          [](const PyEmbeddings& r, nb::handle requested_schema) {
+            if (!requested_schema.is_none()) {
+              throw nb::type_error("Embeddings: only its own schema can be exported (requested_schema=None)");
+            }
+            return arrow_stream_capsule(r.columns);
+          },
+          nb::arg("requested_schema") = nb::none())
+      .def(
+          "__arrow_c_array__",
+          [](const PyEmbeddings& r, nb::handle requested_schema) {
+            if (!requested_schema.is_none()) {
+              throw nb::type_error("Embeddings: only its own schema can be exported (requested_schema=None)");
+            }
+            return arrow_array_capsules(r.columns);
+          },
+          nb::arg("requested_schema") = nb::none())
+      .def("__arrow_c_schema__", [](const PyEmbeddings& r) { return arrow_schema_capsule(*r.columns); });
+
   nb::class_<Model>(m, "Model", "A model loaded once on its devices (see infercost.Model).")
-      .def(nb::init<std::string, nb::dict>(), nb::arg("model_dir"), nb::arg("flags"))
+      .def(nb::init<std::string, nb::dict, std::optional<std::string>>(), nb::arg("model_dir"),
+           nb::arg("flags"), nb::arg("task") = nb::none())
       .def("classify", &Model::classify, nb::arg("texts"),
            "The output columns of every text, in input order (see infercost.Model.classify).")
+      .def("embed", &Model::embed, nb::arg("texts"),
+           "The vector of every text, in input order (see infercost.Model.embed).")
+      .def_prop_ro("task", [](Model& self) { return self.task(); })
       .def_prop_ro("last_metrics_json", &Model::last_metrics)
       .def_prop_ro("dir", &Model::dir)
       .def("runtime", &Model::runtime)

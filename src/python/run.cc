@@ -28,11 +28,14 @@ namespace {
 pipeline::SettingValue setting_value(const char* fn, const pipeline::Setting& s, nb::handle value) {
   using T = pipeline::SettingType;
   const bool is_bool = nb::isinstance<nb::bool_>(value);
-  if (s.type == T::kSwitch && is_bool) return nb::cast<bool>(value);
-  if ((s.type == T::kText || s.type == T::kWholeOrAuto) && nb::isinstance<nb::str>(value)) {
+  if ((s.type == T::kSwitch || s.type == T::kOptionalSwitch) && is_bool) return nb::cast<bool>(value);
+  if ((s.type == T::kText || s.type == T::kOptionalText || s.type == T::kWholeOrAuto) &&
+      nb::isinstance<nb::str>(value)) {
     return nb::cast<std::string>(value);
   }
-  if (s.type != T::kText && s.type != T::kSwitch && !is_bool && nb::isinstance<nb::int_>(value)) {
+  const bool takes_int = s.type == T::kWhole || s.type == T::kWholeOrAuto || s.type == T::kNumber ||
+                         s.type == T::kOptionalNumber;
+  if (takes_int && !is_bool && nb::isinstance<nb::int_>(value)) {
     try {
       return nb::cast<int64_t>(value);
     } catch (const nb::cast_error&) {
@@ -66,7 +69,9 @@ nb::object python_default(const pipeline::Setting& s) {
     case pipeline::SettingType::kSwitch: return nb::bool_(text == "true");
     case pipeline::SettingType::kWholeOrAuto:
       return text == "auto" ? nb::object(nb::str("auto")) : nb::object(nb::int_(std::stoll(text)));
-    case pipeline::SettingType::kOptionalNumber: return nb::none();
+    case pipeline::SettingType::kOptionalNumber:
+    case pipeline::SettingType::kOptionalSwitch:
+    case pipeline::SettingType::kOptionalText: return nb::none();
     case pipeline::SettingType::kTextList: return nb::tuple();
   }
   return nb::none();
@@ -99,6 +104,7 @@ nb::list settings() {
     d["name"] = std::string(s.name);
     d["flag"] = pipeline::setting_label(s, pipeline::Caller::kCli);
     d["scope"] = pipeline::takes_setting(pipeline::SettingScope::kPrice, s) ? "model" : "run";
+    d["task"] = s.task ? nb::object(nb::str(pipeline::task_name(*s.task))) : nb::none();
     d["default"] = python_default(s);
     d["help"] = pipeline::setting_help(s, pipeline::Caller::kApi);
     d["changes_output"] = s.changes_output;

@@ -27,15 +27,16 @@ std::string run(std::vector<std::string> inputs, std::string model_dir, std::str
 // settings table (pipeline/settings.h), every setting then checked: a
 // TypeError naming `fn` ("run()", "Model()") for an unknown keyword (one past
 // `widest`: Model() takes up to kPrice) or a wrong type, the engine's error
-// (a ValueError naming the keyword) for a bad value.
+// (a ValueError naming the keyword) for a bad value, or for a setting of the
+// other task than options.task's given other than its default.
 void apply_settings(const char* fn, nanobind::dict flags, pipeline::SettingScope widest,
                     pipeline::RunOptions& options);
 
 // The settings table for the package (infercost._native.settings()): one
 // dict per setting, in the CLI's order: name, scope ("model": Model(), spark
-// and run() take it, pricing included; "run": run() only),
-// default (as a Python value; None where the engine decides), help,
-// changes_output.
+// and run() take it, pricing included; "run": run() only), task ("classify"
+// or "embed": that task's only; None: both), default (as a Python value; None where the engine decides),
+// help, changes_output.
 nanobind::list settings();
 
 }  // namespace infercost::python

@@ -18,9 +18,11 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "core/enum_names.h"
+#include "core/utf8.h"
 #include "text/token_table.h"
 #include "text/unicode_props.h"
 
@@ -477,6 +479,47 @@ Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text) const {
   INFERCOST_ASSIGN_OR_RETURN(size_t n, encode_append(text, ids));
   (void)n;
   return ids;
+}
+
+namespace {
+
+class PrefixedTokenizer final : public Tokenizer {
+ public:
+  PrefixedTokenizer(std::shared_ptr<const Tokenizer> base, std::string prefix)
+      : base_(std::move(base)), prefix_(std::move(prefix)) {}
+  TokenizerKind kind() const override { return base_->kind(); }
+  Result<size_t> encode_append(std::string_view text, std::vector<int32_t>& out) const override {
+    thread_local std::string joined;
+    joined.assign(prefix_).append(text);
+    const size_t had = out.size();
+    Result<size_t> n = base_->encode_append(joined, out);
+    if (n.ok()) return n;
+    out.resize(had);
+    Result<size_t> alone = base_->encode_append(text, out);  // the text's own error
+    out.resize(had);
+    return alone.ok() ? n.status() : alone.status();
+  }
+  int special_tokens() const override { return base_->special_tokens(); }
+  int32_t pad_id() const override { return base_->pad_id(); }
+  size_t vocab_size() const override { return base_->vocab_size(); }
+  const std::string& piece(int32_t id) const override { return base_->piece(id); }
+  int max_length() const override { return base_->max_length(); }
+
+ private:
+  std::shared_ptr<const Tokenizer> base_;
+  std::string prefix_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const Tokenizer>> with_prefix(std::shared_ptr<const Tokenizer> base,
+                                                     std::string prefix) {
+  if (const size_t bad = find_invalid_utf8(prefix); bad != std::string_view::npos) {
+    return invalid_argument("the prefix is not valid UTF-8 (byte " + std::to_string(bad) + ")");
+  }
+  if (prefix.empty()) return base;
+  return std::shared_ptr<const Tokenizer>(
+      std::make_shared<PrefixedTokenizer>(std::move(base), std::move(prefix)));
 }
 
 Result<size_t> WordPieceTokenizer::encode_append(std::string_view text, std::vector<int32_t>& out) const {

@@ -28,7 +28,7 @@ py=${2:-}
 case ${1:-} in
   tools)
     [ -n "$py" ] || { echo "skip: no Python interpreter"; exit 77; }
-    for t in compare_predictions hf_parity study_method gpu_table; do
+    for t in compare_predictions compare_vectors hf_parity study_method gpu_table; do
       "$py" "tools/gpu/$t.py" --self-test || fail "tools/gpu/$t.py --self-test"
     done
     build=${3:-build}
@@ -103,16 +103,16 @@ if bad:
     done
     grep -q "^Overall: FAIL (end-to-end ratio not measured" "$tmp/out/gpu-check.md" ||
       fail "the dry run's table does not say what was not measured"
-    [ "$(grep -c '"status": "DRY"' "$tmp/out/results.jsonl")" = 40 ] || fail "results.jsonl lacks the 40 DRY steps"
+    [ "$(grep -c '"status": "DRY"' "$tmp/out/results.jsonl")" = 45 ] || fail "results.jsonl lacks the 45 DRY steps"
     # --families: one preset is 7 steps of the family step, none leaves it out.
     OUT=$tmp/out1 bash scripts/gpu-check.sh --dry-run --work "$tmp/work1" --python "$py" --families xlm-roberta-base \
       >"$tmp/dry1.log" 2>&1
-    [ "$(grep -c '"status": "DRY"' "$tmp/out1/results.jsonl")" = 33 ] || fail "--families xlm-roberta-base is not 33 steps"
+    [ "$(grep -c '"status": "DRY"' "$tmp/out1/results.jsonl")" = 38 ] || fail "--families xlm-roberta-base is not 38 steps"
     grep -q "^=== synth_xlm-roberta-base " "$tmp/dry1.log" || fail "--families does not name the preset's steps"
     grep -q "^=== synth_roberta-base " "$tmp/dry1.log" && fail "--families xlm-roberta-base still runs roberta-base"
     OUT=$tmp/out0 bash scripts/gpu-check.sh --dry-run --work "$tmp/work0" --python "$py" --families none \
       >/dev/null 2>&1
-    [ "$(grep -c '"status": "DRY"' "$tmp/out0/results.jsonl")" = 26 ] || fail "--families none is not 26 steps"
+    [ "$(grep -c '"status": "DRY"' "$tmp/out0/results.jsonl")" = 31 ] || fail "--families none is not 31 steps"
     [ "$failed" = 0 ] || { echo "--- dry run output:"; cat "$tmp/dry.log"; }
     ;;
   pack)

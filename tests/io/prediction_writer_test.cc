@@ -49,6 +49,42 @@ TEST(PredictionWriter, CsvQuotesPerRfc4180) {
             "\"say \"\"hi\"\"\nbye\",0,1,POSITIVE\n");
 }
 
+// Embeddings: the text and `embedding`, an array of the row's values (each
+// the shortest text reading back as the same float32), null for a null row;
+// CSV refused.
+TEST(PredictionWriter, EmbeddingsAreArraysInJsonLines) {
+  TempDir dir;
+  PredictionColumns columns;
+  columns.dimensions = 3;
+  const std::string path = dir.file("out.jsonl");
+  auto writer = create_prediction_writer(path, OutputFormat::kJsonl, columns);
+  ASSERT_TRUE(writer.ok()) << writer.status().to_string();
+  ASSERT_TRUE(
+      (*writer)->write({"a", "", "c"}, {0, 1, 0}, {0.1f, -2.5f, 1e-8f, 9, 9, 9, 0, 1, 0.3333333f}).ok());
+  ASSERT_TRUE((*writer)->close().ok());
+  EXPECT_EQ(slurp(path),
+            "{\"text\":\"a\",\"embedding\":[0.1,-2.5,1e-08]}\n"
+            "{\"text\":null,\"embedding\":null}\n"
+            "{\"text\":\"c\",\"embedding\":[0,1,0.3333333]}\n");
+  columns.keep_text = false;
+  auto bare = create_prediction_writer(path, OutputFormat::kJsonl, columns);
+  ASSERT_TRUE(bare.ok());
+  ASSERT_TRUE((*bare)->write({"a"}, {}, {1, 2, 3}).ok());
+  ASSERT_TRUE((*bare)->close().ok());
+  EXPECT_EQ(slurp(path), "{\"embedding\":[1,2,3]}\n");
+  {  // The wrong number of values is the caller's bug, said so.
+    auto wrong = create_prediction_writer(path, OutputFormat::kJsonl, columns);
+    ASSERT_TRUE(wrong.ok());
+    EXPECT_EQ((*wrong)->write({"a"}, {}, {1, 2}).code(), StatusCode::kInternal);
+  }
+
+  auto csv = create_prediction_writer(dir.file("out.csv"), OutputFormat::kCsv, columns);
+  ASSERT_FALSE(csv.ok());
+  EXPECT_EQ(csv.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(csv.status().message().find("CSV cannot hold a vector"), std::string::npos);
+  EXPECT_EQ(count_entries(dir.path()), 1u);  // out.jsonl only: nothing of the CSV
+}
+
 TEST(PredictionWriter, NoTextColumn) {
   TempDir dir;
   std::string path = dir.file("out.csv");

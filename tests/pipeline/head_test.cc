@@ -104,6 +104,19 @@ TEST(Softmax, RowsSumToOneAndAreStable) {
   EXPECT_NEAR(x[3], 1.f / (1.f + std::exp(-8.f)), 1e-6);
 }
 
+// As sentence-transformers' Normalize (torch's normalize, eps 1e-12): unit
+// length, directions kept, a zero row stays zero, large values do not overflow.
+TEST(NormalizeRows, UnitLengthZeroStaysZero) {
+  std::vector<float> x = {3, 4, 0, 0, 0, 0, 3e30f, -4e30f, 0};
+  normalize_rows(x.data(), 3, 3);
+  EXPECT_EQ(x[0], 0.6f);
+  EXPECT_EQ(x[1], 0.8f);
+  EXPECT_EQ(x[3], 0.0f);
+  EXPECT_EQ(x[4], 0.0f);
+  EXPECT_FLOAT_EQ(x[6], 0.6f);
+  EXPECT_FLOAT_EQ(x[7], -0.8f);
+}
+
 std::vector<nlohmann::json> read_jsonl(const std::string& path) {
   std::vector<nlohmann::json> rows;
   std::istringstream in(slurp(path));

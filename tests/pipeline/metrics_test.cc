@@ -251,6 +251,7 @@ TEST(RunMetricsJson, WritesTheFieldsInTheirOrderAndFormat) {
     "name": "distilbert-base-synthetic",
     "synthetic": true
   },
+  "task": "classify",
   "head": {
     "function": "sigmoid",
     "labels_column": true,
@@ -429,6 +430,40 @@ TEST(RunMetricsJson, HeadWithoutLabelsColumnHasNoThreshold) {
   ASSERT_TRUE(before.ok()) << before.status().to_string();
   EXPECT_EQ(before->head_function, "softmax");
   EXPECT_FALSE(before->labels_column);
+}
+
+// An embedding run's metrics: the task and how the vectors were made, in an
+// `embedding` object written for embeddings only; metrics from before the
+// task was recorded read as classify.
+TEST(RunMetricsJson, EmbeddingRunsSayHowTheVectorsWereMade) {
+  RunMetrics m;
+  m.task = "embed";
+  m.head_function = "none";
+  m.embedding_dimensions = 384;
+  m.embedding_pooling = "mean";
+  m.embedding_normalized = true;
+  m.embedding_prefix = "query: ";
+  const nlohmann::json j = nlohmann::json::parse(m.to_json());
+  EXPECT_EQ(j["task"], "embed");
+  EXPECT_EQ(j["embedding"],
+            nlohmann::json::parse(
+                R"({"dimensions": 384, "pooling": "mean", "normalized": true, "prefix": "query: "})"));
+  Result<RunMetrics> back = parse_run_metrics(m.to_json(), "m.json");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_TRUE(*back == m);
+  EXPECT_NE(m.to_summary().find("embedding mean pooling, normalized, 384 dimensions, prefix 'query: '"),
+            std::string::npos)
+      << m.to_summary();
+
+  RunMetrics classified;
+  const nlohmann::json c = nlohmann::json::parse(classified.to_json());
+  EXPECT_EQ(c["task"], "classify");
+  EXPECT_FALSE(c.contains("embedding"));
+  nlohmann::json old = c;
+  old.erase("task");
+  Result<RunMetrics> before = parse_run_metrics(old.dump(), "m.json");
+  ASSERT_TRUE(before.ok()) << before.status().to_string();
+  EXPECT_EQ(before->task, "classify");
 }
 
 // One classify() call's metrics (a binding's) count what ran between two

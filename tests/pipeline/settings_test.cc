@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -32,6 +33,77 @@ TEST(SettingsTest, ScopesNest) {
   EXPECT_TRUE(priced.count("corpus_rows"));
   EXPECT_FALSE(priced.count("column"));
   EXPECT_FALSE(priced.count("resume"));
+}
+
+// `infercost run` and `infercost embed` take the shared settings and their
+// task's own: the head's (function, threshold) or the embedding's (pooling,
+// normalize, prefix); a front door of both tasks (infercost.Model) takes all.
+TEST(SettingsTest, EachTaskTakesItsOwnSettings) {
+  auto taken = [](std::optional<Task> task) {
+    std::set<std::string> names;
+    for (const Setting& s : run_settings()) {
+      if (takes_setting(SettingScope::kRun, s, task)) names.emplace(s.name);
+    }
+    return names;
+  };
+  const std::set<std::string> classify = taken(Task::kClassify);
+  const std::set<std::string> embed = taken(Task::kEmbed);
+  EXPECT_EQ(taken(std::nullopt).size(), run_settings().size());
+  for (const char* name : {"function", "threshold"}) {
+    EXPECT_TRUE(classify.count(name)) << name;
+    EXPECT_FALSE(embed.count(name)) << name;
+  }
+  for (const char* name : {"pooling", "normalize", "prefix"}) {
+    EXPECT_TRUE(embed.count(name)) << name;
+    EXPECT_FALSE(classify.count(name)) << name;
+  }
+  EXPECT_EQ(classify.size() + 3, run_settings().size());
+  EXPECT_EQ(embed.size() + 2, run_settings().size());
+}
+
+// A setting of the other task set to other than its default is refused,
+// naming both tasks, in the caller's words; left at its default it is not.
+TEST(SettingsTest, TheOtherTasksSettingsAreRefused) {
+  RunOptions options;
+  options.caller = Caller::kCli;
+  options.task = Task::kEmbed;
+  EXPECT_TRUE(check_settings(options).ok());
+  options.threshold = 0.3;
+  Status s = check_settings(options);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "--threshold applies to classification only, not to embeddings");
+  options = RunOptions();
+  options.pooling = "mean";
+  options.caller = Caller::kApi;
+  s = check_settings(static_cast<const ClassifierOptions&>(options));
+  EXPECT_EQ(s.message(), "pooling applies to embeddings only, not to classification");
+  options.pooling = "sum";
+  options.task = Task::kEmbed;
+  s = check_settings(options);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("pooling: "), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("cls"), std::string::npos) << s.message();
+}
+
+// The job identity holds the task's settings only: a run's is as it was
+// before embeddings existed, plus the command (job.cc).
+TEST(SettingsTest, TheJobIdentityHoldsTheTasksSettings) {
+  RunOptions options;
+  std::set<std::string> flags;
+  for (const auto& [flag, value] : output_settings(options)) flags.insert(flag);
+  EXPECT_TRUE(flags.count("--function"));
+  EXPECT_FALSE(flags.count("--pooling"));
+  options.task = Task::kEmbed;
+  options.prefix = "";
+  flags.clear();
+  std::string prefix;
+  for (const auto& [flag, value] : output_settings(options)) {
+    flags.insert(flag);
+    if (flag == "--prefix") prefix = value;
+  }
+  EXPECT_FALSE(flags.count("--function"));
+  EXPECT_TRUE(flags.count("--pooling") && flags.count("--normalize"));
+  EXPECT_EQ(prefix, "''");  // none asked, not the model's default prompt ("(model)")
 }
 
 TEST(SettingsTest, ChecksStopAtTheScope) {

@@ -204,18 +204,23 @@ def keyword_only(fn):
     return [p.name for p in inspect.signature(fn).parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
 
 
-def settings_of(scope):
-    return [s["name"] for s in infercost._native.settings() if scope == "run" or s["scope"] == "model"]
+def settings_of(scope, task=None):
+    # run() classifies: it takes every setting but the embedding ones.
+    task = "classify" if scope == "run" else task
+    return [s["name"] for s in infercost._native.settings()
+            if (scope == "run" or s["scope"] == "model") and (task is None or s["task"] in (None, task))]
 
 
 def test_the_signatures_are_the_declared_flags():
-    # run() and Model() take the engine's settings (run: all, Model: the model's), in its order, and the
-    # TypedDicts type exactly those.
+    # run() and Model() take the engine's settings (run: all of classification's, Model: the model's of
+    # both tasks), in its order, and the TypedDicts type exactly those.
     assert keyword_only(infercost.run) == settings_of("run") + ["metrics"]
-    assert keyword_only(infercost.Model.__init__) == settings_of("model")
+    assert keyword_only(infercost.Model.__init__) == settings_of("model") + ["task"]
     assert keys(infercost.RunFlags)[1] == set(settings_of("run"))
     assert keys(infercost.ModelFlags)[1] == set(settings_of("model"))
-    assert keys(infercost.ModelFlags)[1] < keys(infercost.RunFlags)[1]
+    assert keys(infercost.ModelFlags)[1] - keys(infercost.RunFlags)[1] == {"pooling", "normalize", "prefix"}
+    assert {s["name"] for s in infercost._native.settings() if s["task"] == "embed"} == {
+        "pooling", "normalize", "prefix"}
 
 
 def test_the_signatures_show_the_engines_defaults():
@@ -235,22 +240,33 @@ def test_the_cli_shows_the_same_defaults_and_help():
 
     from conftest import CLI
 
-    text = " ".join(subprocess.run([str(CLI), "run", "--help"], capture_output=True, text=True, check=True).stdout.split())
+    def help_of(command):
+        return " ".join(subprocess.run([str(CLI), command, "--help"], capture_output=True, text=True,
+                                       check=True).stdout.split())
+
+    helps = {"classify": help_of("run"), "embed": help_of("embed")}
     for s in infercost._native.settings():
+        text = helps[s["task"] or "classify"]
+        other = helps["embed" if s["task"] == "classify" else "classify"]
         flag = s["flag"]
+        if s["task"] is not None:  # the other command has no such flag
+            assert f"{flag} " not in other, flag
         assert flag == {"keep_text": "--no-text", "price_files": "--prices"}.get(s["name"], "--" + s["name"].replace("_", "-"))
         assert flag in text, flag
         if s["default"] not in (None, "", True, False, ()):
             shown = f"{s['default']:g}" if isinstance(s["default"], float) else s["default"]
             assert f"{flag} " in text and f"={shown}" in text, (flag, shown)
-    assert "pack up to --max-batch-tokens;" in text  # another setting named as the CLI names it
+    assert "pack up to --max-batch-tokens;" in helps["classify"]  # another setting named as the CLI names it
+    assert "--normalize" in helps["embed"] and "--no-normalize" in helps["embed"]
 
 
-@pytest.mark.parametrize("fn", [infercost.spark.classify, infercost.spark.classify_udf, infercost.spark.predict_fn])
-def test_spark_takes_model_flags(fn):
-    # infercost.spark hands these to Model under the same names (threads: the task's CPUs by default).
-    spark_flags = [name for name in keyword_only(fn) if name != "keep"]
-    assert spark_flags == settings_of("model")
+@pytest.mark.parametrize("fn,task", [(infercost.spark.classify, "classify"), (infercost.spark.classify_udf, "classify"),
+                                     (infercost.spark.predict_fn, "classify"), (infercost.spark.embed, "embed")])
+def test_spark_takes_model_flags(fn, task):
+    # infercost.spark hands these to Model under the same names (threads: the task's CPUs by default), those
+    # of the function's task.
+    spark_flags = [name for name in keyword_only(fn) if name not in ("keep", "output")]
+    assert spark_flags == settings_of("model", task)
     assert inspect.signature(fn).parameters["threads"].default is None
     assert inspect.signature(fn).parameters["device"].default == "cpu"
 

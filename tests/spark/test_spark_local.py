@@ -10,6 +10,9 @@ nulls; the output schema's exact types; writing Parquet and reading it back;
 errors on the driver; how a task's device and threads are resolved.
 """
 
+import json
+
+import numpy as np
 import pytest
 from conftest import SKIP_REASON
 
@@ -244,6 +247,61 @@ def test_driver_side_errors(spark, texts_df):
         infercost.spark.classify(clash, model=str(MODEL), **OPTS)
     with pytest.raises(TypeError, match="model="):
         infercost.spark.classify(texts_df)
+
+
+# A sentence-transformers directory (tiny, random weights; tools/gen_embedding_golden.py).
+EMBED_MODEL = MODEL.parent / "tiny-st-roberta"
+
+
+def test_embed_adds_a_vector_column(spark, texts_df, workdir):
+    out = infercost.spark.embed(texts_df, "full_text", model=str(EMBED_MODEL), precision="fp32", keep=["id"])
+    assert out.columns == ["id", "embedding"]
+    assert out.schema["embedding"].dataType.simpleString() == "array<float>"
+    got = by_id(arrow_of(out))
+    assert got["id"] == list(range(len(TEXTS)))
+    with infercost.Model(EMBED_MODEL, precision="fp32") as model:
+        want = model.embed(TEXTS)
+    for i, vector in zip(got["id"], got["embedding"]):
+        if TEXTS[i] is None:
+            assert vector is None and want.is_null[i]
+            continue
+        assert len(vector) == want.dimensions
+        assert max(abs(a - b) for a, b in zip(vector, want.vectors[i])) <= TOL, i
+    # Written by Spark, read back by Spark and by pyarrow as a list of float32.
+    path = workdir / "vectors.parquet"
+    out.write.parquet(str(path))
+    back = spark.read.parquet(str(path))
+    assert back.schema.simpleString() == out.schema.simpleString()  # Parquet keeps no containsNull=False
+    assert by_id(arrow_of(back)) == got
+    assert pa.types.is_float32(pq.read_table(path).schema.field("embedding").type.value_type)
+    # The classification settings are not embed's, nor embed's classify's.
+    with pytest.raises(TypeError, match="unexpected keyword argument 'threshold'"):
+        infercost.spark.embed(texts_df, model=str(EMBED_MODEL), threshold=0.3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'pooling'"):
+        infercost.spark.classify(texts_df, model=str(MODEL), pooling="mean")
+    with pytest.raises(TypeError, match="embed\\(\\): model="):
+        infercost.spark.embed(texts_df)
+
+
+def test_spark_reads_infercost_embed_parquet(spark, workdir):
+    # The vector column `infercost embed` writes (a fixed-size list of float32) is Spark's array<float>.
+    texts = workdir / "embed-in.jsonl"
+    texts.write_text("\n".join(['{"full_text": "hello world"}', '{"full_text": null}', '{"full_text": "x"}']) + "\n")
+    out = workdir / "embed-out.parquet"
+    run_cli("embed", texts, "--model", EMBED_MODEL, "--output", out, "--quiet")
+    df = spark.read.parquet(str(out))
+    assert df.schema["embedding"].dataType.simpleString() == "array<float>"
+    rows = df.collect()
+    assert [r["text"] for r in rows] == ["hello world", None, "x"]
+    assert rows[1]["embedding"] is None and len(rows[0]["embedding"]) == 32
+    # The same vectors as the JSON lines output (pyarrow before 2026 cannot read a fixed-size list holding
+    # nulls from Parquet, apache/arrow#35692: the Spark 3.5 suite's pyarrow 14 among them).
+    lines = workdir / "embed-out.jsonl"
+    run_cli("embed", texts, "--model", EMBED_MODEL, "--output", lines, "--quiet")
+    want = [json.loads(line)["embedding"] for line in lines.read_text().splitlines()]
+    assert want[1] is None
+    for i in (0, 2):  # each JSON number reads back as the float32 the Parquet file holds
+        assert np.array_equal(np.array(rows[i]["embedding"], np.float32), np.array(want[i], np.float32)), i
 
 
 # The study's three shapes, classified by Spark and by `infercost run`, equal

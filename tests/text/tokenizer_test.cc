@@ -83,6 +83,31 @@ TEST(TokenizerTest, BasicLowercasePunctuationAndSpecials) {
   EXPECT_EQ(tok.unk_id(), kUnk);
 }
 
+// with_prefix: the prefix's tokens before the text's, inside the special
+// tokens and the truncation; a text the tokenizer refuses is refused with the
+// error of the text alone (its own byte offset); an empty prefix is the base.
+TEST(TokenizerTest, APrefixGoesBeforeEveryText) {
+  auto base = std::make_shared<WordPieceTokenizer>(make());
+  Result<std::shared_ptr<const Tokenizer>> prefixed = with_prefix(base, "hello ");
+  ASSERT_TRUE(prefixed.ok()) << prefixed.status().to_string();
+  std::vector<int32_t> out;
+  ASSERT_TRUE((*prefixed)->encode_append("world", out).ok());
+  EXPECT_EQ(out, (V{kCls, kHello, kWorld, kSep}));
+  EXPECT_EQ((*prefixed)->pad_id(), kPad);
+  EXPECT_EQ((*prefixed)->special_tokens(), base->special_tokens());
+  out.assign({7});
+  Result<size_t> bad = (*prefixed)->encode_append("ok \xff", out);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(out, (V{7}));  // nothing appended
+  Result<size_t> alone = base->encode_append("ok \xff", out);
+  ASSERT_FALSE(alone.ok());
+  EXPECT_EQ(bad.status().message(), alone.status().message());
+  Result<std::shared_ptr<const Tokenizer>> none = with_prefix(base, "");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->get(), base.get());
+  EXPECT_EQ(with_prefix(base, "\xc3").status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(TokenizerTest, GreedyLongestMatchAndUnknownWords) {
   auto tok = make();
   EXPECT_EQ(ids(tok, "unaffable"), (V{kCls, 7, 8, 9, kSep}));

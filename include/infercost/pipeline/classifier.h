@@ -1,11 +1,16 @@
 // The engine below the CLI: a model loaded once on its devices, classifying
-// texts in memory. `infercost run` (runner.h) is reader -> Classifier ->
-// writer; a language binding calls classify() directly.
+// (or embedding) texts in memory. `infercost run` and `infercost embed`
+// (runner.h) are reader -> Classifier -> writer; a language binding calls
+// classify() or embed() directly.
 //
 //   auto classifier = Classifier::open("models/sst2", options);
 //   std::vector<std::string_view> texts = {"good", "bad"};
 //   Result<Classification> out = (*classifier)->classify(texts);
 //   // out->scores: [2, labels]; out->label: the top label of each row
+//
+//   options.task = Task::kEmbed;  // a sentence-transformers directory
+//   auto encoder = Classifier::open("models/all-MiniLM-L6-v2", options);
+//   Result<Embeddings> vectors = (*encoder)->embed(texts);  // [2, 384]
 #pragma once
 
 #include <atomic>
@@ -23,6 +28,7 @@
 #include "infercost/core/status.h"
 #include "infercost/io/rows.h"
 #include "infercost/model/config.h"
+#include "infercost/model/embedding.h"
 #include "infercost/pipeline/batching.h"
 #include "infercost/pipeline/head.h"
 #include "infercost/pipeline/metrics.h"
@@ -36,6 +42,12 @@ inline constexpr int kMaxStreamsPerDevice = 16;
 // name as a member here and a Python keyword ("max_length"), or by its
 // `infercost run` flag ("--max-length").
 enum class Caller { kApi, kCli };
+
+// What the engine computes for each row: the classifier head's outputs
+// (scores per label), or the encoder's token vectors pooled into one vector
+// (an embedding, model/embedding.h).
+enum class Task { kClassify, kEmbed };
+const char* task_name(Task task);  // "classify", "embed"
 
 // What a classifier runs on and how it batches (the model, device and
 // batching flags of `infercost run`). Each member a user sets is described
@@ -56,7 +68,8 @@ struct ClassifierOptions {
   // 1% of CPU inference and would steal its cores), `threads` otherwise.
   int tokenizer_threads = 0;
   // Tokens per row, longer rows truncated; 0: the model's limit (the smaller
-  // of its positions and its tokenizer_config.json's model_max_length).
+  // of its positions and its tokenizer_config.json's model_max_length; to
+  // embed, sentence-transformers' max_seq_length where the model has one).
   int max_length = 0;
   Batching batching = Batching::kTokens;
   // Rows per batch; 0 picks the policy's default: tokens ->
@@ -93,6 +106,19 @@ struct ClassifierOptions {
   std::function<void(const model::ModelConfig&)> on_model_loaded;
   // How errors name the settings above.
   Caller caller = Caller::kApi;
+
+  Task task = Task::kClassify;
+  // Embeddings (Task::kEmbed) only; each unset takes the model's
+  // sentence-transformers description (model::EmbeddingConfig), and a
+  // setting of them under kClassify is kInvalidArgument.
+  //   pooling:   "cls", "mean", "max" or "lasttoken" (model::parse_pooling);
+  //              required for a plain Hugging Face encoder directory.
+  //   normalize: unit-length vectors (the model's Normalize module).
+  //   prefix:    text put before every row's text (the model's default
+  //              prompt; "" for none).
+  std::string pooling;
+  std::optional<bool> normalize;
+  std::optional<std::string> prefix;
 };
 
 // How a classifier finds its devices and makes its backends. Unset members
@@ -119,6 +145,12 @@ Result<std::optional<HeadFunction>> check_head_options(const ClassifierOptions& 
 Result<std::vector<std::string>> resolve_classifier_devices(const ClassifierOptions& options,
                                                             const BackendFactory& factory = {});
 
+// The task a model directory is for when none is asked: kEmbed for one
+// without a classification head that sentence-transformers describes (its
+// modules.json), else kClassify (a directory that cannot be read too: opening
+// it says why).
+Task default_task(const std::string& model_dir);
+
 // The tokenizer threads `options` ask for: tokenizer_threads, else 1 on the
 // CPU and the resolved threads elsewhere (ClassifierOptions::tokenizer_threads).
 int resolve_tokenizer_threads(const ClassifierOptions& options);
@@ -140,6 +172,30 @@ struct Classification {
   std::vector<uint8_t> skipped;
 
   size_t rows() const { return label.size(); }
+};
+
+// How a Task::kEmbed classifier makes its vectors: ClassifierOptions'
+// embedding members, each unset one taken from the model.
+struct EmbeddingSettings {
+  model::Pooling pooling = model::Pooling::kMean;
+  bool normalize = false;
+  std::string prefix;  // put before every row's text
+  int dimensions = 0;
+  // Where the pooling came from: "sentence-transformers modules.json" or the
+  // setting ("--pooling" / "pooling").
+  std::string source;
+};
+
+// What embed() returns: one vector per input row, in input order.
+struct Embeddings {
+  int dimensions = 0;
+  // [rows, dimensions], row-major: each row's pooled (and, where asked,
+  // normalized) vector; zeros where is_null.
+  std::vector<float> vectors;
+  std::vector<uint8_t> is_null;  // as Classification::is_null
+  std::vector<uint8_t> skipped;  // as Classification::skipped
+
+  size_t rows() const { return is_null.size(); }
 };
 
 // What one device did, cumulative over the classifier's life: the run
@@ -175,12 +231,18 @@ struct ClassifierStats {
 // time, spreading its batches over every worker).
 class Classifier {
  public:
-  // Loads the model from `model_dir` (model::load_model_dir), resolves the
-  // devices, opens and prepares a backend on each (in parallel when several),
-  // forks its streams, and resolves the batch policy (auto sizes from the
-  // devices' capacity), the head function and threshold. Errors:
-  // kInvalidArgument for a bad option (naming the flag) or a max_length over
-  // the model's positions; the model directory's errors (kNotFound, ...);
+  // Loads the model from `model_dir` (model::load_model_dir; for
+  // Task::kEmbed without a classification head, its pooling, normalization,
+  // prefix and default max_length resolved from the options and the
+  // directory's sentence-transformers files), resolves the devices, opens
+  // and prepares a backend on each (in parallel when several), forks its
+  // streams, and resolves the batch policy (auto sizes from the devices'
+  // capacity), the head function and threshold. Errors: kInvalidArgument
+  // for a bad option (naming the flag), a max_length over the model's
+  // positions, or (kEmbed) no pooling for a directory sentence-transformers
+  // does not describe; kUnsupported for a sentence-transformers directory
+  // asking for what the engine does not do; the model directory's errors
+  // (kNotFound, ...);
   // the device errors of resolve_classifier_devices and of the backends,
   // prefixed with the device's name (kResourceExhausted when no batch fits).
   static Result<std::unique_ptr<Classifier>> open(const std::string& model_dir,
@@ -208,9 +270,14 @@ class Classifier {
   // `stop`, when given, is read while the call runs: once it is non-zero (a
   // signal number, as RunOptions::stop) no further batch is started and the
   // call returns kCancelled when the batches under way have ended.
+  // kInvalidArgument on a classifier opened for Task::kEmbed.
   Result<Classification> classify(std::span<const std::string_view> texts,
                                   std::span<const uint8_t> is_null = {},
                                   const std::atomic<int>* stop = nullptr);
+  // As classify(), for a classifier opened for Task::kEmbed: each row's
+  // vector (kInvalidArgument on one opened for Task::kClassify).
+  Result<Embeddings> embed(std::span<const std::string_view> texts, std::span<const uint8_t> is_null = {},
+                           const std::atomic<int>* stop = nullptr);
   static constexpr size_t kClassifyChunkRows = size_t{1} << 16;
 
   // A snapshot of the cumulative counters. Waits for a classify() under way.
@@ -224,6 +291,11 @@ class Classifier {
   const backend::BatchCapacity& capacity() const { return capacity_; }
   // The devices' precisions, "+"-joined where they differ ("bf16+fp16").
   const std::string& precision() const { return precision_; }
+  Task task() const { return task_; }
+  // Values per row: the labels (kClassify) or the vector's dimensions (kEmbed).
+  int outputs() const { return task_ == Task::kEmbed ? config_.hidden_size : config_.num_labels(); }
+  // kEmbed: how the vectors are made; unset under kClassify.
+  const std::optional<EmbeddingSettings>& embedding() const { return embedding_; }
   HeadFunction head_function() const { return function_; }
   // Whether outputs get a label set (writes_label_set), and its threshold (0 if not).
   bool label_set() const { return label_set_; }
@@ -246,8 +318,17 @@ class Classifier {
   Status non_finite_error(const std::string& rows, size_t worker) const;
   Status classify_rows(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
   Status classify_halves(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
-  Status classify_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
-                        size_t first_row, const std::atomic<int>* stop, Classification& result);
+  // The rows of one classify() or embed() call: each row's outputs() values
+  // into `values`, and its flags.
+  struct CallRows {
+    std::vector<float>& values;
+    std::vector<uint8_t>& is_null;
+    std::vector<uint8_t>& skipped;
+  };
+  Status run_rows(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
+                  const std::atomic<int>* stop, CallRows out);
+  Status run_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
+                   size_t first_row, const std::atomic<int>* stop, CallRows out);
 
   model::ModelConfig config_;
   std::shared_ptr<const text::Tokenizer> tokenizer_;
@@ -257,6 +338,8 @@ class Classifier {
   backend::BatchCapacity capacity_;
   std::string precision_;
   HeadFunction function_ = HeadFunction::kSoftmax;
+  Task task_ = Task::kClassify;
+  std::optional<EmbeddingSettings> embedding_;
   bool label_set_ = false;
   double threshold_ = 0;
   int threads_ = 0, tokenizer_threads_ = 1, max_length_ = 0;

@@ -42,6 +42,11 @@ constexpr bool writes_label_set(HeadFunction function, int labels) {
 // Applies `function` to each row of `values` ([rows, labels], row-major) in
 // place, in double precision, each result rounded once to float.
 void apply_head_function(HeadFunction function, float* values, int rows, int labels);
+// Scales each row of `values` ([rows, dims]) to unit length (L2) in place,
+// as sentence-transformers' Normalize module does (torch's normalize: a row
+// is divided by max(its norm, 1e-12), so a zero row stays zero); the norm
+// summed in double.
+void normalize_rows(float* values, int rows, int dims);
 // Numerically stable softmax of each row of `logits` ([rows, labels]) in place.
 void softmax_rows(float* logits, int rows, int labels);
 

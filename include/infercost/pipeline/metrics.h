@@ -147,6 +147,15 @@ struct RunMetrics {
   std::string head_function = "softmax";
   bool labels_column = false;
   double threshold = 0;
+  // What the run computed: "classify" (the head's outputs) or "embed" (a
+  // vector per row; metrics from before it was recorded read as classify),
+  // and for embeddings how: the vector's dimensions, pooling, whether
+  // normalized, and the prefix put before each text.
+  std::string task = "classify";
+  int embedding_dimensions = 0;
+  std::string embedding_pooling;
+  bool embedding_normalized = false;
+  std::string embedding_prefix;
   // GPUs sampled while the run ran (`infercost run` on a cuda device), or why
   // they could not be (gpu_monitor, e.g. "NVML not available: ..."); both
   // empty for a CPU run.

@@ -1,6 +1,7 @@
 // `infercost run`: classify every row of the inputs and write predictions in
 // input order. Stages: read -> tokenize -> batch -> infer -> the head's output
-// function (head.h) -> write.
+// function (head.h) -> write. `infercost embed` is the same run with
+// ClassifierOptions::task kEmbed: pooled (normalized) vectors written instead.
 #pragma once
 
 #include <atomic>

@@ -97,6 +97,14 @@ class Tokenizer {
   Tokenizer& operator=(Tokenizer&&) = default;
 };
 
+// `base` encoding `prefix` + text for every text (an embedding model's
+// prompt, "query: "): the prefix's tokens count against max_length as the
+// text's do. A text the base refuses is refused with the base's error for
+// the text alone (its byte offsets the text's own). kInvalidArgument for a
+// prefix that is not valid UTF-8.
+Result<std::shared_ptr<const Tokenizer>> with_prefix(std::shared_ptr<const Tokenizer> base,
+                                                     std::string prefix);
+
 struct TokenizerOptions {
   bool lowercase = true;
   // Unset: strip accents exactly when lowercasing (HF's rule).
