@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/model/model_dir.h"
+#include "infercost/pipeline/classifier.h"
 #include "infercost/text/tokenizer.h"
 #include "io/whole_file.h"
 #include "plan/plan.h"
@@ -38,6 +40,7 @@ struct PlanFlags {
   int64_t corpus_rows = 0;
   std::string json_path;
   bool quiet = false;
+  bool embed = false;  // the job is `infercost embed`'s
 };
 
 // What the scan has done, for the progress line (written by the scan, read
@@ -75,6 +78,7 @@ void scan_settings(const pipeline::RunOptions& run, plan::ScanOptions& scan) {
 }
 
 void execute_plan(PlanFlags& flags) {
+  if (flags.embed) flags.run.task = pipeline::Task::kEmbed;
   flags.settings.apply(flags.run);
   scan_settings(flags.run, flags.scan);
   // Everything that can be refused is checked before the (possibly long) scan.
@@ -86,6 +90,16 @@ void execute_plan(PlanFlags& flags) {
   model::LoadOptions load;
   load.load_weights = false;
   load.max_length = flags.run.max_length;  // 0: the model's limit
+  // An embedding job: the vectors as `infercost embed` would make them (its
+  // truncation and prefix change the tokens scanned).
+  std::optional<pipeline::EmbeddingSettings> embedding;
+  if (flags.embed) {
+    load.classification_head = false;
+    Result<pipeline::EmbeddingSettings> e =
+        pipeline::resolve_embedding(flags.model_dir, flags.run, load.max_length);
+    if (!e.ok()) fail(e.status());
+    embedding = std::move(*e);
+  }
   Result<model::LoadedModel> model = model::load_model_dir(flags.model_dir, load);
   if (!model.ok()) fail(model.status());
   if (flags.run.max_length > model->config.max_positions()) {
@@ -93,6 +107,12 @@ void execute_plan(PlanFlags& flags) {
                                       flags.run.max_length, model->config.max_positions())));
   }
   flags.scan.max_length = model->tokenizer->max_length();
+  std::shared_ptr<const text::Tokenizer> tokenizer = model->tokenizer;
+  if (embedding && !embedding->prefix.empty()) {
+    Result<std::shared_ptr<const text::Tokenizer>> prefixed = text::with_prefix(tokenizer, embedding->prefix);
+    if (!prefixed.ok()) fail(prefixed.status().with_context("--prefix"));
+    tokenizer = *prefixed;
+  }
 
   plan::PlanOptions options;
   options.price_lists = std::move(*lists);
@@ -103,6 +123,7 @@ void execute_plan(PlanFlags& flags) {
   options.model_synthetic = model->config.synthetic;
   options.inputs = flags.scan.inputs;
   options.model_dir = flags.model_dir;
+  if (embedding) options.embedding_dimensions = embedding->dimensions;
   // Whether this build has the CUDA module (not whether this machine has a
   // GPU: the suggested commands run on the instance they name).
   options.cuda_backend = false;
@@ -121,7 +142,7 @@ void execute_plan(PlanFlags& flags) {
     progress.bytes_total.store(total);
     test_point("scan-progress");
   };
-  Result<plan::ScanResult> scan = plan::scan_inputs(flags.scan, *model->tokenizer);
+  Result<plan::ScanResult> scan = plan::scan_inputs(flags.scan, *tokenizer);
   line.stop();
   flags.scan.progress = nullptr;
   if (!scan.ok()) fail(scan.status());
@@ -159,11 +180,17 @@ void define_plan(CLI::App* cmd) {
                   "reads them")
       ->required();
   cmd->add_option("--model", flags->model_dir,
-                  "Model directory (config.json and vocab.txt or tokenizer.json; the weights are not read)")
+                  "Model directory (config.json and vocab.txt or tokenizer.json, and a sentence-transformers "
+                  "model's modules.json with --embed; the weights are not read)")
       ->required();
   // The run's settings the plan predicts for, as `infercost run` takes them.
-  flags->settings.add(cmd, {"column", "input_format", "batch_size", "max_batch_tokens", "window_rows",
-                            "threads", "tokenizer_threads", "max_length", "on_error"});
+  flags->settings.add(cmd,
+                      {"column", "input_format", "batch_size", "max_batch_tokens", "window_rows", "threads",
+                       "tokenizer_threads", "max_length", "on_error", "pooling", "normalize", "prefix"});
+  cmd->add_flag("--embed", flags->embed,
+                "Plan `infercost embed` (a vector per row) rather than `infercost run`: the model's "
+                "sentence-transformers truncation and prompt, or --pooling for a plain encoder; the output's "
+                "size; cost per million vectors");
   cmd->add_option("--records", flags->records,
                   "Benchmark records (JSON lines from `infercost bench`) to predict from; repeatable")
       ->check(CLI::ExistingFile)

@@ -236,17 +236,15 @@ Status check_threshold_applies(const ClassifierOptions& options, HeadFunction fu
       config.num_labels(), config.num_labels() == 1 ? "" : "s"));
 }
 
-// How a Task::kEmbed classifier of `dir` makes its vectors: `options`'
-// settings, each unset one from the directory's sentence-transformers files
-// (model::read_sentence_transformers). Sets `max_length` (0: the model's
-// limit) to the sentence-transformers max_seq_length where no max_length is
-// asked, within the model's own limit.
+}  // namespace
+
 Result<EmbeddingSettings> resolve_embedding(const std::string& dir, const ClassifierOptions& options,
                                             int& max_length) {
   INFERCOST_ASSIGN_OR_RETURN(model::ModelConfig config, model::load_config(dir + "/config.json"));
   INFERCOST_ASSIGN_OR_RETURN(std::optional<model::EmbeddingConfig> st,
                              model::read_sentence_transformers(dir, config.hidden_size));
   EmbeddingSettings e;
+  e.dimensions = config.hidden_size;
   const std::string pooling_label = setting_label("pooling", options.caller);
   if (!options.pooling.empty()) {
     Result<model::Pooling> p = model::parse_pooling(options.pooling);
@@ -281,8 +279,6 @@ Result<EmbeddingSettings> resolve_embedding(const std::string& dir, const Classi
   }
   return e;
 }
-
-}  // namespace
 
 const char* task_name(Task task) {
   return task == Task::kEmbed ? "embed" : "classify";
@@ -401,7 +397,6 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
     if (c->label_set_) c->threshold_ = options.threshold.value_or(kDefaultThreshold);
   } else {
     c->function_ = HeadFunction::kNone;
-    c->embedding_->dimensions = model.config.hidden_size;
   }
   c->config_ = std::move(model.config);
   c->tokenizer_ = std::move(model.tokenizer);

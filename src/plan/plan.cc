@@ -97,10 +97,12 @@ PlanResult plan_of_inputs(ScanResult scan, int64_t records_read, const PlanOptio
   plan.model = options.model;
   plan.model_name = options.model_name;
   plan.model_synthetic = options.model_synthetic;
+  plan.embedding_dimensions = options.embedding_dimensions;
   plan.price_list = options.price_list;
   plan.records_read = records_read;
   plan.corpus_rows = options.corpus_rows > 0 ? options.corpus_rows : scan.rows;
   plan.scale = scan.rows > 0 ? static_cast<double>(plan.corpus_rows) / static_cast<double>(scan.rows) : 0.0;
+  plan.vector_bytes = static_cast<double>(plan.corpus_rows) * plan.embedding_dimensions * sizeof(float);
   plan.seed_flops = flops_of_lengths(plan.model, scan.seed_padding.padded_rows_at_length);
   plan.tokens_flops = flops_of_lengths(plan.model, scan.length_counts);
   plan.tokens_padded_flops = flops_of_lengths(plan.model, scan.tokens_padding.padded_rows_at_length);
@@ -445,6 +447,13 @@ void add_closing_notes(PlanResult& plan, bool any_records) {
     plan.notes.push_back(
         "times start after the model is loaded (as the records' wall times do); start-up, data transfer and "
         "the model load are not included");
+  }
+  if (plan.embedding_dimensions > 0) {
+    plan.notes.push_back(
+        "an embedding job computes the encoder as a classification run does (the head is not in the work "
+        "formula, and pooling is a pass over the last layer's vectors): records of `infercost run` on an "
+        "encoder of the same shape predict it; `infercost bench` runs classifiers, so measure an instance "
+        "with a classifier of the same encoder (or `infercost model synth` of the same shape)");
   }
 }
 

@@ -48,6 +48,10 @@ struct PlanOptions {
   // Whether this build can run `--device cuda`. Without it, the bench
   // command suggested for a GPU instance carries a note saying so.
   bool cuda_backend = false;
+  // An embedding job (`infercost plan --embed`): the vector's dimensions; 0
+  // for a classification run. The work is the encoder's either way (the
+  // formula has no head), so records of runs of the same encoder predict it.
+  int embedding_dimensions = 0;
 };
 
 // A record a prediction used.
@@ -113,6 +117,10 @@ struct Unmeasured {
 struct PlanResult {
   ScanResult scan;
   ModelShape model;
+  // An embedding job: the vector's dimensions (0: a classification run) and
+  // the vectors' size before compression, corpus_rows x dimensions float32.
+  int embedding_dimensions = 0;
+  double vector_bytes = 0;
   std::string model_name;
   bool model_synthetic = false;
   std::string price_list;   // the --price-list restriction, if any

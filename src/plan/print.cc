@@ -73,16 +73,25 @@ using Line = std::function<void(const std::string&)>;
 // The model, the inputs and each file's figures.
 void text_inputs(const PlanResult& plan, const Line& line) {
   const ScanResult& s = plan.scan;
-  line("infercost plan: a dry run (inputs tokenized, not classified)");
+  const bool embeds = plan.embedding_dimensions > 0;
+  line(fmt::format("infercost plan: a dry run (inputs tokenized, not {})",
+                   embeds ? "embedded" : "classified"));
   line(fmt::format("model   {}{}: {}; max length {}", plan.model_name.empty() ? "?" : plan.model_name,
                    plan.model_synthetic ? " (synthetic: random weights, real speed)" : "",
                    plan.model.describe(), s.max_length));
-  line(fmt::format(
-      "inputs  {} file(s), {} rows to classify ({} null, {} skipped), {} tokens, {}; scanned in {} "
-      "with {} tokenizer thread(s)",
-      s.files.size(), grouped(s.rows), grouped(s.rows_null), grouped(s.rows_skipped), grouped(s.tokens),
-      human_bytes(s.bytes), duration(s.seconds), s.tokenizer_threads));
+  line(
+      fmt::format("inputs  {} file(s), {} rows to {} ({} null, {} skipped), {} tokens, {}; scanned in {} "
+                  "with {} tokenizer thread(s)",
+                  s.files.size(), grouped(s.rows), embeds ? "embed" : "classify", grouped(s.rows_null),
+                  grouped(s.rows_skipped), grouped(s.tokens), human_bytes(s.bytes), duration(s.seconds),
+                  s.tokenizer_threads));
   if (!s.first_skip_reason.empty()) line("        first skipped row: " + s.first_skip_reason);
+  if (plan.embedding_dimensions > 0) {
+    line(fmt::format("output  {} vectors of {} float32: {} before compression ({} bytes a vector)",
+                     grouped(plan.corpus_rows), plan.embedding_dimensions,
+                     human_bytes(static_cast<uint64_t>(plan.vector_bytes)),
+                     plan.embedding_dimensions * sizeof(float)));
+  }
   line("");
 
   size_t name_width = 4;
@@ -173,7 +182,7 @@ void text_prediction_table(const PlanResult& plan, const Line& line) {
   for (const Prediction& p : plan.predictions) target_width = std::max(target_width, p.target.size());
   line(fmt::format("  {:>3}  {:<{}}  {:<12} {:>9}  {:<8} {:<9} {:>10} {:>11} {:>11}  {:<9}  {}", "#",
                    "instance", target_width, "list", "USD/hour", "batching", "precision", "time", "cost",
-                   "$/M rows", "basis", "record"));
+                   plan.embedding_dimensions > 0 ? "$/M vectors" : "$/M rows", "basis", "record"));
   for (size_t i = 0; i < plan.predictions.size(); ++i) {
     const Prediction& p = plan.predictions[i];
     line(fmt::format("  {:>3}  {:<{}}  {:<12} {:>9}  {:<8} {:<9} {:>10} {:>11} {:>11}  {:<9}  [{}]", i + 1,
@@ -454,6 +463,10 @@ std::string print_json(const PlanResult& plan) {
                       "L tokens, h hidden, f FFN size; multiply-adds count 2; embeddings, LayerNorm, "
                       "softmax, GELU and the classifier head left out"}};
   j["price_list"] = plan.price_list;
+  j["task"] = plan.embedding_dimensions > 0 ? "embed" : "classify";
+  if (plan.embedding_dimensions > 0) {
+    j["embedding"] = {{"dimensions", plan.embedding_dimensions}, {"vector_bytes", plan.vector_bytes}};
+  }
   j["corpus_rows"] = plan.corpus_rows;
   j["scale"] = plan.scale;
   j["records"] = records_json(plan);

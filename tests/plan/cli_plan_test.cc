@@ -111,6 +111,50 @@ TEST(PlanCli, PaddingFiguresMatchTheRun) {
   EXPECT_EQ(count_entries(dir.path()), 6);  // data/, plan.json, 2 outputs, 2 metrics: no temporaries
 }
 
+// `plan --embed` scans as `infercost embed` tokenizes: a sentence-transformers
+// model's truncation (the tiny one's 64 tokens) and the prefix; it adds the
+// vectors' size, and its tokens are the embedding run's.
+TEST(PlanCli, EmbeddingJobsScanAsEmbedDoes) {
+  TempDir dir;
+  std::string rows;
+  for (int i = 0; i < 40; ++i) {
+    std::string text;
+    for (int w = 0; w < 3 + (i * 7) % 90; ++w) text += w ? " hello world" : "hello world";
+    rows += "{\"full_text\": \"" + text + "\"}\n";
+  }
+  const std::string in = dir.write("in.jsonl", rows);
+  const std::string st = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-st-roberta";
+  for (const std::string prefix : {"", "query: "}) {
+    SCOPED_TRACE(prefix);
+    const std::string prefix_args = prefix.empty() ? "" : " --prefix '" + prefix + "'";
+    Outcome plan = run_cli("plan " + in + " --model " + st + " --embed --threads 2" + prefix_args +
+                           " --json " + dir.file("plan.json"));
+    ASSERT_EQ(plan.exit_code, 0) << plan.output;
+    EXPECT_NE(plan.output.find("output  40 vectors of 32 float32"), std::string::npos) << plan.output;
+    auto p = nlohmann::json::parse(slurp(dir.file("plan.json")));
+    EXPECT_EQ(p["task"], "embed");
+    EXPECT_EQ(p["embedding"]["dimensions"], 32);
+    EXPECT_EQ(p["embedding"]["vector_bytes"].get<double>(), 40 * 32 * 4);
+    EXPECT_EQ(p["scan"]["max_length"], 64);
+    Outcome run = run_cli("embed " + in + " --model " + st + " --threads 2" + prefix_args + " -o " +
+                          dir.file("v.parquet") + " --metrics " + dir.file("m.json") + " --quiet");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    auto m = nlohmann::json::parse(slurp(dir.file("m.json")));
+    EXPECT_EQ(p["scan"]["tokens"], m["tokens"]);
+    EXPECT_EQ(p["scan"]["max_length"], m["max_length"]);
+  }
+  // The embedding settings belong to --embed; the classifier's plan is as before.
+  Outcome pooling = run_cli("plan " + in + " --model " + st + " --pooling mean");
+  EXPECT_EQ(pooling.exit_code, 2) << pooling.output;
+  EXPECT_NE(pooling.output.find("--pooling applies to embeddings only"), std::string::npos) << pooling.output;
+  Outcome classify = run_cli("plan " + in + model_args() + "--json " + dir.file("plan.json"));
+  ASSERT_EQ(classify.exit_code, 0) << classify.output;
+  auto c = nlohmann::json::parse(slurp(dir.file("plan.json")));
+  EXPECT_EQ(c["task"], "classify");
+  EXPECT_FALSE(c.contains("embedding"));
+  EXPECT_EQ(classify.output.find("vectors of"), std::string::npos);
+}
+
 TEST(PlanCli, PredictsFromARecordAndListsTheUnmeasured) {
   TempDir dir;
   std::string rows;

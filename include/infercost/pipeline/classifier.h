@@ -186,6 +186,19 @@ struct EmbeddingSettings {
   std::string source;
 };
 
+// How a Task::kEmbed classifier of `model_dir` makes its vectors: the
+// options' embedding settings, each unset one from the directory's
+// sentence-transformers files (model::read_sentence_transformers);
+// `dimensions` the encoder's hidden size. Sets `max_length` (0: the model's
+// limit) to sentence-transformers' max_seq_length where it is 0 and the
+// model has one, within the model's own limit. Errors: kInvalidArgument for
+// a bad pooling or none for a directory sentence-transformers does not
+// describe; kUnsupported for what the engine does not do (naming it); the
+// directory's files' errors. Classifier::open and `infercost plan --embed`
+// call it.
+Result<EmbeddingSettings> resolve_embedding(const std::string& model_dir, const ClassifierOptions& options,
+                                            int& max_length);
+
 // What embed() returns: one vector per input row, in input order.
 struct Embeddings {
   int dimensions = 0;
