@@ -135,7 +135,8 @@ class DelimitedWriter final : public PredictionWriter {
 
   void append_jsonl_vector(const std::string& text, bool null_row, const float* v) {
     append_jsonl_text(text, null_row);
-    buffer_ += "\"embedding\":";
+    append_json_string(buffer_, kEmbeddingColumn);
+    buffer_ += ':';
     if (null_row) {
       buffer_ += "null}\n";
       return;
