@@ -123,13 +123,14 @@ std::string dataset_path(const SweepSpec& spec, const std::string& shape) {
 std::vector<std::string> run_arguments(const SweepSpec& spec, const Point& point,
                                        const std::vector<std::string>& inputs, int batch_size,
                                        const std::string& output_dir, const std::string& metrics_path) {
-  std::vector<std::string> a = {"run"};
+  std::vector<std::string> a = {spec.embed ? "embed" : "run"};
   a.insert(a.end(), inputs.begin(), inputs.end());
   auto add = [&](const char* flag, const std::string& value) {
     a.emplace_back(flag);
     a.push_back(value);
   };
   add("--model", spec.model);
+  if (!spec.pooling.empty()) add("--pooling", spec.pooling);
   add("--output", output_dir);
   add("--metrics", metrics_path);
   a.emplace_back("--quiet");
@@ -483,6 +484,7 @@ class Bench {
     r.data.files = static_cast<int64_t>(d.files.files.size());
     r.data.bytes = d.files.bytes;
     r.data.content_sha256 = d.files.content_sha256;
+    r.config.task = spec_.embed ? "embed" : "classify";
     r.config.device = p.device;
     Result<backend::Precision> precision = backend::resolve_precision(p.device, p.precision);
     r.config.precision = precision.ok() ? backend::precision_name(*precision) : p.precision;

@@ -15,6 +15,7 @@
 #include "infercost/backend/backend.h"
 #include "infercost/core/device.h"
 #include "infercost/core/file.h"
+#include "infercost/model/embedding.h"
 #include "infercost/pipeline/runner.h"
 #include "infercost/text/tokenizer.h"
 
@@ -273,6 +274,11 @@ Status validate(const SweepSpec& spec) {
   if (spec.max_length != 0) INFERCOST_RETURN_IF_ERROR(text::check_max_length(spec.max_length));
   if (spec.tokenizer_threads < 0) return invalid_argument("--tokenizer-threads must be >= 0");
   if (spec.column.empty()) return invalid_argument("--column must not be empty");
+  if (!spec.pooling.empty()) {
+    if (!spec.embed) return invalid_argument("--pooling is for embedding runs: add --embed");
+    Result<model::Pooling> pooling = model::parse_pooling(spec.pooling);
+    if (!pooling.ok()) return invalid_argument("--pooling: " + pooling.status().message());
+  }
   if (spec.warmup < 0) return invalid_argument(fmt::format("--warmup must be >= 0, got {}", spec.warmup));
   if (spec.repetitions < 1) {
     return invalid_argument(fmt::format("--repetitions must be at least 1, got {}", spec.repetitions));
@@ -450,6 +456,8 @@ constexpr const char* kKeys[] = {"comment",
                                  "batch_size",
                                  "threads",
                                  "max_batch_tokens",
+                                 "embed",
+                                 "pooling",
                                  "column",
                                  "max_length",
                                  "tokenizer_threads",
@@ -509,6 +517,10 @@ Result<SweepSpec> parse_sweep_file(std::string_view json, const std::string& ori
         spec.data_seed = static_cast<uint64_t>(seed);
       } else if (key == "data_dir") {
         spec.data_dir = r.path(key, v);
+      } else if (key == "embed") {
+        spec.embed = r.boolean(key, v);
+      } else if (key == "pooling") {
+        spec.pooling = r.string(key, v);
       } else if (key == "column") {
         spec.column = r.string(key, v);
       } else if (key == "max_length") {

@@ -70,6 +70,10 @@ struct SweepSpec {
   std::string data_dir;  // empty: default_data_dir()
   // Fixed for every point.
   // The run's defaults (pipeline/settings.cc): max_length 0 is the model's limit.
+  // Embedding runs (`infercost embed`, with `pooling` when given) instead
+  // of `infercost run`: the records say config.task "embed".
+  bool embed = false;
+  std::string pooling;
   std::string column = pipeline::RunOptions().column;
   int max_length = pipeline::RunOptions().max_length;
   int tokenizer_threads = 0;

@@ -174,6 +174,13 @@ void add_bench_run_options(BenchOptions& o) {
          "Token budgets of 'tokens' batching (0: the run's default; 'auto': the run's --max-batch-tokens "
          "auto)");
 
+  o.add_flag(
+      "--embed",
+      "Time `infercost embed` (a vector per row: a sentence-transformers model, or --pooling) instead of "
+      "`infercost run`; the records say config.task \"embed\"",
+      &bench::SweepSpec::embed);
+  o.add("--pooling", "With --embed: the runs' --pooling (cls, mean, max, lasttoken; default the model's)",
+        &bench::SweepSpec::pooling);
   o.add("--column", "Name of the text field", &bench::SweepSpec::column)->capture_default_str();
   o.add("--max-length", "Truncate texts to this many tokens (0: the model's limit)",
         &bench::SweepSpec::max_length)

@@ -123,7 +123,10 @@ void execute_plan(PlanFlags& flags) {
   options.model_synthetic = model->config.synthetic;
   options.inputs = flags.scan.inputs;
   options.model_dir = flags.model_dir;
-  if (embedding) options.embedding_dimensions = embedding->dimensions;
+  if (embedding) {
+    options.embedding_dimensions = embedding->dimensions;
+    options.pooling = flags.run.pooling;
+  }
   // Whether this build has the CUDA module (not whether this machine has a
   // GPU: the suggested commands run on the instance they name).
   options.cuda_backend = false;

@@ -392,6 +392,8 @@ std::string bench_command(const PlanOptions& options, const std::string& instanc
   for (const std::string& input : options.inputs) (cmd += ' ') += shell_word(input);
   (cmd += " --model ") += shell_word(options.model_dir.empty() ? "MODEL_DIR" : options.model_dir);
   cmd += " --batching seed,tokens";
+  if (options.embedding_dimensions > 0) cmd += " --embed";
+  if (!options.pooling.empty()) cmd += " --pooling " + shell_word(options.pooling);
   if (gpu) cmd += " --device cuda";
   cmd += " --instance " + (instance.empty() ? std::string("NAME") : shell_word(instance));
   cmd += " --out " + (instance.empty() ? std::string("NAME.jsonl") : shell_word(instance + ".jsonl"));
@@ -451,9 +453,8 @@ void add_closing_notes(PlanResult& plan, bool any_records) {
   if (plan.embedding_dimensions > 0) {
     plan.notes.push_back(
         "an embedding job computes the encoder as a classification run does (the head is not in the work "
-        "formula, and pooling is a pass over the last layer's vectors): records of `infercost run` on an "
-        "encoder of the same shape predict it; `infercost bench` runs classifiers, so measure an instance "
-        "with a classifier of the same encoder (or `infercost model synth` of the same shape)");
+        "formula, and pooling is a pass over the last layer's vectors): records of `infercost run` or "
+        "`infercost bench --embed` on an encoder of the same shape predict it");
   }
 }
 

@@ -52,6 +52,7 @@ struct PlanOptions {
   // for a classification run. The work is the encoder's either way (the
   // formula has no head), so records of runs of the same encoder predict it.
   int embedding_dimensions = 0;
+  std::string pooling;  // the --pooling asked for, which the suggested `bench --embed` passes on
 };
 
 // A record a prediction used.

@@ -32,8 +32,9 @@ std::string Record::machine() const {
 namespace {
 
 auto tied(const Setup& s) {
-  return std::tie(s.machine, s.device, s.precision, s.batching, s.max_batch_tokens, s.max_length, s.shape,
-                  s.data_set, s.threads, s.tokenizer_threads, s.label, s.model, s.synthetic, s.usd_per_hour);
+  return std::tie(s.machine, s.task, s.device, s.precision, s.batching, s.max_batch_tokens, s.max_length,
+                  s.shape, s.data_set, s.threads, s.tokenizer_threads, s.label, s.model, s.synthetic,
+                  s.usd_per_hour);
 }
 
 }  // namespace
@@ -53,6 +54,7 @@ bool Setup::operator==(const Setup& o) const {
 Setup setup_of(const Record& r, double usd_per_hour) {
   Setup s;
   s.machine = r.machine();
+  s.task = r.config.task;
   s.device = r.config.device;
   s.precision = r.config.precision;
   s.batching = r.config.batching;
@@ -98,6 +100,8 @@ void spread_fields(auto& s, V& o) {
 
 template <typename V>
 void config_fields(auto& c, V& o) {
+  o.field_if(c.task != "classify", "task", c.task);
+  o.check(c.task == "classify" || c.task == "embed", "config.task", "\"classify\" or \"embed\"");
   o.field("device", c.device);
   o.field("precision", c.precision);
   o.field("batching", c.batching);

@@ -108,6 +108,10 @@ struct Config {
   int threads = 0;
   int tokenizer_threads = 0;
   int max_length = 0;
+  // What the runs computed: "classify" (`infercost run`) or "embed"
+  // (`infercost embed`); written for "embed" only, so a record without it
+  // (every record before embeddings) is a classification's.
+  std::string task = "classify";
 };
 
 // The instance a point represents and how it was priced (cost::Pricing).
@@ -202,6 +206,7 @@ struct Record : RunCounts {
 // setup_of() and tied() (record.cc); the report names it where it differs.
 struct Setup {
   std::string machine;  // Record::machine()
+  std::string task;     // config.task
   std::string device, precision, batching;
   int max_batch_tokens = 0;  // the token budget of "tokens" batching; 0 for "seed" (it has none)
   int max_length = 0;

@@ -218,6 +218,7 @@ std::string describe(const record::Setup& s, const std::string& data_text) {
                               tokenizer_threads_text(s.tokenizer_threads), max_length_text(s.max_length));
   if (s.max_batch_tokens > 0) d += fmt::format(", at most {} tokens per batch", count(s.max_batch_tokens));
   if (!s.label.empty()) d += ", label " + s.label;
+  if (s.task == "embed") d += ", embedding";
   return d;
 }
 
@@ -357,6 +358,7 @@ enum Field {
   kMaxBatchTokens,
   kMaxLength,
   kTokenizerThreads,
+  kTask,
   kFields
 };
 
@@ -383,10 +385,11 @@ Naming naming_of(const Groups& grouped) {
       values[kMaxBatchTokens][key.machine].insert(std::to_string(key.max_batch_tokens));
     values[kMaxLength][key.machine].insert(std::to_string(key.max_length));
     values[kTokenizerThreads][key.machine].insert(std::to_string(key.tokenizer_threads));
+    values[kTask][key.machine].insert(key.task);
     n.data_by_shape[key.shape].insert(key.data_set);
   }
-  // Precision, batching and data are what the report compares across
-  // machines: named whenever they differ anywhere. The others (device,
+  // Precision, batching, data and the task are what the report compares
+  // across machines: named whenever they differ anywhere. The others (device,
   // threads, label, model, price, token budget, max length, tokenizer
   // threads) mostly follow from the machine: named only when they differ
   // within one.
@@ -396,7 +399,7 @@ Naming naming_of(const Groups& grouped) {
       n.varies[f] |= set.size() > 1;
       all.insert(set.begin(), set.end());
     }
-    if (f == kPrecision || f == kBatching || f == kShape) n.varies[f] = all.size() > 1;
+    if (f == kPrecision || f == kBatching || f == kShape || f == kTask) n.varies[f] = all.size() > 1;
   }
   return n;
 }
@@ -435,6 +438,7 @@ Configuration make_configuration(const record::Setup& setup, const record::Recor
   if (varies[kPrice]) {
     c.name += c.usd_per_hour > 0 ? " at " + hourly(c.usd_per_hour) : " unpriced";
   }
+  if (varies[kTask] && c.task == "embed") c.name += " embed";
   c.description = describe(c, data_text);
   return c;
 }

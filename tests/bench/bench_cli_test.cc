@@ -216,6 +216,27 @@ TEST(BenchCli, DryRunListsPointsAndRunsNothing) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("data")));
 }
 
+// --embed times `infercost embed` (with --pooling), and its records say so.
+TEST(BenchCli, EmbedTimesEmbeddingRuns) {
+  TempDir dir;
+  Outcome dry = run_cli(base_args(dir) + " --embed --pooling mean --dry-run --out " + dir.file("r.jsonl"));
+  ASSERT_EQ(dry.exit_code, 0) << dry.output;
+  EXPECT_NE(dry.output.find("infercost embed "), std::string::npos) << dry.output;
+  EXPECT_NE(dry.output.find("--pooling mean"), std::string::npos) << dry.output;
+  Outcome pooling = run_cli(base_args(dir) + " --pooling mean --dry-run --out " + dir.file("r.jsonl"));
+  EXPECT_EQ(pooling.exit_code, 2) << pooling.output;
+  EXPECT_NE(pooling.output.find("add --embed"), std::string::npos) << pooling.output;
+  Outcome o = run_cli(base_args(dir) + " --embed --pooling cls --repetitions 1 --warmup 0 --out " +
+                      dir.file("r.jsonl"));
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const std::vector<record::Record> records = load(dir.file("r.jsonl"));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].config.task, "embed");
+  EXPECT_EQ(records[0].status, "ok") << records[0].error;
+  EXPECT_EQ(records[0].run_command.at(1), "embed");
+  EXPECT_GT(records[0].rows, 0);
+}
+
 // --device takes a multi-GPU device as one point: ';' between points.
 TEST(BenchCli, DeviceAxisTakesAGpuListAsOnePoint) {
   TempDir dir;

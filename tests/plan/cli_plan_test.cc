@@ -136,6 +136,7 @@ TEST(PlanCli, EmbeddingJobsScanAsEmbedDoes) {
     EXPECT_EQ(p["embedding"]["dimensions"], 32);
     EXPECT_EQ(p["embedding"]["vector_bytes"].get<double>(), 40 * 32 * 4);
     EXPECT_EQ(p["scan"]["max_length"], 64);
+    EXPECT_NE(p["bench_command_template"].get<std::string>().find(" --embed"), std::string::npos);
     Outcome run = run_cli("embed " + in + " --model " + st + " --threads 2" + prefix_args + " -o " +
                           dir.file("v.parquet") + " --metrics " + dir.file("m.json") + " --quiet");
     ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -153,6 +154,7 @@ TEST(PlanCli, EmbeddingJobsScanAsEmbedDoes) {
   EXPECT_EQ(c["task"], "classify");
   EXPECT_FALSE(c.contains("embedding"));
   EXPECT_EQ(classify.output.find("vectors of"), std::string::npos);
+  EXPECT_EQ(c["bench_command_template"].get<std::string>().find("--embed"), std::string::npos);
 }
 
 TEST(PlanCli, PredictsFromARecordAndListsTheUnmeasured) {

@@ -168,6 +168,30 @@ TEST(Record, RoundTripsThroughJson) {
   EXPECT_EQ(parsed->config.tokenizer_threads, 1);
 }
 
+// An embedding record says so (config.task "embed"); a classification's has
+// no task key, as every record before embeddings, and reads as "classify";
+// the setups of the two differ; another task is refused naming the field.
+TEST(Record, TheTaskIsWrittenForEmbeddingsOnly) {
+  Record r = sample();
+  EXPECT_EQ(to_json_line(r).find("\"task\""), std::string::npos);
+  r.config.task = "embed";
+  const std::string line = to_json_line(r);
+  EXPECT_NE(line.find("\"task\":\"embed\""), std::string::npos) << line;
+  auto parsed = parse_record(line, "t:1");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+  EXPECT_EQ(parsed->config.task, "embed");
+  EXPECT_EQ(to_json_line(*parsed), line);
+  EXPECT_FALSE(setup_of(*parsed, 1.0) == setup_of(sample(), 1.0));
+  auto classified = parse_record(to_json_line(sample()), "t:2");
+  ASSERT_TRUE(classified.ok());
+  EXPECT_EQ(classified->config.task, "classify");
+  std::string bad = line;
+  bad.replace(bad.find("\"embed\""), 7, "\"other\"");
+  auto refused = parse_record(bad, "t:3");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("config.task"), std::string::npos) << refused.status().message();
+}
+
 // The line itself, to the byte: the schema's keys in their order
 // (docs/bench-records.md). A field dropped from both the writer and the
 // reader fails here.

@@ -588,13 +588,17 @@ TEST(Model, TokenBudgetMaxLengthAndTokenizerThreadsKeepPointsApart) {
   // same point run again.
   SourcedRecord seed = records[0];
   seed.record.config.max_batch_tokens = 4096;
+  // An embedding run of the same configuration (`bench --embed`) is another one.
+  SourcedRecord embed = records[2];
+  embed.record.config.task = "embed";
   records.push_back(budget);
   records.push_back(length);
   records.push_back(tokenizer);
   records.push_back(seed);
+  records.push_back(embed);
   Result<ReportModel> m = build_model(records, Options{});
   ASSERT_TRUE(m.ok());
-  EXPECT_EQ(m->points.size(), points + 3);
+  EXPECT_EQ(m->points.size(), points + 4);
   std::set<std::string> names;
   for (const Configuration& c : m->configs) {
     EXPECT_TRUE(names.insert(c.name).second) << "two configurations named " << c.name;
@@ -611,6 +615,8 @@ TEST(Model, TokenBudgetMaxLengthAndTokenizerThreadsKeepPointsApart) {
       EXPECT_NE(c.name.find("4 tokenizer threads"), std::string::npos) << c.name;
       EXPECT_NE(c.description.find("4 tokenizer threads"), std::string::npos) << c.description;
     }
+    EXPECT_EQ(c.task == "embed", c.name.find(" embed") != std::string::npos) << c.name;
+    EXPECT_EQ(c.task == "embed", c.description.find(", embedding") != std::string::npos) << c.description;
   }
   const Point* seed_point = find_point(*m, "p3.8xlarge", "fp32", "json-3", 160);
   ASSERT_TRUE(seed_point);
