@@ -11,6 +11,10 @@ vectors are compared too (the largest element difference between ours in fp32 an
 
     build/tools-venv/bin/python bench/embed_compare.py [--rows N] [--threads T] [--ours fp32,int8]
 
+`--model DIR --pooling MODE` measures a plain Hugging Face encoder instead (ours with --pooling,
+sentence-transformers with Transformer + Pooling modules), e.g. a base-sized one from
+`infercost model synth --preset bert-base`.
+
 `--st-only FILE --model DIR` is sentence-transformers alone as a whole process (load, encode the
 JSON lines' full_text, nothing written), to time beside `infercost embed FILE --model DIR` with a
 whole-process timer (/usr/bin/time, hyperfine):
@@ -38,15 +42,28 @@ sys.path.insert(0, str(ROOT / "tests" / "real"))
 import real_data  # noqa: E402
 
 
-def ours(cli, model, texts_file, out_dir, precision, threads):
+def ours(cli, model, texts_file, out_dir, precision, threads, pooling):
     out = out_dir / f"ours-{precision}.jsonl"
     metrics = out_dir / f"ours-{precision}.json"
+    extra = ["--pooling", pooling] if pooling else []
     subprocess.run([str(cli), "embed", str(texts_file), "--model", str(model), "--output", str(out),
                     "--precision", precision, "--threads", str(threads), "--no-text", "--quiet",
-                    "--metrics", str(metrics)], check=True)
+                    "--metrics", str(metrics), *extra], check=True)
     m = json.loads(metrics.read_text())
     vectors = np.array([json.loads(line)["embedding"] for line in out.read_text().splitlines()], np.float32)
-    return vectors, m["wall_seconds"], m["tokens"], m["precision"]
+    return vectors, m["wall_seconds"], m["tokens"], m["precision"], m["max_length"]
+
+
+def sentence_transformer(model_dir, pooling, max_length):
+    """The model as sentence-transformers runs it: the directory itself, or for a plain encoder
+    Transformer(dir, max_seq_length as ours ran) and Pooling(pooling)."""
+    from sentence_transformers import SentenceTransformer, models
+
+    if not pooling:
+        return SentenceTransformer(str(model_dir), device="cpu")
+    encoder = models.Transformer(str(model_dir), max_seq_length=max_length)
+    pool = models.Pooling(encoder.get_word_embedding_dimension(), pooling_mode=pooling)
+    return SentenceTransformer(modules=[encoder, pool], device="cpu")
 
 
 def st_only(args):
@@ -66,7 +83,9 @@ def main():
     parser.add_argument("--ours", default="fp32,int8", help="our precisions, comma-separated (first: fp32)")
     parser.add_argument("--st-batch", type=int, default=32, help="sentence-transformers' encode() batch_size")
     parser.add_argument("--st-only", type=pathlib.Path, help="JSON lines: encode them with sentence-transformers only")
-    parser.add_argument("--model", type=pathlib.Path, help="with --st-only: the model directory")
+    parser.add_argument("--model", type=pathlib.Path,
+                        help="the model directory (default: the real all-MiniLM-L6-v2); a plain encoder needs --pooling")
+    parser.add_argument("--pooling", help="for a plain encoder (--model): ours --pooling, theirs Pooling(mode)")
     args = parser.parse_args()
     if args.st_only:
         return st_only(args)
@@ -80,16 +99,16 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        model_dir = real_data.minilm_dir(tmp / "minilm")
+        model_dir = args.model or real_data.minilm_dir(tmp / "minilm")
         texts_file = tmp / "tweets.jsonl"
         with open(texts_file, "w", encoding="utf-8") as f:
             for t in texts:
                 f.write(json.dumps({"full_text": t}) + "\n")
         results = {}
         for precision in args.ours.split(","):
-            results[precision] = ours(args.cli, model_dir, texts_file, tmp, precision, args.threads)
+            results[precision] = ours(args.cli, model_dir, texts_file, tmp, precision, args.threads, args.pooling)
         tokens = results[args.ours.split(",")[0]][2]
-        st = SentenceTransformer(str(model_dir), device="cpu")
+        st = sentence_transformer(model_dir, args.pooling, results[args.ours.split(",")[0]][4])
         st.encode(texts[:64], batch_size=args.st_batch)  # warm-up, as our run's load is excluded
         start = time.monotonic()
         theirs = st.encode(texts, batch_size=args.st_batch, convert_to_numpy=True)
@@ -97,13 +116,14 @@ def main():
 
     reference = results[args.ours.split(",")[0]][0]
     diff = float(np.abs(reference - theirs).max())
-    print(f"{args.rows} real tweets, {tokens} tokens, all-MiniLM-L6-v2, {args.threads} threads; "
+    name = args.model.name if args.model else "all-MiniLM-L6-v2"
+    print(f"{args.rows} real tweets, {tokens} tokens, {name}, {args.threads} threads; "
           f"sentence-transformers {sentence_transformers.__version__}, torch {torch.__version__}")
     print(f"ours ({args.ours.split(',')[0]}) vs sentence-transformers: largest element difference {diff:.2e}")
     print("| run | rows/s | tokens/s | seconds | vs sentence-transformers |")
     print("|---|---|---|---|---|")
     st_rate = args.rows / st_seconds
-    for precision, (_, seconds, _, ran) in results.items():
+    for precision, (_, seconds, _, ran, _) in results.items():
         rate = args.rows / seconds
         rows.append((f"infercost embed {ran}", rate, tokens / seconds, seconds, rate / st_rate))
     rows.append((f"sentence-transformers fp32 (batch {args.st_batch})", st_rate, tokens / st_seconds, st_seconds, 1.0))
