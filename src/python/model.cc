@@ -466,12 +466,44 @@ class Model {
 
 }  // namespace
 
+namespace {
+
+// The methods a result class shares: its length and its Arrow side (the
+// PyCapsule interface), under the class's Python `name` in errors.
+template <typename Result>
+nb::class_<Result>& bind_arrow_result(nb::class_<Result>& cls, const char* name) {
+  auto own_schema = [name](nb::handle requested_schema) {
+    if (!requested_schema.is_none()) {
+      throw nb::type_error(
+          fmt::format("{}: only its own schema can be exported (requested_schema=None)", name).c_str());
+    }
+  };
+  return cls.def("__len__", [](const Result& r) { return r.columns->rows(); })
+      .def(
+          "__arrow_c_stream__",
+          [own_schema](const Result& r, nb::handle requested_schema) {
+            own_schema(requested_schema);
+            return arrow_stream_capsule(r.columns);
+          },
+          nb::arg("requested_schema") = nb::none())
+      .def(
+          "__arrow_c_array__",
+          [own_schema](const Result& r, nb::handle requested_schema) {
+            own_schema(requested_schema);
+            return arrow_array_capsules(r.columns);
+          },
+          nb::arg("requested_schema") = nb::none())
+      .def("__arrow_c_schema__", [](const Result& r) { return arrow_schema_capsule(*r.columns); });
+}
+
+}  // namespace
+
 void bind_model(nb::module_& m) {
-  nb::class_<PyClassification>(
+  nb::class_<PyClassification> classification(
       m, "Classification",
       "What Model.classify returns: the output columns of `infercost run`, exported through the "
-      "Arrow C data interface (see infercost.Classification).")
-      .def("__len__", [](const PyClassification& r) { return r.columns->rows(); })
+      "Arrow C data interface (see infercost.Classification).");
+  bind_arrow_result(classification, "Classification")
       .def_prop_ro("column_names", [](const PyClassification& r) { return r.columns->names; })
       .def_prop_ro("label_names",
                    [](const PyClassification& r) {
@@ -501,33 +533,13 @@ void bind_model(nb::module_& m) {
             const pipeline::Classification& c = r.columns->classification;
             return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(c.is_null.data(), {c.rows()});
           },
-          nb::rv_policy::reference_internal)
-      .def(
-          "__arrow_c_stream__",
-          [](const PyClassification& r, nb::handle requested_schema) {
-            if (!requested_schema.is_none()) {
-              throw nb::type_error(
-                  "Classification: only its own schema can be exported (requested_schema=None)");
-            }
-            return arrow_stream_capsule(r.columns);
-          },
-          nb::arg("requested_schema") = nb::none())
-      .def(
-          "__arrow_c_array__",
-          [](const PyClassification& r, nb::handle requested_schema) {
-            if (!requested_schema.is_none()) {
-              throw nb::type_error(
-                  "Classification: only its own schema can be exported (requested_schema=None)");
-            }
-            return arrow_array_capsules(r.columns);
-          },
-          nb::arg("requested_schema") = nb::none())
-      .def("__arrow_c_schema__", [](const PyClassification& r) { return arrow_schema_capsule(*r.columns); });
+          nb::rv_policy::reference_internal);
 
-  nb::class_<PyEmbeddings>(m, "Embeddings",
-                           "What Model.embed returns: one vector per text, as `infercost embed` writes them, "
-                           "exported through the Arrow C data interface (see infercost.Embeddings).")
-      .def("__len__", [](const PyEmbeddings& r) { return r.columns->rows(); })
+  nb::class_<PyEmbeddings> embeddings(
+      m, "Embeddings",
+      "What Model.embed returns: one vector per text, as `infercost embed` writes them, exported through the "
+      "Arrow C data interface (see infercost.Embeddings).");
+  bind_arrow_result(embeddings, "Embeddings")
       .def_prop_ro("dimensions", [](const PyEmbeddings& r) { return r.columns->embeddings.dimensions; })
       .def_prop_ro(
           "vectors",
@@ -543,26 +555,7 @@ void bind_model(nb::module_& m) {
             const pipeline::Embeddings& e = r.columns->embeddings;
             return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(e.is_null.data(), {e.rows()});
           },
-          nb::rv_policy::reference_internal)
-      .def(
-          "__arrow_c_stream__",
-          [](const PyEmbeddings& r, nb::handle requested_schema) {
-            if (!requested_schema.is_none()) {
-              throw nb::type_error("Embeddings: only its own schema can be exported (requested_schema=None)");
-            }
-            return arrow_stream_capsule(r.columns);
-          },
-          nb::arg("requested_schema") = nb::none())
-      .def(
-          "__arrow_c_array__",
-          [](const PyEmbeddings& r, nb::handle requested_schema) {
-            if (!requested_schema.is_none()) {
-              throw nb::type_error("Embeddings: only its own schema can be exported (requested_schema=None)");
-            }
-            return arrow_array_capsules(r.columns);
-          },
-          nb::arg("requested_schema") = nb::none())
-      .def("__arrow_c_schema__", [](const PyEmbeddings& r) { return arrow_schema_capsule(*r.columns); });
+          nb::rv_policy::reference_internal);
 
   nb::class_<Model>(m, "Model", "A model loaded once on its devices (see infercost.Model).")
       .def(nb::init<std::string, nb::dict, std::optional<std::string>>(), nb::arg("model_dir"),
