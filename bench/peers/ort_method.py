@@ -3,6 +3,12 @@
 
   ort_method.py INPUT --model DIR --output FILE [--precision fp32|int8] [--threads N]
                 [--batch-size N] [--batching sorted|input|file] [--cache DIR] [--metrics FILE]
+  ort_method.py INPUT --model DIR --output FILE.npy --embed cls|mean|max [--normalize] ...
+
+--embed POOLING is the embedding peer (bench/embed_compare.py runs it): the encoder alone is exported
+(AutoModel, its last hidden state), the rows are pooled over their real tokens in numpy (the first
+token, the mean or the maximum) and L2-normalized with --normalize; the vectors, float32 in input
+order (a null text gives a row of NaN), are saved to FILE.npy. Everything else is as for a classifier.
 
 The model directory is loaded with HF transformers (eager attention) and exported with the
 TorchScript exporter, torch.onnx.export(..., dynamo=False) (dynamic batch and sequence axes, opset
@@ -41,9 +47,10 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 EXPORT_METHOD = "torchscript-eager-opset14"
 
 
-def weights_key(model_dir):
+def weights_key(model_dir, task):
     h = hashlib.sha256()
     h.update(EXPORT_METHOD.encode())
+    h.update(task.encode())
     for name in ("config.json", "model.safetensors"):
         path = os.path.join(model_dir, name)
         st = os.stat(path)
@@ -53,29 +60,48 @@ def weights_key(model_dir):
     return h.hexdigest()[:16]
 
 
-def export_models(model_dir, cache_dir, config, log, weight_type="qint8"):
+def exported_module(model_dir, task):
+    """(module, output name): the classifier, or for task 'embed' the encoder's last hidden state."""
+    import torch
+    from transformers import AutoModel, AutoModelForSequenceClassification
+
+    if task == "classify":
+        return AutoModelForSequenceClassification.from_pretrained(model_dir, attn_implementation="eager"), "logits"
+
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self, encoder):
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, input_ids, attention_mask):
+            return self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    return LastHiddenState(AutoModel.from_pretrained(model_dir, attn_implementation="eager")), "last_hidden_state"
+
+
+def export_models(model_dir, cache_dir, config, log, weight_type="qint8", task="classify"):
     """Returns {'fp32': path, 'int8': path}, exporting / optimizing / quantizing only what is missing."""
-    key = weights_key(model_dir)
+    key = weights_key(model_dir, task)
     out = os.path.join(cache_dir, key)
     os.makedirs(out, exist_ok=True)
     raw, fp32, int8 = (os.path.join(out, n) for n in ("model.onnx", "model.opt.onnx",
                                                       "model.opt.int8-%s.onnx" % weight_type))
     if not os.path.exists(raw):
         import torch
-        from transformers import AutoModelForSequenceClassification
 
-        log("exporting %s to ONNX (%s)" % (model_dir, EXPORT_METHOD))
-        model = AutoModelForSequenceClassification.from_pretrained(model_dir, attn_implementation="eager")
+        log("exporting %s to ONNX (%s, %s)" % (model_dir, EXPORT_METHOD, task))
+        model, output = exported_module(model_dir, task)
         model.eval()
         ids = torch.ones((2, 16), dtype=torch.int64)
         mask = torch.ones((2, 16), dtype=torch.int64)
         tmp = raw + ".tmp"
         with torch.no_grad():
             torch.onnx.export(model, (ids, mask), tmp, input_names=["input_ids", "attention_mask"],
-                              output_names=["logits"], opset_version=14, do_constant_folding=True,
+                              output_names=[output], opset_version=14, do_constant_folding=True,
                               dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
                                             "attention_mask": {0: "batch", 1: "sequence"},
-                                            "logits": {0: "batch"}},
+                                            output: {0: "batch", 1: "sequence"} if task == "embed"
+                                            else {0: "batch"}},
                               dynamo=False)
         os.replace(tmp, raw)
     if not os.path.exists(fp32):
@@ -104,6 +130,22 @@ def export_models(model_dir, cache_dir, config, log, weight_type="qint8"):
     return {"fp32": fp32, "int8": int8}
 
 
+def pool(hidden, mask, mode, normalize):
+    """hidden [rows, width, dims] and mask [rows, width] -> [rows, dims] over each row's real tokens."""
+    import numpy as np
+
+    if mode == "cls":
+        vectors = hidden[:, 0, :]
+    elif mode == "mean":
+        m = mask[:, :, None].astype(np.float32)
+        vectors = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1.0)
+    else:
+        vectors = np.where(mask[:, :, None] > 0, hidden, -np.inf).max(axis=1)
+    if normalize:
+        vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return vectors
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     pc.add_common_args(ap)
@@ -116,7 +158,15 @@ def main():
     ap.add_argument("--max-length", type=int, default=512)
     ap.add_argument("--cache", default=os.path.join(ROOT, "build", "peers-cache"))
     ap.add_argument("--metrics", help="also write the JSON line here")
+    ap.add_argument("--embed", metavar="POOLING", choices=["cls", "mean", "max"],
+                    help="embed instead of classify: pool the encoder's last hidden state; --output FILE.npy")
+    ap.add_argument("--normalize", action="store_true", help="with --embed: L2-normalize the vectors")
     args = ap.parse_args()
+    task = "embed" if args.embed else "classify"
+    if args.embed and not args.output.endswith(".npy"):
+        ap.error("--embed writes the vectors as numpy: --output must end in .npy")
+    if args.normalize and not args.embed:
+        ap.error("--normalize needs --embed")
 
     def log(msg):
         print("ort_method: " + msg, file=sys.stderr, flush=True)
@@ -127,8 +177,8 @@ def main():
     from transformers import AutoTokenizer
 
     config = pc.read_config(args.model)
-    labels = pc.labels_of(config)
-    paths = export_models(args.model, args.cache, config, log, args.weight_type)
+    labels = pc.labels_of(config) if task == "classify" else None
+    paths = export_models(args.model, args.cache, config, log, args.weight_type, task)
 
     stages = pc.Stages()
     with stages.time("load"):
@@ -154,7 +204,9 @@ def main():
         file_longest = int(lengths.max()) if len(ids) else 0
 
     rows = len(ids)
-    probs = np.zeros((rows, len(labels)), dtype=np.float32)
+    width_out = len(labels) if task == "classify" else config["hidden_size"]
+    results = np.zeros((rows, width_out), dtype=np.float32)
+    output = "logits" if task == "classify" else "last_hidden_state"
     computed = 0
     with stages.time("infer"):
         for start in range(0, rows, args.batch_size):
@@ -166,15 +218,23 @@ def main():
                 input_ids[r, :lengths[i]] = ids[i]
                 mask[r, :lengths[i]] = 1
             computed += input_ids.size
-            logits = session.run(["logits"], {"input_ids": input_ids, "attention_mask": mask})[0]
-            e = np.exp(logits - logits.max(axis=1, keepdims=True))
-            probs[sel] = e / e.sum(axis=1, keepdims=True)
+            out = session.run([output], {"input_ids": input_ids, "attention_mask": mask})[0]
+            if task == "embed":
+                results[sel] = pool(out, mask, args.embed, args.normalize)
+            else:
+                e = np.exp(out - out.max(axis=1, keepdims=True))
+                results[sel] = e / e.sum(axis=1, keepdims=True)
 
     with stages.time("write"):
-        pc.write_output(df, args.column, probs, labels, nulls, args.output)
+        if task == "embed":
+            results[nulls] = np.nan
+            np.save(args.output, results)
+        else:
+            pc.write_output(df, args.column, results, labels, nulls, args.output)
 
     precision = args.precision + ("" if args.precision == "fp32" else " " + args.weight_type)
-    pc.emit_metrics("onnxruntime %s (%s batches)" % (precision, args.batching), rows, int(lengths.sum()),
+    what = "" if task == "classify" else ", embed %s%s" % (args.embed, " normalized" if args.normalize else "")
+    pc.emit_metrics("onnxruntime %s (%s batches%s)" % (precision, args.batching, what), rows, int(lengths.sum()),
                     computed, stages, args.threads, args.batch_size, path=args.metrics,
                     extra={"onnxruntime": ort.__version__, "onnx_model": paths[args.precision],
                            "load_seconds": stages.seconds["load"]})

@@ -250,6 +250,16 @@ Result<Checkpoint> parse_checkpoint(std::string_view text, const std::string& or
 }
 
 std::string identity_difference(const JobIdentity& then, const JobIdentity& now) {
+  auto command = [](const JobIdentity& j) {
+    for (const auto& [key, value] : j.options) {
+      if (key == kJobCommandOption) return value;
+    }
+    return std::string("run");
+  };
+  if (command(then) != command(now)) {
+    return fmt::format("the checkpoint is `infercost {}`'s, this is `infercost {}`", command(then),
+                       command(now));
+  }
   if (then.inputs.size() != now.inputs.size()) {
     return fmt::format("the inputs are {} files now, the checkpoint's job had {}", now.inputs.size(),
                        then.inputs.size());

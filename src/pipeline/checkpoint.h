@@ -38,6 +38,10 @@ struct JobInput {
   std::string head_tail_sha256;
 };
 
+// The option that names the command of a job other than `infercost run`
+// ("embed"); a run's identity has none, as before embeddings.
+inline constexpr std::string_view kJobCommandOption = "command";
+
 // What a resumed run must match. `options` are the settings that change the
 // output, as (name, value) pairs in a fixed order.
 struct JobIdentity {
@@ -82,9 +86,10 @@ std::string checkpoint_json(const Checkpoint& checkpoint);
 // or of another major version.
 Result<Checkpoint> parse_checkpoint(std::string_view json, const std::string& origin);
 
-// The first way `now` differs from `then`, in words ("input 2 (b.jsonl):
-// its size changed (100 -> 120 bytes)", "--max-length: 512 -> 128"); "" when
-// they are the same job.
+// The first way `now` differs from `then`, in words (the command first: "the
+// checkpoint is `infercost embed`'s, this is `infercost run`"; "input 2
+// (b.jsonl): its size changed (100 -> 120 bytes)", "--max-length: 512 ->
+// 128"); "" when they are the same job.
 std::string identity_difference(const JobIdentity& then, const JobIdentity& now);
 
 // The identity of input files and of a model folder (stats and hashes

@@ -9,7 +9,9 @@
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/core/version.h"
+#include "infercost/model/embedding.h"
 #include "infercost/model/model_dir.h"
+#include "infercost/pipeline/classifier.h"
 #include "pipeline/settings.h"
 
 namespace infercost::pipeline {
@@ -31,12 +33,19 @@ std::string format_names(const OutputPlan& plan) {
 Result<std::vector<std::pair<std::string, std::string>>> output_options(const RunOptions& o,
                                                                         const OutputPlan& plan) {
   RunOptions resolved = o;
-  if (o.max_length == 0) {  // the model's limit, as the run will resolve it
+  if (o.task == Task::kEmbed) {  // the settings the vectors are made with, those the model gives included
+    INFERCOST_ASSIGN_OR_RETURN(EmbeddingSettings e, resolve_embedding(o.model_dir, o, resolved.max_length));
+    resolved.pooling = model::pooling_name(e.pooling);
+    resolved.normalize = e.normalize;
+    resolved.prefix = e.prefix;
+  }
+  if (resolved.max_length == 0) {  // the model's limit, as the run will resolve it
     INFERCOST_ASSIGN_OR_RETURN(resolved.max_length, model::read_model_length_limit(o.model_dir));
   }
   std::vector<std::pair<std::string, std::string>> options = output_settings(resolved);
-  // An embedding job is another job; a run's identity stays as checkpoints before embeddings wrote it.
-  if (o.task == Task::kEmbed) options.emplace_back("command", "embed");
+  // An embedding job is another job (job_difference names the command first); a run's identity
+  // stays as checkpoints before embeddings wrote it.
+  if (o.task == Task::kEmbed) options.emplace_back(kJobCommandOption, "embed");
   Result<backend::DeviceSpec> device = backend::parse_device(o.device);
   options.emplace_back("--device (kind)", device.ok() ? device->kind : o.device);
   options.emplace_back("--output (kind)", plan.per_file ? "folder" : "file");

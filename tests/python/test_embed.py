@@ -246,12 +246,42 @@ def test_each_task_refuses_the_others_settings(tmp_path):
     assert metrics["task"] == "embed" and metrics["rows"] == 2 and metrics["embedding"]["pooling"] == "mean"
 
 
-def test_a_resumed_embedding_job_is_the_same_job(tmp_path):
-    # The checkpoint's job identity holds the command and the embedding settings.
-    src = write_texts(tmp_path / "in.jsonl", [f"text {i}" for i in range(50)])
-    out = tmp_path / "v.parquet"
-    run_cli("embed", src, "--model", model_dir("tiny-bert"), "--pooling", "mean", "--output", out, "--quiet")
-    first = out.read_bytes()
-    again = run_cli("embed", src, "--model", model_dir("tiny-bert"), "--pooling", "mean", "--output", out,
-                    "--resume", "--quiet")
-    assert again.returncode == 0 and out.read_bytes() == first
+def test_an_interrupted_embedding_resumes_as_the_same_job_and_no_other(tmp_path):
+    # The checkpoint's job identity holds the command and the embedding settings as resolved.
+    src = write_texts(tmp_path / "in.jsonl", [f"text number {i} with some words" for i in range(200)])
+    model = model_dir("tiny-bert")
+    want = tmp_path / "want.jsonl"
+    run_cli("embed", src, "--model", model, "--pooling", "mean", "--output", want, "--quiet")
+    out = tmp_path / "v.jsonl"
+    checkpoint = tmp_path / "v.jsonl.infercost-checkpoint"
+
+    def embed(*flags, crash=None, command="embed"):
+        env = dict(os.environ, INFERCOST_TEST_CRASH_AT=crash) if crash else None
+        return run_cli(command, src, "--model", model, "--output", out, "--window-rows", "16",
+                       "--checkpoint-seconds", "0", "--quiet", *flags, env=env, check=False)
+
+    def refused(proc, words):
+        assert proc.returncode == 2, proc.stderr
+        assert words in proc.stderr, proc.stderr
+        assert checkpoint.read_bytes() == saved and not out.exists()
+
+    stopped = embed("--pooling", "mean", crash="checkpoint-saved:3")
+    assert stopped.returncode == -9, stopped.stderr
+    saved = checkpoint.read_bytes()
+    refused(embed("--pooling", "cls", "--resume"), "--pooling: 'cls' now, the checkpoint's run used 'mean'")
+    refused(embed("--pooling", "mean", "--normalize", "--resume"),
+            "--normalize: 'true' now, the checkpoint's run used 'false'")
+    refused(embed("--resume", command="run"), "the checkpoint is `infercost embed`'s, this is `infercost run`")
+    # --no-normalize is what the plain encoder does anyway: the same job.
+    done = embed("--pooling", "mean", "--no-normalize", "--resume")
+    assert done.returncode == 0, done.stderr
+    assert not checkpoint.exists()
+    np.testing.assert_array_equal(jsonl_vectors(out), jsonl_vectors(want))
+
+    out.unlink()
+    stopped = embed(crash="checkpoint-saved:3", command="run")
+    assert stopped.returncode == -9, stopped.stderr
+    saved = checkpoint.read_bytes()
+    refused(embed("--pooling", "mean", "--resume"), "the checkpoint is `infercost run`'s, this is `infercost embed`")
+    embed("--force", "--pooling", "mean")
+    assert not checkpoint.exists()
