@@ -75,6 +75,7 @@ struct BpeTables {
   bool fuse_unk = false;
   bool add_prefix_space = false;
   bool use_regex = true;
+  bool nfc = false;
   // Words (raw bytes) -> their ids, for every vocabulary token that spells a
   // word: an entry is (offset, count) into cache_ids.
   TokenTable cache;
@@ -247,6 +248,7 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::create(BpeConfig config) {
   t->fuse_unk = config.fuse_unk;
   t->add_prefix_space = config.add_prefix_space;
   t->use_regex = config.use_regex;
+  t->nfc = config.nfc;
   const std::string& prefix = config.continuing_subword_prefix;
   const std::string& suffix = config.end_of_word_suffix;
   for (int first = 0; first < 2; ++first) {
@@ -278,7 +280,15 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::create(BpeConfig config) {
     if (a.content.empty()) return corruption("added_tokens: id " + std::to_string(a.id) + ": empty content");
   }
   t->raw_added = detail::AddedTokenSplitter(detail::matched_on(config.added_tokens, false));
-  t->normalized_added = detail::AddedTokenSplitter(detail::matched_on(config.added_tokens, true));
+  std::vector<AddedToken> normalized_added = detail::matched_on(config.added_tokens, true);
+  if (config.nfc) {  // matched in composed text, as their content composed (HF normalizes it too)
+    for (AddedToken& a : normalized_added) {
+      std::string composed;
+      detail::append_normalized(a.content, detail::UnicodeForm::kNfc, composed);
+      a.content = std::move(composed);
+    }
+  }
+  t->normalized_added = detail::AddedTokenSplitter(std::move(normalized_added));
 
   const int specials = static_cast<int>(config.prefix_ids.size() + config.suffix_ids.size());
   for (const int32_t id : config.prefix_ids) {
@@ -362,6 +372,12 @@ Result<size_t> BpeTokenizer::encode_append(std::string_view text, std::vector<in
       text,
       [&](std::string_view piece, size_t) {
         if (full()) return;
+        if (t.nfc) {
+          thread_local std::string composed;
+          composed.clear();
+          detail::append_normalized(piece, detail::UnicodeForm::kNfc, composed);
+          piece = composed;
+        }
         t.normalized_added.split(
             piece,
             [&](std::string_view stretch, size_t) {

@@ -1,5 +1,6 @@
-// Byte-level BPE (GPT-2, RoBERTa), matching Hugging Face `tokenizers` id for
-// id: added tokens cut out of the text first, the ByteLevel pre-tokenizer
+// Byte-level BPE (GPT-2, RoBERTa, ModernBERT), matching Hugging Face
+// `tokenizers` id for id: added tokens cut out of the text first (the NFC
+// normalizer, where there is one, between them), the ByteLevel pre-tokenizer
 // (GPT-2's split pattern, each byte as one code point of GPT-2's alphabet),
 // BPE merges applied lowest rank first (leftmost first among equal ranks),
 // then the post-processor's special tokens (RobertaProcessing `<s> X </s>`,
@@ -29,8 +30,8 @@ struct BpeTables;
 
 // One entry of tokenizer.json's "added_tokens": matched in the text before
 // the model sees it and never split. normalized=false tokens are matched in
-// the raw text, normalized=true ones in what the normalizer leaves (the
-// normalizers we accept leave the text as it is). lstrip / rstrip take the
+// the raw text, normalized=true ones in what the normalizer leaves (for BPE,
+// NFC or nothing). lstrip / rstrip take the
 // whitespace before / after the match with it; single_word matches only
 // between non-word characters. Every tokenizer.json reader (BPE, Unigram)
 // uses this one type.
@@ -53,6 +54,9 @@ struct BpeConfig {
   bool fuse_unk = false;
   std::string continuing_subword_prefix;  // model.*; empty: none
   std::string end_of_word_suffix;
+  // normalizer NFC (ModernBERT): the text between the normalized=false added
+  // tokens is composed before the rest; false: no normalizer.
+  bool nfc = false;
   // pre_tokenizer ByteLevel. trim_offsets changes offsets only, which we do
   // not produce; kept so the config says what the file said.
   bool add_prefix_space = false;

@@ -208,9 +208,18 @@ Result<std::unique_ptr<BpeTokenizer>> from_json(const json& root, int max_length
   INFERCOST_RETURN_IF_ERROR(read_model(*model, c));
 
   if (auto n = root.find("normalizer"); n != root.end() && !n->is_null()) {
-    const bool empty_sequence = type_of(*n) == "Sequence" && n->contains("normalizers") &&
-                                n->at("normalizers").is_array() && n->at("normalizers").empty();
-    if (!empty_sequence) return unsupported("normalizer '" + type_of(*n) + "' (only null)");
+    // null, NFC, or a Sequence of at most one NFC.
+    const json* one = &*n;
+    if (type_of(*n) == "Sequence") {
+      auto list = n->find("normalizers");
+      if (list == n->end() || !list->is_array() || list->size() > 1)
+        return unsupported("normalizer Sequence other than none or one NFC");
+      one = list->empty() ? nullptr : &(*list)[0];
+    }
+    if (one != nullptr) {
+      if (type_of(*one) != "NFC") return unsupported("normalizer '" + type_of(*one) + "' (only NFC or none)");
+      c.nfc = true;
+    }
   }
   auto pre = root.find("pre_tokenizer");
   INFERCOST_RETURN_IF_ERROR(read_pre_tokenizer(pre == root.end() ? json() : *pre, c));
@@ -230,7 +239,8 @@ Result<std::unique_ptr<BpeTokenizer>> from_json(const json& root, int max_length
     c.max_length = m->get<int>();
   }
 
-  const int32_t pad = id_of(c, "<pad>");
+  int32_t pad = id_of(c, "<pad>");
+  if (pad < 0) pad = id_of(c, "[PAD]");  // ModernBERT's
   c.pad_id = pad >= 0 ? pad : 0;
   if (auto p = root.find("padding"); p != root.end() && p->is_object() && p->contains("pad_id")) {
     if (!p->at("pad_id").is_number_integer()) return corruption("padding.pad_id: not an integer");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -210,6 +211,26 @@ int to_lower_full(char32_t cp, char32_t* out) {
   }
   out[0] = static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp)));
   return 1;
+}
+
+void append_normalized(std::string_view text, UnicodeForm form, std::string& out) {
+  int options = UTF8PROC_STABLE;
+  switch (form) {
+    case UnicodeForm::kNfc: options |= UTF8PROC_COMPOSE; break;
+    case UnicodeForm::kNfd: options |= UTF8PROC_DECOMPOSE; break;
+    case UnicodeForm::kNfkc: options |= UTF8PROC_COMPOSE | UTF8PROC_COMPAT; break;
+    case UnicodeForm::kNfkd: options |= UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT; break;
+  }
+  utf8proc_uint8_t* mapped = nullptr;
+  const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                          static_cast<utf8proc_ssize_t>(text.size()), &mapped,
+                                          static_cast<utf8proc_option_t>(options));
+  if (n < 0) {
+    out.append(text);
+  } else {
+    out.append(reinterpret_cast<const char*>(mapped), static_cast<size_t>(n));
+  }
+  std::free(mapped);
 }
 
 }  // namespace infercost::text::detail

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace infercost::text::detail {
 
@@ -89,5 +91,13 @@ inline int encode_utf8(char32_t cp, char* out) {
 
 // Full lowercase (Rust char::to_lowercase): 1 or 2 code points into `out`.
 int to_lower_full(char32_t cp, char32_t* out);
+
+// A Unicode normalization form, as tokenizer.json's NFC / NFD / NFKC / NFKD
+// normalizers name them.
+enum class UnicodeForm { kNfc, kNfd, kNfkc, kNfkd };
+
+// Appends `text` (valid UTF-8; anything else is appended as it is) in
+// `form`, by utf8proc (stable: unassigned code points are left alone).
+void append_normalized(std::string_view text, UnicodeForm form, std::string& out);
 
 }  // namespace infercost::text::detail

@@ -1,7 +1,5 @@
 #include "text/unigram.h"
 
-#include <utf8proc.h>
-
 #include <cstdlib>
 #include <limits>
 
@@ -21,19 +19,6 @@ struct UnigramScratch {
 UnigramScratch& unigram_scratch() {
   thread_local UnigramScratch s;
   return s;
-}
-
-void unigram_append_utf8proc(std::string_view text, utf8proc_option_t options, std::string& out) {
-  utf8proc_uint8_t* mapped = nullptr;
-  const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-                                          static_cast<utf8proc_ssize_t>(text.size()), &mapped,
-                                          static_cast<utf8proc_option_t>(options | UTF8PROC_STABLE));
-  if (n < 0) {
-    out.append(text);  // only on invalid UTF-8, which encode() refuses before
-  } else {
-    out.append(reinterpret_cast<const char*>(mapped), static_cast<size_t>(n));
-  }
-  std::free(mapped);
 }
 
 bool unigram_space_at(const unsigned char* p, size_t n, size_t i, int* len) {
@@ -83,15 +68,10 @@ void NormalizerStep::apply(std::string_view text, std::string& out, bool* at_ori
       out.append(text, at);
       return;
     }
-    case Kind::kNfc: unigram_append_utf8proc(text, UTF8PROC_COMPOSE, out); return;
-    case Kind::kNfd: unigram_append_utf8proc(text, UTF8PROC_DECOMPOSE, out); return;
-    case Kind::kNfkc:
-      unigram_append_utf8proc(text, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT), out);
-      return;
-    case Kind::kNfkd:
-      unigram_append_utf8proc(text, static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT),
-                              out);
-      return;
+    case Kind::kNfc: append_normalized(text, UnicodeForm::kNfc, out); return;
+    case Kind::kNfd: append_normalized(text, UnicodeForm::kNfd, out); return;
+    case Kind::kNfkc: append_normalized(text, UnicodeForm::kNfkc, out); return;
+    case Kind::kNfkd: append_normalized(text, UnicodeForm::kNfkd, out); return;
     case Kind::kLowercase: {
       const auto* p = reinterpret_cast<const unsigned char*>(text.data());
       for (size_t i = 0; i < text.size();) {

@@ -157,5 +157,73 @@ TEST_F(BpeGoldenTest, VocabularyAndPieces) {
   EXPECT_EQ(t.max_length(), 512);
 }
 
+// ModernBERT's real tokenizer.json (NFC, ByteLevel, 116 added tokens among
+// them runs of spaces and [MASK] with lstrip, `[CLS] $A [SEP]`), replayed
+// against tests/data_files/tokenizer/modernbert_golden.jsonl, written by
+// tools/gen_modernbert_golden.py with transformers' AutoTokenizer.
+class ModernBertGoldenTest : public ::testing::Test {
+ protected:
+  static inline const std::string kPath =
+      std::string(INFERCOST_SHARED_DATA_DIR) + "/modernbert/tokenizer.json";
+
+  void SetUp() override {
+    if (!path_exists(kPath))
+      GTEST_SKIP() << kPath << " is absent; the ModernBERT tokenizer goldens are skipped";
+    static const std::vector<golden::Case> cases =
+        golden::read_cases(std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/modernbert_golden.jsonl");
+    cases_ = &cases;
+    const nlohmann::json root = nlohmann::json::parse(read_file(kPath).value());
+    for (const auto& [variant, max_length] :
+         {std::pair{"default", 8192}, {"max16", 16}, {"nospecial", 8192}}) {
+      auto tok = bpe_from_tokenizer_json(root, kPath, max_length);
+      ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+      BpeConfig c = (*tok)->config();
+      if (std::string(variant) == "nospecial") c.prefix_ids.clear(), c.suffix_ids.clear();
+      auto made = BpeTokenizer::create(std::move(c));
+      ASSERT_TRUE(made.ok()) << made.status().to_string();
+      tokenizers_[variant] = std::move(made).value();
+    }
+  }
+
+  golden::TokenizerOf of() const {
+    return [this](const std::string& v) -> const Tokenizer* {
+      auto it = tokenizers_.find(v);
+      return it == tokenizers_.end() ? nullptr : it->second.get();
+    };
+  }
+
+  const std::vector<golden::Case>* cases_ = nullptr;
+  std::map<std::string, std::unique_ptr<BpeTokenizer>> tokenizers_;
+};
+
+TEST_F(ModernBertGoldenTest, MatchesHuggingFace) {
+  size_t rows = 0, cut = 0;
+  for (const golden::Case& c : *cases_) {
+    if (c.variant != "default") continue;
+    ++rows;
+    cut += c.ids.size() == 8192;
+  }
+  EXPECT_GE(rows, 10000u);
+  EXPECT_GE(cut, 10u);  // rows past ModernBERT's 8,192 tokens
+  EXPECT_EQ(golden::replay(*cases_, of(), true), 0u) << "of " << cases_->size() << " golden texts";
+}
+
+TEST_F(ModernBertGoldenTest, MatchesOnAllThreadsAtOnce) {
+  unsigned n_threads = 0;
+  EXPECT_EQ(golden::replay_on_all_threads(*cases_, of(), &n_threads), 0u)
+      << "across " << n_threads << " threads";
+}
+
+TEST_F(ModernBertGoldenTest, ReadsWhatTheFileSays) {
+  const BpeTokenizer& t = *tokenizers_.at("default");
+  EXPECT_TRUE(t.config().nfc);
+  EXPECT_EQ(t.vocab_size(), 50368u);  // ModernBERT's vocab_size: the BPE vocabulary and the added tokens
+  EXPECT_EQ(t.piece(50284), "[MASK]");
+  EXPECT_EQ(t.pad_id(), 50283);  // [PAD]
+  EXPECT_EQ(t.special_tokens(), 2);
+  EXPECT_EQ(t.config().prefix_ids, std::vector<int32_t>{50281});
+  EXPECT_EQ(t.config().suffix_ids, std::vector<int32_t>{50282});
+}
+
 }  // namespace
 }  // namespace infercost::text
