@@ -10,7 +10,9 @@
 # Environment: BUILD (build folder with bench/tokenizer_speed_bench; default
 # build), PYTHON (one with tokenizers and transformers; default python3),
 # ROBERTA (folder with vocab.json and merges.txt; default ../shared/data/roberta),
-# TEXTS (JSON lines with "t").
+# TEXTS (JSON lines with "t"). MODERNBERT=1: ModernBERT's tokenizer.json
+# (../shared/data/modernbert) on tests/data_files/tokenizer/modernbert_golden.jsonl,
+# truncation 8192, instead.
 set -euo pipefail
 REPS=${1:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,9 +20,15 @@ BUILD=${BUILD:-$ROOT/build}
 PYTHON=${PYTHON:-python3}
 ROBERTA=${ROBERTA:-$ROOT/../shared/data/roberta}
 TEXTS=${TEXTS:-$ROOT/tests/data_files/tokenizer/bpe_golden.jsonl}
-ours=$("$BUILD/bench/tokenizer_speed_bench" "$ROBERTA/vocab.json" "$ROBERTA/merges.txt" "$TEXTS" "$REPS")
+if [ "${MODERNBERT:-0}" = 1 ]; then
+  TEXTS=${TEXTS_MODERNBERT:-$ROOT/tests/data_files/tokenizer/modernbert_golden.jsonl}
+  files=(--json "$ROOT/../shared/data/modernbert/tokenizer.json" 8192)
+else
+  files=("$ROBERTA/vocab.json" "$ROBERTA/merges.txt")
+fi
+ours=$("$BUILD/bench/tokenizer_speed_bench" "${files[@]}" "$TEXTS" "$REPS")
 hf=$(RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false "$PYTHON" "$ROOT/bench/peers/hf_tokenizer_speed.py" \
-  "$ROBERTA/vocab.json" "$ROBERTA/merges.txt" "$TEXTS" "$REPS")
+  "${files[@]}" "$TEXTS" "$REPS")
 echo "$ours"
 echo "$hf"
 rate() { sed -n 's/.*tokens_per_s=\([0-9]*\).*/\1/p' <<<"$1"; }

@@ -1,9 +1,11 @@
 // Single-threaded byte-level BPE throughput: encodes every text of a JSON
 // lines file ({"t": text}; lines with a "v" other than "default" are skipped)
-// with roberta-base's tokenizer, truncation 512, special tokens added; best of
-// 3 passes of `reps` rounds each. bench/tokenizer_speed.sh runs it beside HF.
+// with roberta-base's tokenizer, truncation 512, or a tokenizer.json
+// (ModernBERT's) truncating at MAX_LENGTH, special tokens added; best of 3
+// passes of `reps` rounds each. bench/tokenizer_speed.sh runs it beside HF.
 //
 //   tokenizer_speed_bench VOCAB_JSON MERGES_TXT TEXTS_JSONL [REPS]
+//   tokenizer_speed_bench --json TOKENIZER_JSON MAX_LENGTH TEXTS_JSONL [REPS]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,14 +15,26 @@
 #include <vector>
 
 #include "text/bpe.h"
+#include "text/bpe_json.h"
 
 int main(int argc, char** argv) {
   if (argc < 4) {
     std::fprintf(stderr, "usage: %s VOCAB_JSON MERGES_TXT TEXTS_JSONL [REPS]\n", argv[0]);
     return 2;
   }
+  const bool json = std::string(argv[1]) == "--json";
+  if (json) ++argv, --argc;
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: --json TOKENIZER_JSON MAX_LENGTH TEXTS_JSONL [REPS]\n");
+    return 2;
+  }
   const int reps = argc > 4 ? std::atoi(argv[4]) : 5;
-  auto tok = infercost::text::BpeTokenizer::load_files(argv[1], argv[2], 512);
+  auto tok = [&]() -> infercost::Result<std::unique_ptr<infercost::text::BpeTokenizer>> {
+    if (!json) return infercost::text::BpeTokenizer::load_files(argv[1], argv[2], 512);
+    std::ifstream file(argv[1]);
+    const auto root = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+    return infercost::text::bpe_from_tokenizer_json(root, argv[1], std::atoi(argv[2]));
+  }();
   if (!tok.ok()) {
     std::fprintf(stderr, "%s\n", tok.status().to_string().c_str());
     return 3;

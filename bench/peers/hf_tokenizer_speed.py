@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """HF tokenizers' single-threaded throughput on the texts tokenizer_speed_bench
 reads: roberta-base's tokenizer (RobertaTokenizerFast from vocab.json +
-merges.txt, `<mask>` lstrip), truncation 512, special tokens added,
+merges.txt, `<mask>` lstrip), truncation 512, or a tokenizer.json
+(tokenizers.Tokenizer.from_file, truncation MAX_LENGTH), special tokens added,
 Tokenizer.encode_batch over all texts; best of 3 passes of REPS rounds.
 Run with RAYON_NUM_THREADS=1 (bench/tokenizer_speed.sh does).
 
   hf_tokenizer_speed.py VOCAB_JSON MERGES_TXT TEXTS_JSONL [REPS]
+  hf_tokenizer_speed.py --json TOKENIZER_JSON MAX_LENGTH TEXTS_JSONL [REPS]
 """
 import json
 import sys
@@ -16,11 +18,21 @@ from transformers import RobertaTokenizerFast
 
 
 def main():
-    vocab, merges, path = sys.argv[1:4]
-    reps = int(sys.argv[4]) if len(sys.argv) > 4 else 5
-    mask = AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False, special=True)
-    tok = RobertaTokenizerFast(vocab=vocab, merges=merges, mask_token=mask).backend_tokenizer
-    tok.enable_truncation(512)
+    args = sys.argv[1:]
+    json_file = args[0] == "--json"
+    if json_file:
+        args = args[1:]
+    first, second, path = args[:3]
+    reps = int(args[3]) if len(args) > 3 else 5
+    if json_file:
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(first)
+        tok.enable_truncation(int(second))
+    else:
+        mask = AddedToken("<mask>", lstrip=True, rstrip=False, normalized=False, special=True)
+        tok = RobertaTokenizerFast(vocab=first, merges=second, mask_token=mask).backend_tokenizer
+        tok.enable_truncation(512)
     texts = []
     with open(path, encoding="utf-8") as f:
         for line in f:

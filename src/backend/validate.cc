@@ -56,7 +56,8 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
     return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
                                         w.word_embeddings.size(), config.vocab_size, hidden));
   }
-  if (w.position_embeddings.size() != size_t(config.max_position_embeddings) * hidden) {
+  if (w.position_embeddings.size() !=
+      (config.position_table ? size_t(config.max_position_embeddings) * hidden : 0)) {
     return invalid_argument(fmt::format("position_embeddings has {} values, expected [{}, {}]",
                                         w.position_embeddings.size(), config.max_position_embeddings,
                                         hidden));
@@ -89,10 +90,26 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
     INFERCOST_RETURN_IF_ERROR(check_linear(l.k, hidden, hidden, at + "k"));
     INFERCOST_RETURN_IF_ERROR(check_linear(l.v, hidden, hidden, at + "v"));
     INFERCOST_RETURN_IF_ERROR(check_linear(l.attn_out, hidden, hidden, at + "attention output"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_in, inter, hidden, at + "ffn in"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_in, config.glu ? 2 * inter : inter, hidden, at + "ffn in"));
     INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_out, hidden, inter, at + "ffn out"));
-    INFERCOST_RETURN_IF_ERROR(check_ln(l.attn_ln, hidden, at + "attention LayerNorm"));
+    // A pre-norm encoder's first layer has no norm before attention.
+    const bool no_attn_ln = config.norm_placement == model::NormPlacement::kPre && i == 0;
+    if (!no_attn_ln || !l.attn_ln.gamma.empty())
+      INFERCOST_RETURN_IF_ERROR(check_ln(l.attn_ln, hidden, at + "attention LayerNorm"));
     INFERCOST_RETURN_IF_ERROR(check_ln(l.ffn_ln, hidden, at + "output LayerNorm"));
+  }
+  if (config.norm_placement == model::NormPlacement::kPre)
+    INFERCOST_RETURN_IF_ERROR(check_ln(w.final_ln, hidden, "final LayerNorm"));
+  if (head && config.head_norm) INFERCOST_RETURN_IF_ERROR(check_ln(w.head.norm, hidden, "head LayerNorm"));
+  const size_t layers = size_t(config.num_layers);
+  if ((!config.rope_theta.empty() && config.rope_theta.size() != layers) ||
+      (!config.attention_window.empty() && config.attention_window.size() != layers)) {
+    return invalid_argument(fmt::format("{} rotary bases and {} attention windows for {} layers",
+                                        config.rope_theta.size(), config.attention_window.size(), layers));
+  }
+  if (!config.rope_theta.empty() && config.head_dim() % 2 != 0) {
+    return invalid_argument(
+        fmt::format("rotary positions need an even head size, not {}", config.head_dim()));
   }
   return Status();
 }

@@ -40,17 +40,34 @@ void run_info(const ModelFlags& flags) {
     return;
   }
   const model::ModelConfig& c = m.config;
-  const bool distil = c.architecture == model::Architecture::kDistilBert;
   std::printf("model           %s\n", m.dir.c_str());
   std::printf("name            %s\n", c.name.c_str());
   std::printf("architecture    %s (model_type %s)\n", model::architecture_name(c).c_str(),
               c.model_type.c_str());
   std::printf("layers          %d\n", c.num_layers);
   std::printf("hidden          %d (%d heads x %d)\n", c.hidden_size, c.num_heads, c.head_dim());
-  std::printf("ffn             %d, %s\n", c.intermediate_size, model::activation_name(c.ffn_activation));
+  std::printf("ffn             %d, %s%s\n", c.intermediate_size, model::activation_name(c.ffn_activation),
+              c.glu ? " GLU" : "");
   std::printf("vocab           %d\n", c.vocab_size);
   std::printf("max positions   %d\n", c.max_positions());
-  if (!distil) std::printf("token types     %d\n", c.type_vocab_size);
+  if (!c.rope_theta.empty()) {
+    std::string global, local;
+    int window = 0;
+    double global_theta = 0, local_theta = 0;
+    for (int i = 0; i < c.num_layers; ++i) {
+      std::string& list = c.global_layer(i) ? global : local;
+      list += fmt::format("{}{}", list.empty() ? "" : ",", i);
+      (c.global_layer(i) ? global_theta : local_theta) = c.rope_theta[static_cast<size_t>(i)];
+      if (!c.global_layer(i)) window = c.attention_window[static_cast<size_t>(i)];
+    }
+    std::printf("positions       rotary, theta %g (global layers)%s\n", global_theta,
+                local.empty() ? "" : fmt::format(", {:g} (local)", local_theta).c_str());
+    std::printf(
+        "attention       global in layers %s%s\n", global.empty() ? "none" : global.c_str(),
+        local.empty() ? "" : fmt::format("; local ({} tokens each side) in {}", window, local).c_str());
+  }
+  if (c.architecture == model::Architecture::kBert || c.architecture == model::Architecture::kRoberta)
+    std::printf("token types     %d\n", c.type_vocab_size);
   std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
   std::printf("parameters      %s\n", group_thousands(m.parameters).c_str());
   std::printf("weights dtype   %s (model.safetensors; computed in fp32 after loading)\n",

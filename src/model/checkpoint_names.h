@@ -60,11 +60,22 @@ inline constexpr CheckpointNames kRobertaNames = [] {
   return n;
 }();
 
+// ModernBertForSequenceClassification: the encoder under "model." with its
+// own module names (a fused Wqkv, an MLP of Wi and Wo, attn_norm and
+// mlp_norm before them, final_norm) and a head of head.dense and head.norm.
+// Only the prefix and the head's names are read from here: the layers'
+// layout is not BERT's (weights.cc reads them).
+inline constexpr CheckpointNames kModernBertNames = {
+    "model.",    "model.embeddings.", "model.layers.", "attn.Wqkv", "attn.Wqkv",
+    "attn.Wqkv", "attn.Wo",           "attn_norm",     "mlp.Wi",    "mlp.Wo",
+    "mlp_norm",  "head.dense",        "classifier",    false};
+
 inline const CheckpointNames& checkpoint_names(Architecture architecture) {
   switch (architecture) {
     case Architecture::kDistilBert: return kDistilBertNames;
     case Architecture::kBert: return kBertNames;
     case Architecture::kRoberta: return kRobertaNames;
+    case Architecture::kModernBert: return kModernBertNames;
   }
   return kBertNames;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "infercost/core/file.h"
+#include "json_keys.h"
 
 namespace infercost::model {
 
@@ -20,7 +21,7 @@ constexpr int64_t kMaxVocab = 1 << 24;
 constexpr int64_t kMaxLayers = 1024;
 constexpr int64_t kMaxLabels = 1 << 16;
 
-constexpr const char* kSupportedFamilies = "distilbert, bert, roberta, xlm-roberta, camembert";
+constexpr const char* kSupportedFamilies = "distilbert, bert, roberta, xlm-roberta, camembert, modernbert";
 
 class Reader {
  public:
@@ -161,6 +162,134 @@ Status read_bert_keys(const json& doc, Reader& r, const std::string& source, Mod
   return Status();
 }
 
+Result<double> positive_number(const json& doc, const char* key, double fallback, const std::string& source) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->is_null()) return fallback;
+  if (!it->is_number() || !(it->get<double>() > 0)) {
+    return corruption(source + ": '" + key + "' must be a positive number, got " + it->dump());
+  }
+  return it->get<double>();
+}
+
+// ModernBERT's rotary base for one kind of layer: rope_parameters[kind]
+// (transformers 5), else the older `legacy_key`, else HF's default. Only the
+// plain ("default") rotary embedding is computed; a scaled one is refused.
+Result<double> rope_theta_of(const json& doc, const char* kind, const char* legacy_key, double fallback,
+                             const std::string& source) {
+  if (auto scaling = doc.find("rope_scaling"); scaling != doc.end() && !scaling->is_null()) {
+    return unsupported(source + ": rope_scaling " + scaling->dump() + " (only the plain rotary embedding)");
+  }
+  auto params = doc.find("rope_parameters");
+  if (params != doc.end() && !params->is_null()) {
+    if (!params->is_object()) return corruption(source + ": 'rope_parameters' must be an object");
+    auto p = params->find(kind);
+    if (p != params->end() && !p->is_null()) {
+      if (!p->is_object()) return corruption(source + ": rope_parameters." + kind + " must be an object");
+      for (const auto& [key, value] : p->items()) {
+        if (key == "rope_theta") continue;
+        if (key == "rope_type" && value == "default") continue;
+        return unsupported(source + ": rope_parameters." + kind + "." + key + " " + value.dump() +
+                           " (only the plain rotary embedding: rope_type default)");
+      }
+      if (p->contains("rope_theta")) {
+        const std::string where = std::string("rope_parameters.") + kind;
+        const json& theta = p->at("rope_theta");
+        if (!theta.is_number() || !(theta.get<double>() > 0))
+          return corruption(source + ": " + where + ".rope_theta must be a positive number");
+        return theta.get<double>();
+      }
+    }
+  }
+  return positive_number(doc, legacy_key, fallback, source);
+}
+
+// An activation of HF's ACT2FN that the engine computes: gelu (exact erf),
+// relu, tanh.
+Result<Activation> activation_key(Reader& r, const char* key, const std::string& source) {
+  std::string act = "gelu";
+  INFERCOST_RETURN_IF_ERROR(r.string_key(key, act));
+  for (Activation a : {Activation::kGelu, Activation::kRelu, Activation::kTanh}) {
+    if (act == activation_name(a)) return a;
+  }
+  return unsupported(source + ": '" + key + "' is '" + act + "'; supported: gelu (exact erf), relu, tanh");
+}
+
+// ModernBERT (transformers' ModernBertConfig, the keys of transformers 4 and
+// 5 alike): pre-norm layers, rotary positions with a base per kind of layer,
+// local attention on most layers, a GELU GLU, optional biases, and its own
+// head (pooling, dense, activation, norm).
+Status read_modernbert_keys(const json& doc, Reader& r, const std::string& source, ModelConfig& c) {
+  c.max_position_embeddings = 8192;
+  c.pad_token_id = 50283;
+  INFERCOST_RETURN_IF_ERROR(
+      r.int_key("max_position_embeddings", false, 1, kMaxDim, c.max_position_embeddings));
+  INFERCOST_RETURN_IF_ERROR(r.int_key("pad_token_id", false, 0, kMaxVocab, c.pad_token_id));
+  INFERCOST_RETURN_IF_ERROR(r.int_key("hidden_size", true, 1, kMaxDim, c.hidden_size));
+  INFERCOST_RETURN_IF_ERROR(r.int_key("num_hidden_layers", true, 1, kMaxLayers, c.num_layers));
+  INFERCOST_RETURN_IF_ERROR(r.int_key("num_attention_heads", true, 1, kMaxDim, c.num_heads));
+  INFERCOST_RETURN_IF_ERROR(r.int_key("intermediate_size", true, 1, kMaxDim * 8, c.intermediate_size));
+  if (auto hd = doc.find("head_dim");
+      hd != doc.end() && !hd->is_null() && c.num_heads > 0 && *hd != c.hidden_size / c.num_heads) {
+    return unsupported(source + ": head_dim " + hd->dump() + " other than hidden_size / num_attention_heads");
+  }
+  std::string act = "gelu";
+  INFERCOST_RETURN_IF_ERROR(r.string_key("hidden_activation", act));
+  if (act != "gelu") {
+    return unsupported(source + ": 'hidden_activation' is '" + act + "'; supported: gelu (exact erf)");
+  }
+  c.ffn_activation = Activation::kGelu;
+  INFERCOST_ASSIGN_OR_RETURN(c.classifier_activation, activation_key(r, "classifier_activation", source));
+  INFERCOST_ASSIGN_OR_RETURN(const double eps, positive_number(doc, "norm_eps", 1e-5, source));
+  if (eps > 1) return corruption(source + ": 'norm_eps' must be in (0, 1]");
+  c.layer_norm_eps = static_cast<float>(eps);
+  INFERCOST_ASSIGN_OR_RETURN(c.norm_bias, bool_key(doc, "norm_bias", false, source));
+  INFERCOST_ASSIGN_OR_RETURN(c.attention_bias, bool_key(doc, "attention_bias", false, source));
+  INFERCOST_ASSIGN_OR_RETURN(c.mlp_bias, bool_key(doc, "mlp_bias", false, source));
+  INFERCOST_ASSIGN_OR_RETURN(c.head_bias, bool_key(doc, "classifier_bias", false, source));
+  std::string pooling = "cls";
+  INFERCOST_RETURN_IF_ERROR(r.string_key("classifier_pooling", pooling));
+  if (pooling != "cls" && pooling != "mean") {
+    return unsupported(source + ": classifier_pooling '" + pooling + "' (cls or mean)");
+  }
+  c.head_mean_pooling = pooling == "mean";
+  c.type_vocab_size = 0;
+  c.norm_placement = NormPlacement::kPre;
+  c.position_table = false;
+  c.glu = true;
+  c.head_norm = true;
+
+  int local_attention = 128;
+  INFERCOST_RETURN_IF_ERROR(r.int_key("local_attention", false, 2, kMaxDim, local_attention));
+  std::vector<bool> global(static_cast<size_t>(c.num_layers));
+  if (auto types = doc.find("layer_types"); types != doc.end() && !types->is_null()) {
+    if (!types->is_array() || types->size() != global.size()) {
+      return corruption(
+          fmt::format("{}: 'layer_types' must list one type per layer ({})", source, c.num_layers));
+    }
+    for (size_t i = 0; i < global.size(); ++i) {
+      const json& t = (*types)[i];
+      if (t != "full_attention" && t != "sliding_attention") {
+        return unsupported(fmt::format("{}: layer_types[{}] is {} (full_attention or sliding_attention)",
+                                       source, i, t.dump()));
+      }
+      global[i] = t == "full_attention";
+    }
+  } else {
+    int every = 3;
+    INFERCOST_RETURN_IF_ERROR(r.int_key("global_attn_every_n_layers", false, 1, kMaxLayers, every));
+    for (size_t i = 0; i < global.size(); ++i) global[i] = i % static_cast<size_t>(every) == 0;
+  }
+  INFERCOST_ASSIGN_OR_RETURN(const double global_theta,
+                             rope_theta_of(doc, "full_attention", "global_rope_theta", 160000.0, source));
+  INFERCOST_ASSIGN_OR_RETURN(const double local_theta,
+                             rope_theta_of(doc, "sliding_attention", "local_rope_theta", 10000.0, source));
+  for (bool g : global) {
+    c.attention_window.push_back(g ? 0 : local_attention / 2);
+    c.rope_theta.push_back(g ? global_theta : local_theta);
+  }
+  return Status();
+}
+
 // Floats as the shortest decimal that reads back as the same float, so 1e-12f
 // is written "1e-12", not "9.999999960041972e-13".
 double float_for_json(float v) {
@@ -200,6 +329,9 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
           "pad_token_id + 1 = {})",
           source, c.max_position_embeddings, c.position_offset()));
     }
+  } else if (c.model_type == "modernbert") {
+    c.architecture = Architecture::kModernBert;
+    INFERCOST_RETURN_IF_ERROR(read_modernbert_keys(doc, r, source, c));
   } else {
     return unsupported(source + ": model_type '" + c.model_type +
                        "' is not supported (supported families: " + kSupportedFamilies + ")");
@@ -236,6 +368,7 @@ const char* hf_classifier_class(const ModelConfig& c) {
   switch (c.architecture) {
     case Architecture::kDistilBert: return "DistilBertForSequenceClassification";
     case Architecture::kBert: return "BertForSequenceClassification";
+    case Architecture::kModernBert: return "ModernBertForSequenceClassification";
     case Architecture::kRoberta: break;
   }
   if (c.model_type == "xlm-roberta") return "XLMRobertaForSequenceClassification";
@@ -291,6 +424,38 @@ std::string config_to_json(const ModelConfig& c) {
     j["seq_classif_dropout"] = 0.2;
     j["sinusoidal_pos_embds"] = false;
     j["tie_weights_"] = true;
+  } else if (c.architecture == Architecture::kModernBert) {
+    j["architectures"] = {"ModernBertForSequenceClassification"};
+    j["attention_bias"] = c.attention_bias;
+    j["classifier_activation"] = activation_name(c.classifier_activation);
+    j["classifier_bias"] = c.head_bias;
+    j["classifier_pooling"] = c.head_mean_pooling ? "mean" : "cls";
+    j["hidden_activation"] = activation_name(c.ffn_activation);
+    j["hidden_size"] = c.hidden_size;
+    j["id2label"] = id2label;
+    j["intermediate_size"] = c.intermediate_size;
+    j["label2id"] = label2id;
+    ordered_json types = ordered_json::array();
+    int local_attention = 128;
+    double global_theta = 160000.0, local_theta = 10000.0;
+    for (int i = 0; i < c.num_layers; ++i) {
+      const bool global = c.global_layer(i);
+      types.push_back(global ? "full_attention" : "sliding_attention");
+      if (!global) local_attention = 2 * c.attention_window[static_cast<size_t>(i)];
+      if (!c.rope_theta.empty()) (global ? global_theta : local_theta) = c.rope_theta[static_cast<size_t>(i)];
+    }
+    j["layer_types"] = types;
+    j["local_attention"] = local_attention;
+    j["max_position_embeddings"] = c.max_position_embeddings;
+    j["mlp_bias"] = c.mlp_bias;
+    j["model_type"] = "modernbert";
+    j["norm_bias"] = c.norm_bias;
+    j["norm_eps"] = float_for_json(c.layer_norm_eps);
+    j["num_attention_heads"] = c.num_heads;
+    j["num_hidden_layers"] = c.num_layers;
+    j["pad_token_id"] = c.pad_token_id;
+    j["rope_parameters"] = {{"full_attention", {{"rope_theta", global_theta}, {"rope_type", "default"}}},
+                            {"sliding_attention", {{"rope_theta", local_theta}, {"rope_type", "default"}}}};
   } else {
     const bool roberta = c.architecture == Architecture::kRoberta;
     const std::string model_type = roberta ? (c.model_type.empty() ? "roberta" : c.model_type) : "bert";

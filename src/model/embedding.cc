@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "infercost/core/file.h"
+#include "json_keys.h"
 
 namespace infercost::model {
 
@@ -47,14 +48,6 @@ Result<json> read_json(const std::string& path, bool required) {
   if (doc.is_discarded()) return corruption(path + ": not valid JSON");
   if (!doc.is_object() && !doc.is_array()) return corruption(path + ": not a JSON object");
   return doc;
-}
-
-Result<bool> bool_key(const json& doc, const char* key, bool fallback, const std::string& source) {
-  auto it = doc.find(key);
-  if (it == doc.end() || it->is_null()) return fallback;
-  if (!it->is_boolean())
-    return corruption(fmt::format("{}: '{}' must be true or false, got {}", source, key, it->dump()));
-  return it->get<bool>();
 }
 
 // The class a modules.json entry names, without its package

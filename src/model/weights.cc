@@ -49,6 +49,14 @@ class TensorSource {
     return Status();
   }
 
+  // A bias the config says the checkpoint has (read), or has not (zeros,
+  // counted in `zero_filled`).
+  Result<std::vector<float>> bias(const std::string& name, bool present, int size, size_t& zero_filled) {
+    if (present) return read(name, {size});
+    zero_filled += static_cast<size_t>(size);
+    return file_ ? std::vector<float>(static_cast<size_t>(size), 0.0f) : std::vector<float>();
+  }
+
   bool has(const std::string& name) const {
     for (const std::string& candidate : candidates(name)) {
       if (tensors_.count(candidate)) return true;
@@ -81,11 +89,71 @@ class TensorSource {
   int64_t counted_ = 0;
 };
 
+// ModernBERT's encoder and head (checkpoint_names.h): Wqkv split into q, k
+// and v; the biases and norm biases the config says are absent as zeros.
+Result<EncoderWeights> read_modernbert_weights(TensorSource& src, const ModelConfig& c,
+                                               const CheckpointNames& n, bool classifier) {
+  const int h = c.hidden_size, f = c.intermediate_size;
+  EncoderWeights w;
+  size_t& zeros = w.zero_filled;
+  auto norm = [&](const std::string& name, LayerNormWeights& ln) -> Status {
+    INFERCOST_ASSIGN_OR_RETURN(ln.gamma, src.read(name + ".weight", {h}));
+    INFERCOST_ASSIGN_OR_RETURN(ln.beta, src.bias(name + ".bias", c.norm_bias, h, zeros));
+    return Status();
+  };
+  auto linear = [&](const std::string& name, int out, int in, bool bias, Linear& l) -> Status {
+    l.out = out;
+    l.in = in;
+    INFERCOST_ASSIGN_OR_RETURN(l.weight, src.read(name + ".weight", {out, in}));
+    INFERCOST_ASSIGN_OR_RETURN(l.bias, src.bias(name + ".bias", bias, out, zeros));
+    return Status();
+  };
+  const std::string e = n.embeddings;
+  INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings, src.read(e + "tok_embeddings.weight", {c.vocab_size, h}));
+  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
+  INFERCOST_RETURN_IF_ERROR(norm(e + "norm", w.embeddings_ln));
+  w.layers.resize(static_cast<size_t>(c.num_layers));
+  for (int i = 0; i < c.num_layers; ++i) {
+    const std::string p = n.layer + std::to_string(i) + ".";
+    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
+    if (i > 0) INFERCOST_RETURN_IF_ERROR(norm(p + n.attn_ln, l.attn_ln));
+    Linear qkv;
+    INFERCOST_RETURN_IF_ERROR(linear(p + n.q, 3 * h, h, c.attention_bias, qkv));
+    Linear* parts[] = {&l.q, &l.k, &l.v};
+    for (int part = 0; part < 3; ++part) {  // rows [q | k | v], as HF views Wqkv's output
+      Linear& out = *parts[part];
+      out.out = h;
+      out.in = h;
+      if (qkv.weight.empty()) continue;  // counting only
+      const auto row0 = static_cast<std::ptrdiff_t>(part) * h;
+      out.weight.assign(qkv.weight.begin() + row0 * h, qkv.weight.begin() + (row0 + h) * h);
+      out.bias.assign(qkv.bias.begin() + row0, qkv.bias.begin() + row0 + h);
+    }
+    INFERCOST_RETURN_IF_ERROR(linear(p + n.attn_out, h, h, c.attention_bias, l.attn_out));
+    INFERCOST_RETURN_IF_ERROR(norm(p + n.ffn_ln, l.ffn_ln));
+    INFERCOST_RETURN_IF_ERROR(linear(p + n.ffn_in, 2 * f, h, c.mlp_bias, l.ffn_in));
+    INFERCOST_RETURN_IF_ERROR(linear(p + n.ffn_out, h, f, c.mlp_bias, l.ffn_out));
+  }
+  INFERCOST_RETURN_IF_ERROR(norm("model.final_norm", w.final_ln));
+  if (!classifier) {
+    if (src.has(std::string(n.head_pre) + ".weight")) {
+      INFERCOST_RETURN_IF_ERROR(linear(n.head_pre, h, h, c.head_bias, w.head.pre));
+      INFERCOST_RETURN_IF_ERROR(norm("head.norm", w.head.norm));
+    }
+    return w;
+  }
+  INFERCOST_RETURN_IF_ERROR(linear(n.head_pre, h, h, c.head_bias, w.head.pre));
+  INFERCOST_RETURN_IF_ERROR(norm("head.norm", w.head.norm));
+  INFERCOST_RETURN_IF_ERROR(src.linear(n.classifier, c.num_labels(), h, w.head.classifier));
+  return w;
+}
+
 // Every tensor of the encoder and its head, in one walk for reading and
 // counting. Without `classifier` (an encoder without a head), the head's
 // first layer where the checkpoint has it (BERT's pooler) and no output layer.
 Result<EncoderWeights> read_weights(TensorSource& src, const ModelConfig& c, const CheckpointNames& n,
                                     bool classifier = true) {
+  if (c.architecture == Architecture::kModernBert) return read_modernbert_weights(src, c, n, classifier);
   const int h = c.hidden_size, f = c.intermediate_size;
   EncoderWeights w;
   const std::string e = n.embeddings;
@@ -132,12 +200,13 @@ size_t ln_count(const LayerNormWeights& ln) {
 
 size_t EncoderWeights::parameter_count() const {
   size_t n = word_embeddings.size() + position_embeddings.size() + token_type_embeddings.size() +
-             ln_count(embeddings_ln) + linear_count(head.pre) + linear_count(head.classifier);
+             ln_count(embeddings_ln) + linear_count(head.pre) + ln_count(head.norm) +
+             linear_count(head.classifier) + ln_count(final_ln);
   for (const auto& l : layers) {
     n += linear_count(l.q) + linear_count(l.k) + linear_count(l.v) + linear_count(l.attn_out) +
          ln_count(l.attn_ln) + linear_count(l.ffn_in) + linear_count(l.ffn_out) + ln_count(l.ffn_ln);
   }
-  return n;
+  return n - zero_filled;
 }
 
 std::vector<float> embedding_bias_of(const ModelConfig& config, const std::vector<float>& token_types) {

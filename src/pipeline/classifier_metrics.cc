@@ -56,8 +56,7 @@ void add_classifier_metrics(RunMetrics& m, const Classifier& c, const Classifier
     m.oom_retries += d.oom_retries;
     m.workers += d.streams;
   }
-  m.model_flops = encoder_flops_of_lengths(config.num_layers, config.hidden_size, config.intermediate_size,
-                                           m.length_counts);
+  m.model_flops = encoder_flops_of_lengths(config, m.length_counts);
   m.peak_rss_bytes = peak_rss_bytes();
 }
 

@@ -67,6 +67,26 @@ double encoder_row_flops(int layers, int hidden, int intermediate, double length
          encoder_attention_flops_per_length2(layers, hidden) * length * length;
 }
 
+double encoder_flops_of_lengths(const model::ModelConfig& c, const std::vector<int64_t>& rows_at_length) {
+  const double h = c.hidden_size, f = c.intermediate_size;
+  const double linear_per_layer = 2.0 * (4.0 * h * h + (c.glu ? 3.0 : 2.0) * h * f);
+  double total = 0;
+  for (size_t length = 0; length < rows_at_length.size(); ++length) {
+    if (rows_at_length[length] == 0) continue;
+    const double L = static_cast<double>(length);
+    double row = 0;
+    for (int layer = 0; layer < c.num_layers; ++layer) {
+      // Query-key pairs within the window: L^2 for a global layer, else
+      // L (2w + 1) - w (w + 1) where the window is shorter than the row.
+      const double w = c.global_layer(layer) ? L : c.attention_window[static_cast<size_t>(layer)];
+      const double pairs = w >= L - 1 ? L * L : L * (2 * w + 1) - w * (w + 1);
+      row += linear_per_layer * L + 4.0 * h * pairs;
+    }
+    total += static_cast<double>(rows_at_length[length]) * row;
+  }
+  return total;
+}
+
 double encoder_flops_of_lengths(int layers, int hidden, int intermediate,
                                 const std::vector<int64_t>& rows_at_length) {
   double total = 0;

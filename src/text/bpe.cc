@@ -372,7 +372,8 @@ Result<size_t> BpeTokenizer::encode_append(std::string_view text, std::vector<in
       text,
       [&](std::string_view piece, size_t) {
         if (full()) return;
-        if (t.nfc) {
+        // ASCII is its own NFC: only text with other characters goes through utf8proc.
+        if (t.nfc && std::any_of(piece.begin(), piece.end(), [](char c) { return (c & 0x80) != 0; })) {
           thread_local std::string composed;
           composed.clear();
           detail::append_normalized(piece, detail::UnicodeForm::kNfc, composed);

@@ -1,5 +1,5 @@
 // The CPU backend in the parity suite: fp32 within the goldens' own tolerance
-// (1e-4) of HF transformers.
+// (1e-4) of HF transformers, ModernBERT included.
 #include "parity_suite.h"
 
 namespace infercost::backend::testing {
@@ -14,6 +14,7 @@ ParityTarget cpu_target() {
 }
 
 INFERCOST_BACKEND_PARITY(Cpu, cpu_target());
+INFERCOST_BACKEND_PARITY_MODERNBERT(Cpu, cpu_target());
 
 }  // namespace
 }  // namespace infercost::backend::testing

@@ -136,6 +136,98 @@ TEST(Kernels, AttentionOverRealTokensMatchesMaskedPaddedAttention) {
   }
 }
 
+// Local attention (a window of w tokens each side) and rows longer than a
+// query block, against a naive attention that masks |i - j| > w out of the
+// whole row; the scratch is what attention_scratch_floats asks, no more.
+TEST(Kernels, LocalAndBlockedAttentionMatchNaiveMaskedAttention) {
+  const int heads = 2, dh = 8, hidden = heads * dh;
+  const std::vector<int32_t> lengths = {300, 3, int32_t(kAttentionQueryBlock) + 1, 40};
+  std::vector<int64_t> offsets;
+  int64_t total = 0;
+  for (int32_t len : lengths) {
+    offsets.push_back(total);
+    total += len;
+  }
+  const std::vector<float> qkv = randn(size_t(total) * 3 * hidden, 12, 1.5f);
+  for (int window : {0, 1, 16, 70}) {
+    SCOPED_TRACE("window " + std::to_string(window));
+    std::vector<float> ctx(size_t(total) * hidden, -1.0f);
+    const int64_t per_thread = attention_scratch_floats(300, window);
+    EXPECT_LE(per_thread, kAttentionQueryBlock * 300);
+    std::vector<float> scratch(size_t(omp_get_max_threads()) * size_t(per_thread));
+    attention(qkv.data(), ctx.data(), offsets.data(), lengths.data(), nullptr, int(lengths.size()), heads, dh,
+              scratch.data(), per_thread, window);
+    for (size_t s = 0; s < lengths.size(); ++s) {
+      const float* base = qkv.data() + offsets[s] * 3 * hidden;
+      for (int h = 0; h < heads; ++h) {
+        for (int i = 0; i < lengths[s]; i += (i < 140 ? 1 : 7)) {
+          std::vector<double> sc(size_t(lengths[s]));
+          double mx = -1e300, sum = 0;
+          for (int j = 0; j < lengths[s]; ++j) {
+            double dot = 0;
+            for (int d = 0; d < dh; ++d) {
+              dot += double(base[i * 3 * hidden + h * dh + d]) * base[j * 3 * hidden + hidden + h * dh + d];
+            }
+            const bool seen = window == 0 || std::abs(i - j) <= window;
+            sc[size_t(j)] = seen ? dot / std::sqrt(double(dh)) : -1e300;
+            mx = std::max(mx, sc[size_t(j)]);
+          }
+          for (double& v : sc) sum += (v = v == -1e300 ? 0.0 : std::exp(v - mx));
+          for (int d = 0; d < dh; ++d) {
+            double acc = 0;
+            for (int j = 0; j < lengths[s]; ++j)
+              acc += sc[size_t(j)] / sum * base[j * 3 * hidden + 2 * hidden + h * dh + d];
+            ASSERT_NEAR(ctx[size_t(offsets[s] + i) * hidden + h * dh + d], acc, 1e-5)
+                << "seq " << s << " head " << h << " query " << i << " dim " << d;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Rotary embeddings: each pair (x_i, x_{i+d/2}) of every query and key head
+// turned by position * theta^(-2i/d); values untouched.
+TEST(Kernels, RotaryTurnsQueriesAndKeysByTheirPositions) {
+  const int heads = 2, dh = 6, hidden = heads * dh;
+  const double theta = 10000.0;
+  std::vector<float> table;
+  rotary_table(theta, dh, 50, table);
+  ASSERT_EQ(table.size(), size_t(50 * dh));
+  const std::vector<int32_t> positions = {0, 1, 49, 7};
+  const std::vector<float> before = randn(positions.size() * 3 * hidden, 13);
+  std::vector<float> qkv = before;
+  apply_rotary(qkv.data(), int64_t(positions.size()), positions.data(), heads, dh, table.data());
+  for (size_t t = 0; t < positions.size(); ++t) {
+    for (int x = 0; x < 3 * heads; ++x) {
+      for (int i = 0; i < dh / 2; ++i) {
+        const size_t a = t * 3 * hidden + size_t(x) * dh + size_t(i), b = a + dh / 2;
+        if (x >= 2 * heads) {  // values
+          EXPECT_EQ(qkv[a], before[a]);
+          EXPECT_EQ(qkv[b], before[b]);
+          continue;
+        }
+        const double angle = positions[t] * std::pow(theta, -2.0 * i / dh);
+        EXPECT_NEAR(qkv[a], before[a] * std::cos(angle) - before[b] * std::sin(angle), 1e-4) << t << " " << x;
+        EXPECT_NEAR(qkv[b], before[b] * std::cos(angle) + before[a] * std::sin(angle), 1e-4) << t << " " << x;
+      }
+    }
+  }
+}
+
+TEST(Kernels, GeluGluGatesTheActivatedHalf) {
+  const int rows = 3, cols = 5;
+  const std::vector<float> x = randn(size_t(rows) * 2 * cols, 14);
+  std::vector<float> y(size_t(rows) * cols);
+  gelu_glu(x.data(), y.data(), rows, cols);
+  for (int r = 0; r < rows; ++r) {
+    for (int i = 0; i < cols; ++i) {
+      const double in = x[size_t(r) * 2 * cols + i], gate = x[size_t(r) * 2 * cols + cols + i];
+      EXPECT_NEAR(y[size_t(r) * cols + i], 0.5 * in * (1 + std::erf(in / std::sqrt(2.0))) * gate, 1e-5);
+    }
+  }
+}
+
 struct LinearCase {
   Activation act;
   bool accumulate;

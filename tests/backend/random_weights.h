@@ -36,12 +36,13 @@ inline model::LayerNormWeights random_ln(int n, std::mt19937& rng) {
   return ln;
 }
 
-// "distilbert", "bert", "roberta": test names.
+// "distilbert", "bert", "roberta", "modernbert": test names.
 inline const char* arch_name(model::Architecture arch) {
   switch (arch) {
     case model::Architecture::kDistilBert: return "distilbert";
     case model::Architecture::kBert: return "bert";
     case model::Architecture::kRoberta: return "roberta";
+    case model::Architecture::kModernBert: return "modernbert";
   }
   return "?";
 }

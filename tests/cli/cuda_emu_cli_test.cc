@@ -109,6 +109,19 @@ TEST_F(CudaEmuCli, AWeightBeyondFp16sRangeIsRefusedForFp16) {
   EXPECT_EQ(bf16.exit_code, 0) << bf16.output;
 }
 
+// ModernBERT is the CPU backend's alone so far: the GPU refuses it before it
+// runs (exit status 2, what to use instead) and writes nothing.
+TEST_F(CudaEmuCli, ModernBertIsRefusedOnTheGpuNamingTheCpu) {
+  TempDir work;
+  const std::string model = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-modernbert";
+  auto gpu =
+      on_emulated_gpu(run_args(model, "--device cuda --precision fp32 --output " + work.file("g.jsonl")));
+  EXPECT_EQ(gpu.exit_code, 2) << gpu.output;
+  EXPECT_TRUE(has(gpu.output, "ModernBERT")) << gpu.output;
+  EXPECT_TRUE(has(gpu.output, "use --device cpu")) << gpu.output;
+  EXPECT_FALSE(fs::exists(work.file("g.jsonl")));
+}
+
 // Outputs that are not finite on the GPU (NaN weights): the run stops naming
 // the rows, the precision and the GPU.
 TEST_F(CudaEmuCli, OutputsThatAreNotFiniteNameTheGpu) {

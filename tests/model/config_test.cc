@@ -196,7 +196,8 @@ TEST(Config, ClearErrors) {
       {"array", "[]", StatusCode::kCorruption, "not a JSON object"},
       {"no model_type", without("model_type"), StatusCode::kNotFound, "model_type"},
       {"gpt2", with("model_type", "gpt2"), StatusCode::kUnsupported,
-       "'gpt2' is not supported (supported families: distilbert, bert, roberta, xlm-roberta, camembert)"},
+       "'gpt2' is not supported (supported families: distilbert, bert, roberta, xlm-roberta, camembert, "
+       "modernbert)"},
       {"roberta relative", R"({"model_type": "roberta", "vocab_size": 10, "hidden_size": 8,
           "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 16,
           "position_embedding_type": "relative_key_query"})",
@@ -323,6 +324,116 @@ TEST(Config, ToJsonRoundTrips) {
   bert.layer_norm_eps = 1e-12f;
   EXPECT_NE(config_to_json(bert).find("\"layer_norm_eps\": 1e-12"), std::string::npos)
       << config_to_json(bert);
+}
+
+// answerdotai/ModernBERT-base's config.json (transformers 4 keys), trimmed,
+// with a 2-label head.
+const char* kModernBertV4 = R"({
+  "architectures": ["ModernBertForSequenceClassification"], "attention_bias": false,
+  "classifier_activation": "gelu", "classifier_bias": false, "classifier_pooling": "mean",
+  "global_attn_every_n_layers": 3, "global_rope_theta": 160000.0, "hidden_activation": "gelu",
+  "hidden_size": 768, "intermediate_size": 1152, "local_attention": 128, "local_rope_theta": 10000.0,
+  "max_position_embeddings": 8192, "mlp_bias": false, "model_type": "modernbert", "norm_bias": false,
+  "norm_eps": 1e-05, "num_attention_heads": 12, "num_hidden_layers": 22, "pad_token_id": 50283,
+  "vocab_size": 50368, "id2label": {"0": "NEGATIVE", "1": "POSITIVE"}
+})";
+
+// The same model as transformers 5 writes its config: layer_types and rope_parameters.
+nlohmann::json modernbert_v5() {
+  auto j = nlohmann::json::parse(kModernBertV4);
+  for (const char* legacy : {"global_attn_every_n_layers", "global_rope_theta", "local_rope_theta"})
+    j.erase(legacy);
+  j["layer_types"] = nlohmann::json::array();
+  for (int i = 0; i < 22; ++i)
+    j["layer_types"].push_back(i % 3 == 0 ? "full_attention" : "sliding_attention");
+  j["rope_parameters"] = {{"full_attention", {{"rope_theta", 160000.0}, {"rope_type", "default"}}},
+                          {"sliding_attention", {{"rope_theta", 10000.0}, {"rope_type", "default"}}}};
+  return j;
+}
+
+TEST(Config, ModernBertConfigsOfTransformers4And5ReadAlike) {
+  auto v4 = parse_config(kModernBertV4, "v4/config.json");
+  ASSERT_TRUE(v4.ok()) << v4.status().to_string();
+  auto v5 = parse_config(modernbert_v5().dump(), "v5/config.json");
+  ASSERT_TRUE(v5.ok()) << v5.status().to_string();
+  for (const ModelConfig* c : {&*v4, &*v5}) {
+    EXPECT_EQ(c->architecture, Architecture::kModernBert);
+    EXPECT_EQ(c->norm_placement, NormPlacement::kPre);
+    EXPECT_FALSE(c->position_table);
+    EXPECT_TRUE(c->glu);
+    EXPECT_TRUE(c->head_norm);
+    EXPECT_TRUE(c->head_mean_pooling);
+    EXPECT_FALSE(c->attention_bias || c->mlp_bias || c->norm_bias || c->head_bias);
+    EXPECT_EQ(c->max_positions(), 8192);
+    EXPECT_EQ(c->type_vocab_size, 0);
+    EXPECT_FLOAT_EQ(c->layer_norm_eps, 1e-5f);
+    EXPECT_EQ(c->head_activation(), Activation::kGelu);
+    ASSERT_EQ(c->attention_window.size(), 22u);
+    ASSERT_EQ(c->rope_theta.size(), 22u);
+    for (int i = 0; i < 22; ++i) {
+      EXPECT_EQ(c->global_layer(i), i % 3 == 0) << i;
+      EXPECT_EQ(c->attention_window[size_t(i)], i % 3 == 0 ? 0 : 64) << i;
+      EXPECT_EQ(c->rope_theta[size_t(i)], i % 3 == 0 ? 160000.0 : 10000.0) << i;
+    }
+    EXPECT_STREQ(hf_classifier_class(*c), "ModernBertForSequenceClassification");
+  }
+  // The legacy keys are read, not HF's defaults assumed.
+  auto legacy = nlohmann::json::parse(kModernBertV4);
+  legacy["global_attn_every_n_layers"] = 2;
+  legacy["global_rope_theta"] = 50000.0;
+  legacy["local_rope_theta"] = 2000.0;
+  legacy["local_attention"] = 32;
+  auto odd = parse_config(legacy.dump(), "legacy/config.json");
+  ASSERT_TRUE(odd.ok()) << odd.status().to_string();
+  for (int i = 0; i < 22; ++i) {
+    EXPECT_EQ(odd->attention_window[size_t(i)], i % 2 == 0 ? 0 : 16) << i;
+    EXPECT_EQ(odd->rope_theta[size_t(i)], i % 2 == 0 ? 50000.0 : 2000.0) << i;
+  }
+  // What config_to_json writes reads back as the same model.
+  auto again = parse_config(config_to_json(*v4), "again/config.json");
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  EXPECT_EQ(again->attention_window, v4->attention_window);
+  EXPECT_EQ(again->rope_theta, v4->rope_theta);
+  EXPECT_EQ(again->head_mean_pooling, v4->head_mean_pooling);
+}
+
+TEST(Config, ModernBertRefusesWhatItDoesNotComputeByName) {
+  struct Case {
+    const char* key;
+    nlohmann::json value;
+    StatusCode code;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"hidden_activation", "silu", StatusCode::kUnsupported, "'hidden_activation' is 'silu'"},
+      {"classifier_activation", "gelu_new", StatusCode::kUnsupported,
+       "'classifier_activation' is 'gelu_new'"},
+      {"classifier_pooling", "max", StatusCode::kUnsupported, "classifier_pooling 'max'"},
+      {"rope_scaling", {{"rope_type", "yarn"}, {"factor", 4.0}}, StatusCode::kUnsupported, "rope_scaling"},
+      {"rope_parameters",
+       {{"full_attention", {{"rope_theta", 1e6}, {"rope_type", "linear"}, {"factor", 2.0}}}},
+       StatusCode::kUnsupported,
+       "rope_parameters.full_attention.factor"},
+      {"layer_types", nlohmann::json::array({"full_attention"}), StatusCode::kCorruption,
+       "one type per layer"},
+      {"norm_bias", "yes", StatusCode::kCorruption, "'norm_bias' must be true or false"},
+      {"head_dim", 32, StatusCode::kUnsupported, "head_dim 32"},
+  };
+  for (const Case& c : cases) {
+    auto j = nlohmann::json::parse(kModernBertV4);
+    j[c.key] = c.value;
+    auto r = parse_config(j.dump(), "dir/config.json");
+    ASSERT_FALSE(r.ok()) << c.key;
+    EXPECT_EQ(r.status().code(), c.code) << c.key << ": " << r.status().to_string();
+    EXPECT_NE(r.status().message().find(c.needle), std::string::npos)
+        << c.key << ": " << r.status().to_string();
+  }
+  auto types = modernbert_v5();
+  types["layer_types"][4] = "chunked_attention";
+  auto r = parse_config(types.dump(), "dir/config.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("layer_types[4] is \"chunked_attention\""), std::string::npos)
+      << r.status().to_string();
 }
 
 }  // namespace

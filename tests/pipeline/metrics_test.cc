@@ -524,6 +524,20 @@ TEST(EncoderFlops, RowsAtEachLengthAddUp) {
   EXPECT_EQ(encoder_flops_of_lengths(1, 2, 4, {0, 0, 0, 2, 1}),
             2 * (64.0 * 3 + 8.0 * 9) + 64.0 * 4 + 8.0 * 16);
   EXPECT_EQ(encoder_flops_of_lengths(1, 2, 4, {}), 0.0);
+  // Of a config: BERT's is the same formula; a GLU and local windows count what they compute.
+  model::ModelConfig bert;
+  bert.num_layers = 2, bert.hidden_size = 8, bert.intermediate_size = 16;
+  const std::vector<int64_t> lengths = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3};
+  EXPECT_EQ(encoder_flops_of_lengths(bert, lengths), encoder_flops_of_lengths(2, 8, 16, lengths));
+  model::ModelConfig modern = bert;
+  modern.glu = true;
+  modern.attention_window = {0, 2};  // layer 1 sees 2 tokens each side
+  // Per layer 2 L (4 h^2 + 3 h f); layer 0: 4 h L^2; layer 1 at L = 10: 4 h (10 x 5 - 2 x 3) pairs; at L = 1:
+  // 1 pair.
+  const double h = 8, f = 16, linear = 2 * (4 * h * h + 3 * h * f);
+  const double row10 = 2 * linear * 10 + 4 * h * 100 + 4 * h * (10 * 5 - 6);
+  const double row1 = 2 * linear * 1 + 4 * h * 1 + 4 * h * 1;
+  EXPECT_EQ(encoder_flops_of_lengths(modern, lengths), 3 * row10 + row1);
 }
 
 }  // namespace

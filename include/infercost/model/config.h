@@ -11,7 +11,13 @@
 namespace infercost::model {
 
 // kRoberta: RoBERTa and the models built on it (XLM-RoBERTa, CamemBERT).
-enum class Architecture { kDistilBert, kBert, kRoberta };
+// kModernBert: ModernBERT (and the encoders that share its modules).
+enum class Architecture { kDistilBert, kBert, kRoberta, kModernBert };
+
+// Where a layer's LayerNorms sit. kPost (BERT): after each residual sum.
+// kPre (ModernBERT): before attention (none in layer 0) and before the MLP,
+// with one more after the last layer.
+enum class NormPlacement { kPost, kPre };
 
 // The nonlinearities an encoder applies: in its FFN, and in its classifier
 // head (on the first token, before the output layer).
@@ -70,6 +76,32 @@ struct ModelConfig {
   // config.json's "architectures": the HF classes the checkpoint was saved
   // from ("BertForSequenceClassification", "BertModel"); empty when absent.
   std::vector<std::string> architectures;
+  // ModernBERT's encoder, as data: what differs from BERT's (all at BERT's
+  // values for the other families).
+  NormPlacement norm_placement = NormPlacement::kPost;
+  // Absolute position embeddings are added to the word embeddings; false:
+  // none (positions come from rotary embeddings alone).
+  bool position_table = true;
+  // The FFN's first layer gives [input | gate], 2 x intermediate_size: the
+  // second layer reads act(input) * gate (ModernBERT's Wi, a GELU GLU).
+  bool glu = false;
+  // Per layer, num_layers entries where set: the rotary base (theta) applied
+  // to queries and keys (empty: no rotary positions) and how many tokens a
+  // token sees on each side (0: all; ModernBERT's local layers:
+  // local_attention / 2). Empty attention_window: every layer global.
+  std::vector<double> rope_theta;
+  std::vector<int> attention_window;
+  // Which linear layers and norms carry a bias (ModernBERT: attention_bias,
+  // mlp_bias, norm_bias, classifier_bias; false by default there). A missing
+  // bias reads as zeros.
+  bool attention_bias = true, mlp_bias = true, norm_bias = true, head_bias = true;
+  // The head: the mean of the real tokens' states instead of the first
+  // token's (ModernBERT classifier_pooling "mean"), a LayerNorm after the
+  // head's activation (ModernBERT's head.norm), and that activation
+  // (classifier_activation) where the family does not fix it.
+  bool head_mean_pooling = false;
+  bool head_norm = false;
+  Activation classifier_activation = Activation::kGelu;
   // True for models made by `infercost model synth`: speed real, sentiment not.
   bool synthetic = false;
   std::string synthetic_preset;
@@ -78,9 +110,15 @@ struct ModelConfig {
   int num_labels() const { return static_cast<int>(labels.size()); }
   int head_dim() const { return hidden_size / num_heads; }
   // The head's activation, the family's: DistilBERT's pre_classifier ReLU,
-  // BERT's pooler tanh, RoBERTa's classifier.dense tanh.
+  // BERT's pooler tanh, RoBERTa's classifier.dense tanh, ModernBERT's
+  // classifier_activation.
   Activation head_activation() const {
+    if (architecture == Architecture::kModernBert) return classifier_activation;
     return architecture == Architecture::kDistilBert ? Activation::kRelu : Activation::kTanh;
+  }
+  // Whether layer `layer` attends to every token (no window).
+  bool global_layer(int layer) const {
+    return attention_window.empty() || attention_window[static_cast<size_t>(layer)] == 0;
   }
   // The first position id of a row: pad_token_id + 1 for RoBERTa (rows
   // 0..pad_token_id of its position table are never used by a text token), 0

@@ -1,5 +1,5 @@
 // Encoder weights in one canonical fp32 layout, whatever the checkpoint's
-// naming (DistilBERT, BERT or RoBERTa) or dtype (F32, F16, BF16). Linear weights keep
+// naming (DistilBERT, BERT, RoBERTa or ModernBERT) or dtype (F32, F16, BF16). Linear weights keep
 // the PyTorch layout: [out_features, in_features], row-major.
 #pragma once
 
@@ -21,17 +21,22 @@ struct LayerNormWeights {
 
 struct EncoderLayerWeights {
   Linear q, k, v, attn_out;
-  LayerNormWeights attn_ln;  // DistilBERT sa_layer_norm / BERT attention.output.LayerNorm
-  Linear ffn_in, ffn_out;    // DistilBERT ffn.lin1/lin2 / BERT intermediate.dense / output.dense
-  LayerNormWeights ffn_ln;   // DistilBERT output_layer_norm / BERT output.LayerNorm
+  // DistilBERT sa_layer_norm / BERT attention.output.LayerNorm / ModernBERT
+  // attn_norm (before attention; empty in layer 0, which has none).
+  LayerNormWeights attn_ln;
+  Linear ffn_in, ffn_out;   // DistilBERT ffn.lin1/lin2 / BERT intermediate.dense / output.dense
+  LayerNormWeights ffn_ln;  // DistilBERT output_layer_norm / BERT output.LayerNorm / ModernBERT mlp_norm
 };
 
 // DistilBERT: logits = classifier(relu(pre_classifier(h[CLS]))).
 // BERT:       logits = classifier(tanh(pooler(h[CLS]))).
 // RoBERTa:    logits = classifier.out_proj(tanh(classifier.dense(h[<s>]))).
+// ModernBERT: logits = classifier(norm(act(head.dense(pool(h))))).
 struct ClassifierHeadWeights {
-  Linear pre;         // DistilBERT pre_classifier, BERT pooler.dense, RoBERTa classifier.dense
-  Linear classifier;  // "classifier", RoBERTa classifier.out_proj
+  Linear
+      pre;  // DistilBERT pre_classifier, BERT pooler.dense, RoBERTa classifier.dense, ModernBERT head.dense
+  LayerNormWeights norm;  // ModernBERT head.norm; empty for the others
+  Linear classifier;      // "classifier", RoBERTa classifier.out_proj
 };
 
 struct EncoderWeights {
@@ -45,7 +50,11 @@ struct EncoderWeights {
   std::vector<float> embedding_bias;
   LayerNormWeights embeddings_ln;
   std::vector<EncoderLayerWeights> layers;
+  LayerNormWeights final_ln;  // ModernBERT final_norm, after the last layer; empty for the others
   ClassifierHeadWeights head;
+  // Biases the checkpoint does not have (ModernBERT without attention_bias,
+  // ...) read as zeros; parameter_count() leaves them out.
+  size_t zero_filled = 0;
 
   size_t parameter_count() const;
 };

@@ -18,6 +18,7 @@
 #include "infercost/core/gpu_usage.h"
 #include "infercost/core/status.h"
 #include "infercost/cost/estimate.h"
+#include "infercost/model/config.h"
 
 namespace infercost::pipeline {
 
@@ -48,6 +49,13 @@ double encoder_row_flops(int layers, int hidden, int intermediate, double length
 // Sum over L of rows_at_length[L] x encoder_row_flops(L).
 double encoder_flops_of_lengths(int layers, int hidden, int intermediate,
                                 const std::vector<int64_t>& rows_at_length);
+// The same model for the encoder `config` describes, layer by layer, as the
+// run counts its work: where the FFN is a GLU its first matmul is 2 f wide
+// (2 L (4 h^2 + 3 h f)), and a local layer's queries see the keys within
+// their window only (4 h x the pairs seen, L^2 for a global layer). For the
+// BERT families it is encoder_flops_of_lengths above. `infercost plan` does
+// not know windows and GLUs yet: it counts every encoder as BERT's.
+double encoder_flops_of_lengths(const model::ModelConfig& config, const std::vector<int64_t>& rows_at_length);
 
 // What one device did in a run.
 struct DeviceRunMetrics {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <new>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
@@ -77,7 +78,9 @@ class Linear {
 
 struct PreparedLayer {
   Linear qkv, attn_out, ffn_in, ffn_out;
-  std::vector<float> attn_ln_gamma, attn_ln_beta, ffn_ln_gamma, ffn_ln_beta;
+  std::vector<float> attn_ln_gamma, attn_ln_beta, ffn_ln_gamma, ffn_ln_beta;  // attn_ln empty: none
+  const std::vector<float>* rotary = nullptr;  // rotary_table() of the layer's theta; null: none
+  int window = 0;                              // tokens seen on each side; 0: all
 };
 
 class CpuBackend final : public Backend {
@@ -134,7 +137,18 @@ class CpuBackend final : public Backend {
     embedding_bias_ = w.embedding_bias;
     emb_gamma_ = w.embeddings_ln.gamma;
     emb_beta_ = w.embeddings_ln.beta;
-    const Activation ffn_act = activation_as<Activation>(config.ffn_activation);
+    final_gamma_ = w.final_ln.gamma;
+    final_beta_ = w.final_ln.beta;
+    head_gamma_ = w.head.norm.gamma;
+    head_beta_ = w.head.norm.beta;
+    // The GLU's activation is applied by gelu_glu() after the GEMM.
+    const Activation ffn_act =
+        config.glu ? Activation::kNone : activation_as<Activation>(config.ffn_activation);
+    rotary_.clear();
+    for (double theta : config.rope_theta) {
+      if (rotary_.count(theta)) continue;
+      rotary_table(theta, config.head_dim(), config.max_positions(), rotary_[theta]);
+    }
     layers_.clear();
     layers_.resize(w.layers.size());
     for (size_t i = 0; i < w.layers.size(); ++i) {
@@ -156,6 +170,8 @@ class CpuBackend final : public Backend {
       dst.attn_ln_beta = src.attn_ln.beta;
       dst.ffn_ln_gamma = src.ffn_ln.gamma;
       dst.ffn_ln_beta = src.ffn_ln.beta;
+      if (!config.rope_theta.empty()) dst.rotary = &rotary_.at(config.rope_theta[i]);
+      if (!config.attention_window.empty()) dst.window = config.attention_window[i];
     }
     if (pooling_) {
       labels_ = config.hidden_size;
@@ -206,21 +222,55 @@ class CpuBackend final : public Backend {
     float* qkv = ensure(qkv_, total * 3 * hidden);
     float* ctx = ensure(ctx_, total * hidden);
     float* ffn = ensure(ffn_, total * inter);
-    const int64_t per_thread = int64_t(max_len) * max_len;
+    int64_t per_thread = 0;
+    for (const PreparedLayer& layer : layers_)
+      per_thread = std::max(per_thread, attention_scratch_floats(max_len, layer.window));
     float* scratch = ensure(scratch_, per_thread * omp_get_max_threads());
+    const int32_t* key_lengths = padded ? b.lengths.data() : nullptr;
 
     const float eps = config_.layer_norm_eps;
-    embed_layer_norm(ids, positions, total, hidden, word_.data(), position_.data(), embedding_bias_.data(),
+    embed_layer_norm(ids, positions, total, hidden, word_.data(),
+                     position_.empty() ? nullptr : position_.data(), embedding_bias_.data(),
                      emb_gamma_.data(), emb_beta_.data(), eps, h);
-    for (const PreparedLayer& layer : layers_) {
-      layer.qkv.run(stream_, h, total, qkv, linear_scratch_);
-      attention(qkv, ctx, offsets, row_len, padded ? b.lengths.data() : nullptr, b.batch, heads,
-                hidden / heads, scratch, per_thread);
+    auto attend = [&](const PreparedLayer& layer, const float* x) {
+      layer.qkv.run(stream_, x, total, qkv, linear_scratch_);
+      if (layer.rotary != nullptr) {
+        stream_.wait();
+        apply_rotary(qkv, total, positions, heads, hidden / heads, layer.rotary->data());
+      }
+      attention(qkv, ctx, offsets, row_len, key_lengths, b.batch, heads, hidden / heads, scratch, per_thread,
+                layer.window);
       layer.attn_out.run(stream_, ctx, total, h, linear_scratch_);  // h += ctx W^T + b
-      layer_norm(h, h, total, hidden, layer.attn_ln_gamma.data(), layer.attn_ln_beta.data(), eps);
-      layer.ffn_in.run(stream_, h, total, ffn, linear_scratch_);
-      layer.ffn_out.run(stream_, ffn, total, h, linear_scratch_);  // h += ffn W^T + b
-      layer_norm(h, h, total, hidden, layer.ffn_ln_gamma.data(), layer.ffn_ln_beta.data(), eps);
+    };
+    if (config_.norm_placement == model::NormPlacement::kPre) {
+      // x = h; h += attention(norm(x)); h += mlp(norm(h)); after the layers, norm(h).
+      float* normed = ensure(normed_, total * hidden);
+      float* glu = config_.glu ? ensure(glu_, total * 2 * inter) : ffn;
+      for (const PreparedLayer& layer : layers_) {
+        const float* x = h;
+        if (!layer.attn_ln_gamma.empty()) {
+          layer_norm(h, normed, total, hidden, layer.attn_ln_gamma.data(), layer.attn_ln_beta.data(), eps);
+          x = normed;
+        }
+        attend(layer, x);
+        layer_norm(h, normed, total, hidden, layer.ffn_ln_gamma.data(), layer.ffn_ln_beta.data(), eps);
+        layer.ffn_in.run(stream_, normed, total, glu, linear_scratch_);
+        if (config_.glu) {
+          stream_.wait();
+          gelu_glu(glu, ffn, total, inter);
+        }
+        layer.ffn_out.run(stream_, ffn, total, h, linear_scratch_);  // h += ffn W^T + b
+      }
+      stream_.wait();
+      layer_norm(h, h, total, hidden, final_gamma_.data(), final_beta_.data(), eps);
+    } else {
+      for (const PreparedLayer& layer : layers_) {
+        attend(layer, h);
+        layer_norm(h, h, total, hidden, layer.attn_ln_gamma.data(), layer.attn_ln_beta.data(), eps);
+        layer.ffn_in.run(stream_, h, total, ffn, linear_scratch_);
+        layer.ffn_out.run(stream_, ffn, total, h, linear_scratch_);  // h += ffn W^T + b
+        layer_norm(h, h, total, hidden, layer.ffn_ln_gamma.data(), layer.ffn_ln_beta.data(), eps);
+      }
     }
 
     if (pooling_) {
@@ -232,13 +282,19 @@ class CpuBackend final : public Backend {
       }
       return logits;
     }
-    // Head on the [CLS] (first) token of each row.
+    // Head on the [CLS] (first) token of each row, or the mean of its real tokens.
     float* cls = ensure(cls_, int64_t(b.batch) * hidden);
     float* pooled = ensure(pooled_, int64_t(b.batch) * hidden);
+    stream_.wait();
     for (int r = 0; r < b.batch; ++r) {
-      std::memcpy(cls + int64_t(r) * hidden, h + offsets[r] * hidden, sizeof(float) * hidden);
+      pool_row(config_.head_mean_pooling ? model::Pooling::kMean : model::Pooling::kCls,
+               h + offsets[r] * hidden, b.lengths[size_t(r)], hidden, cls + int64_t(r) * hidden);
     }
     pre_.run(stream_, cls, b.batch, pooled);
+    if (config_.head_norm) {
+      stream_.wait();
+      layer_norm(pooled, pooled, b.batch, hidden, head_gamma_.data(), head_beta_.data(), eps);
+    }
     logits.values.resize(size_t(b.batch) * labels_);
     classifier_.run(stream_, pooled, b.batch, logits.values.data());
     stream_.wait();
@@ -291,12 +347,14 @@ class CpuBackend final : public Backend {
   model::ModelConfig config_;
   int labels_ = 0;
   std::vector<float> word_, position_, embedding_bias_, emb_gamma_, emb_beta_;
+  std::vector<float> final_gamma_, final_beta_, head_gamma_, head_beta_;  // pre-norm encoders, head norm
+  std::map<double, std::vector<float>> rotary_;                           // rotary_table() by theta
   std::vector<PreparedLayer> layers_;
   OnednnLinear pre_, classifier_;
   // Scratch, reused across calls.
   std::vector<int64_t> offsets_;
   std::vector<int32_t> ids_, positions_, row_len_;
-  std::vector<float> h_, qkv_, ctx_, ffn_, scratch_, cls_, pooled_;
+  std::vector<float> h_, qkv_, ctx_, ffn_, scratch_, cls_, pooled_, normed_, glu_;
   LinearScratch linear_scratch_;
 };
 

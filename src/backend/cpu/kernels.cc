@@ -159,6 +159,12 @@ void add3_row(const float* a, const float* b, const float* c, float* y, int n) {
 }
 
 INFERCOST_MULTIVERSION
+void glu_row(const float* x, float* y, int n) {
+#pragma omp simd
+  for (int i = 0; i < n; ++i) y[i] = gelu_inline(x[i]) * x[n + i];
+}
+
+INFERCOST_MULTIVERSION
 void softmax_row_impl(float* x, int n) {
   float mx = x[0];
 #pragma omp simd reduction(max : mx)
@@ -238,38 +244,127 @@ void embed_layer_norm(const int32_t* ids, const int32_t* positions, int64_t toke
 #pragma omp parallel for schedule(static) if (tokens > 16)
   for (int64_t t = 0; t < tokens; ++t) {
     float* row = out + t * hidden;
-    add3_row(word + int64_t(ids[t]) * hidden, position + int64_t(positions[t]) * hidden, token_type0, row,
-             hidden);
+    const float* w = word + int64_t(ids[t]) * hidden;
+    if (position != nullptr) {
+      add3_row(w, position + int64_t(positions[t]) * hidden, token_type0, row, hidden);
+    } else if (token_type0 != nullptr) {
+      add3_row(w, token_type0, nullptr, row, hidden);
+    } else {
+      std::copy(w, w + hidden, row);
+    }
     layer_norm_row(row, row, hidden, gamma, beta, eps);
   }
 }
 
 void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const int32_t* lengths,
                const int32_t* key_lengths, int sequences, int heads, int head_dim, float* scratch,
-               int64_t scratch_floats_per_thread) {
+               int64_t scratch_floats_per_thread, int window) {
   if (key_lengths == nullptr) key_lengths = lengths;
   const int64_t hidden = int64_t(heads) * head_dim;
   const int64_t ld_qkv = 3 * hidden;
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  const int tasks = sequences * heads;
-  // Called inside our parallel region, dnnl_sgemm runs single-threaded on the
-  // calling thread (oneDNN checks omp_in_parallel), so (sequence, head) pairs
-  // are the unit of parallelism; dynamic scheduling evens out mixed lengths.
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int task = 0; task < tasks; ++task) {
-    const int s = task / heads;
-    const int h = task % heads;
-    const int64_t len = lengths[s];
-    const int64_t keys = key_lengths[s];
-    const float* q = qkv + seq_offsets[s] * ld_qkv + int64_t(h) * head_dim;
-    const float* k = q + hidden;
-    const float* v = q + 2 * hidden;
-    float* scores = scratch + int64_t(omp_get_thread_num()) * scratch_floats_per_thread;
-    dnnl_sgemm('N', 'T', len, keys, head_dim, scale, q, ld_qkv, k, ld_qkv, 0.0f, scores, keys);
-    for (int64_t i = 0; i < len; ++i) softmax_row_impl(scores + i * keys, static_cast<int>(keys));
-    float* out = ctx + seq_offsets[s] * hidden + int64_t(h) * head_dim;
-    dnnl_sgemm('N', 'N', len, head_dim, keys, 1.0f, scores, keys, v, ld_qkv, 0.0f, out, hidden);
+  // Tasks are (sequence, head, block of kAttentionQueryBlock queries).
+  std::vector<int64_t> first_task(size_t(sequences) + 1, 0);
+  for (int s = 0; s < sequences; ++s) {
+    const int64_t blocks = (lengths[s] + kAttentionQueryBlock - 1) / kAttentionQueryBlock;
+    first_task[size_t(s) + 1] = first_task[size_t(s)] + blocks * heads;
   }
+  const int64_t tasks = first_task[size_t(sequences)];
+  // Called inside our parallel region, dnnl_sgemm runs single-threaded on the
+  // calling thread (oneDNN checks omp_in_parallel), so tasks are the unit of
+  // parallelism; dynamic scheduling evens out mixed lengths.
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int s = int(std::upper_bound(first_task.begin(), first_task.end(), task) - first_task.begin()) - 1;
+    const int64_t local = task - first_task[size_t(s)];
+    const int h = int(local % heads);
+    const int64_t q0 = (local / heads) * kAttentionQueryBlock;
+    const int64_t rows = std::min<int64_t>(kAttentionQueryBlock, lengths[s] - q0);
+    const int64_t keys = key_lengths[s];
+    // The keys any query of the block sees.
+    const int64_t k0 = window > 0 ? std::max<int64_t>(0, q0 - window) : 0;
+    const int64_t k1 = window > 0 ? std::min<int64_t>(keys, q0 + rows + window) : keys;
+    const int64_t span = k1 - k0;
+    const float* base = qkv + seq_offsets[s] * ld_qkv + int64_t(h) * head_dim;
+    const float* q = base + q0 * ld_qkv;
+    const float* k = base + hidden + k0 * ld_qkv;
+    const float* v = base + 2 * hidden + k0 * ld_qkv;
+    float* scores = scratch + int64_t(omp_get_thread_num()) * scratch_floats_per_thread;
+    float* out = ctx + (seq_offsets[s] + q0) * hidden + int64_t(h) * head_dim;
+    if (span <= 0) {  // no key to see (a padded query past a short window): HF gives the mean of none
+      for (int64_t i = 0; i < rows; ++i) std::fill(out + i * hidden, out + i * hidden + head_dim, 0.0f);
+      continue;
+    }
+    dnnl_sgemm('N', 'T', rows, span, head_dim, scale, q, ld_qkv, k, ld_qkv, 0.0f, scores, span);
+    for (int64_t i = 0; i < rows; ++i) {
+      float* row = scores + i * span;
+      int64_t lo = 0, hi = span;  // this query's keys within the span
+      if (window > 0) {
+        lo = std::max<int64_t>(0, q0 + i - window - k0);
+        hi = std::min<int64_t>(span, q0 + i + window + 1 - k0);
+      }
+      if (hi <= lo) {
+        std::fill(row, row + span, 0.0f);
+        continue;
+      }
+      std::fill(row, row + lo, 0.0f);
+      softmax_row_impl(row + lo, static_cast<int>(hi - lo));
+      std::fill(row + hi, row + span, 0.0f);
+    }
+    dnnl_sgemm('N', 'N', rows, head_dim, span, 1.0f, scores, span, v, ld_qkv, 0.0f, out, hidden);
+  }
+}
+
+int64_t attention_scratch_floats(int max_length, int window) {
+  const int64_t rows = std::min<int64_t>(kAttentionQueryBlock, max_length);
+  const int64_t span = window > 0 ? std::min<int64_t>(max_length, rows + 2 * int64_t(window)) : max_length;
+  return rows * span;
+}
+
+void rotary_table(double theta, int head_dim, int positions, std::vector<float>& table) {
+  const int half = head_dim / 2;
+  std::vector<float> inv_freq(static_cast<size_t>(half));
+  for (int i = 0; i < half; ++i) {
+    // As HF computes it in fp32: 1 / theta^(2i / d), then position * that.
+    const float exponent = static_cast<float>(2 * i) / static_cast<float>(head_dim);
+    inv_freq[size_t(i)] = 1.0f / std::pow(static_cast<float>(theta), exponent);
+  }
+  table.resize(size_t(positions) * size_t(head_dim));
+  for (int p = 0; p < positions; ++p) {
+    float* row = table.data() + int64_t(p) * head_dim;
+    for (int i = 0; i < half; ++i) {
+      const float angle = static_cast<float>(p) * inv_freq[size_t(i)];
+      row[i] = static_cast<float>(std::cos(static_cast<double>(angle)));
+      row[half + i] = static_cast<float>(std::sin(static_cast<double>(angle)));
+    }
+  }
+}
+
+void apply_rotary(float* qkv, int64_t tokens, const int32_t* positions, int heads, int head_dim,
+                  const float* table) {
+  const int64_t hidden = int64_t(heads) * head_dim;
+  const int half = head_dim / 2;
+#pragma omp parallel for schedule(static) if (tokens > 16)
+  for (int64_t t = 0; t < tokens; ++t) {
+    const float* cs = table + int64_t(positions[t]) * head_dim;
+    const float* sn = cs + half;
+    float* row = qkv + t * 3 * hidden;
+    for (int64_t x = 0; x < 2 * heads; ++x) {  // the q heads, then the k heads
+      float* a = row + x * head_dim;
+      float* b = a + half;
+#pragma omp simd
+      for (int i = 0; i < half; ++i) {
+        const float x1 = a[i], x2 = b[i];
+        a[i] = x1 * cs[i] - x2 * sn[i];
+        b[i] = x2 * cs[i] + x1 * sn[i];
+      }
+    }
+  }
+}
+
+void gelu_glu(const float* x, float* y, int64_t rows, int cols) {
+#pragma omp parallel for schedule(static) if (rows > 16)
+  for (int64_t r = 0; r < rows; ++r) glu_row(x + r * 2 * cols, y + r * cols, cols);
 }
 
 }  // namespace infercost::backend::cpu

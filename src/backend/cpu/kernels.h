@@ -27,7 +27,8 @@ void layer_norm(const float* x, float* y, int64_t rows, int cols, const float* g
 
 // out[t] = LayerNorm(word[ids[t]] + position[positions[t]] + token_type0), for
 // t in [0, tokens). `token_type0` (one row of `hidden`, the model's embedding
-// bias) may be null. ids and positions must already be validated.
+// bias) may be null; so may `position` (a model without a position table). ids and positions must already be
+// validated.
 void embed_layer_norm(const int32_t* ids, const int32_t* positions, int64_t tokens, int hidden,
                       const float* word, const float* position, const float* token_type0, const float* gamma,
                       const float* beta, float eps, float* out);
@@ -39,6 +40,9 @@ void softmax_row(float* x, int n);
 // uses (relative error below 2e-7 for x in [-87, 88]). Exposed for tests.
 float exp_approx(float x);
 
+// Queries per attention task: a task's scores are at most this many rows.
+constexpr int64_t kAttentionQueryBlock = 128;
+
 // Multi-head self-attention over packed sequences. `qkv` is [tokens, 3*hidden]
 // holding [Q | K | V] per token; sequence s occupies rows
 // [seq_offsets[s], seq_offsets[s] + lengths[s]). Writes softmax(Q K^T /
@@ -47,11 +51,30 @@ float exp_approx(float x);
 // positions only: with key_lengths null (all keys real) no mask is needed;
 // with padded sequences the padding is masked out as keys, as HF's attention
 // mask does, while padded queries are still computed.
-// `scratch` holds `scratch_floats_per_thread` floats per OpenMP thread, at
-// least max(lengths) * max(key_lengths) each.
+// With `window` > 0 (local attention), query i sees only keys j with
+// |i - j| <= window, and only those are computed. Queries go in blocks of
+// kAttentionQueryBlock, so the scores held at once are a block's, never a
+// sequence's length squared: `scratch` holds `scratch_floats_per_thread`
+// floats per OpenMP thread, at least attention_scratch_floats(max(lengths),
+// window) each.
 void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const int32_t* lengths,
                const int32_t* key_lengths, int sequences, int heads, int head_dim, float* scratch,
-               int64_t scratch_floats_per_thread);
+               int64_t scratch_floats_per_thread, int window = 0);
+int64_t attention_scratch_floats(int max_length, int window);
+
+// Rotary position embeddings (RoPE, the rotate-half form HF's ModernBERT
+// uses): `table` gets, per position p < `positions`, head_dim floats: the
+// cosines of p * theta^(-2i/d) for i < d/2, then their sines, computed as HF
+// does in fp32.
+void rotary_table(double theta, int head_dim, int positions, std::vector<float>& table);
+// Rotates every head's query and key of each token of `qkv` ([tokens,
+// 3*hidden], as attention() reads it) by its position's row of `table`.
+void apply_rotary(float* qkv, int64_t tokens, const int32_t* positions, int heads, int head_dim,
+                  const float* table);
+
+// The GELU GLU: y[r][i] = gelu(x[r][i]) * x[r][cols + i] for x [rows,
+// 2*cols] ([input | gate]) and y [rows, cols].
+void gelu_glu(const float* x, float* y, int64_t rows, int cols);
 
 // erf(x) with the same kind of vectorisable approximation (Abramowitz and
 // Stegun 7.1.26 on top of exp_approx): max abs error below 1e-6 for every

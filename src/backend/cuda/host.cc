@@ -92,6 +92,11 @@ void write_packed(const PackedBatch& p, int32_t* dst) {
 
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
+  if (config.architecture == model::Architecture::kModernBert) {
+    return unsupported(
+        "ModernBERT (rotary positions, local attention, a GLU MLP, pre-norm layers) runs on the CPU backend "
+        "only so far; use --device cpu");
+  }
   const int hidden = config.hidden_size;
   if (hidden > kMaxHiddenSize) {
     return unsupported(
