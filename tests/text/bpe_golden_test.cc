@@ -167,8 +167,7 @@ class ModernBertGoldenTest : public ::testing::Test {
       std::string(INFERCOST_SHARED_DATA_DIR) + "/modernbert/tokenizer.json";
 
   void SetUp() override {
-    if (!path_exists(kPath))
-      GTEST_SKIP() << kPath << " is absent; the ModernBERT tokenizer goldens are skipped";
+    if (!path_exists(kPath)) GTEST_SKIP() << "shared ModernBERT tokenizer " << kPath << " is absent; skipped";
     static const std::vector<golden::Case> cases =
         golden::read_cases(std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/modernbert_golden.jsonl");
     cases_ = &cases;
