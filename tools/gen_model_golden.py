@@ -9,10 +9,10 @@
     (byte-level BPE for RoBERTa, Unigram for XLM-R and CamemBERT, trained here on
     made-up words), so each is a complete HF model directory; their inputs hold the
     pad id and <s>/</s> inside the text too, where RoBERTa's position ids differ.
-(b) For DistilBERT-base, BERT-base, RoBERTa-base and XLM-R-base shapes, runs our synthesizer
+(b) For DistilBERT-base, BERT-base, RoBERTa-base, XLM-R-base and ModernBERT-base shapes, runs our synthesizer
     (`<synth-cmd> --preset P --seed 7 --out DIR`, e.g. `build/infercost model
     synth`) into a temporary directory and records HF logits for 56 inputs of
-    1..300 tokens. The weights are not committed: the C++ test regenerates the
+    1..300 tokens (ModernBERT-base also 700, 1,500 and 2,100, in batches of similar lengths). The weights are not committed: the C++ test regenerates the
     same directory with model::synthesize_model and checks a weight checksum.
 
 Each golden JSON holds input_ids (real tokens only) and logits per input. HF
@@ -36,6 +36,7 @@ import transformers
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import (BertConfig, BertForSequenceClassification, BertTokenizer, CamembertConfig,
                           CamembertForSequenceClassification, CamembertTokenizerFast, DistilBertConfig,
+                          ModernBertForSequenceClassification,
                           DistilBertForSequenceClassification, RobertaConfig, RobertaForSequenceClassification,
                           RobertaTokenizerFast, XLMRobertaConfig, XLMRobertaForSequenceClassification,
                           XLMRobertaTokenizerFast)
@@ -280,11 +281,22 @@ def checksums(dir_):
     return {"weights_sum_of_squares": total}
 
 
+def hf_logits_by_length(model, seqs, pad, chunk=8):
+    """hf_logits in batches of `chunk` rows of similar length (long rows padded together would not fit)."""
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
+    out = np.zeros((len(seqs), model.config.num_labels), dtype=np.float32)
+    for start in range(0, len(order), chunk):
+        sel = order[start:start + chunk]
+        out[sel] = hf_logits(model, [seqs[i] for i in sel], pad)
+    return out
+
+
 def gen_synth(synth_cmd, only):
     presets = [("distilbert-base", DistilBertForSequenceClassification),
                ("bert-base", BertForSequenceClassification),
                ("roberta-base", RobertaForSequenceClassification),
-               ("xlm-roberta-base", XLMRobertaForSequenceClassification)]
+               ("xlm-roberta-base", XLMRobertaForSequenceClassification),
+               ("modernbert-base", ModernBertForSequenceClassification)]
     for i, (preset, cls) in enumerate(presets):
         if only and preset not in only:
             continue
@@ -296,12 +308,19 @@ def gen_synth(synth_cmd, only):
             # Mostly short inputs, as tweets are, plus a tail up to 300.
             lengths = [1, 2, 300, 299, 128, 129, 256, 33] + [int(x) for x in rng.integers(1, 64, size=32)] + \
                       [int(x) for x in rng.integers(64, 301, size=16)]
-            roberta = cls not in (DistilBertForSequenceClassification, BertForSequenceClassification)
+            modernbert = cls is ModernBertForSequenceClassification
+            if modernbert:  # past its 64-token local windows, to 2,100 tokens
+                lengths += [700, 1500, 2100]
+            roberta = cls in (RobertaForSequenceClassification, XLMRobertaForSequenceClassification)
             seqs = (roberta_sequences if roberta else sequences)(rng, model.config.vocab_size, lengths)
             extra = {"synth_preset": preset, "synth_seed": SYNTH_SEED}
             extra.update(checksums(tmp))
+            if modernbert:
+                extra["hf_parameters"] = sum(p.numel() for p in model.parameters())
+            pad = model.config.pad_token_id if (roberta or modernbert) else 0
+            logits = hf_logits_by_length(model, seqs, pad) if modernbert else hf_logits(model, seqs, pad)
             write_golden(os.path.join(GOLDEN, f"synth-{preset}.json"), f"synth {preset} seed {SYNTH_SEED}", seqs,
-                         hf_logits(model, seqs, model.config.pad_token_id if roberta else 0), extra)
+                         logits, extra)
 
 
 def main():

@@ -70,6 +70,16 @@ inline constexpr CheckpointNames kModernBertNames = {
     "attn.Wqkv", "attn.Wo",           "attn_norm",     "mlp.Wi",    "mlp.Wo",
     "mlp_norm",  "head.dense",        "classifier",    false};
 
+// ModernBERT's names that BERT's layout has no place for.
+struct ModernBertNames {
+  const char* tok_embeddings;   // + ".weight", under CheckpointNames::embeddings
+  const char* embeddings_norm;  // under CheckpointNames::embeddings
+  const char* final_norm;
+  const char* head_norm;
+};
+inline constexpr ModernBertNames kModernBertExtraNames = {"tok_embeddings", "norm", "model.final_norm",
+                                                          "head.norm"};
+
 inline const CheckpointNames& checkpoint_names(Architecture architecture) {
   switch (architecture) {
     case Architecture::kDistilBert: return kDistilBertNames;

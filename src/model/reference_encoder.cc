@@ -14,6 +14,94 @@ std::vector<float> linear(const Linear& l, const std::vector<float>& x, int rows
   return y;
 }
 
+// Rotary embedding of one head's vector `x` (head size d) at `position`:
+// each pair (x_i, x_{i+d/2}) turned by position * theta^(-2i/d), the angle
+// in fp32 as HF computes it.
+void rotate(float* x, int d, int position, double theta) {
+  for (int i = 0; i < d / 2; ++i) {
+    const float inv =
+        1.0f / std::pow(static_cast<float>(theta), static_cast<float>(2 * i) / static_cast<float>(d));
+    const double angle = static_cast<double>(static_cast<float>(position) * inv);
+    const float c = static_cast<float>(std::cos(angle)), s = static_cast<float>(std::sin(angle));
+    const float a = x[i], b = x[i + d / 2];
+    x[i] = a * c - b * s;
+    x[i + d / 2] = b * c + a * s;
+  }
+}
+
+// Softmax attention of every token over the tokens within `window` of it
+// (0: all) into ctx; q and k rotated already.
+void attend(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v, int n,
+            int h, int nh, int window, std::vector<float>& ctx) {
+  const int dh = h / nh;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  std::vector<float> scores(static_cast<size_t>(n));
+  for (int hd = 0; hd < nh; ++hd) {
+    for (int t = 0; t < n; ++t) {
+      const int lo = window > 0 ? std::max(0, t - window) : 0,
+                hi = window > 0 ? std::min(n, t + window + 1) : n;
+      float mx = -INFINITY;
+      for (int s = lo; s < hi; ++s) {
+        float d = 0;
+        for (int i = 0; i < dh; ++i) {
+          d += q[static_cast<size_t>(t) * h + hd * dh + i] * k[static_cast<size_t>(s) * h + hd * dh + i];
+        }
+        scores[static_cast<size_t>(s)] = d * scale;
+        mx = std::max(mx, d * scale);
+      }
+      float sum = 0;
+      for (int s = lo; s < hi; ++s)
+        sum += (scores[static_cast<size_t>(s)] = std::exp(scores[static_cast<size_t>(s)] - mx));
+      for (int i = 0; i < dh; ++i) {
+        float acc = 0;
+        for (int s = lo; s < hi; ++s)
+          acc += scores[static_cast<size_t>(s)] * v[static_cast<size_t>(s) * h + hd * dh + i];
+        ctx[static_cast<size_t>(t) * h + hd * dh + i] = acc / sum;
+      }
+    }
+  }
+}
+
+// A pre-norm encoder (ModernBERT) from its embeddings `x`: per layer x +=
+// attention(norm(x)) (no norm in a layer without one), x += mlp(norm(x)),
+// then the final norm.
+void pre_norm_layers(const ModelConfig& c, const EncoderWeights& w, int n, std::vector<float>& x) {
+  const int h = c.hidden_size, nh = c.num_heads, dh = c.head_dim();
+  std::vector<float> ctx(x.size());
+  for (size_t layer = 0; layer < w.layers.size(); ++layer) {
+    const EncoderLayerWeights& l = w.layers[layer];
+    std::vector<float> normed = x;
+    if (!l.attn_ln.gamma.empty()) reference_layer_norm(normed.data(), n, h, l.attn_ln, c.layer_norm_eps);
+    std::vector<float> q = linear(l.q, normed, n), k = linear(l.k, normed, n);
+    const std::vector<float> v = linear(l.v, normed, n);
+    if (!c.rope_theta.empty()) {
+      for (int t = 0; t < n; ++t) {
+        for (int hd = 0; hd < nh; ++hd) {
+          rotate(q.data() + static_cast<size_t>(t) * h + hd * dh, dh, t, c.rope_theta[layer]);
+          rotate(k.data() + static_cast<size_t>(t) * h + hd * dh, dh, t, c.rope_theta[layer]);
+        }
+      }
+    }
+    attend(q, k, v, n, h, nh, c.global_layer(static_cast<int>(layer)) ? 0 : c.attention_window[layer], ctx);
+    std::vector<float> tmp = linear(l.attn_out, ctx, n);
+    for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
+    normed = x;
+    reference_layer_norm(normed.data(), n, h, l.ffn_ln, c.layer_norm_eps);
+    const std::vector<float> wide = linear(l.ffn_in, normed, n);
+    const int f = c.intermediate_size, in = c.glu ? 2 * f : f;
+    std::vector<float> ffn(static_cast<size_t>(n) * f);
+    for (int t = 0; t < n; ++t) {
+      for (int i = 0; i < f; ++i) {
+        const float a = reference_activation(c.ffn_activation, wide[static_cast<size_t>(t) * in + i]);
+        ffn[static_cast<size_t>(t) * f + i] = c.glu ? a * wide[static_cast<size_t>(t) * in + f + i] : a;
+      }
+    }
+    tmp = linear(l.ffn_out, ffn, n);
+    for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
+  }
+  reference_layer_norm(x.data(), n, h, w.final_ln, c.layer_norm_eps);
+}
+
 }  // namespace
 
 void reference_linear(const Linear& l, const float* x, int rows, float* y) {
@@ -65,7 +153,7 @@ float reference_activation(Activation activation, float x) {
 
 std::vector<float> reference_token_states(const ModelConfig& c, const EncoderWeights& w,
                                           std::span<const int32_t> ids) {
-  const int n = static_cast<int>(ids.size()), h = c.hidden_size, nh = c.num_heads, dh = c.head_dim();
+  const int n = static_cast<int>(ids.size()), h = c.hidden_size, nh = c.num_heads;
   std::vector<float> x(static_cast<size_t>(n) * h);
   std::vector<int32_t> positions(static_cast<size_t>(n));
   fill_position_ids(c.position_scheme(), ids.data(), n, positions.data());
@@ -74,36 +162,19 @@ std::vector<float> reference_token_states(const ModelConfig& c, const EncoderWei
     for (int i = 0; i < h; ++i) {
       x[static_cast<size_t>(t) * h + i] =
           w.word_embeddings[static_cast<size_t>(ids[static_cast<size_t>(t)]) * h + i] +
-          w.position_embeddings[position * h + i] + w.embedding_bias[static_cast<size_t>(i)];
+          (c.position_table ? w.position_embeddings[position * h + i] : 0.0f) +
+          w.embedding_bias[static_cast<size_t>(i)];
     }
   }
   reference_layer_norm(x.data(), n, h, w.embeddings_ln, c.layer_norm_eps);
+  if (c.norm_placement == NormPlacement::kPre) {
+    pre_norm_layers(c, w, n, x);
+    return x;
+  }
   std::vector<float> ctx(x.size());
-  std::vector<float> scores(static_cast<size_t>(n));
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   for (const auto& l : w.layers) {
     const std::vector<float> q = linear(l.q, x, n), k = linear(l.k, x, n), v = linear(l.v, x, n);
-    for (int hd = 0; hd < nh; ++hd) {
-      for (int t = 0; t < n; ++t) {
-        float mx = -INFINITY;
-        for (int s = 0; s < n; ++s) {
-          float d = 0;
-          for (int i = 0; i < dh; ++i) {
-            d += q[static_cast<size_t>(t) * h + hd * dh + i] * k[static_cast<size_t>(s) * h + hd * dh + i];
-          }
-          scores[static_cast<size_t>(s)] = d * scale;
-          mx = std::max(mx, d * scale);
-        }
-        float sum = 0;
-        for (auto& sc : scores) sum += (sc = std::exp(sc - mx));
-        for (int i = 0; i < dh; ++i) {
-          float acc = 0;
-          for (int s = 0; s < n; ++s)
-            acc += scores[static_cast<size_t>(s)] * v[static_cast<size_t>(s) * h + hd * dh + i];
-          ctx[static_cast<size_t>(t) * h + hd * dh + i] = acc / sum;
-        }
-      }
-    }
+    attend(q, k, v, n, h, nh, /*window=*/0, ctx);
     std::vector<float> tmp = linear(l.attn_out, ctx, n);
     for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
     reference_layer_norm(x.data(), n, h, l.attn_ln, c.layer_norm_eps);
@@ -142,10 +213,13 @@ std::vector<float> reference_pooled(const ModelConfig& c, const EncoderWeights& 
 
 std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWeights& w,
                                            std::span<const int32_t> ids) {
-  const std::vector<float> x = reference_token_states(c, w, ids);
-  const std::vector<float> cls(x.begin(), x.begin() + c.hidden_size);
+  const std::vector<float> cls = c.head_mean_pooling ? reference_pooled(c, w, ids, Pooling::kMean) : [&] {
+    const std::vector<float> x = reference_token_states(c, w, ids);
+    return std::vector<float>(x.begin(), x.begin() + c.hidden_size);
+  }();
   std::vector<float> g = linear(w.head.pre, cls, 1);
   for (auto& f : g) f = reference_activation(c.head_activation(), f);
+  if (c.head_norm) reference_layer_norm(g.data(), 1, c.hidden_size, w.head.norm, c.layer_norm_eps);
   return g;
 }
 

@@ -34,7 +34,9 @@ float reference_gelu(float x);
 float reference_activation(Activation activation, float x);
 
 // The encoder's last hidden states of the sequence: [ids.size(),
-// hidden_size], row-major. Positions as config.position_scheme() numbers them.
+// hidden_size], row-major. Positions as config.position_scheme() numbers them
+// (a pre-norm encoder: rotary positions 0..n-1, each layer's window, the
+// final norm).
 std::vector<float> reference_token_states(const ModelConfig& config, const EncoderWeights& weights,
                                           std::span<const int32_t> ids);
 
@@ -45,7 +47,8 @@ std::vector<float> reference_pooled(const ModelConfig& config, const EncoderWeig
 
 // The classifier's input for the sequence: the head's activation of its first
 // layer on the first token (DistilBERT: relu(pre_classifier([CLS])); BERT:
-// tanh(pooler([CLS])); RoBERTa: tanh(classifier.dense(<s>))); hidden_size
+// tanh(pooler([CLS])); RoBERTa: tanh(classifier.dense(<s>)); ModernBERT:
+// head.norm(act(head.dense(the first token or the mean)))); hidden_size
 // values. Positions as config.position_scheme() numbers them.
 std::vector<float> reference_head_features(const ModelConfig& config, const EncoderWeights& weights,
                                            std::span<const int32_t> ids);

@@ -338,6 +338,70 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
   return w;
 }
 
+// ModernBERT's tensors under HF's names (checkpoint_names.h): no biases and
+// no norm biases (the preset has none; the weights read them as zeros), a
+// fused Wqkv split into q, k and v, a GLU's Wi of 2 f rows. `fused` keeps the
+// Wqkv tensors `names` points at.
+EncoderWeights make_modernbert_weights(const ModelConfig& c, uint64_t seed, std::vector<Named>& names,
+                                       std::vector<std::vector<float>>& fused) {
+  const CheckpointNames& n = checkpoint_names(c.architecture);
+  const ModernBertNames& x = kModernBertExtraNames;
+  const int h = c.hidden_size, f = c.intermediate_size;
+  const std::string emb = n.embeddings;
+  auto unbiased = [&](const std::string& name, int out, int in) {
+    Linear l = make_linear(seed, name, out, in);
+    names.push_back({name + ".weight", {out, in}, nullptr});
+    return l;
+  };
+  EncoderWeights w;
+  const std::string tok = emb + x.tok_embeddings + ".weight";
+  w.word_embeddings = normal_tensor(seed, tok, static_cast<size_t>(c.vocab_size) * h, kInitStd);
+  std::fill_n(w.word_embeddings.begin() + static_cast<ptrdiff_t>(c.pad_token_id) * h, h, 0.0f);
+  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
+  w.embeddings_ln = make_ln(h);
+  w.layers.resize(static_cast<size_t>(c.num_layers));
+  fused.resize(static_cast<size_t>(c.num_layers));
+  names.push_back({tok, {c.vocab_size, h}, &w.word_embeddings});
+  names.push_back({emb + x.embeddings_norm + ".weight", {h}, &w.embeddings_ln.gamma});
+  for (int i = 0; i < c.num_layers; ++i) {
+    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
+    const std::string p = n.layer + std::to_string(i) + ".";
+    if (i > 0) {
+      l.attn_ln = make_ln(h);
+      names.push_back({p + n.attn_ln + ".weight", {h}, &l.attn_ln.gamma});
+    }
+    const Linear qkv = make_linear(seed, p + n.q, 3 * h, h);
+    fused[static_cast<size_t>(i)] = qkv.weight;
+    names.push_back({p + n.q + ".weight", {3 * h, h}, &fused[static_cast<size_t>(i)]});
+    Linear* parts[] = {&l.q, &l.k, &l.v};
+    for (int part = 0; part < 3; ++part) {
+      Linear& out = *parts[part];
+      out.out = h;
+      out.in = h;
+      const auto row0 = static_cast<std::ptrdiff_t>(part) * h;
+      out.weight.assign(qkv.weight.begin() + row0 * h, qkv.weight.begin() + (row0 + h) * h);
+      out.bias.assign(static_cast<size_t>(h), 0.0f);
+    }
+    l.attn_out = unbiased(p + n.attn_out, h, h);
+    names.back().data = &l.attn_out.weight;
+    l.ffn_ln = make_ln(h);
+    names.push_back({p + n.ffn_ln + ".weight", {h}, &l.ffn_ln.gamma});
+    l.ffn_in = unbiased(p + n.ffn_in, 2 * f, h);
+    names.back().data = &l.ffn_in.weight;
+    l.ffn_out = unbiased(p + n.ffn_out, h, f);
+    names.back().data = &l.ffn_out.weight;
+  }
+  w.final_ln = make_ln(h);
+  names.push_back({std::string(x.final_norm) + ".weight", {h}, &w.final_ln.gamma});
+  w.head.pre = unbiased(n.head_pre, h, h);
+  names.back().data = &w.head.pre.weight;
+  w.head.norm = make_ln(h);
+  names.push_back({std::string(x.head_norm) + ".weight", {h}, &w.head.norm.gamma});
+  w.head.classifier = make_linear(seed, n.classifier, c.num_labels(), h);
+  add_linear(names, n.classifier, w.head.classifier);
+  return w;
+}
+
 Status write_text(const std::string& path, const std::string& text) {
   INFERCOST_ASSIGN_OR_RETURN(auto f, AtomicOutputFile::create(path));
   INFERCOST_RETURN_IF_ERROR(f.write(text));
@@ -347,7 +411,7 @@ Status write_text(const std::string& path, const std::string& text) {
 }  // namespace
 
 std::vector<std::string> synth_presets() {
-  return {"distilbert-base", "bert-base", "roberta-base", "xlm-roberta-base", "tiny"};
+  return {"distilbert-base", "bert-base", "roberta-base", "xlm-roberta-base", "modernbert-base", "tiny"};
 }
 
 Result<ModelConfig> synth_config(const std::string& preset) {
@@ -386,9 +450,32 @@ Result<ModelConfig> synth_config(const std::string& preset) {
     c.layer_norm_eps = 1e-5f;
     c.type_vocab_size = 1;
     c.labels = {"negative", "neutral", "positive"};
+  } else if (preset == "modernbert-base") {
+    // As answerdotai/ModernBERT-base's config.json says, with a 2-label mean-pooling head.
+    c.architecture = Architecture::kModernBert;
+    c.model_type = "modernbert";
+    c.vocab_size = 50368;
+    c.num_layers = 22;
+    c.intermediate_size = 1152;
+    c.max_position_embeddings = 8192;
+    c.pad_token_id = kModernBertPadId;
+    c.layer_norm_eps = 1e-5f;
+    c.type_vocab_size = 0;
+    c.norm_placement = NormPlacement::kPre;
+    c.position_table = false;
+    c.glu = true;
+    c.attention_bias = c.mlp_bias = c.norm_bias = c.head_bias = false;
+    c.head_mean_pooling = true;
+    c.head_norm = true;
+    c.classifier_activation = Activation::kGelu;
+    for (int i = 0; i < c.num_layers; ++i) {  // every third layer global, the others see 64 tokens each side
+      c.attention_window.push_back(i % 3 == 0 ? 0 : 64);
+      c.rope_theta.push_back(i % 3 == 0 ? 160000.0 : 10000.0);
+    }
   } else {
-    return invalid_argument("unknown synthetic preset '" + preset +
-                            "' (distilbert-base, bert-base, roberta-base, xlm-roberta-base or tiny)");
+    std::string presets;
+    for (const std::string& p : synth_presets()) presets += (presets.empty() ? "" : ", ") + p;
+    return invalid_argument("unknown synthetic preset '" + preset + "' (" + presets + ")");
   }
   c.name = "infercost-synthetic-" + preset;
   return c;
@@ -402,6 +489,30 @@ struct FamilyTokenizer {
   std::vector<std::pair<std::string, std::string>> files;  // name, contents
   SynthVocab calibration;
 };
+
+// ModernBERT's: a byte-level BPE in a tokenizer.json of ModernBERT's layout.
+Result<FamilyTokenizer> build_modernbert_tokenizer(const ModelConfig& c) {
+  FamilyTokenizer t;
+  t.calibration.bos = kModernBertClsId;
+  t.calibration.eos = kModernBertSepId;
+  INFERCOST_ASSIGN_OR_RETURN(
+      ByteLevelBpe bpe, learn_byte_level_bpe(bpe_training_words(corpus::tweet_lexicon()), kModernBertUnkId));
+  t.files.emplace_back("tokenizer.json", modernbert_tokenizer_json(bpe));
+  const nlohmann::ordered_json tc = {{"tokenizer_class", "PreTrainedTokenizerFast"},
+                                     {"model_max_length", c.max_positions()},
+                                     {"clean_up_tokenization_spaces", true},
+                                     {"cls_token", "[CLS]"},
+                                     {"sep_token", "[SEP]"},
+                                     {"pad_token", "[PAD]"},
+                                     {"unk_token", "[UNK]"},
+                                     {"mask_token", "[MASK]"},
+                                     {"model_input_names", {"input_ids", "attention_mask"}}};
+  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
+  t.calibration.first_word = bpe.first_merged;
+  t.calibration.end_word = bpe.end_merged;
+  t.calibration.word_ids = bpe.word_ids;
+  return t;
+}
 
 Result<FamilyTokenizer> build_roberta_tokenizer(const ModelConfig& c) {
   FamilyTokenizer t;
@@ -466,12 +577,12 @@ Result<std::vector<std::pair<std::string, std::string>>> given_tokenizer(const s
     return std::any_of(files.begin(), files.end(), [&](const auto& f) { return f.first == name; });
   };
   const bool bpe_files = c.model_type == "roberta" && has("vocab.json") && has("merges.txt");
-  if (!has("tokenizer.json") && !bpe_files &&
-      !(c.architecture != Architecture::kRoberta && has("vocab.txt"))) {
+  const bool wordpiece = c.architecture == Architecture::kBert || c.architecture == Architecture::kDistilBert;
+  if (!has("tokenizer.json") && !bpe_files && !(wordpiece && has("vocab.txt"))) {
     return not_found(path + ": no tokenizer here: expected tokenizer.json" +
-                     std::string(c.model_type == "roberta"                  ? " or vocab.json + merges.txt"
-                                 : c.architecture == Architecture::kRoberta ? ""
-                                                                            : " or vocab.txt"));
+                     std::string(c.model_type == "roberta" ? " or vocab.json + merges.txt"
+                                 : wordpiece               ? " or vocab.txt"
+                                                           : ""));
   }
   return files;
 }
@@ -498,8 +609,10 @@ Status synthesize_model(const SynthOptions& options) {
   // preset and seed only.
   SynthVocab vocab;
   std::vector<std::pair<std::string, std::string>> files;
-  if (c.architecture == Architecture::kRoberta) {
-    INFERCOST_ASSIGN_OR_RETURN(FamilyTokenizer t, build_roberta_tokenizer(c));
+  if (c.architecture == Architecture::kRoberta || c.architecture == Architecture::kModernBert) {
+    INFERCOST_ASSIGN_OR_RETURN(FamilyTokenizer t, c.architecture == Architecture::kRoberta
+                                                      ? build_roberta_tokenizer(c)
+                                                      : build_modernbert_tokenizer(c));
     vocab = std::move(t.calibration);
     files = std::move(t.files);
   } else {
@@ -533,7 +646,10 @@ Status synthesize_model(const SynthOptions& options) {
   }
 
   std::vector<Named> names;
-  EncoderWeights w = make_weights(c, options.seed, names);
+  std::vector<std::vector<float>> fused;
+  EncoderWeights w = c.architecture == Architecture::kModernBert
+                         ? make_modernbert_weights(c, options.seed, names, fused)
+                         : make_weights(c, options.seed, names);
   calibrate_head(c, vocab, options.seed, w);
 
   const std::string dir = options.out_dir;

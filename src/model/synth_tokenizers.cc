@@ -267,12 +267,64 @@ Result<UnigramVocab> build_unigram_vocab(const std::vector<std::string>& words, 
   return v;
 }
 
-std::string unigram_tokenizer_json(const UnigramVocab& v) {
-  auto added = [](int64_t id, const std::string& content) {
-    return nlohmann::ordered_json{{"id", id},        {"content", content}, {"single_word", false},
-                                  {"lstrip", false}, {"rstrip", false},    {"normalized", false},
-                                  {"special", true}};
+namespace {
+
+nlohmann::ordered_json added(int64_t id, const std::string& content, bool lstrip = false) {
+  return nlohmann::ordered_json{{"id", id},         {"content", content}, {"single_word", false},
+                                {"lstrip", lstrip}, {"rstrip", false},    {"normalized", false},
+                                {"special", true}};
+}
+
+nlohmann::ordered_json special(const char* id) {
+  return nlohmann::ordered_json{{"SpecialToken", {{"id", id}, {"type_id", 0}}}};
+}
+
+nlohmann::ordered_json sequence(const char* id) {
+  return nlohmann::ordered_json{{"Sequence", {{"id", id}, {"type_id", 0}}}};
+}
+
+}  // namespace
+
+std::string modernbert_tokenizer_json(const ByteLevelBpe& bpe) {
+  nlohmann::ordered_json j;
+  j["version"] = "1.0";
+  j["truncation"] = nullptr;
+  j["padding"] = nullptr;
+  j["added_tokens"] = {added(kModernBertUnkId, "[UNK]"), added(kModernBertClsId, "[CLS]"),
+                       added(kModernBertSepId, "[SEP]"), added(kModernBertPadId, "[PAD]"),
+                       added(kModernBertMaskId, "[MASK]", /*lstrip=*/true)};
+  j["normalizer"] = {{"type", "NFC"}};
+  const nlohmann::ordered_json byte_level = {
+      {"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
+  j["pre_tokenizer"] = byte_level;
+  nlohmann::ordered_json post;
+  post["type"] = "TemplateProcessing";
+  post["single"] = {special("[CLS]"), sequence("A"), special("[SEP]")};
+  post["pair"] = {special("[CLS]"), sequence("A"), special("[SEP]"), sequence("B"), special("[SEP]")};
+  post["special_tokens"] = {
+      {"[CLS]", {{"id", "[CLS]"}, {"ids", {kModernBertClsId}}, {"tokens", {"[CLS]"}}}},
+      {"[SEP]", {{"id", "[SEP]"}, {"ids", {kModernBertSepId}}, {"tokens", {"[SEP]"}}}},
   };
+  j["post_processor"] = post;
+  j["decoder"] = byte_level;
+  nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < bpe.vocab.size(); ++i) vocab[bpe.vocab[i]] = static_cast<int64_t>(i);
+  nlohmann::ordered_json merges = nlohmann::ordered_json::array();
+  for (const auto& [a, b] : bpe.merges) merges.push_back({a, b});
+  j["model"] = {{"type", "BPE"},
+                {"dropout", nullptr},
+                {"unk_token", nullptr},
+                {"continuing_subword_prefix", nullptr},
+                {"end_of_word_suffix", nullptr},
+                {"fuse_unk", false},
+                {"byte_fallback", false},
+                {"ignore_merges", false},
+                {"vocab", vocab},
+                {"merges", merges}};
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::strict) + "\n";
+}
+
+std::string unigram_tokenizer_json(const UnigramVocab& v) {
   nlohmann::ordered_json j;
   j["version"] = "1.0";
   j["truncation"] = nullptr;
@@ -286,12 +338,6 @@ std::string unigram_tokenizer_json(const UnigramVocab& v) {
   const nlohmann::ordered_json metaspace = {
       {"type", "Metaspace"}, {"replacement", kMetaspace}, {"prepend_scheme", "always"}, {"split", true}};
   j["pre_tokenizer"] = metaspace;
-  auto special = [](const char* id) {
-    return nlohmann::ordered_json{{"SpecialToken", {{"id", id}, {"type_id", 0}}}};
-  };
-  auto sequence = [](const char* id) {
-    return nlohmann::ordered_json{{"Sequence", {{"id", id}, {"type_id", 0}}}};
-  };
   nlohmann::ordered_json post;
   post["type"] = "TemplateProcessing";
   post["single"] = {special("<s>"), sequence("A"), special("</s>")};

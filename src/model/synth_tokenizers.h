@@ -1,8 +1,8 @@
 // The tokenizer files `infercost model synth` builds for the RoBERTa family
-// from the project's tweet word list: a byte-level BPE (vocab.json +
-// merges.txt, as RoBERTa's) and a SentencePiece-style Unigram (tokenizer.json,
-// as XLM-R's). Plausible tokens per tweet, not a real vocabulary. Private to
-// src/model (synth.cc).
+// and ModernBERT from the project's tweet word list: a byte-level BPE
+// (vocab.json + merges.txt, as RoBERTa's; a tokenizer.json as ModernBERT's)
+// and a SentencePiece-style Unigram (tokenizer.json, as XLM-R's). Plausible tokens per tweet, not a real
+// vocabulary. Private to src/model (synth.cc).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,9 @@ namespace infercost::model {
 
 // The special tokens both put first, at RoBERTa's and XLM-R's ids.
 inline constexpr int32_t kRobertaBosId = 0, kRobertaPadId = 1, kRobertaEosId = 2, kRobertaUnkId = 3;
+// ModernBERT's special tokens, after its BPE vocabulary, at ModernBERT-base's ids.
+inline constexpr int32_t kModernBertUnkId = 50280, kModernBertClsId = 50281, kModernBertSepId = 50282,
+                         kModernBertPadId = 50283, kModernBertMaskId = 50284;
 
 // GPT-2's byte-level alphabet: the UTF-8 symbol that stands for each byte
 // (printable Latin-1 bytes stand for themselves; the others map to U+0100
@@ -50,6 +53,12 @@ struct UnigramVocab {
 // scored by the log of their frequency as substrings of the word-start
 // forms; <mask> last. kInternal where that exceeds `max_vocab`.
 Result<UnigramVocab> build_unigram_vocab(const std::vector<std::string>& words, int max_vocab);
+// ModernBERT's tokenizer.json layout around `bpe` (whose vocabulary must end
+// before kModernBertUnkId): NFC, ByteLevel without a prefix space, the
+// special tokens at ModernBERT-base's ids ([MASK] lstrip), TemplateProcessing
+// "[CLS] $A [SEP]". `bpe`'s own <s> <pad> </s> <unk> <mask> stay plain
+// vocabulary entries.
+std::string modernbert_tokenizer_json(const ByteLevelBpe& bpe);
 // A tokenizer.json in HF tokenizers' format: Unigram model (unk_id 3),
 // Metaspace pre-tokenizer and decoder, TemplateProcessing "<s> $A </s>".
 std::string unigram_tokenizer_json(const UnigramVocab& vocab);

@@ -109,9 +109,11 @@ Result<EncoderWeights> read_modernbert_weights(TensorSource& src, const ModelCon
     return Status();
   };
   const std::string e = n.embeddings;
-  INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings, src.read(e + "tok_embeddings.weight", {c.vocab_size, h}));
+  const ModernBertNames& x = kModernBertExtraNames;
+  INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings,
+                             src.read(e + x.tok_embeddings + ".weight", {c.vocab_size, h}));
   w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
-  INFERCOST_RETURN_IF_ERROR(norm(e + "norm", w.embeddings_ln));
+  INFERCOST_RETURN_IF_ERROR(norm(e + x.embeddings_norm, w.embeddings_ln));
   w.layers.resize(static_cast<size_t>(c.num_layers));
   for (int i = 0; i < c.num_layers; ++i) {
     const std::string p = n.layer + std::to_string(i) + ".";
@@ -134,16 +136,16 @@ Result<EncoderWeights> read_modernbert_weights(TensorSource& src, const ModelCon
     INFERCOST_RETURN_IF_ERROR(linear(p + n.ffn_in, 2 * f, h, c.mlp_bias, l.ffn_in));
     INFERCOST_RETURN_IF_ERROR(linear(p + n.ffn_out, h, f, c.mlp_bias, l.ffn_out));
   }
-  INFERCOST_RETURN_IF_ERROR(norm("model.final_norm", w.final_ln));
+  INFERCOST_RETURN_IF_ERROR(norm(x.final_norm, w.final_ln));
   if (!classifier) {
     if (src.has(std::string(n.head_pre) + ".weight")) {
       INFERCOST_RETURN_IF_ERROR(linear(n.head_pre, h, h, c.head_bias, w.head.pre));
-      INFERCOST_RETURN_IF_ERROR(norm("head.norm", w.head.norm));
+      INFERCOST_RETURN_IF_ERROR(norm(x.head_norm, w.head.norm));
     }
     return w;
   }
   INFERCOST_RETURN_IF_ERROR(linear(n.head_pre, h, h, c.head_bias, w.head.pre));
-  INFERCOST_RETURN_IF_ERROR(norm("head.norm", w.head.norm));
+  INFERCOST_RETURN_IF_ERROR(norm(x.head_norm, w.head.norm));
   INFERCOST_RETURN_IF_ERROR(src.linear(n.classifier, c.num_labels(), h, w.head.classifier));
   return w;
 }

@@ -1,4 +1,5 @@
-// Full DistilBERT-base, BERT-base, RoBERTa-base and XLM-R-base shapes: the weights come from our
+// Full DistilBERT-base, BERT-base, RoBERTa-base, XLM-R-base and ModernBERT-base (rows past its
+// local windows, up to 2,100 tokens) shapes: the weights come from our
 // synthesizer (deterministic), regenerated here; the golden logits came from
 // HF transformers on the same directory. Each preset is synthesized once
 // (seconds of weights and a calibration pass) and also checked for what HF
@@ -34,7 +35,8 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
   const std::map<std::string, size_t> hf_parameters = {{"distilbert-base", 66955010u},
                                                        {"bert-base", 109483778u},
                                                        {"roberta-base", 124647939u},
-                                                       {"xlm-roberta-base", 278045955u}};
+                                                       {"xlm-roberta-base", 278045955u},
+                                                       {"modernbert-base", 149606402u}};
   {
     auto loaded = model::load_model_dir(dir, {});
     ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
@@ -77,7 +79,9 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
     add_ln(l.attn_ln);
     add_ln(l.ffn_ln);
   }
+  add_ln(weights.final_ln);
   add_linear(weights.head.pre);
+  add_ln(weights.head.norm);
   add_linear(weights.head.classifier);
   const double want = g.doc.at("weights_sum_of_squares").get<double>();
   ASSERT_NEAR(sum_sq, want, 1e-9 * want)
@@ -90,8 +94,8 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SynthGoldenTest,
-                         ::testing::Values("distilbert-base", "bert-base", "roberta-base",
-                                           "xlm-roberta-base"),
+                         ::testing::Values("distilbert-base", "bert-base", "roberta-base", "xlm-roberta-base",
+                                           "modernbert-base"),
                          ::infercost::testing::DashesToUnderscores());
 
 }  // namespace

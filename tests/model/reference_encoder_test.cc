@@ -91,7 +91,8 @@ TEST_P(ReferenceGoldenTest, MatchesTransformersLogits) {
 INSTANTIATE_TEST_SUITE_P(Models, ReferenceGoldenTest,
                          ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert",
                                            "tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta",
-                                           "tiny-camembert"),
+                                           "tiny-camembert", "tiny-modernbert", "tiny-modernbert-mean",
+                                           "tiny-modernbert-multilabel", "tiny-modernbert-long"),
                          ::infercost::testing::DashesToUnderscores());
 
 }  // namespace

@@ -33,7 +33,7 @@ size_t expected_parameters(const ModelConfig& c) {
 
 TEST(SynthConfig, Presets) {
   EXPECT_EQ(synth_presets(), (std::vector<std::string>{"distilbert-base", "bert-base", "roberta-base",
-                                                       "xlm-roberta-base", "tiny"}));
+                                                       "xlm-roberta-base", "modernbert-base", "tiny"}));
   auto d = synth_config("distilbert-base").value();
   EXPECT_EQ(d.architecture, Architecture::kDistilBert);
   EXPECT_EQ(d.hidden_size, 768);
@@ -70,6 +70,30 @@ TEST(SynthConfig, Presets) {
     // HF's RobertaForSequenceClassification / XLMRobertaForSequenceClassification, 3 labels.
     EXPECT_EQ(expected_parameters(r), params) << preset;
   }
+  // As answerdotai/ModernBERT-base's config.json says (tests/backend/golden_synth_test.cc checks
+  // the whole directory against HF, 149,606,402 parameters).
+  auto m = synth_config("modernbert-base").value();
+  EXPECT_EQ(m.architecture, Architecture::kModernBert);
+  EXPECT_EQ(m.model_type, "modernbert");
+  EXPECT_EQ(m.vocab_size, 50368);
+  EXPECT_EQ(m.num_layers, 22);
+  EXPECT_EQ(m.intermediate_size, 1152);
+  EXPECT_EQ(m.max_positions(), 8192);
+  EXPECT_EQ(m.pad_token_id, 50283);
+  EXPECT_TRUE(m.glu && m.head_mean_pooling && m.head_norm && !m.position_table);
+  EXPECT_FALSE(m.attention_bias || m.mlp_bias || m.norm_bias || m.head_bias);
+  ASSERT_EQ(m.attention_window.size(), 22u);
+  for (int i = 0; i < 22; ++i) {
+    EXPECT_EQ(m.attention_window[size_t(i)], i % 3 == 0 ? 0 : 64) << i;
+    EXPECT_EQ(m.rope_theta[size_t(i)], i % 3 == 0 ? 160000.0 : 10000.0) << i;
+  }
+  // Its config.json reads back as the same model.
+  auto again = parse_config(config_to_json(m), "config.json");
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  EXPECT_EQ(again->attention_window, m.attention_window);
+  EXPECT_EQ(again->rope_theta, m.rope_theta);
+  EXPECT_EQ(again->pad_token_id, m.pad_token_id);
+  EXPECT_TRUE(again->head_mean_pooling);
   auto t = synth_config("tiny").value();
   EXPECT_EQ(t.vocab_size, 30522);
   EXPECT_LE(t.hidden_size, 64);
