@@ -393,6 +393,22 @@ TEST(ActivationLayout, BuffersAreAlignedDisjointAndSizedFromTheShapes) {
   EXPECT_NEAR(double(per_token) / (1 << 20), 13832.0, 0.01);
 }
 
+// A GLU MLP (ModernBERT-base: hidden 768, intermediate 1,152): the first
+// GEMM's [input | gate] takes twice the intermediate width, and its product
+// one more, right after it; nothing else changes.
+TEST(ActivationLayout, AGluKeepsTheGemmsInputAndGateAndTheirProduct) {
+  const ModelDims plain{768, 1152, 2}, glu{768, 1152, 2, true};
+  const int64_t t = 1001, s = 37, es = 2;
+  const ActivationLayout a = activation_layout(plain, Precision::kBf16, t, s);
+  const ActivationLayout b = activation_layout(glu, Precision::kBf16, t, s);
+  EXPECT_EQ(a.glu - a.ffn, align256(t * 1152 * es));
+  EXPECT_EQ(a.ints, a.glu) << "no GLU: the glu buffer is empty";
+  EXPECT_EQ(b.glu - b.ffn, align256(t * 2 * 1152 * es));
+  EXPECT_EQ(b.ints - b.glu, align256(t * 1152 * es));
+  EXPECT_EQ(b.bytes - a.bytes,
+            align256(t * 2 * 1152 * es) + align256(t * 1152 * es) - align256(t * 1152 * es));
+}
+
 TEST(BatchCapacity, LargestBatchesThatFitTheMemoryLessTheReserve) {
   const int64_t gib = int64_t(1) << 30;
   const int64_t total = 16 * gib, free = 2 * gib, held = gib / 2;

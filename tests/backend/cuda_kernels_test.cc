@@ -33,6 +33,7 @@
 
 #include "backend/cpu/kernels.h"
 #include "backend/cuda/kernels.h"
+#include "backend/rotary.h"
 
 namespace infercost::backend::cuda {
 namespace {
@@ -374,10 +375,12 @@ TEST_P(CudaKernelTest, EmbedLayerNormMatchesReference) {
   for (auto& p : positions) p = int32_t(rng() % max_pos);
   const DeviceInts d_ids(ids), d_positions(positions);
   for (int hidden : {1, 8, 33, 64, 768, 1024}) {
-    for (bool with_type : {false, true}) {
+    for (int variant : {0, 1, 2}) {  // 0: word + position, 1: + token type, 2: word only (ModernBERT)
+      const bool with_type = variant == 1, with_position = variant != 2;
       for (size_t offset : {0, 1}) {  // 1: unaligned rows take the scalar path
         SCOPED_TRACE("hidden " + std::to_string(hidden) + (with_type ? ", with" : ", without") +
-                     " token type, element offset " + std::to_string(offset));
+                     " token type" + (with_position ? "" : ", no position table") + ", element offset " +
+                     std::to_string(offset));
         const std::vector<float> word = round_to(t, randn(size_t(vocab) * hidden, 11 + hidden));
         const std::vector<float> pos = round_to(t, randn(size_t(max_pos) * hidden, 12 + hidden, 0.5f));
         const std::vector<float> type0 = round_to(t, randn(size_t(hidden), 13 + hidden, 0.3f));
@@ -388,8 +391,9 @@ TEST_P(CudaKernelTest, EmbedLayerNormMatchesReference) {
         const DeviceArray d_gamma(DType::kF32, gamma, offset), d_beta(DType::kF32, beta, offset);
         DeviceArray d_out(t, size_t(tokens) * hidden, offset);
         INFERCOST_ASSERT_CUDA(
-            embed_layer_norm(t, d_ids.data(), d_positions.data(), tokens, hidden, d_word.data(), d_pos.data(),
-                             with_type ? d_type.data() : nullptr, static_cast<const float*>(d_gamma.data()),
+            embed_layer_norm(t, d_ids.data(), d_positions.data(), tokens, hidden, d_word.data(),
+                             with_position ? d_pos.data() : nullptr, with_type ? d_type.data() : nullptr,
+                             static_cast<const float*>(d_gamma.data()),
                              static_cast<const float*>(d_beta.data()), eps, d_out.data(), stream_));
         ASSERT_TRUE(sync());
 
@@ -398,7 +402,8 @@ TEST_P(CudaKernelTest, EmbedLayerNormMatchesReference) {
         for (int64_t r = 0; r < tokens; ++r) {
           for (int c = 0; c < hidden; ++c) {
             // The kernel forms (word + position) + type0 in fp32.
-            float v = word[size_t(ids[r]) * hidden + c] + pos[size_t(positions[r]) * hidden + c];
+            float v = word[size_t(ids[r]) * hidden + c] +
+                      (with_position ? pos[size_t(positions[r]) * hidden + c] : 0.0f);
             if (with_type) v += type0[size_t(c)];
             row[size_t(c)] = v;
           }
@@ -454,6 +459,54 @@ TEST_P(CudaKernelTest, AddLayerNormMatchesReferenceInPlace) {
   }
 }
 
+// The pre-norm step: x keeps x + residual (rounded once), y gets its norm;
+// y may be x (only the norm kept) or the residual, and the residual may be
+// absent (a plain norm, the head's in fp32).
+TEST_P(CudaKernelTest, ResidualLayerNormKeepsTheSumAndWritesItsNorm) {
+  const DType t = dtype();
+  enum Out { kSeparate, kIntoX, kIntoResidual, kNoResidual };
+  for (int hidden : {1, 33, 768, 1024}) {
+    for (Out out : {kSeparate, kIntoX, kIntoResidual, kNoResidual}) {
+      for (size_t offset : {0, 1}) {
+        SCOPED_TRACE("hidden " + std::to_string(hidden) + ", output " + std::to_string(int(out)) +
+                     ", element offset " + std::to_string(offset));
+        const int64_t rows = 37;
+        const std::vector<float> x = round_to(t, randn(size_t(rows) * hidden, 31 + hidden, 2.0f));
+        const std::vector<float> res = round_to(t, randn(size_t(rows) * hidden, 32 + hidden));
+        const std::vector<float> gamma = randn(size_t(hidden), 33 + hidden, 0.5f, 1.0f);
+        const std::vector<float> beta = randn(size_t(hidden), 34 + hidden, 0.5f);
+        const float eps = 1e-5f;
+        DeviceArray d_x(t, x, offset), d_res(t, res, offset), d_y(t, x.size(), offset);
+        const DeviceArray d_gamma(DType::kF32, gamma, offset), d_beta(DType::kF32, beta, offset);
+        void* y = out == kIntoX ? d_x.data() : out == kIntoResidual ? d_res.data() : d_y.data();
+        INFERCOST_ASSERT_CUDA(residual_layer_norm(t, d_x.data(), out == kNoResidual ? nullptr : d_res.data(),
+                                                  y, rows, hidden, static_cast<const float*>(d_gamma.data()),
+                                                  static_cast<const float*>(d_beta.data()), eps, stream_));
+        ASSERT_TRUE(sync());
+        std::vector<float> sum(x.size());
+        for (size_t i = 0; i < x.size(); ++i) sum[i] = out == kNoResidual ? x[i] : x[i] + res[i];
+        sum = round_to(t, sum);  // the stream is stored in t and normalized as stored
+        std::vector<double> ref(x.size());
+        for (int64_t r = 0; r < rows; ++r) {
+          const std::vector<float> row(sum.begin() + r * hidden, sum.begin() + (r + 1) * hidden);
+          layer_norm_ref(row, gamma, beta, eps, ref.data() + r * hidden);
+        }
+        const DeviceArray& got_y = out == kIntoX ? d_x : out == kIntoResidual ? d_res : d_y;
+        EXPECT_TRUE(all_close(got_y.download(), ref, tol(), row_col(hidden)));
+        if (out == kSeparate || out == kIntoResidual) {
+          EXPECT_TRUE(d_x.download_raw() == encode(t, sum)) << "x does not hold x + residual";
+        }
+        if (out == kSeparate) {
+          EXPECT_TRUE(d_res.download_raw() == encode(t, res)) << "the residual was modified";
+        }
+        if (out == kNoResidual) {
+          EXPECT_TRUE(d_x.download_raw() == encode(t, x)) << "x was modified";
+        }
+      }
+    }
+  }
+}
+
 TEST_P(CudaKernelTest, LayerNormsRejectBadShapes) {
   const DType t = dtype();
   DeviceArray buf(t, 2048);
@@ -466,6 +519,11 @@ TEST_P(CudaKernelTest, LayerNormsRejectBadShapes) {
         << "hidden " << hidden;
     EXPECT_EQ(embed_layer_norm(t, ids.data(), ids.data(), 1, hidden, buf.data(), buf.data(), nullptr, p, p,
                                1e-5f, buf.data(), stream_),
+              cudaErrorInvalidValue)
+        << "hidden " << hidden;
+  }
+  for (int hidden : {0, -1, 1025}) {
+    EXPECT_EQ(residual_layer_norm(t, buf.data(), nullptr, buf.data(), 1, hidden, p, p, 1e-5f, stream_),
               cudaErrorInvalidValue)
         << "hidden " << hidden;
   }
@@ -510,6 +568,55 @@ TEST_P(CudaKernelTest, ActivationInPlaceMatchesReferenceAndStaysInBounds) {
       }
     }
   }
+}
+
+// Rotary embeddings against the CPU backend's apply_rotary on the same
+// rounded values and the same table; V is untouched.
+TEST_P(CudaKernelTest, RotaryTurnsQueriesAndKeysAsTheCpuDoes) {
+  const DType t = dtype();
+  for (int head_dim : {2, 32, 64, 128}) {
+    SCOPED_TRACE("head_dim " + std::to_string(head_dim));
+    const int heads = 3, hidden = heads * head_dim, max_pos = 300;
+    std::vector<float> table;
+    rotary_table(160000.0, head_dim, max_pos, table);
+    const std::vector<int32_t> positions = {0, 1, 2, 299, 128, 7, 0, 64, 255};
+    const int64_t tokens = int64_t(positions.size());
+    const std::vector<float> qkv = round_to(t, randn(size_t(tokens) * 3 * hidden, 41 + head_dim, 1.5f));
+    DeviceArray d_qkv(t, qkv);
+    const DeviceArray d_table(DType::kF32, table);
+    const DeviceInts d_positions(positions);
+    INFERCOST_ASSERT_CUDA(rotary(t, d_qkv.data(), d_positions.data(), tokens, heads, head_dim,
+                                 static_cast<const float*>(d_table.data()), stream_));
+    ASSERT_TRUE(sync());
+    std::vector<float> want = qkv;
+    cpu::apply_rotary(want.data(), tokens, positions.data(), heads, head_dim, table.data());
+    const std::vector<double> ref(want.begin(), want.end());
+    EXPECT_TRUE(all_close(d_qkv.download(), ref, tol(), row_col(3 * hidden)));
+  }
+  EXPECT_EQ(rotary(t, nullptr, nullptr, 1, 1, 3, nullptr, stream_), cudaErrorInvalidValue) << "odd head_dim";
+  EXPECT_EQ(rotary(t, nullptr, nullptr, 0, 1, 64, nullptr, stream_), cudaSuccess) << "no tokens";
+}
+
+TEST_P(CudaKernelTest, GeluGluMultipliesTheInputsGeluByTheGate) {
+  const DType t = dtype();
+  for (int cols : {1, 7, 1152}) {
+    SCOPED_TRACE("cols " + std::to_string(cols));
+    const int64_t rows = 13;
+    const std::vector<float> x = round_to(t, randn(size_t(rows) * 2 * cols, 51 + cols, 2.0f));
+    const DeviceArray d_x(t, x);
+    DeviceArray d_y(t, size_t(rows) * cols);
+    INFERCOST_ASSERT_CUDA(gelu_glu(t, d_x.data(), d_y.data(), rows, cols, stream_));
+    ASSERT_TRUE(sync());
+    std::vector<double> ref(size_t(rows) * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int c = 0; c < cols; ++c) {
+        const float* xr = &x[size_t(r) * 2 * cols];
+        ref[size_t(r) * cols + c] = act_ref(Act::kGelu, xr[c]) * xr[cols + c];
+      }
+    }
+    EXPECT_TRUE(all_close(d_y.download(), ref, tol(), row_col(cols)));
+  }
+  EXPECT_EQ(gelu_glu(t, nullptr, nullptr, -1, 4, stream_), cudaErrorInvalidValue);
 }
 
 TEST_P(CudaKernelTest, GatherRowsWidensToFp32) {
@@ -585,6 +692,7 @@ struct AttentionCase {
   float scale = 0.125f;
   float stddev = 1.5f;  // of the random Q, K and V
   int extra_max_rows = 0;
+  int window = 0;  // local attention: keys within this many positions of the query; 0: all
 };
 
 // Runs one case and compares every output value (and the guard rows around
@@ -608,7 +716,7 @@ void check_attention(DType t, const AttentionCase& c, Tolerance tol, cudaStream_
   void* ctx = static_cast<uint8_t*>(d_ctx.data()) + size_t(hidden) * size_t(dtype_size(t));
   const DeviceInts d_start(seq_start), d_keys(key_len);
   INFERCOST_ASSERT_CUDA(attention(t, d_qkv.data(), ctx, d_start.data(), d_keys.data(), sequences, max_rows,
-                                  c.heads, D, c.scale, stream));
+                                  c.heads, D, c.scale, stream, c.window));
   INFERCOST_ASSERT_CUDA(cudaStreamSynchronize(stream));
 
   const std::vector<uint8_t> raw = d_ctx.download_all_raw();
@@ -628,17 +736,19 @@ void check_attention(DType t, const AttentionCase& c, Tolerance tol, cudaStream_
       for (int i = 0; i < c.rows[size_t(s)]; ++i) {
         const float* q = &qkv[size_t(start + i) * ld + size_t(h) * D];
         double mx = -std::numeric_limits<double>::infinity();
+        const auto seen = [&](int j) { return c.window == 0 || std::abs(i - j) <= c.window; };
         for (int j = 0; j < kl; ++j) {
           const float* k = &qkv[size_t(start + j) * ld + size_t(hidden) + size_t(h) * D];
           double dot = 0.0;
           for (int d = 0; d < D; ++d) dot += double(q[d]) * k[d];
-          p[size_t(j)] = dot * c.scale;
+          p[size_t(j)] = seen(j) ? dot * c.scale : -std::numeric_limits<double>::infinity();
           mx = std::max(mx, p[size_t(j)]);
         }
-        double sum = 0.0;
-        for (double& v : p) sum += (v = std::exp(v - mx));
         double* out = &ref[size_t(start + i) * hidden + size_t(h) * D];
         for (int d = 0; d < D; ++d) out[d] = 0.0;
+        if (mx == -std::numeric_limits<double>::infinity()) continue;  // no key seen: zeros
+        double sum = 0.0;
+        for (double& v : p) sum += (v = std::exp(v - mx));
         for (int j = 0; j < kl; ++j) {
           const float* v = &qkv[size_t(start + j) * ld + 2 * size_t(hidden) + size_t(h) * D];
           for (int d = 0; d < D; ++d) out[d] += p[size_t(j)] / sum * v[d];
@@ -702,6 +812,21 @@ TEST_P(CudaKernelTest, AttentionLargeScoresUseTheRunningMaximum) {
   check_attention(dtype(), c, t, stream_);
 }
 
+// Local attention (ModernBERT: a window of 64 on each side): rows shorter
+// and longer than the window, windows that start and end inside a key tile,
+// and padded queries (keys 5 of 200) too far from every real key: zeros.
+TEST_P(CudaKernelTest, AttentionLocalWindowSeesOnlyNearbyKeys) {
+  for (int window : {1, 5, 64}) {
+    SCOPED_TRACE("window " + std::to_string(window));
+    AttentionCase c;
+    c.rows = {1, 3, 40, 129, 300, 200};
+    c.keys = {1, 3, 40, 129, 300, 5};
+    c.heads = 2;
+    c.window = window;
+    check_attention(dtype(), c, tol(), stream_);
+  }
+}
+
 TEST_P(CudaKernelTest, AttentionManySequencesBertShape) {
   std::mt19937 rng(99);
   AttentionCase c;
@@ -739,6 +864,9 @@ TEST_P(CudaKernelTest, AttentionRejectsBadArguments) {
       << "misaligned qkv";
   EXPECT_EQ(attention(t, nullptr, nullptr, nullptr, nullptr, 0, 0, 1, 64, 1.0f, stream_), cudaSuccess)
       << "an empty batch";
+  EXPECT_EQ(attention(t, qkv.data(), ctx.data(), start.data(), keys.data(), 1, 1, 1, 64, 1.0f, stream_, -1),
+            cudaErrorInvalidValue)
+      << "a negative window";
   EXPECT_TRUE(sync());
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/cpu/gemm_onednn.h"
+#include "backend/rotary.h"
 #include "model/reference_encoder.h"
 #include "random_weights.h"
 

@@ -106,8 +106,8 @@ inline std::string parity_test_name(
 // The same on the tiny ModernBERT classifiers (cls and mean pooling,
 // multi-label, rows of up to 300 tokens past their local windows, and one
 // with a transformers 4 config.json and rows of up to 2,100 tokens;
-// tools/gen_modernbert_models.py wrote them), for a backend that runs
-// ModernBERT (the CPU; the CUDA backend refuses it so far).
+// tools/gen_modernbert_models.py wrote them): the CPU, the emulated CUDA
+// backend and the CUDA backend on a GPU run it.
 #define INFERCOST_BACKEND_PARITY_MODERNBERT(prefix, target)                                        \
   using ::infercost::backend::testing::BackendParity;                                              \
   INSTANTIATE_TEST_SUITE_P(                                                                        \

@@ -89,8 +89,7 @@ def test_model_embed_matches_sentence_transformers(name, pooling):
     assert_close(result.vectors, want, f"{name} {pooling} Model.embed")
 
 
-# ModernBERT runs on the CPU backend only so far (the GPU refuses it: tests/cli/cuda_emu_cli_test.cc).
-@pytest.mark.parametrize("name,pooling", [c for c in CASES if c[1] != "max" and "modernbert" not in c[0]])
+@pytest.mark.parametrize("name,pooling", [c for c in CASES if c[1] != "max"])
 def test_emulated_cuda_matches_sentence_transformers(name, pooling, texts_file, tmp_path):
     if not EMULATED_CUDA_MODULE.exists():
         pytest.skip(f"this build has no CUDA module: no emulated GPU at {EMULATED_CUDA_MODULE}")

@@ -16,6 +16,7 @@
 #include "backend/cpu/gemm_onednn.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu_info.h"
+#include "backend/rotary.h"
 #include "backend/validate.h"
 #include "core/threads.h"
 

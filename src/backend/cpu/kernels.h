@@ -62,13 +62,9 @@ void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const i
                int64_t scratch_floats_per_thread, int window = 0);
 int64_t attention_scratch_floats(int max_length, int window);
 
-// Rotary position embeddings (RoPE, the rotate-half form HF's ModernBERT
-// uses): `table` gets, per position p < `positions`, head_dim floats: the
-// cosines of p * theta^(-2i/d) for i < d/2, then their sines, computed as HF
-// does in fp32.
-void rotary_table(double theta, int head_dim, int positions, std::vector<float>& table);
 // Rotates every head's query and key of each token of `qkv` ([tokens,
-// 3*hidden], as attention() reads it) by its position's row of `table`.
+// 3*hidden], as attention() reads it) by its position's row of `table`
+// (backend/rotary.h's rotary_table()).
 void apply_rotary(float* qkv, int64_t tokens, const int32_t* positions, int heads, int head_dim,
                   const float* table);
 

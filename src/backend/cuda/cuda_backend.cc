@@ -24,6 +24,7 @@
 #include "backend/cuda/host.h"
 #include "backend/cuda/kernels.h"
 #include "backend/cuda_module_api.h"
+#include "backend/rotary.h"
 #include "backend/validate.h"
 #include "infercost/core/version.h"
 
@@ -190,22 +191,28 @@ struct DeviceLinear {
 
 struct DeviceLayer {
   DeviceLinear qkv, attn_out, ffn_in, ffn_out;
+  // attn_gamma null: no norm before attention (a pre-norm encoder's first layer).
   const float *attn_gamma = nullptr, *attn_beta = nullptr, *ffn_gamma = nullptr, *ffn_beta = nullptr;
+  const float* rotary =
+      nullptr;     // rotary_table() of the layer's theta, [max_positions, head_dim]; null: none
+  int window = 0;  // keys seen on each side (local attention); 0: all
 };
 
 // The prepared model on one GPU, in one allocation, shared by a backend and
 // its forks. Embeddings and encoder linears in the precision's dtype (q, k
-// and v fused into one [3h, h] weight and bias); LayerNorm parameters and
-// the classifier head in fp32.
+// and v fused into one [3h, h] weight and bias); LayerNorm parameters,
+// rotary tables and the classifier head in fp32.
 struct DeviceWeights {
   int device = 0;
   DType type = DType::kF32;
   void* base = nullptr;
   int64_t bytes = 0;
-  const void *word = nullptr, *position = nullptr, *embedding_bias = nullptr;
+  const void *word = nullptr, *position = nullptr, *embedding_bias = nullptr;  // position null: none
   const float *emb_gamma = nullptr, *emb_beta = nullptr;
   std::vector<DeviceLayer> layers;
+  const float *final_gamma = nullptr, *final_beta = nullptr;  // pre-norm encoders' norm after the layers
   DeviceLinear pre, classifier;
+  const float *head_gamma = nullptr, *head_beta = nullptr;  // the head's norm (ModernBERT); null: none
 
   DeviceWeights() = default;
   DeviceWeights(const DeviceWeights&) = delete;
@@ -292,8 +299,8 @@ Status check_fp16_range(const model::EncoderWeights& w) {
 
 // Converts and uploads the model (validated by validate_gpu_model). Blocks until
 // the copy is done.
-std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const model::EncoderWeights& w,
-                                              cudaStream_t stream) {
+std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const model::ModelConfig& config,
+                                              const model::EncoderWeights& w, cudaStream_t stream) {
   WeightImage image(type);
   struct LinearAt {
     int64_t weight, bias;
@@ -315,10 +322,19 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
     return at;
   };
   const int64_t word = image.put(w.word_embeddings);
+  const bool has_position = !w.position_embeddings.empty();
   const int64_t position = image.put(w.position_embeddings);
   const int64_t embedding_bias_at = image.put(w.embedding_bias);
   const int64_t emb_gamma = image.put(w.embeddings_ln.gamma, DType::kF32);
   const int64_t emb_beta = image.put(w.embeddings_ln.beta, DType::kF32);
+  // One rotary table per distinct theta, shared by the layers that use it.
+  std::map<double, int64_t> rotary;
+  for (double theta : config.rope_theta) {
+    if (rotary.count(theta)) continue;
+    std::vector<float> table;
+    rotary_table(theta, config.head_dim(), config.max_positions(), table);
+    rotary[theta] = image.put(table, DType::kF32);
+  }
   struct LayerAt {
     LinearAt qkv, attn_out, ffn_in, ffn_out;
     int64_t attn_gamma, attn_beta, ffn_gamma, ffn_beta;
@@ -340,6 +356,11 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
   const bool head = !w.head.classifier.weight.empty();
   const LinearAt pre = head ? put_linear({&w.head.pre}, DType::kF32) : LinearAt{};
   const LinearAt classifier = head ? put_linear({&w.head.classifier}, DType::kF32) : LinearAt{};
+  const int64_t final_gamma = image.put(w.final_ln.gamma, DType::kF32);
+  const int64_t final_beta = image.put(w.final_ln.beta, DType::kF32);
+  const bool head_norm = head && config.head_norm;
+  const int64_t head_gamma = image.put(w.head.norm.gamma, DType::kF32);
+  const int64_t head_beta = image.put(w.head.norm.beta, DType::kF32);
 
   auto out = std::make_shared<DeviceWeights>();
   out->device = device;
@@ -363,24 +384,37 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
     return l;
   };
   out->word = base + word;
-  out->position = base + position;
+  out->position = has_position ? base + position : nullptr;
   out->embedding_bias = base + embedding_bias_at;
   out->emb_gamma = f32(emb_gamma);
   out->emb_beta = f32(emb_beta);
-  for (const LayerAt& at : layers) {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const LayerAt& at = layers[i];
     DeviceLayer l;
     l.qkv = linear(at.qkv);
     l.attn_out = linear(at.attn_out);
     l.ffn_in = linear(at.ffn_in);
     l.ffn_out = linear(at.ffn_out);
-    l.attn_gamma = f32(at.attn_gamma);
-    l.attn_beta = f32(at.attn_beta);
+    if (!w.layers[i].attn_ln.gamma.empty()) {
+      l.attn_gamma = f32(at.attn_gamma);
+      l.attn_beta = f32(at.attn_beta);
+    }
     l.ffn_gamma = f32(at.ffn_gamma);
     l.ffn_beta = f32(at.ffn_beta);
+    if (!config.rope_theta.empty()) l.rotary = f32(rotary.at(config.rope_theta[i]));
+    if (!config.attention_window.empty()) l.window = config.attention_window[i];
     out->layers.push_back(l);
+  }
+  if (!w.final_ln.gamma.empty()) {
+    out->final_gamma = f32(final_gamma);
+    out->final_beta = f32(final_beta);
   }
   out->pre = linear(pre);
   out->classifier = linear(classifier);
+  if (head_norm) {
+    out->head_gamma = f32(head_gamma);
+    out->head_beta = f32(head_beta);
+  }
   return out;
 }
 
@@ -725,7 +759,7 @@ class CudaBackend final : public Backend {
       activations_.reset();
       ops_.clear();
       weights_.reset();
-      auto uploaded = upload_weights(facts_.index, type_, weights, stream_);
+      auto uploaded = upload_weights(facts_.index, type_, config, weights, stream_);
       adopt(config, std::move(uploaded));
       prepared_ = true;
       return Status();
@@ -857,8 +891,9 @@ class CudaBackend final : public Backend {
     config_ = config;
     weights_ = std::move(weights);
     labels_ = pooling_ ? config.hidden_size : weights_->classifier.out;
-    dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_};
-    const Act ffn_act = activation_as<Act>(config.ffn_activation);
+    dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_, config.glu};
+    // The GLU's activation is applied by gelu_glu() after the GEMM.
+    const Act ffn_act = config.glu ? Act::kNone : activation_as<Act>(config.ffn_activation);
     ops_.clear();
     layer_ops_.clear();
     for (size_t i = 0; i < weights_->layers.size(); ++i) {
@@ -922,7 +957,7 @@ class CudaBackend final : public Backend {
   }
 
   struct Pointers {
-    void *h, *qkv, *ctx, *ffn;
+    void *h, *qkv, *ctx, *ffn, *glu;
     int32_t* ints;
     const int32_t *ids, *positions, *seq_start, *key_len, *cls_rows;
     float *cls, *pooled, *logits;
@@ -935,6 +970,7 @@ class CudaBackend final : public Backend {
     p.qkv = base + layout_.qkv;
     p.ctx = base + layout_.ctx;
     p.ffn = base + layout_.ffn;
+    p.glu = base + layout_.glu;
     p.ints = reinterpret_cast<int32_t*>(base + layout_.ints);
     const PackedOffsets o = packed_offsets(total, sequences);
     p.ids = p.ints + o.ids;
@@ -1001,29 +1037,79 @@ class CudaBackend final : public Backend {
     const int64_t t = k.total;
     INFERCOST_CUDA_CHECK(embed_layer_norm(type_, p.ids, p.positions, t, hidden, w.word, w.position,
                                           w.embedding_bias, w.emb_gamma, w.emb_beta, eps, p.h, stream_));
-    for (size_t i = 0; i < w.layers.size(); ++i) {
-      const DeviceLayer& l = w.layers[i];
-      const LayerOps& ops = layer_ops_[i];
-      gemm_->run(*ops.qkv, p.h, t, p.qkv, stream_);
+    const auto attend = [&](const DeviceLayer& l, const LayerOps& ops, const void* x) {
+      gemm_->run(*ops.qkv, x, t, p.qkv, stream_);
+      if (l.rotary != nullptr) {
+        INFERCOST_CUDA_CHECK(rotary(type_, p.qkv, p.positions, t, heads, head_dim, l.rotary, stream_));
+      }
       INFERCOST_CUDA_CHECK(attention(type_, p.qkv, p.ctx, p.seq_start, p.key_len, k.sequences, k.max_rows,
-                                     heads, head_dim, scale, stream_));
+                                     heads, head_dim, scale, stream_, l.window));
       gemm_->run(*ops.attn_out, p.ctx, t, p.qkv, stream_);  // Q|K|V are spent: reuse as [t, hidden]
-      INFERCOST_CUDA_CHECK(
-          add_layer_norm(type_, p.h, p.qkv, t, hidden, l.attn_gamma, l.attn_beta, eps, stream_));
-      gemm_->run(*ops.ffn_in, p.h, t, p.ffn, stream_);
-      gemm_->run(*ops.ffn_out, p.ffn, t, p.ctx, stream_);  // ctx is spent too
-      INFERCOST_CUDA_CHECK(
-          add_layer_norm(type_, p.h, p.ctx, t, hidden, l.ffn_gamma, l.ffn_beta, eps, stream_));
+    };
+    if (config_.norm_placement == model::NormPlacement::kPre) {
+      // h += attention(norm(h)); h += mlp(norm(h)); after the layers h = norm(h).
+      // Each residual add is fused with the norm that follows it; the norm
+      // goes to ctx, free until attention writes it (after the QKV GEMM has
+      // read the norm) and again after the attention output GEMM.
+      const void* x = p.h;  // the first layer attends to h itself where it has no norm
+      if (!w.layers.empty() && w.layers.front().attn_gamma != nullptr) {
+        const DeviceLayer& l = w.layers.front();
+        INFERCOST_CUDA_CHECK(residual_layer_norm(type_, p.h, nullptr, p.ctx, t, hidden, l.attn_gamma,
+                                                 l.attn_beta, eps, stream_));
+        x = p.ctx;
+      }
+      for (size_t i = 0; i < w.layers.size(); ++i) {
+        const DeviceLayer& l = w.layers[i];
+        const LayerOps& ops = layer_ops_[i];
+        attend(l, ops, x);
+        INFERCOST_CUDA_CHECK(
+            residual_layer_norm(type_, p.h, p.qkv, p.ctx, t, hidden, l.ffn_gamma, l.ffn_beta, eps, stream_));
+        gemm_->run(*ops.ffn_in, p.ctx, t, p.ffn, stream_);
+        const void* mlp = p.ffn;
+        if (config_.glu) {
+          INFERCOST_CUDA_CHECK(gelu_glu(type_, p.ffn, p.glu, t, config_.intermediate_size, stream_));
+          mlp = p.glu;
+        }
+        gemm_->run(*ops.ffn_out, mlp, t, p.ctx, stream_);
+        // h += the MLP's output, then the next layer's attention norm, or the final norm in place.
+        const bool last = i + 1 == w.layers.size();
+        const float* gamma = last ? w.final_gamma : w.layers[i + 1].attn_gamma;
+        const float* beta = last ? w.final_beta : w.layers[i + 1].attn_beta;
+        INFERCOST_CUDA_CHECK(
+            residual_layer_norm(type_, p.h, p.ctx, last ? p.h : p.ctx, t, hidden, gamma, beta, eps, stream_));
+        x = p.ctx;
+      }
+    } else {
+      for (size_t i = 0; i < w.layers.size(); ++i) {
+        const DeviceLayer& l = w.layers[i];
+        const LayerOps& ops = layer_ops_[i];
+        attend(l, ops, p.h);
+        INFERCOST_CUDA_CHECK(
+            add_layer_norm(type_, p.h, p.qkv, t, hidden, l.attn_gamma, l.attn_beta, eps, stream_));
+        gemm_->run(*ops.ffn_in, p.h, t, p.ffn, stream_);
+        gemm_->run(*ops.ffn_out, p.ffn, t, p.ctx, stream_);  // ctx is spent too
+        INFERCOST_CUDA_CHECK(
+            add_layer_norm(type_, p.h, p.ctx, t, hidden, l.ffn_gamma, l.ffn_beta, eps, stream_));
+      }
     }
     if (pooling_) {  // each sequence's real tokens pooled into [sequences, hidden]
       INFERCOST_CUDA_CHECK(pool_rows_f32(type_, p.h, p.seq_start, p.key_len, k.sequences, hidden,
                                          Pool(int(*pooling_)), p.logits, stream_));
       return;
     }
-    INFERCOST_CUDA_CHECK(gather_rows_f32(type_, p.h, p.cls_rows, k.sequences, hidden, p.cls, stream_));
+    if (config_.head_mean_pooling) {  // the mean of each sequence's real tokens
+      INFERCOST_CUDA_CHECK(pool_rows_f32(type_, p.h, p.seq_start, p.key_len, k.sequences, hidden, Pool::kMean,
+                                         p.cls, stream_));
+    } else {
+      INFERCOST_CUDA_CHECK(gather_rows_f32(type_, p.h, p.cls_rows, k.sequences, hidden, p.cls, stream_));
+    }
     gemm_->run(*pre_, p.cls, k.sequences, p.pooled, stream_);
     INFERCOST_CUDA_CHECK(bias_act_f32(p.pooled, static_cast<const float*>(pre_->w.bias), k.sequences, hidden,
                                       pre_act_, stream_));
+    if (w.head_gamma != nullptr) {
+      INFERCOST_CUDA_CHECK(residual_layer_norm(DType::kF32, p.pooled, nullptr, p.pooled, k.sequences, hidden,
+                                               w.head_gamma, w.head_beta, eps, stream_));
+    }
     gemm_->run(*classifier_, p.pooled, k.sequences, p.logits, stream_);
     INFERCOST_CUDA_CHECK(bias_act_f32(p.logits, static_cast<const float*>(classifier_->w.bias), k.sequences,
                                       labels_, Act::kNone, stream_));

@@ -92,11 +92,6 @@ void write_packed(const PackedBatch& p, int32_t* dst) {
 
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
-  if (config.architecture == model::Architecture::kModernBert) {
-    return unsupported(
-        "ModernBERT (rotary positions, local attention, a GLU MLP, pre-norm layers) runs on the CPU backend "
-        "only so far; use --device cpu");
-  }
   const int hidden = config.hidden_size;
   if (hidden > kMaxHiddenSize) {
     return unsupported(
@@ -206,7 +201,8 @@ ActivationLayout activation_layout(const ModelDims& d, Precision precision, int6
   l.h = take(tokens * d.hidden * es);
   l.qkv = take(tokens * 3 * d.hidden * es);
   l.ctx = take(tokens * d.hidden * es);
-  l.ffn = take(tokens * d.intermediate * es);
+  l.ffn = take(tokens * d.intermediate * (d.glu ? 2 : 1) * es);
+  l.glu = take(d.glu ? tokens * d.intermediate * es : 0);
   l.ints = take(packed_offsets(tokens, int(std::min<int64_t>(sequences, INT32_MAX))).count * 4);
   l.cls = take(sequences * d.hidden * 4);
   l.pooled = take(sequences * d.hidden * 4);

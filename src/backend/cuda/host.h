@@ -84,6 +84,7 @@ struct ModelDims {
   int hidden = 0;
   int intermediate = 0;
   int labels = 0;
+  bool glu = false;  // the MLP's first GEMM makes [input | gate], 2 x intermediate (ModernBERT)
 };
 
 // Bytes of one activation value: 4 for fp32, 2 for fp16 and bf16 (int8 is
@@ -105,8 +106,12 @@ inline constexpr int64_t kDeviceAlignment = 256;
 //   qkv    [tokens, 3 * hidden]    fused Q|K|V; reused for the attention
 //                                  output projection's result
 //   ctx    [tokens, hidden]        attention output; reused for the second
-//                                  FFN GEMM's result
-//   ffn    [tokens, intermediate]  first FFN GEMM + activation
+//                                  FFN GEMM's result (and, pre-norm, for
+//                                  the norm the next GEMM reads)
+//   ffn    [tokens, intermediate]  first FFN GEMM + activation; with a GLU
+//                                  [tokens, 2 * intermediate], the GEMM's
+//                                  [input | gate]
+//   glu    [tokens, intermediate]  with a GLU only: gelu(input) * gate
 //   ints   packed_offsets(tokens, sequences).count int32 (ids, positions, ...)
 //   cls    [sequences, hidden] fp32 gathered [CLS] rows
 //   pooled [sequences, hidden] fp32 head's first layer
@@ -114,7 +119,7 @@ inline constexpr int64_t kDeviceAlignment = 256;
 // All but ints, cls, pooled and logits are in the precision's dtype.
 struct ActivationLayout {
   int64_t tokens = 0, sequences = 0;
-  int64_t h = 0, qkv = 0, ctx = 0, ffn = 0, ints = 0, cls = 0, pooled = 0, logits = 0;
+  int64_t h = 0, qkv = 0, ctx = 0, ffn = 0, glu = 0, ints = 0, cls = 0, pooled = 0, logits = 0;
   int64_t bytes = 0;  // the whole allocation
 };
 ActivationLayout activation_layout(const ModelDims& dims, Precision precision, int64_t tokens,

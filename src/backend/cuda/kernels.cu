@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(kLnWarps * 32)
   if (row >= tokens) return;  // the whole warp leaves together
   const int lane = threadIdx.x % 32;
   const T* w = word + int64_t(ids[row]) * hidden;
-  const T* p = position + int64_t(positions[row]) * hidden;
+  const T* p = position != nullptr ? position + int64_t(positions[row]) * hidden : nullptr;
   float v[kLnPerLane];
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(kLnWarps * 32)
     float a[V] = {}, b[V] = {}, t[V] = {};
     if (c < hidden) {
       load_vec<T, V>(w + c, a);
-      load_vec<T, V>(p + c, b);
+      if (p != nullptr) load_vec<T, V>(p + c, b);
       if (type0 != nullptr) load_vec<T, V>(type0 + c, t);
     }
 #pragma unroll
@@ -219,16 +219,23 @@ __global__ void __launch_bounds__(kLnWarps * 32)
   layer_norm_store<T, V>(v, hidden, gamma, beta, eps, out + row * hidden);
 }
 
-template <typename T, int V>
+// y = LayerNorm(x + residual) (residual may be null). kRoundSum: the sum is
+// rounded to T first and, where x is not y, stored in x (the pre-norm
+// residual stream); otherwise it stays fp32 and y is x (the post-norm add).
+// Each lane reads its own values before it writes them, so y may alias x or
+// residual.
+template <typename T, int V, bool kRoundSum>
 __global__ void __launch_bounds__(kLnWarps * 32)
-    add_layer_norm_kernel(T* x, const T* residual, int64_t rows, int hidden, const float* gamma,
-                          const float* beta, float eps) {
+    residual_layer_norm_kernel(T* x, const T* residual, T* y, int64_t rows, int hidden, const float* gamma,
+                               const float* beta, float eps) {
   constexpr int kChunks = kLnPerLane / V;
   const int64_t row = int64_t(blockIdx.x) * kLnWarps + threadIdx.x / 32;
   if (row >= rows) return;
   const int lane = threadIdx.x % 32;
   T* xr = x + row * hidden;
-  const T* rr = residual + row * hidden;
+  const T* rr = residual != nullptr ? residual + row * hidden : nullptr;
+  T* yr = y + row * hidden;
+  const bool keep_sum = kRoundSum && rr != nullptr && x != y;
   float v[kLnPerLane];
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
@@ -236,12 +243,18 @@ __global__ void __launch_bounds__(kLnWarps * 32)
     float a[V] = {}, b[V] = {};
     if (c < hidden) {
       load_vec<T, V>(xr + c, a);
-      load_vec<T, V>(rr + c, b);
+      if (rr != nullptr) load_vec<T, V>(rr + c, b);
     }
 #pragma unroll
-    for (int j = 0; j < V; ++j) v[k * V + j] = a[j] + b[j];
+    for (int j = 0; j < V; ++j) v[k * V + j] = kRoundSum ? to_float(from_float<T>(a[j] + b[j])) : a[j] + b[j];
+    if (keep_sum && c < hidden) {
+      float sum[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) sum[j] = v[k * V + j];
+      store_vec<T, V>(xr + c, sum);
+    }
   }
-  layer_norm_store<T, V>(v, hidden, gamma, beta, eps, xr);
+  layer_norm_store<T, V>(v, hidden, gamma, beta, eps, yr);
 }
 
 unsigned ln_blocks(int64_t rows) {
@@ -270,6 +283,41 @@ __global__ void activation_kernel(T* x, int64_t n, Act act) {
   if (blockIdx.x == 0) {
     for (int64_t i = vecs * V + threadIdx.x; i < n; i += blockDim.x)
       x[i] = from_float<T>(apply_act(act, to_float(x[i])));
+  }
+}
+
+// One thread per (token, q or k head, i < head_dim / 2), grid-stride.
+template <typename T>
+__global__ void rotary_kernel(T* qkv, const int32_t* positions, int64_t tokens, int heads, int head_dim,
+                              const float* table) {
+  const int half = head_dim / 2;
+  const int64_t per_token = int64_t(2) * heads * half;
+  const int64_t n = tokens * per_token;
+  const int64_t hidden = int64_t(heads) * head_dim;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const int64_t t = i / per_token;
+    const int64_t rest = i - t * per_token;
+    const int64_t head = rest / half;  // q heads, then k heads
+    const int j = int(rest - head * half);
+    const float* cs = table + int64_t(positions[t]) * head_dim;
+    T* a = qkv + t * 3 * hidden + head * head_dim;
+    const float x1 = to_float(a[j]), x2 = to_float(a[j + half]);
+    const float c = cs[j], sn = cs[half + j];
+    a[j] = from_float<T>(x1 * c - x2 * sn);
+    a[j + half] = from_float<T>(x2 * c + x1 * sn);
+  }
+}
+
+template <typename T>
+__global__ void gelu_glu_kernel(const T* x, T* y, int64_t rows, int cols) {
+  const int64_t n = rows * cols;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const int64_t r = i / cols;
+    const int64_t c = i - r * cols;
+    const T* xr = x + r * 2 * cols;
+    y[i] = from_float<T>(apply_act(Act::kGelu, to_float(xr[c])) * to_float(xr[cols + c]));
   }
 }
 
@@ -428,6 +476,7 @@ __device__ __forceinline__ void attn_stage_keys(float* k_s, float* v_s, const T*
 template <int R>
 __device__ __forceinline__ void attn_scores(float (&sc)[R], const float* qr, const float* k_s, int lane,
                                             int nk, int head_dim) {
+  // (The local window's mask is applied by attn_window_mask.)
   const int d4 = attn_d4(head_dim);
 #pragma unroll
   for (int r = 0; r < R; ++r) sc[r] = 0.0f;
@@ -448,18 +497,31 @@ __device__ __forceinline__ void attn_scores(float (&sc)[R], const float* qr, con
   }
 }
 
+// Local attention: the score of query row first + r against key `key` is
+// -inf where they are more than `window` apart.
+template <int R>
+__device__ __forceinline__ void attn_window_mask(float (&sc)[R], int first, int key, int window) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int d = first + r - key;
+    if (d > window || d < -window) sc[r] = -INFINITY;
+  }
+}
+
 // Online softmax over one tile of scores: rescales the running maximum m,
 // sums l and accumulators acc, and writes the tile's probabilities to p_s
-// ([R][32]). The tile's first key is always real, so the new maximum is
-// finite and exp2(-inf) = 0 clears the empty start.
+// ([R][32]). A row whose scores so far are all -inf (a local window's first
+// tiles) keeps m = -inf, l = 0 and acc = 0: it subtracts 0 instead, and
+// exp2(-inf) = 0.
 template <int R, int NP>
 __device__ __forceinline__ void attn_softmax_tile(const float (&sc)[R], float (&m)[R], float (&l)[R],
                                                   float (&acc)[R][2 * NP], float* p_s, int lane) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const float m_new = fmaxf(m[r], warp_max(sc[r]));
-    const float alpha = exp2f(m[r] - m_new);
-    const float p = exp2f(sc[r] - m_new);
+    const float m_sub = m_new == -INFINITY ? 0.0f : m_new;
+    const float alpha = exp2f(m[r] - m_sub);
+    const float p = exp2f(sc[r] - m_sub);
     l[r] = l[r] * alpha + p;
 #pragma unroll
     for (int i = 0; i < 2 * NP; ++i) acc[r][i] *= alpha;
@@ -497,13 +559,14 @@ __device__ __forceinline__ void attn_accumulate_pv(float (&acc)[R][2 * NP], cons
 }
 
 // Writes acc / (the warp's sum of l) for the warp's rows first .. (before
-// `rows`) to o_g.
+// `rows`) to o_g; zeros for a row that saw no key (sum 0, acc 0).
 template <typename T, int R, int NP>
 __device__ __forceinline__ void attn_store(T* o_g, const float (&acc)[R][2 * NP], const float (&l)[R],
                                            int first, int rows, int64_t hidden, int lane, int head_dim) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    const float inv = 1.0f / warp_sum(l[r]);
+    const float sum = warp_sum(l[r]);
+    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
     const int row = first + r;
     if (row >= rows) continue;
 #pragma unroll
@@ -520,7 +583,7 @@ __device__ __forceinline__ void attn_store(T* o_g, const float (&acc)[R][2 * NP]
 template <typename T, int NP>
 __global__ void __launch_bounds__(kAttnWarps * 32)
     attention_kernel(const T* qkv, T* ctx, const int32_t* seq_start, const int32_t* key_len, int tiles,
-                     int heads, int head_dim, float q_scale) {
+                     int heads, int head_dim, float q_scale, int window) {
   constexpr int R = AttnTile<NP>::kRowsPerWarp;
   constexpr int QT = AttnTile<NP>::kQueryRows;
   extern __shared__ float4 smem4[];
@@ -570,14 +633,18 @@ __global__ void __launch_bounds__(kAttnWarps * 32)
     for (int i = 0; i < 2 * NP; ++i) acc[r][i] = 0.0f;
   }
 
-  for (int k0 = 0; k0 < keys; k0 += kKeyTile) {
-    const int nk = min(kKeyTile, keys - k0);
+  // The keys the block's queries see: all, or those within `window` of one.
+  const int k_begin = window > 0 ? max(0, row0 - window) : 0;
+  const int k_end = window > 0 ? min(keys, row0 + QT + window) : keys;
+  for (int k0 = k_begin; k0 < k_end; k0 += kKeyTile) {
+    const int nk = min(kKeyTile, k_end - k0);
     __syncthreads();  // the previous tile is no longer read
     attn_stage_keys(k_s, v_s, k_g, v_g, k0, nk, ld, head_dim);
     __syncthreads();
     if (!active) continue;
     float sc[R];
     attn_scores<R>(sc, q_s + warp * R * d4, k_s, lane, nk, head_dim);
+    if (window > 0) attn_window_mask<R>(sc, first, k0 + lane, window);
     attn_softmax_tile<R, NP>(sc, m, l, acc, p_s, lane);
     __syncwarp();
     attn_accumulate_pv<R, NP>(acc, p_s, v_s, nk, lane, head_dim);
@@ -590,7 +657,7 @@ __global__ void __launch_bounds__(kAttnWarps * 32)
 
 template <typename T, int NP>
 cudaError_t launch_attention(const void* qkv, void* ctx, const int32_t* seq_start, const int32_t* key_len,
-                             int sequences, int max_rows, int heads, int head_dim, float scale,
+                             int sequences, int max_rows, int heads, int head_dim, float scale, int window,
                              cudaStream_t stream) {
   constexpr int QT = AttnTile<NP>::kQueryRows;
   const int tiles = (max_rows + QT - 1) / QT;
@@ -598,7 +665,7 @@ cudaError_t launch_attention(const void* qkv, void* ctx, const int32_t* seq_star
   const dim3 grid(static_cast<unsigned>(tiles * sequences), static_cast<unsigned>(heads));
   attention_kernel<T, NP><<<grid, kAttnWarps * 32, attn_smem_bytes<NP>(head_dim), stream>>>(
       static_cast<const T*>(qkv), static_cast<T*>(ctx), seq_start, key_len, tiles, heads, head_dim,
-      scale * kLog2e);
+      scale * kLog2e, window);
   return cudaGetLastError();
 }
 
@@ -657,8 +724,44 @@ cudaError_t add_layer_norm(DType t, void* x, const void* residual, int64_t rows,
                            const float* gamma, const float* beta, float eps, cudaStream_t stream) {
   return launch_layer_norm(t, rows, hidden, {x, residual, gamma, beta}, [&](auto tag, auto width) {
     using T = typename decltype(tag)::type;
-    add_layer_norm_kernel<T, decltype(width)::value><<<ln_blocks(rows), kLnWarps * 32, 0, stream>>>(
-        static_cast<T*>(x), static_cast<const T*>(residual), rows, hidden, gamma, beta, eps);
+    residual_layer_norm_kernel<T, decltype(width)::value, false>
+        <<<ln_blocks(rows), kLnWarps * 32, 0, stream>>>(static_cast<T*>(x), static_cast<const T*>(residual),
+                                                        static_cast<T*>(x), rows, hidden, gamma, beta, eps);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t residual_layer_norm(DType t, void* x, const void* residual, void* y, int64_t rows, int hidden,
+                                const float* gamma, const float* beta, float eps, cudaStream_t stream) {
+  return launch_layer_norm(t, rows, hidden, {x, residual, y, gamma, beta}, [&](auto tag, auto width) {
+    using T = typename decltype(tag)::type;
+    residual_layer_norm_kernel<T, decltype(width)::value, true>
+        <<<ln_blocks(rows), kLnWarps * 32, 0, stream>>>(static_cast<T*>(x), static_cast<const T*>(residual),
+                                                        static_cast<T*>(y), rows, hidden, gamma, beta, eps);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t rotary(DType t, void* qkv, const int32_t* positions, int64_t tokens, int heads, int head_dim,
+                   const float* table, cudaStream_t stream) {
+  if (tokens < 0 || heads < 1 || head_dim < 2 || head_dim % 2 != 0) return cudaErrorInvalidValue;
+  if (tokens == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t n = tokens * heads * head_dim;  // pairs: tokens x 2 heads x head_dim / 2
+    rotary_kernel<T><<<grid_for(n, kThreads), kThreads, 0, stream>>>(static_cast<T*>(qkv), positions, tokens,
+                                                                     heads, head_dim, table);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t gelu_glu(DType t, const void* x, void* y, int64_t rows, int cols, cudaStream_t stream) {
+  if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gelu_glu_kernel<T><<<grid_for(rows * cols, kThreads), kThreads, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), rows, cols);
     return cudaGetLastError();
   });
 }
@@ -680,8 +783,9 @@ cudaError_t activation_inplace(DType t, void* x, int64_t n, Act act, cudaStream_
 }
 
 cudaError_t attention(DType t, const void* qkv, void* ctx, const int32_t* seq_start, const int32_t* key_len,
-                      int sequences, int max_rows, int heads, int head_dim, float scale,
-                      cudaStream_t stream) {
+                      int sequences, int max_rows, int heads, int head_dim, float scale, cudaStream_t stream,
+                      int window) {
+  if (window < 0) return cudaErrorInvalidValue;
   if (head_dim < 2 || head_dim > kMaxHeadDim || head_dim % 2 != 0) return cudaErrorInvalidValue;
   if (sequences < 0 || max_rows < 0 || heads < 1 || heads > 65535) return cudaErrorInvalidValue;
   if (sequences == 0 || max_rows == 0) return cudaSuccess;
@@ -690,9 +794,9 @@ cudaError_t attention(DType t, const void* qkv, void* ctx, const int32_t* seq_st
     // Pairs of T are read and written as one access.
     if (!aligned(qkv, 2 * sizeof(T)) || !aligned(ctx, 2 * sizeof(T))) return cudaErrorInvalidValue;
     return head_dim <= 64 ? launch_attention<T, 1>(qkv, ctx, seq_start, key_len, sequences, max_rows, heads,
-                                                   head_dim, scale, stream)
+                                                   head_dim, scale, window, stream)
                           : launch_attention<T, 2>(qkv, ctx, seq_start, key_len, sequences, max_rows, heads,
-                                                   head_dim, scale, stream);
+                                                   head_dim, scale, window, stream);
   });
 }
 

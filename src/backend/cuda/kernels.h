@@ -27,8 +27,9 @@ inline int dtype_size(DType t) {
 enum class Act { kNone, kGelu, kRelu, kTanh };
 
 // out[t] = LayerNorm(word[ids[t]] + position[positions[t]] + type0) * gamma + beta
-// for t in [0, tokens). word [vocab, hidden], position [max_pos, hidden] and
-// type0 [hidden] (null for DistilBERT) are in `t`; gamma, beta fp32 [hidden].
+// for t in [0, tokens). word [vocab, hidden], position [max_pos, hidden] (null
+// for a model without a position table: ModernBERT) and type0 [hidden] (null
+// for DistilBERT) are in `t`; gamma, beta fp32 [hidden].
 // ids and positions are device arrays, already validated on the host.
 // hidden <= 1024 (one warp holds a row in registers): cudaErrorInvalidValue
 // otherwise, as for any negative count.
@@ -44,6 +45,27 @@ cudaError_t embed_layer_norm(DType t, const int32_t* ids, const int32_t* positio
 cudaError_t add_layer_norm(DType t, void* x, const void* residual, int64_t rows, int hidden,
                            const float* gamma, const float* beta, float eps, cudaStream_t stream);
 
+// The pre-norm encoder's step (ModernBERT): where `residual` is set, x[r] +=
+// residual[r] first (the residual stream, formed in fp32 and rounded once to
+// `t`); then y[r] = LayerNorm(x[r]) * gamma + beta, of the rounded sum. y may
+// be x (then the sum is not stored, only its norm) or residual; residual may
+// be null. hidden <= 1024 as for embed_layer_norm.
+cudaError_t residual_layer_norm(DType t, void* x, const void* residual, void* y, int64_t rows, int hidden,
+                                const float* gamma, const float* beta, float eps, cudaStream_t stream);
+
+// Rotary position embeddings (the rotate-half form of HF's ModernBERT) on the
+// queries and keys of qkv [tokens, 3*hidden] in place: for each head, the
+// pair (x[i], x[i + head_dim/2]) of token r becomes (x1 c - x2 s, x2 c + x1 s)
+// with c, s = table[positions[r]][i], table[positions[r]][head_dim/2 + i]
+// (fp32 [positions, head_dim], rotary_table()'s layout; positions already
+// validated against it). Computed in fp32, rounded once. head_dim even.
+cudaError_t rotary(DType t, void* qkv, const int32_t* positions, int64_t tokens, int heads, int head_dim,
+                   const float* table, cudaStream_t stream);
+
+// The GELU GLU: y[r][i] = gelu(x[r][i]) * x[r][cols + i] for x [rows,
+// 2*cols] ([input | gate]) and y [rows, cols], in `t` (exact erf GELU).
+cudaError_t gelu_glu(DType t, const void* x, void* y, int64_t rows, int cols, cudaStream_t stream);
+
 // x = act(x) elementwise over n values in `t` (exact erf GELU, as HF's
 // "gelu"), for the layers whose GEMM epilogue could not apply it.
 cudaError_t activation_inplace(DType t, void* x, int64_t n, Act act, cudaStream_t stream);
@@ -57,9 +79,14 @@ cudaError_t activation_inplace(DType t, void* x, int64_t n, Act act, cudaStream_
 // (checked: cudaErrorInvalidValue otherwise, as for qkv or ctx not aligned to
 // two elements or heads > 65535). Softmax in fp32 with an online (streaming)
 // maximum, so sequences of any length fit in a fixed amount of shared memory
-// (under 48 KiB). A key_len[s] below 1, outside the contract, gives zeros.
+// (under 48 KiB). With `window` > 0 (local attention) query i sees only the
+// keys j with |i - j| <= window, and a block of queries streams only the keys
+// its queries can see, so the cost grows with length x window. A query that
+// sees no key (a padded query past a window; a key_len[s] below 1, outside
+// the contract) gives zeros.
 cudaError_t attention(DType t, const void* qkv, void* ctx, const int32_t* seq_start, const int32_t* key_len,
-                      int sequences, int max_rows, int heads, int head_dim, float scale, cudaStream_t stream);
+                      int sequences, int max_rows, int heads, int head_dim, float scale, cudaStream_t stream,
+                      int window = 0);
 
 // out[i] = (float) x[rows[i]] for i in [0, n): gathers each sequence's [CLS]
 // row out of the packed activations into fp32 [n, hidden] for the head.
