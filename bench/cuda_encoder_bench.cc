@@ -30,6 +30,7 @@
 #include "infercost/backend/backend.h"
 #include "infercost/core/file.h"
 #include "infercost/model/model_dir.h"
+#include "infercost/pipeline/metrics.h"
 #include "model/synth.h"
 
 namespace {
@@ -54,10 +55,9 @@ struct Shape {
   int batch = 0, seq = 0;
 };
 
-// Same formula as pipeline::encoder_row_flops (include/infercost/pipeline/metrics.h).
+// The run metrics' FLOP model (include/infercost/pipeline/metrics.h).
 double row_flops(const infercost::model::ModelConfig& c, double length) {
-  const double h = c.hidden_size, f = c.intermediate_size;
-  return c.num_layers * (2.0 * length * (4.0 * h * h + 2.0 * h * f) + 4.0 * length * length * h);
+  return infercost::pipeline::encoder_row_flops(infercost::pipeline::encoder_shape(c), length);
 }
 
 std::string json_escape(const std::string& s) {

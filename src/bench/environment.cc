@@ -15,6 +15,7 @@
 #include "infercost/core/file.h"
 #include "infercost/core/version.h"
 #include "infercost/model/describe.h"
+#include "infercost/pipeline/metrics.h"
 #include "io/row_source.h"
 
 #ifndef INFERCOST_GIT_REVISION
@@ -104,6 +105,9 @@ Result<record::ModelInfo> read_model_info(const std::string& dir) {
   m.heads = d.config.num_heads;
   m.intermediate = d.config.intermediate_size;
   m.vocab = d.config.vocab_size;
+  const pipeline::EncoderShape shape = pipeline::encoder_shape(d.config);
+  m.glu = shape.glu;
+  m.attention_windows = shape.windows;
   m.parameters = d.parameters;
   return m;
 }

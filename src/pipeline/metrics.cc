@@ -53,49 +53,66 @@ std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length,
   return bins;
 }
 
-double encoder_linear_flops_per_token(int layers, int hidden, int intermediate) {
-  const double h = hidden, f = intermediate;
-  return layers * 2.0 * (4.0 * h * h + 2.0 * h * f);
+EncoderShape encoder_shape(const model::ModelConfig& c) {
+  EncoderShape s{c.num_layers, c.hidden_size, c.intermediate_size, c.glu, {}};
+  for (int layer = 0; layer < c.num_layers; ++layer) {
+    if (!c.global_layer(layer)) {
+      s.windows.assign(static_cast<size_t>(c.num_layers), 0);
+      break;
+    }
+  }
+  for (size_t layer = 0; layer < s.windows.size(); ++layer) {
+    if (!c.global_layer(static_cast<int>(layer))) s.windows[layer] = c.attention_window[layer];
+  }
+  return s;
 }
 
-double encoder_attention_flops_per_length2(int layers, int hidden) {
-  return layers * 4.0 * hidden;
+std::string EncoderShape::describe() const {
+  std::string out = fmt::format("{} layers, hidden {}, FFN {}", layers, hidden, intermediate);
+  if (glu) out += ", GLU";
+  int local = 0, window = 0;
+  for (int w : windows) {
+    if (w > 0) {
+      ++local;
+      window = std::max(window, w);
+    }
+  }
+  if (local > 0) out += fmt::format(", {} of {} layers local (window {})", local, layers, window);
+  return out;
 }
 
-double encoder_row_flops(int layers, int hidden, int intermediate, double length) {
-  return encoder_linear_flops_per_token(layers, hidden, intermediate) * length +
-         encoder_attention_flops_per_length2(layers, hidden) * length * length;
+double encoder_linear_flops_per_token(const EncoderShape& s) {
+  const double h = s.hidden, f = s.intermediate;
+  return s.layers * 2.0 * (4.0 * h * h + (s.glu ? 3.0 : 2.0) * h * f);
+}
+
+double encoder_attention_flops(const EncoderShape& s, double L) {
+  double pairs = 0;
+  for (int layer = 0; layer < s.layers; ++layer) {
+    // Query-key pairs within the window: L^2 for a global layer, else
+    // L (2w + 1) - w (w + 1) where the window is shorter than the row.
+    const double w =
+        static_cast<size_t>(layer) < s.windows.size() ? s.windows[static_cast<size_t>(layer)] : 0;
+    pairs += w <= 0 || w >= L - 1 ? L * L : L * (2 * w + 1) - w * (w + 1);
+  }
+  return 4.0 * s.hidden * pairs;
+}
+
+double encoder_row_flops(const EncoderShape& s, double length) {
+  return encoder_linear_flops_per_token(s) * length + encoder_attention_flops(s, length);
+}
+
+double encoder_flops_of_lengths(const EncoderShape& s, const std::vector<int64_t>& rows_at_length) {
+  double total = 0;
+  for (size_t length = 0; length < rows_at_length.size(); ++length) {
+    if (rows_at_length[length] == 0) continue;
+    total += static_cast<double>(rows_at_length[length]) * encoder_row_flops(s, static_cast<double>(length));
+  }
+  return total;
 }
 
 double encoder_flops_of_lengths(const model::ModelConfig& c, const std::vector<int64_t>& rows_at_length) {
-  const double h = c.hidden_size, f = c.intermediate_size;
-  const double linear_per_layer = 2.0 * (4.0 * h * h + (c.glu ? 3.0 : 2.0) * h * f);
-  double total = 0;
-  for (size_t length = 0; length < rows_at_length.size(); ++length) {
-    if (rows_at_length[length] == 0) continue;
-    const double L = static_cast<double>(length);
-    double row = 0;
-    for (int layer = 0; layer < c.num_layers; ++layer) {
-      // Query-key pairs within the window: L^2 for a global layer, else
-      // L (2w + 1) - w (w + 1) where the window is shorter than the row.
-      const double w = c.global_layer(layer) ? L : c.attention_window[static_cast<size_t>(layer)];
-      const double pairs = w >= L - 1 ? L * L : L * (2 * w + 1) - w * (w + 1);
-      row += linear_per_layer * L + 4.0 * h * pairs;
-    }
-    total += static_cast<double>(rows_at_length[length]) * row;
-  }
-  return total;
-}
-
-double encoder_flops_of_lengths(int layers, int hidden, int intermediate,
-                                const std::vector<int64_t>& rows_at_length) {
-  double total = 0;
-  for (size_t length = 0; length < rows_at_length.size(); ++length) {
-    if (rows_at_length[length] == 0) continue;
-    total += static_cast<double>(rows_at_length[length]) *
-             encoder_row_flops(layers, hidden, intermediate, static_cast<double>(length));
-  }
-  return total;
+  return encoder_flops_of_lengths(encoder_shape(c), rows_at_length);
 }
 
 double RunMetrics::infer_share() const {

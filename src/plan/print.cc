@@ -455,7 +455,10 @@ std::string print_json(const PlanResult& plan) {
                 {"synthetic", plan.model_synthetic},
                 {"layers", plan.model.layers},
                 {"hidden", plan.model.hidden},
-                {"intermediate", plan.model.intermediate}};
+                {"intermediate", plan.model.intermediate},
+                {"shape", plan.model.describe()}};
+  if (plan.model.glu) j["model"]["glu"] = true;
+  if (!plan.model.windows.empty()) j["model"]["attention_windows"] = plan.model.windows;
   j["scan"] = scan_json(plan.scan);
   j["padding"] = padding_json(plan);
   j["work_model"] = {{"flops_per_row", kWorkFormula},

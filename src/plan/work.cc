@@ -6,32 +6,28 @@
 
 namespace infercost::plan {
 
-std::string ModelShape::describe() const {
-  return fmt::format("{} layers, hidden {}, FFN {}", layers, hidden, intermediate);
-}
-
 ModelShape shape_of(const model::ModelConfig& config) {
-  return {config.num_layers, config.hidden_size, config.intermediate_size};
+  return pipeline::encoder_shape(config);
 }
 
 ModelShape shape_of(const record::ModelInfo& model) {
-  return {model.layers, model.hidden, model.intermediate};
+  return {model.layers, model.hidden, model.intermediate, model.glu, model.attention_windows};
 }
 
 double linear_flops_per_token(const ModelShape& s) {
-  return pipeline::encoder_linear_flops_per_token(s.layers, s.hidden, s.intermediate);
+  return pipeline::encoder_linear_flops_per_token(s);
 }
 
-double attention_flops_per_length2(const ModelShape& s) {
-  return pipeline::encoder_attention_flops_per_length2(s.layers, s.hidden);
+double attention_flops(const ModelShape& s, double length) {
+  return pipeline::encoder_attention_flops(s, length);
 }
 
 double row_flops(const ModelShape& s, double length) {
-  return pipeline::encoder_row_flops(s.layers, s.hidden, s.intermediate, length);
+  return pipeline::encoder_row_flops(s, length);
 }
 
 double flops_of_lengths(const ModelShape& s, const std::vector<int64_t>& rows_at_length) {
-  return pipeline::encoder_flops_of_lengths(s.layers, s.hidden, s.intermediate, rows_at_length);
+  return pipeline::encoder_flops_of_lengths(s, rows_at_length);
 }
 
 bool record_skips_padding(const record::Record& r, std::string* why) {
@@ -64,8 +60,8 @@ Result<RecordRate> record_rate(const record::Record& r) {
   const int64_t computed = have_computed ? r.computed_tokens : real;
   rate.seconds = r.wall_seconds.median;
   const double linear = linear_flops_per_token(rate.shape) * static_cast<double>(computed);
-  // Sum of squared lengths the attention ran over.
-  double sum_sq = 0;
+  // The attention over the lengths it ran at.
+  double attention = 0;
   std::string attention_how;
   int64_t histogram_rows = 0;
   for (int64_t c : r.data.length_counts) histogram_rows += c;
@@ -78,15 +74,15 @@ Result<RecordRate> record_rate(const record::Record& r) {
       double hi = i + 1 < edges.size() ? edges[i + 1] - 1.0 : std::max<double>(lo, r.config.max_length);
       if (hi < lo) hi = lo;
       const double mid = 0.5 * (lo + hi);
-      sum_sq += static_cast<double>(r.data.length_counts[i]) * mid * mid;
+      attention += static_cast<double>(r.data.length_counts[i]) * attention_flops(rate.shape, mid);
     }
     attention_how = "attention from its length histogram at bucket midpoints";
   } else {
     const double mean = static_cast<double>(computed) / static_cast<double>(rows);
-    sum_sq = static_cast<double>(rows) * mean * mean;
+    attention = static_cast<double>(rows) * attention_flops(rate.shape, mean);
     attention_how = fmt::format("attention at its mean computed length {:.1f}", mean);
   }
-  rate.flops = linear + attention_flops_per_length2(rate.shape) * sum_sq;
+  rate.flops = linear + attention;
   rate.flops_per_second = rate.flops / rate.seconds;
   rate.method =
       fmt::format("{} {} tokens{} ({}), {}", computed, have_computed ? "computed" : "real",

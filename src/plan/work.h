@@ -17,16 +17,9 @@ namespace infercost::plan {
 
 inline constexpr const char* kWorkFormula = pipeline::kEncoderRowFlopsFormula;
 
-struct ModelShape {
-  int layers = 0, hidden = 0, intermediate = 0;
-  bool known() const { return layers > 0 && hidden > 0 && intermediate > 0; }
-  bool operator==(const ModelShape& o) const {
-    return layers == o.layers && hidden == o.hidden && intermediate == o.intermediate;
-  }
-  bool operator!=(const ModelShape& o) const { return !(*this == o); }
-  // "6 layers, hidden 768, FFN 3072"
-  std::string describe() const;
-};
+// The encoder's shape as the FLOP model reads it (layers, hidden, FFN, a
+// GLU, local windows): pipeline::EncoderShape.
+using ModelShape = pipeline::EncoderShape;
 
 ModelShape shape_of(const model::ModelConfig& config);
 ModelShape shape_of(const record::ModelInfo& model);
@@ -34,10 +27,11 @@ ModelShape shape_of(const record::ModelInfo& model);
 // The encoder FLOP model (pipeline::encoder_row_flops and its parts) for `shape`.
 // FLOPs of one row of `length` tokens.
 double row_flops(const ModelShape& shape, double length);
-// FLOPs of the linear layers per token: layers x 2 (4 h^2 + 2 h f).
+// FLOPs of the linear layers per token: layers x 2 (4 h^2 + 2 h f) (3 h f with a GLU).
 double linear_flops_per_token(const ModelShape& shape);
-// FLOPs of the attention per squared row length: layers x 4 h.
-double attention_flops_per_length2(const ModelShape& shape);
+// FLOPs of the attention of one row of `length` tokens: layers x 4 h x length^2
+// where every layer is global, fewer pairs on local layers.
+double attention_flops(const ModelShape& shape, double length);
 // Sum over L of rows_at_length[L] x row_flops(L).
 double flops_of_lengths(const ModelShape& shape, const std::vector<int64_t>& rows_at_length);
 
@@ -57,7 +51,7 @@ struct RecordRate {
 };
 
 // The record's FLOPs: the linear terms exactly from its computed_tokens (real
-// tokens when it has none); the attention term (L^2) from its binned length
+// tokens when it has none); the attention term (attention_flops) from its binned length
 // histogram at bucket midpoints when it computed real tokens only and the
 // histogram accounts for every row, else from its mean computed length
 // (every row at computed_tokens / rows). kInvalidArgument, saying why, when

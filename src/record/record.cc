@@ -167,6 +167,8 @@ void model_fields(auto& m, V& o) {
   o.field("heads", m.heads);
   o.field("intermediate", m.intermediate);
   o.field("vocab", m.vocab);
+  o.field_if(m.glu, "glu", m.glu);
+  o.field_if(!m.attention_windows.empty(), "attention_windows", m.attention_windows);
 }
 
 template <typename V>

@@ -518,26 +518,34 @@ TEST(ClassifierMetrics, StatsSinceCountsOnlyWhatRanBetween) {
 // The encoder FLOP model: linear in the length plus the attention's square,
 // summed over rows at each length (what model_flops and `infercost plan` count).
 TEST(EncoderFlops, RowsAtEachLengthAddUp) {
-  EXPECT_EQ(encoder_linear_flops_per_token(1, 2, 4), 64.0);   // 2 (4 h^2 + 2 h f)
-  EXPECT_EQ(encoder_attention_flops_per_length2(1, 2), 8.0);  // 4 h
-  EXPECT_EQ(encoder_row_flops(1, 2, 4, 3), 64.0 * 3 + 8.0 * 9);
-  EXPECT_EQ(encoder_flops_of_lengths(1, 2, 4, {0, 0, 0, 2, 1}),
-            2 * (64.0 * 3 + 8.0 * 9) + 64.0 * 4 + 8.0 * 16);
-  EXPECT_EQ(encoder_flops_of_lengths(1, 2, 4, {}), 0.0);
+  const EncoderShape tiny{1, 2, 4};
+  EXPECT_EQ(encoder_linear_flops_per_token(tiny), 64.0);  // 2 (4 h^2 + 2 h f)
+  EXPECT_EQ(encoder_attention_flops(tiny, 3), 8.0 * 9);   // 4 h L^2
+  EXPECT_EQ(encoder_row_flops(tiny, 3), 64.0 * 3 + 8.0 * 9);
+  EXPECT_EQ(encoder_flops_of_lengths(tiny, {0, 0, 0, 2, 1}), 2 * (64.0 * 3 + 8.0 * 9) + 64.0 * 4 + 8.0 * 16);
+  EXPECT_EQ(encoder_flops_of_lengths(tiny, {}), 0.0);
   // Of a config: BERT's is the same formula; a GLU and local windows count what they compute.
   model::ModelConfig bert;
   bert.num_layers = 2, bert.hidden_size = 8, bert.intermediate_size = 16;
   const std::vector<int64_t> lengths = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3};
-  EXPECT_EQ(encoder_flops_of_lengths(bert, lengths), encoder_flops_of_lengths(2, 8, 16, lengths));
+  EXPECT_EQ(encoder_shape(bert), (EncoderShape{2, 8, 16}));
+  EXPECT_EQ(encoder_flops_of_lengths(bert, lengths),
+            encoder_flops_of_lengths(EncoderShape{2, 8, 16}, lengths));
   model::ModelConfig modern = bert;
   modern.glu = true;
   modern.attention_window = {0, 2};  // layer 1 sees 2 tokens each side
+  EXPECT_EQ(encoder_shape(modern), (EncoderShape{2, 8, 16, true, {0, 2}}));
+  EXPECT_EQ(encoder_shape(modern).describe(),
+            "2 layers, hidden 8, FFN 16, GLU, 1 of 2 layers local (window 2)");
   // Per layer 2 L (4 h^2 + 3 h f); layer 0: 4 h L^2; layer 1 at L = 10: 4 h (10 x 5 - 2 x 3) pairs; at L = 1:
   // 1 pair.
   const double h = 8, f = 16, linear = 2 * (4 * h * h + 3 * h * f);
   const double row10 = 2 * linear * 10 + 4 * h * 100 + 4 * h * (10 * 5 - 6);
   const double row1 = 2 * linear * 1 + 4 * h * 1 + 4 * h * 1;
   EXPECT_EQ(encoder_flops_of_lengths(modern, lengths), 3 * row10 + row1);
+  // Global on every layer: the windows list is empty.
+  modern.attention_window = {0, 0};
+  EXPECT_TRUE(encoder_shape(modern).windows.empty());
 }
 
 }  // namespace

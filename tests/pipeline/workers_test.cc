@@ -498,9 +498,9 @@ TEST_F(WorkersTest, ModelFlopsCountEveryRowAtItsRealLength) {
 
 TEST(EncoderFlops, MatchesTheFormula) {
   // DistilBERT-base, 128 tokens: 6 x (2*128*(4*768^2 + 2*768*3072) + 4*128^2*768).
-  EXPECT_DOUBLE_EQ(encoder_row_flops(6, 768, 3072, 128),
+  EXPECT_DOUBLE_EQ(encoder_row_flops(EncoderShape{6, 768, 3072}, 128),
                    6.0 * (2.0 * 128 * (4.0 * 768 * 768 + 2.0 * 768 * 3072) + 4.0 * 128 * 128 * 768));
-  EXPECT_DOUBLE_EQ(encoder_row_flops(6, 768, 3072, 0), 0.0);
+  EXPECT_DOUBLE_EQ(encoder_row_flops(EncoderShape{6, 768, 3072}, 0), 0.0);
 }
 
 TEST_F(WorkersTest, RejectsBadDevicesAndStreams) {

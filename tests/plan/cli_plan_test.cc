@@ -111,6 +111,47 @@ TEST(PlanCli, PaddingFiguresMatchTheRun) {
   EXPECT_EQ(count_entries(dir.path()), 6);  // data/, plan.json, 2 outputs, 2 metrics: no temporaries
 }
 
+// ModernBERT on long rows: the plan counts what the run counts (its GLU, and
+// local windows on two of three layers), well below what a BERT of the same
+// sizes would cost at those lengths.
+TEST(PlanCli, ModernBertWorkIsTheRunsOnLongRows) {
+  TempDir dir;
+  std::string rows;
+  for (int length : {40, 300, 900, 1500, 2000}) rows += test::jsonl_row(length) + test::jsonl_row(length / 3);
+  const std::string in = dir.write("long.jsonl", rows);
+  const std::string model = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-modernbert-long";
+  const std::string args = " --model " + model + " --threads 2 ";
+  Outcome plan = run_cli("plan " + in + args + "--json " + dir.file("plan.json"));
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_NE(plan.output.find("3 layers, hidden 32, FFN 48, GLU, 2 of 3 layers local (window 32)"),
+            std::string::npos)
+      << plan.output;
+  Outcome run = run_cli("run " + in + args + "--precision fp32 -o " + dir.file("out.jsonl") + " --metrics " +
+                        dir.file("m.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto p = nlohmann::json::parse(slurp(dir.file("plan.json")));
+  const auto m = nlohmann::json::parse(slurp(dir.file("m.json")));
+  EXPECT_EQ(p["model"]["glu"], true);
+  EXPECT_EQ(p["model"]["attention_windows"], nlohmann::json::array({0, 32, 32}));
+  const auto& tokens = p["padding"][1];
+  ASSERT_EQ(tokens["batching"], "tokens");
+  EXPECT_EQ(tokens["tokens"], m["tokens"]);
+  const double planned = tokens["flops"].get<double>(), ran = m["model_flops"].get<double>();
+  EXPECT_NEAR(planned, ran, ran * 1e-9);
+  // The same rows through a BERT of these sizes: every layer global, a 2 h f FFN.
+  const auto& lengths = p["scan"]["length_histogram"]["lengths"];
+  const auto& counts = p["scan"]["length_histogram"]["counts"];
+  ASSERT_EQ(lengths.size(), counts.size());
+  double bert = 0, longest = 0;
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    const double L = lengths[i].get<double>(), h = 32, f = 48;
+    bert += counts[i].get<double>() * 3 * (2 * L * (4 * h * h + 2 * h * f) + 4 * L * L * h);
+    longest = std::max(longest, L);
+  }
+  EXPECT_GT(longest, 1000) << "the rows are not long enough for the windows to matter";
+  EXPECT_LT(planned, 0.6 * bert) << "the local layers' windows are not counted";
+}
+
 // `plan --embed` scans as `infercost embed` tokenizes: a sentence-transformers
 // model's truncation (the tiny one's 64 tokens) and the prefix; it adds the
 // vectors' size, and its tokens are the embedding run's.

@@ -16,7 +16,7 @@ namespace {
 using infercost::testing::TempDir;
 
 // The plan's model: 1 layer, hidden 2, FFN 4, so row_flops(L) = 64 L + 8 L^2.
-constexpr ModelShape kShape{1, 2, 4};
+const ModelShape kShape{1, 2, 4};
 
 // Four rows of lengths 2, 2, 4, 4 in one file of 100 bytes.
 ScanResult four_rows() {

@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "infercost/core/gpu_usage.h"
@@ -38,23 +39,43 @@ std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length, c
 // (2 L h each per token). Embeddings, LayerNorm, softmax, GELU and the
 // classifier head are left out: together they are well under 1% of the
 // total at DistilBERT-base sizes. RunMetrics::model_flops and `infercost
-// plan` (src/plan/work.h) both count with it.
+// plan` (src/plan/work.h) both count with it. Two kinds of encoder change
+// the terms (ModernBERT has both): a GLU's first matmul is 2 f wide (2 L
+// (4 h^2 + 3 h f) per layer), and a local layer's queries see only the keys
+// within their window: 4 h x the query-key pairs seen, L (2w + 1) - w (w + 1)
+// where the window w is shorter than the row, instead of L^2.
 inline constexpr const char* kEncoderRowFlopsFormula = "layers x (2 L (4 h^2 + 2 h f) + 4 L^2 h)";
-// The linear part per token: layers x 2 (4 h^2 + 2 h f).
-double encoder_linear_flops_per_token(int layers, int hidden, int intermediate);
-// The attention part per squared row length: layers x 4 h.
-double encoder_attention_flops_per_length2(int layers, int hidden);
-// One row of `length` tokens: linear x length + attention x length^2.
-double encoder_row_flops(int layers, int hidden, int intermediate, double length);
+
+// What the FLOP model needs of an encoder.
+struct EncoderShape {
+  EncoderShape() = default;
+  EncoderShape(int layers_, int hidden_, int intermediate_, bool glu_ = false, std::vector<int> windows_ = {})
+      : layers(layers_),
+        hidden(hidden_),
+        intermediate(intermediate_),
+        glu(glu_),
+        windows(std::move(windows_)) {}
+  int layers = 0, hidden = 0, intermediate = 0;
+  bool glu = false;  // the FFN's first matmul makes [input | gate], 2 f wide
+  std::vector<int>
+      windows;  // per layer, keys seen on each side of a query (0: all); empty: every layer global
+  bool known() const { return layers > 0 && hidden > 0 && intermediate > 0; }
+  bool operator==(const EncoderShape& o) const = default;
+  // "6 layers, hidden 768, FFN 3072" (", GLU", ", 14 of 22 layers local (window 64)")
+  std::string describe() const;
+};
+EncoderShape encoder_shape(const model::ModelConfig& config);
+
+// The linear part per token: layers x 2 (4 h^2 + 2 h f), 3 h f with a GLU.
+double encoder_linear_flops_per_token(const EncoderShape& shape);
+// The attention of one row of `length` tokens: 4 h x the pairs each layer sees
+// (length^2 on a global layer).
+double encoder_attention_flops(const EncoderShape& shape, double length);
+// One row of `length` tokens: linear x length + its attention.
+double encoder_row_flops(const EncoderShape& shape, double length);
 // Sum over L of rows_at_length[L] x encoder_row_flops(L).
-double encoder_flops_of_lengths(int layers, int hidden, int intermediate,
-                                const std::vector<int64_t>& rows_at_length);
-// The same model for the encoder `config` describes, layer by layer, as the
-// run counts its work: where the FFN is a GLU its first matmul is 2 f wide
-// (2 L (4 h^2 + 3 h f)), and a local layer's queries see the keys within
-// their window only (4 h x the pairs seen, L^2 for a global layer). For the
-// BERT families it is encoder_flops_of_lengths above. `infercost plan` does
-// not know windows and GLUs yet: it counts every encoder as BERT's.
+double encoder_flops_of_lengths(const EncoderShape& shape, const std::vector<int64_t>& rows_at_length);
+// The same for the encoder `config` describes (encoder_shape(config)).
 double encoder_flops_of_lengths(const model::ModelConfig& config, const std::vector<int64_t>& rows_at_length);
 
 // What one device did in a run.
