@@ -91,6 +91,27 @@ def perturb(model):
                 p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
 
 
+def perturb_biases_and_norms(model, g, also=()):
+    """With generator g, in named_parameters order: 0.1 * randn in every bias, 1 + 0.1 * randn in every
+    nn.LayerNorm weight, and scale * randn in each parameter whose name ends with a suffix of `also`
+    ((suffix, scale) pairs). Returns the names changed."""
+    norm_weights = {f"{n}.weight" for n, m in model.named_modules() if isinstance(m, torch.nn.LayerNorm)}
+    done = []
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith(".bias"):
+                p.copy_(torch.randn(p.shape, generator=g) * 0.1)
+            elif name in norm_weights:
+                p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
+            else:
+                scale = next((sc for suffix, sc in also if name.endswith(suffix)), None)
+                if scale is None:
+                    continue
+                p.copy_(torch.randn(p.shape, generator=g) * scale)
+            done.append(name)
+    return done
+
+
 def perturb_padding_rows(model):
     # nn.Embedding(padding_idx=pad) zeroes the pad rows of the word and
     # position tables; RoBERTa reads its position row for a pad id inside the

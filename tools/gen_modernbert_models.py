@@ -60,7 +60,8 @@ from transformers import (ModernBertConfig, ModernBertForSequenceClassification,
                           pipeline)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_model_golden import GOLDEN, ROOT, hf_logits, training_texts, write_golden  # noqa: E402
+from gen_model_golden import (GOLDEN, ROOT, hf_logits, perturb_biases_and_norms, training_texts,  # noqa: E402
+                              write_golden)
 import gen_modernbert_golden  # noqa: E402  (ModernBERT-base's tokenizer_config.json)
 
 GENERATOR = "tools/gen_modernbert_models.py"
@@ -191,19 +192,10 @@ def perturb(model, seed):
     """Random values in every bias (0.1 * randn), every LayerNorm weight (1 + 0.1 * randn) and bias, and
     the [PAD] row of the token embeddings (which nn.Embedding(padding_idx) zeroes). Returns the names."""
     g = torch.Generator().manual_seed(seed)
-    norm_weights = {f"{m_name}.weight" for m_name, m in model.named_modules() if isinstance(m, torch.nn.LayerNorm)}
-    done = []
+    done = perturb_biases_and_norms(model, g)
+    missed = [n for n, _ in model.named_parameters() if "norm" in n and n not in done]
+    assert not missed, missed
     with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name.endswith(".bias"):
-                p.copy_(torch.randn(p.shape, generator=g) * 0.1)
-            elif name in norm_weights:
-                p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
-            else:
-                continue
-            done.append(name)
-        missed = [n for n, _ in model.named_parameters() if "norm" in n and n not in done]
-        assert not missed, missed
         table = model.model.embeddings.tok_embeddings.weight
         pad = model.config.pad_token_id
         table[pad].copy_(torch.randn(table.shape[1], generator=g) * model.config.initializer_range)

@@ -107,6 +107,17 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
     return invalid_argument(fmt::format("{} rotary bases and {} attention windows for {} layers",
                                         config.rope_theta.size(), config.attention_window.size(), layers));
   }
+  if (config.relative_attention) {
+    const size_t table = size_t(2) * size_t(config.relative_span()) * size_t(hidden);
+    for (size_t i = 0; i < w.layers.size(); ++i) {
+      const model::EncoderLayerWeights& l = w.layers[i];
+      if (l.pos_key.size() != (config.c2p ? table : 0) || l.pos_query.size() != (config.p2c ? table : 0)) {
+        return invalid_argument(fmt::format(
+            "layer {}: relative position tables of {} and {} values, expected {} (c2p) and {} (p2c)", i,
+            l.pos_key.size(), l.pos_query.size(), config.c2p ? table : 0, config.p2c ? table : 0));
+      }
+    }
+  }
   if (!config.rope_theta.empty() && config.head_dim() % 2 != 0) {
     return invalid_argument(
         fmt::format("rotary positions need an even head size, not {}", config.head_dim()));

@@ -80,12 +80,41 @@ struct ModernBertNames {
 inline constexpr ModernBertNames kModernBertExtraNames = {"tok_embeddings", "norm", "model.final_norm",
                                                           "head.norm"};
 
+// DebertaV2ForSequenceClassification: BERT's layer names with query_proj /
+// key_proj / value_proj, under "deberta."; a ContextPooler ("pooler.dense",
+// no "deberta." prefix) before the classifier. The relative embeddings and
+// the position projections are read by weights.cc (DebertaNames).
+inline constexpr CheckpointNames kDebertaNames = [] {
+  CheckpointNames n = kBertNames;
+  n.prefix = "deberta.";
+  n.embeddings = "deberta.embeddings.";
+  n.layer = "deberta.encoder.layer.";
+  n.q = "attention.self.query_proj";
+  n.k = "attention.self.key_proj";
+  n.v = "attention.self.value_proj";
+  n.head_pre = "pooler.dense";
+  n.token_types = false;  // only where type_vocab_size > 0 (weights.cc)
+  return n;
+}();
+
+struct DebertaNames {
+  const char* embed_proj;      // under CheckpointNames::embeddings
+  const char* rel_embeddings;  // + ".weight"
+  const char* rel_norm;        // the relative embeddings' LayerNorm
+  const char* pos_key_proj;    // per layer, where not share_att_key
+  const char* pos_query_proj;
+};
+inline constexpr DebertaNames kDebertaExtraNames = {
+    "embed_proj", "deberta.encoder.rel_embeddings", "deberta.encoder.LayerNorm",
+    "attention.self.pos_key_proj", "attention.self.pos_query_proj"};
+
 inline const CheckpointNames& checkpoint_names(Architecture architecture) {
   switch (architecture) {
     case Architecture::kDistilBert: return kDistilBertNames;
     case Architecture::kBert: return kBertNames;
     case Architecture::kRoberta: return kRobertaNames;
     case Architecture::kModernBert: return kModernBertNames;
+    case Architecture::kDebertaV2: return kDebertaNames;
   }
   return kBertNames;
 }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "infercost/core/file.h"
@@ -21,7 +24,8 @@ constexpr int64_t kMaxVocab = 1 << 24;
 constexpr int64_t kMaxLayers = 1024;
 constexpr int64_t kMaxLabels = 1 << 16;
 
-constexpr const char* kSupportedFamilies = "distilbert, bert, roberta, xlm-roberta, camembert, modernbert";
+constexpr const char* kSupportedFamilies =
+    "distilbert, bert, roberta, xlm-roberta, camembert, modernbert, deberta-v2";
 
 class Reader {
  public:
@@ -290,6 +294,105 @@ Status read_modernbert_keys(const json& doc, Reader& r, const std::string& sourc
   return Status();
 }
 
+// "p2c|c2p" as HF splits it: at each '|', trimmed, lower case, empty items dropped.
+std::vector<std::string> bar_list(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t bar = std::min(text.find('|', at), text.size());
+    std::string t = text.substr(at, bar - at);
+    t.erase(0, t.find_first_not_of(' '));
+    t.erase(t.find_last_not_of(' ') + 1);
+    for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!t.empty()) out.push_back(t);
+    at = bar + 1;
+  }
+  return out;
+}
+
+// DeBERTa-v2 and -v3 (transformers' DebertaV2Config and the keys its model
+// reads from the config: position_buckets, norm_rel_ebd, share_att_key).
+// What the encoder computes is described here; the weights reader folds the
+// embedding projection and the relative embeddings' norm and projections
+// into tables (weights.cc), so the backends see only relative_attention,
+// c2p / p2c and the span.
+Status read_deberta_keys(const json& doc, Reader& r, const std::string& source, ModelConfig& c) {
+  INFERCOST_RETURN_IF_ERROR(read_shape(r, kBertKeys, source, c));
+  c.type_vocab_size = 0;
+  INFERCOST_RETURN_IF_ERROR(r.int_key("type_vocab_size", false, 0, kMaxVocab, c.type_vocab_size));
+  INFERCOST_ASSIGN_OR_RETURN(const double eps, positive_number(doc, "layer_norm_eps", 1e-7, source));
+  if (eps > 1) return corruption(source + ": 'layer_norm_eps' must be in (0, 1]");
+  c.layer_norm_eps = static_cast<float>(eps);
+  for (const char* key : {"attention_head_size", "pooler_hidden_size", "embedding_size"}) {
+    auto it = doc.find(key);
+    if (it == doc.end() || it->is_null()) continue;
+    if (!it->is_number_integer() || it->get<int64_t>() < 1 || it->get<int64_t>() > kMaxDim) {
+      return corruption(source + ": '" + key + "' must be a positive integer, got " + it->dump());
+    }
+    const int v = it->get<int>();
+    if (std::string(key) == "embedding_size" && v != c.hidden_size) c.embedding_size = v;
+    if (std::string(key) == "attention_head_size" && v != c.hidden_size / c.num_heads) {
+      return unsupported(source + ": attention_head_size " + it->dump() +
+                         " other than hidden_size / num_attention_heads");
+    }
+    if (std::string(key) == "pooler_hidden_size" && v != c.hidden_size) {
+      return unsupported(source + ": pooler_hidden_size " + it->dump() + " other than hidden_size");
+    }
+  }
+  if (auto it = doc.find("conv_kernel_size"); it != doc.end() && !it->is_null() && *it != 0) {
+    return unsupported(source + ": conv_kernel_size " + it->dump() +
+                       " (DeBERTa-v2's convolution after the first layer; DeBERTa-v3 has none)");
+  }
+  INFERCOST_ASSIGN_OR_RETURN(c.classifier_activation, activation_key(r, "pooler_hidden_act", source));
+  INFERCOST_ASSIGN_OR_RETURN(c.position_table, bool_key(doc, "position_biased_input", true, source));
+  INFERCOST_ASSIGN_OR_RETURN(c.relative_attention, bool_key(doc, "relative_attention", false, source));
+  if (c.relative_attention) {
+    std::vector<std::string> terms;
+    if (auto it = doc.find("pos_att_type"); it != doc.end() && !it->is_null()) {
+      if (it->is_string()) {
+        terms = bar_list(it->get<std::string>());
+      } else if (it->is_array()) {
+        for (const json& t : *it) {
+          if (!t.is_string()) return corruption(source + ": 'pos_att_type' must list strings");
+          terms.push_back(t.get<std::string>());
+        }
+      } else {
+        return corruption(source + ": 'pos_att_type' must be a string or a list, got " + it->dump());
+      }
+    }
+    for (const std::string& t : terms) {
+      if (t == "c2p") {
+        c.c2p = true;
+      } else if (t == "p2c") {
+        c.p2c = true;
+      } else {
+        return unsupported(source + ": pos_att_type '" + t + "' (c2p and p2c are supported)");
+      }
+    }
+    c.max_relative_positions = -1;
+    INFERCOST_RETURN_IF_ERROR(
+        r.int_key("max_relative_positions", false, -(int64_t(1) << 30), kMaxDim, c.max_relative_positions));
+    if (c.max_relative_positions < 1) c.max_relative_positions = c.max_position_embeddings;
+    c.position_buckets = -1;
+    INFERCOST_RETURN_IF_ERROR(
+        r.int_key("position_buckets", false, -(int64_t(1) << 30), kMaxDim, c.position_buckets));
+    if (c.position_buckets <= 0) c.position_buckets = 0;
+    if (c.position_buckets == 1) {
+      return unsupported(source + ": position_buckets 1 (log buckets need at least 2)");
+    }
+    INFERCOST_ASSIGN_OR_RETURN(c.share_att_key, bool_key(doc, "share_att_key", false, source));
+    std::string norm = "none";
+    INFERCOST_RETURN_IF_ERROR(r.string_key("norm_rel_ebd", norm));
+    for (const std::string& t : bar_list(norm)) {
+      if (t == "layer_norm") {
+        c.norm_relative_embeddings = true;
+      } else if (t != "none") {
+        return unsupported(source + ": norm_rel_ebd '" + t + "' (layer_norm or none)");
+      }
+    }
+  }
+  return Status();
+}
+
 // Floats as the shortest decimal that reads back as the same float, so 1e-12f
 // is written "1e-12", not "9.999999960041972e-13".
 double float_for_json(float v) {
@@ -332,6 +435,13 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
   } else if (c.model_type == "modernbert") {
     c.architecture = Architecture::kModernBert;
     INFERCOST_RETURN_IF_ERROR(read_modernbert_keys(doc, r, source, c));
+  } else if (c.model_type == "deberta-v2") {
+    c.architecture = Architecture::kDebertaV2;
+    INFERCOST_RETURN_IF_ERROR(read_deberta_keys(doc, r, source, c));
+  } else if (c.model_type == "deberta") {
+    return unsupported(source +
+                       ": model_type 'deberta' (DeBERTa v1) is not supported; DeBERTa-v2 and -v3 "
+                       "(model_type deberta-v2) are");
   } else {
     return unsupported(source + ": model_type '" + c.model_type +
                        "' is not supported (supported families: " + kSupportedFamilies + ")");
@@ -369,6 +479,7 @@ const char* hf_classifier_class(const ModelConfig& c) {
     case Architecture::kDistilBert: return "DistilBertForSequenceClassification";
     case Architecture::kBert: return "BertForSequenceClassification";
     case Architecture::kModernBert: return "ModernBertForSequenceClassification";
+    case Architecture::kDebertaV2: return "DebertaV2ForSequenceClassification";
     case Architecture::kRoberta: break;
   }
   if (c.model_type == "xlm-roberta") return "XLMRobertaForSequenceClassification";
@@ -384,6 +495,24 @@ bool is_classifier_class(std::string_view architecture) {
   constexpr std::string_view kSuffix = "ForSequenceClassification";
   return architecture.size() >= kSuffix.size() &&
          architecture.compare(architecture.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
+}
+
+int relative_position_index(const ModelConfig& c, int delta) {
+  const int span = c.relative_span();
+  int bucket = delta;
+  if (c.position_buckets > 0 && c.max_relative_positions > 0) {
+    // make_log_bucket_position, in fp32 as torch computes it.
+    const int mid = c.position_buckets / 2;
+    const int abs_pos = delta < mid && delta > -mid ? mid - 1 : std::abs(delta);
+    if (abs_pos > mid) {
+      const float ratio = static_cast<float>(abs_pos) / static_cast<float>(mid);
+      const float base = static_cast<float>(static_cast<double>(c.max_relative_positions - 1) / mid);
+      const float log_pos =
+          std::ceil(std::log(ratio) / std::log(base) * static_cast<float>(mid - 1)) + static_cast<float>(mid);
+      bucket = static_cast<int>(log_pos) * (delta < 0 ? -1 : 1);
+    }
+  }
+  return std::clamp(bucket + span, 0, 2 * span - 1);
 }
 
 std::string synthetic_model_notice(const ModelConfig& config) {

@@ -1,5 +1,6 @@
 #include "infercost/model/weights.h"
 
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -150,12 +151,151 @@ Result<EncoderWeights> read_modernbert_weights(TensorSource& src, const ModelCon
   return w;
 }
 
+// A post-norm layer in BERT's layout under the names `n` gives, at `p` (the
+// layer's prefix).
+Status read_bert_layer(TensorSource& src, const CheckpointNames& n, const std::string& p, int h, int f,
+                       EncoderLayerWeights& l) {
+  INFERCOST_RETURN_IF_ERROR(src.linear(p + n.q, h, h, l.q));
+  INFERCOST_RETURN_IF_ERROR(src.linear(p + n.k, h, h, l.k));
+  INFERCOST_RETURN_IF_ERROR(src.linear(p + n.v, h, h, l.v));
+  INFERCOST_RETURN_IF_ERROR(src.linear(p + n.attn_out, h, h, l.attn_out));
+  INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + n.attn_ln, h, l.attn_ln));
+  INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_in, f, h, l.ffn_in));
+  INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_out, h, f, l.ffn_out));
+  return src.layer_norm(p + n.ffn_ln, h, l.ffn_ln);
+}
+
+// The head's first layer and the classifier; without `classifier` (an
+// encoder without a head), the first layer where the checkpoint has it
+// (BERT's pooler) and no output layer.
+Status read_head(TensorSource& src, const ModelConfig& c, const CheckpointNames& n, bool classifier,
+                 ClassifierHeadWeights& head) {
+  const int h = c.hidden_size;
+  if (!classifier) {
+    if (src.has(std::string(n.head_pre) + ".weight")) return src.linear(n.head_pre, h, h, head.pre);
+    return Status();
+  }
+  INFERCOST_RETURN_IF_ERROR(src.linear(n.head_pre, h, h, head.pre));
+  return src.linear(n.classifier, c.num_labels(), h, head.classifier);
+}
+
+// y = x W^T (+ b) for x [rows, in] and W [out, in], summed in double: the
+// tables the weights reader derives once (DeBERTa).
+std::vector<float> project(const std::vector<float>& x, int rows, int in, const std::vector<float>& w,
+                           int out, const std::vector<float>* bias = nullptr) {
+  std::vector<float> y(static_cast<size_t>(rows) * static_cast<size_t>(out));
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x.data() + static_cast<size_t>(r) * static_cast<size_t>(in);
+    for (int o = 0; o < out; ++o) {
+      const float* wo = w.data() + static_cast<size_t>(o) * static_cast<size_t>(in);
+      double sum = bias != nullptr ? (*bias)[static_cast<size_t>(o)] : 0.0;
+      for (int i = 0; i < in; ++i) sum += static_cast<double>(xr[i]) * wo[i];
+      y[static_cast<size_t>(r) * static_cast<size_t>(out) + static_cast<size_t>(o)] = static_cast<float>(sum);
+    }
+  }
+  return y;
+}
+
+// DeBERTa-v2/v3's encoder and ContextPooler head (checkpoint_names.h), with
+// what the checkpoint stores in other forms folded into the tables the
+// backends read: the word (and position, token type) embeddings through
+// embed_proj where embedding_size differs from the hidden size (a linear map
+// without bias, so projecting each table is projecting their sum), and per
+// layer the relative embeddings (LayerNorm'd where norm_rel_ebd says) through
+// the position key and query projections (the layer's own key_proj /
+// query_proj with share_att_key, else pos_key_proj / pos_query_proj).
+Result<EncoderWeights> read_deberta_weights(TensorSource& src, const ModelConfig& c, const CheckpointNames& n,
+                                            bool classifier) {
+  const int h = c.hidden_size, f = c.intermediate_size;
+  const int width = c.embedding_size > 0 ? c.embedding_size : h;
+  const DebertaNames& x = kDebertaExtraNames;
+  EncoderWeights w;
+  int64_t checkpoint = 0, tables = 0;  // the elements folded, and the tables' that stand for them
+  const std::string e = n.embeddings;
+  INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings,
+                             src.read(e + "word_embeddings.weight", {c.vocab_size, width}));
+  if (c.position_table) {
+    INFERCOST_ASSIGN_OR_RETURN(w.position_embeddings, src.read(e + "position_embeddings.weight",
+                                                               {c.max_position_embeddings, width}));
+  }
+  if (c.type_vocab_size > 0) {
+    INFERCOST_ASSIGN_OR_RETURN(w.token_type_embeddings,
+                               src.read(e + "token_type_embeddings.weight", {c.type_vocab_size, width}));
+  }
+  if (width != h) {
+    INFERCOST_ASSIGN_OR_RETURN(std::vector<float> proj, src.read(e + x.embed_proj + ".weight", {h, width}));
+    if (!proj.empty()) {
+      for (std::vector<float>* table :
+           {&w.word_embeddings, &w.position_embeddings, &w.token_type_embeddings}) {
+        if (table->empty()) continue;
+        const int rows = static_cast<int>(table->size() / static_cast<size_t>(width));
+        checkpoint += static_cast<int64_t>(table->size());
+        *table = project(*table, rows, width, proj, h);
+        tables += static_cast<int64_t>(table->size());
+      }
+      checkpoint += static_cast<int64_t>(proj.size());
+    }
+  }
+  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
+  INFERCOST_RETURN_IF_ERROR(src.layer_norm(e + "LayerNorm", h, w.embeddings_ln));
+  std::vector<float> rel;  // [2 span, hidden], normed
+  const int rel_rows = 2 * c.relative_span();
+  if (c.relative_attention) {
+    INFERCOST_ASSIGN_OR_RETURN(rel, src.read(std::string(x.rel_embeddings) + ".weight", {rel_rows, h}));
+    checkpoint += static_cast<int64_t>(rel.size());
+    if (c.norm_relative_embeddings) {
+      LayerNormWeights ln;
+      INFERCOST_RETURN_IF_ERROR(src.layer_norm(x.rel_norm, h, ln));
+      checkpoint += static_cast<int64_t>(ln.gamma.size() + ln.beta.size());
+      for (int r = 0; r < rel_rows && !rel.empty(); ++r) {
+        float* row = rel.data() + static_cast<size_t>(r) * static_cast<size_t>(h);
+        double mean = 0, var = 0;
+        for (int i = 0; i < h; ++i) mean += row[i];
+        mean /= h;
+        for (int i = 0; i < h; ++i) var += (row[i] - mean) * (row[i] - mean);
+        var /= h;
+        const double inv = 1.0 / std::sqrt(var + static_cast<double>(c.layer_norm_eps));
+        for (int i = 0; i < h; ++i)
+          row[i] = static_cast<float>((row[i] - mean) * inv * ln.gamma[i] + ln.beta[i]);
+      }
+    }
+  }
+  w.layers.resize(static_cast<size_t>(c.num_layers));
+  for (int i = 0; i < c.num_layers; ++i) {
+    const std::string p = n.layer + std::to_string(i) + ".";
+    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
+    INFERCOST_RETURN_IF_ERROR(read_bert_layer(src, n, p, h, f, l));
+    if (!c.relative_attention) continue;
+    const auto positions = [&](bool wanted, const Linear& shared, const char* own,
+                               std::vector<float>& out) -> Status {
+      if (!wanted) return Status();
+      Linear separate;
+      const Linear* proj = &shared;
+      if (!c.share_att_key) {
+        INFERCOST_RETURN_IF_ERROR(src.linear(p + own, h, h, separate));
+        checkpoint += static_cast<int64_t>(separate.weight.size() + separate.bias.size());
+        proj = &separate;
+      }
+      if (!rel.empty() && !proj->weight.empty()) {
+        out = project(rel, rel_rows, h, proj->weight, h, &proj->bias);
+        tables += static_cast<int64_t>(out.size());
+      }
+      return Status();
+    };
+    INFERCOST_RETURN_IF_ERROR(positions(c.c2p, l.k, x.pos_key_proj, l.pos_key));
+    INFERCOST_RETURN_IF_ERROR(positions(c.p2c, l.q, x.pos_query_proj, l.pos_query));
+  }
+  w.derived_delta = checkpoint - tables;
+  INFERCOST_RETURN_IF_ERROR(read_head(src, c, n, classifier, w.head));
+  return w;
+}
+
 // Every tensor of the encoder and its head, in one walk for reading and
-// counting. Without `classifier` (an encoder without a head), the head's
-// first layer where the checkpoint has it (BERT's pooler) and no output layer.
+// counting (read_head says what `classifier` changes).
 Result<EncoderWeights> read_weights(TensorSource& src, const ModelConfig& c, const CheckpointNames& n,
                                     bool classifier = true) {
   if (c.architecture == Architecture::kModernBert) return read_modernbert_weights(src, c, n, classifier);
+  if (c.architecture == Architecture::kDebertaV2) return read_deberta_weights(src, c, n, classifier);
   const int h = c.hidden_size, f = c.intermediate_size;
   EncoderWeights w;
   const std::string e = n.embeddings;
@@ -172,22 +312,9 @@ Result<EncoderWeights> read_weights(TensorSource& src, const ModelConfig& c, con
   for (int i = 0; i < c.num_layers; ++i) {
     const std::string p = n.layer + std::to_string(i) + ".";
     EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.q, h, h, l.q));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.k, h, h, l.k));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.v, h, h, l.v));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.attn_out, h, h, l.attn_out));
-    INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + n.attn_ln, h, l.attn_ln));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_in, f, h, l.ffn_in));
-    INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_out, h, f, l.ffn_out));
-    INFERCOST_RETURN_IF_ERROR(src.layer_norm(p + n.ffn_ln, h, l.ffn_ln));
+    INFERCOST_RETURN_IF_ERROR(read_bert_layer(src, n, p, h, f, l));
   }
-  if (!classifier) {
-    if (src.has(std::string(n.head_pre) + ".weight"))
-      INFERCOST_RETURN_IF_ERROR(src.linear(n.head_pre, h, h, w.head.pre));
-    return w;
-  }
-  INFERCOST_RETURN_IF_ERROR(src.linear(n.head_pre, h, h, w.head.pre));
-  INFERCOST_RETURN_IF_ERROR(src.linear(n.classifier, c.num_labels(), h, w.head.classifier));
+  INFERCOST_RETURN_IF_ERROR(read_head(src, c, n, classifier, w.head));
   return w;
 }
 
@@ -206,9 +333,10 @@ size_t EncoderWeights::parameter_count() const {
              linear_count(head.classifier) + ln_count(final_ln);
   for (const auto& l : layers) {
     n += linear_count(l.q) + linear_count(l.k) + linear_count(l.v) + linear_count(l.attn_out) +
-         ln_count(l.attn_ln) + linear_count(l.ffn_in) + linear_count(l.ffn_out) + ln_count(l.ffn_ln);
+         ln_count(l.attn_ln) + linear_count(l.ffn_in) + linear_count(l.ffn_out) + ln_count(l.ffn_ln) +
+         l.pos_key.size() + l.pos_query.size();
   }
-  return n - zero_filled;
+  return static_cast<size_t>(static_cast<int64_t>(n - zero_filled) + derived_delta);
 }
 
 std::vector<float> embedding_bias_of(const ModelConfig& config, const std::vector<float>& token_types) {

@@ -324,6 +324,21 @@ TEST_F(CudaEmu, ModernBertHalfPrecisionsAgreeWithTheCpusFp32) {
   }
 }
 
+// DeBERTa's disentangled attention is the CPU's alone so far: the GPU refuses
+// the model at prepare(), naming what to use instead.
+TEST_F(CudaEmu, DebertaIsRefusedNamingTheCpu) {
+  model::ModelConfig config;
+  model::EncoderWeights weights;
+  ASSERT_NO_FATAL_FAILURE(
+      testing::load_model(std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-deberta", config, weights));
+  auto made = make_gpu(BackendOptions{});
+  ASSERT_TRUE(made.ok()) << made.status().to_string();
+  const Status st = (*made)->prepare(config, weights);
+  EXPECT_EQ(st.code(), StatusCode::kUnsupported) << st.to_string();
+  EXPECT_NE(st.message().find("disentangled attention"), std::string::npos) << st.to_string();
+  EXPECT_NE(st.message().find("use --device cpu"), std::string::npos) << st.to_string();
+}
+
 TEST_P(CudaEmuModel, ComputedPaddingGivesTheSameLogits) {
   const SmallModel m(GetParam().arch, GetParam().activation, 45);
   const Rows rows = m.rows(5, 1, 20, 46);

@@ -15,6 +15,7 @@ ParityTarget cpu_target() {
 
 INFERCOST_BACKEND_PARITY(Cpu, cpu_target());
 INFERCOST_BACKEND_PARITY_MODERNBERT(Cpu, cpu_target());
+INFERCOST_BACKEND_PARITY_DEBERTA(Cpu, cpu_target());
 
 }  // namespace
 }  // namespace infercost::backend::testing

@@ -116,3 +116,16 @@ inline std::string parity_test_name(
                          ::testing::Values("tiny-modernbert", "tiny-modernbert-mean",              \
                                            "tiny-modernbert-multilabel", "tiny-modernbert-long")), \
       ::infercost::backend::testing::parity_test_name)
+
+// The same on the tiny DeBERTa-v2/v3 classifiers (disentangled attention:
+// c2p and p2c with shared and separate projections, log buckets, a c2p-only
+// model without buckets, an embedding projection; tools/gen_deberta_models.py
+// wrote them), for a backend that runs DeBERTa (the CPU; the CUDA backend
+// refuses it so far).
+#define INFERCOST_BACKEND_PARITY_DEBERTA(prefix, target)                                                  \
+  using ::infercost::backend::testing::BackendParity;                                                     \
+  INSTANTIATE_TEST_SUITE_P(                                                                               \
+      prefix##Deberta, BackendParity,                                                                     \
+      ::testing::Combine(::testing::Values(target),                                                       \
+                         ::testing::Values("tiny-deberta", "tiny-deberta-3", "tiny-deberta-multilabel")), \
+      ::infercost::backend::testing::parity_test_name)

@@ -36,13 +36,14 @@ inline model::LayerNormWeights random_ln(int n, std::mt19937& rng) {
   return ln;
 }
 
-// "distilbert", "bert", "roberta", "modernbert": test names.
+// "distilbert", "bert", "roberta", "modernbert", "deberta": test names.
 inline const char* arch_name(model::Architecture arch) {
   switch (arch) {
     case model::Architecture::kDistilBert: return "distilbert";
     case model::Architecture::kBert: return "bert";
     case model::Architecture::kRoberta: return "roberta";
     case model::Architecture::kModernBert: return "modernbert";
+    case model::Architecture::kDebertaV2: return "deberta";
   }
   return "?";
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace infercost::model {
@@ -197,7 +199,7 @@ TEST(Config, ClearErrors) {
       {"no model_type", without("model_type"), StatusCode::kNotFound, "model_type"},
       {"gpt2", with("model_type", "gpt2"), StatusCode::kUnsupported,
        "'gpt2' is not supported (supported families: distilbert, bert, roberta, xlm-roberta, camembert, "
-       "modernbert)"},
+       "modernbert, deberta-v2)"},
       {"roberta relative", R"({"model_type": "roberta", "vocab_size": 10, "hidden_size": 8,
           "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 16,
           "position_embedding_type": "relative_key_query"})",
@@ -434,6 +436,91 @@ TEST(Config, ModernBertRefusesWhatItDoesNotComputeByName) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("layer_types[4] is \"chunked_attention\""), std::string::npos)
       << r.status().to_string();
+}
+
+// DeBERTa-v3-base's config.json as microsoft publishes it.
+constexpr const char* kDebertaV3Base = R"json({
+  "model_type": "deberta-v2", "attention_probs_dropout_prob": 0.1, "hidden_act": "gelu",
+  "hidden_dropout_prob": 0.1, "hidden_size": 768, "initializer_range": 0.02, "intermediate_size": 3072,
+  "max_position_embeddings": 512, "relative_attention": true, "position_buckets": 256,
+  "norm_rel_ebd": "layer_norm", "share_att_key": true, "pos_att_type": "p2c|c2p", "layer_norm_eps": 1e-7,
+  "max_relative_positions": -1, "position_biased_input": false, "num_attention_heads": 12,
+  "num_hidden_layers": 12, "type_vocab_size": 0, "vocab_size": 128100})json";
+
+TEST(Config, DebertaV3ReadsItsDisentangledAttention) {
+  auto r = parse_config(kDebertaV3Base, "dir/config.json");
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->architecture, Architecture::kDebertaV2);
+  EXPECT_TRUE(r->relative_attention);
+  EXPECT_TRUE(r->c2p);
+  EXPECT_TRUE(r->p2c);
+  EXPECT_EQ(r->position_buckets, 256);
+  EXPECT_EQ(r->max_relative_positions, 512);  // -1: max_position_embeddings
+  EXPECT_EQ(r->relative_span(), 256);
+  EXPECT_TRUE(r->share_att_key);
+  EXPECT_TRUE(r->norm_relative_embeddings);
+  EXPECT_FALSE(r->position_table);
+  EXPECT_EQ(r->type_vocab_size, 0);
+  EXPECT_FLOAT_EQ(r->layer_norm_eps, 1e-7f);
+  EXPECT_EQ(r->head_activation(), Activation::kGelu);  // pooler_hidden_act's default
+  EXPECT_EQ(architecture_name(*r), "DebertaV2ForSequenceClassification");
+  struct Case {
+    const char* key;
+    nlohmann::json value;
+    const char* needle;
+  };
+  const Case refused[] = {
+      {"conv_kernel_size", 3, "conv_kernel_size 3"},
+      {"pos_att_type", "p2p|c2p", "pos_att_type 'p2p'"},
+      {"norm_rel_ebd", "layer_norm|batch_norm", "norm_rel_ebd 'batch_norm'"},
+      {"pooler_hidden_size", 1024, "pooler_hidden_size 1024"},
+      {"pooler_hidden_act", "gelu_fast", "'pooler_hidden_act' is 'gelu_fast'"},
+      {"attention_head_size", 32, "attention_head_size 32"},
+  };
+  for (const Case& c : refused) {
+    auto j = nlohmann::json::parse(kDebertaV3Base);
+    j[c.key] = c.value;
+    auto bad = parse_config(j.dump(), "dir/config.json");
+    ASSERT_FALSE(bad.ok()) << c.key;
+    EXPECT_EQ(bad.status().code(), StatusCode::kUnsupported) << c.key;
+    EXPECT_NE(bad.status().message().find(c.needle), std::string::npos) << bad.status().to_string();
+  }
+  auto v1 = nlohmann::json::parse(kDebertaV3Base);
+  v1["model_type"] = "deberta";
+  auto refused_v1 = parse_config(v1.dump(), "dir/config.json");
+  ASSERT_FALSE(refused_v1.ok());
+  EXPECT_NE(refused_v1.status().message().find("DeBERTa v1"), std::string::npos)
+      << refused_v1.status().to_string();
+}
+
+// The relative embedding row of every delta q - k within 511, against
+// transformers' own build_relative_position (tools/gen_deberta_models.py) for
+// the tiny models' settings and DeBERTa-v3-base's (256 log buckets over 512
+// positions).
+TEST(Config, RelativePositionIndexIsTransformers) {
+  std::ifstream in(std::string(INFERCOST_TEST_DATA_DIR) + "/golden/deberta-relative-index.json");
+  ASSERT_TRUE(in) << "deberta-relative-index.json";
+  const auto doc = nlohmann::json::parse(in);
+  const int max_delta = doc["max_delta"];
+  ASSERT_EQ(doc["settings"].size(), 4u);
+  for (const auto& s : doc["settings"]) {
+    ModelConfig c;
+    c.architecture = Architecture::kDebertaV2;
+    c.relative_attention = true;
+    c.position_buckets = std::max(0, s["position_buckets"].get<int>());
+    c.max_relative_positions = s["max_relative_positions"];
+    const auto& want = s["index"];
+    ASSERT_EQ(want.size(), size_t(2 * max_delta + 1));
+    int mismatches = 0;
+    for (int d = -max_delta; d <= max_delta; ++d) {
+      const int expected = want[size_t(d + max_delta)];
+      if (relative_position_index(c, d) != expected && ++mismatches <= 5) {
+        ADD_FAILURE() << s["name"] << ": delta " << d << " gives " << relative_position_index(c, d)
+                      << ", transformers " << expected;
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << s["name"];
+  }
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ namespace infercost::model {
 
 // kRoberta: RoBERTa and the models built on it (XLM-RoBERTa, CamemBERT).
 // kModernBert: ModernBERT (and the encoders that share its modules).
-enum class Architecture { kDistilBert, kBert, kRoberta, kModernBert };
+// kDebertaV2: DeBERTa-v2 and -v3 (model_type deberta-v2), disentangled attention.
+enum class Architecture { kDistilBert, kBert, kRoberta, kModernBert, kDebertaV2 };
 
 // Where a layer's LayerNorms sit. kPost (BERT): after each residual sum.
 // kPre (ModernBERT): before attention (none in layer 0) and before the MLP,
@@ -101,7 +102,30 @@ struct ModelConfig {
   // (classifier_activation) where the family does not fix it.
   bool head_mean_pooling = false;
   bool head_norm = false;
-  Activation classifier_activation = Activation::kGelu;
+  Activation classifier_activation = Activation::kGelu;  // ModernBERT; DeBERTa's pooler_hidden_act
+  // DeBERTa's disentangled attention (relative_attention), as data: besides
+  // content-to-content, the content-to-position (c2p: a query against the
+  // relative position's key) and position-to-content (p2c: a key against the
+  // relative position's query) terms, all divided by sqrt(head_dim x the
+  // number of terms). The relative position q - k is bucketed
+  // logarithmically (relative_position_index) where position_buckets > 0;
+  // max_relative_positions is resolved (HF: max_position_embeddings when < 1).
+  bool relative_attention = false;
+  bool c2p = false, p2c = false;
+  int position_buckets = 0;
+  int max_relative_positions = 0;
+  // The relative embeddings' rows, 2 x this: position_buckets, else
+  // max_relative_positions.
+  int relative_span() const { return position_buckets > 0 ? position_buckets : max_relative_positions; }
+  // How the checkpoint stores what the weights reader folds into tables
+  // (weights.cc): the word embeddings' width where it is not hidden_size
+  // (DeBERTa's embedding_size, projected by embed_proj; 0: hidden_size), the
+  // relative embeddings' LayerNorm (norm_rel_ebd "layer_norm") and whether
+  // they go through the layer's own query / key projections (share_att_key)
+  // or separate ones.
+  int embedding_size = 0;
+  bool norm_relative_embeddings = false;
+  bool share_att_key = false;
   // True for models made by `infercost model synth`: speed real, sentiment not.
   bool synthetic = false;
   std::string synthetic_preset;
@@ -113,7 +137,8 @@ struct ModelConfig {
   // BERT's pooler tanh, RoBERTa's classifier.dense tanh, ModernBERT's
   // classifier_activation.
   Activation head_activation() const {
-    if (architecture == Architecture::kModernBert) return classifier_activation;
+    if (architecture == Architecture::kModernBert || architecture == Architecture::kDebertaV2)
+      return classifier_activation;
     return architecture == Architecture::kDistilBert ? Activation::kRelu : Activation::kTanh;
   }
   // Whether layer `layer` attends to every token (no window).
@@ -133,6 +158,12 @@ struct ModelConfig {
     return PositionScheme{pad_token_id + 1, pad_token_id};
   }
 };
+
+// The row of the relative embeddings that query position q sees key position
+// k through, for delta = q - k (|delta| < max_positions()): HF's
+// make_log_bucket_position (computed in fp32 as torch does) where
+// position_buckets > 0, plus relative_span(), clamped to [0, 2 x span).
+int relative_position_index(const ModelConfig& config, int delta);
 
 // Parses config.json text; `source` names it in errors. Checks that sizes are
 // positive and hidden_size divides by num_heads. Size keys (vocab_size, dim /

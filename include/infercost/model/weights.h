@@ -26,12 +26,18 @@ struct EncoderLayerWeights {
   LayerNormWeights attn_ln;
   Linear ffn_in, ffn_out;   // DistilBERT ffn.lin1/lin2 / BERT intermediate.dense / output.dense
   LayerNormWeights ffn_ln;  // DistilBERT output_layer_norm / BERT output.LayerNorm / ModernBERT mlp_norm
+  // DeBERTa's relative embeddings (LayerNorm'd where the config says) through
+  // this layer's position key / query projections, [2 x relative_span(),
+  // hidden]: what the c2p and p2c terms read. Derived when the weights are
+  // read (they depend on no input); empty without those terms.
+  std::vector<float> pos_key, pos_query;
 };
 
 // DistilBERT: logits = classifier(relu(pre_classifier(h[CLS]))).
 // BERT:       logits = classifier(tanh(pooler(h[CLS]))).
 // RoBERTa:    logits = classifier.out_proj(tanh(classifier.dense(h[<s>]))).
 // ModernBERT: logits = classifier(norm(act(head.dense(pool(h))))).
+// DeBERTa:    logits = classifier(act(pooler.dense(h[CLS]))).
 struct ClassifierHeadWeights {
   Linear
       pre;  // DistilBERT pre_classifier, BERT pooler.dense, RoBERTa classifier.dense, ModernBERT head.dense
@@ -55,6 +61,11 @@ struct EncoderWeights {
   // Biases the checkpoint does not have (ModernBERT without attention_bias,
   // ...) read as zeros; parameter_count() leaves them out.
   size_t zero_filled = 0;
+  // Where tables were derived from the checkpoint's tensors (DeBERTa: the
+  // embeddings through embed_proj, the layers' pos_key / pos_query): the
+  // checkpoint's elements minus the tables' that stand for them, so that
+  // parameter_count() counts the checkpoint.
+  int64_t derived_delta = 0;
 
   size_t parameter_count() const;
 };

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <new>
@@ -82,6 +83,7 @@ struct PreparedLayer {
   std::vector<float> attn_ln_gamma, attn_ln_beta, ffn_ln_gamma, ffn_ln_beta;  // attn_ln empty: none
   const std::vector<float>* rotary = nullptr;  // rotary_table() of the layer's theta; null: none
   int window = 0;                              // tokens seen on each side; 0: all
+  std::vector<float> pos_key, pos_query;       // DeBERTa's c2p / p2c tables; empty: none
 };
 
 class CpuBackend final : public Backend {
@@ -150,6 +152,12 @@ class CpuBackend final : public Backend {
       if (rotary_.count(theta)) continue;
       rotary_table(theta, config.head_dim(), config.max_positions(), rotary_[theta]);
     }
+    relative_index_.clear();
+    if (config.relative_attention) {
+      const int max_delta = config.max_positions() - 1;
+      for (int d = -max_delta; d <= max_delta; ++d)
+        relative_index_.push_back(model::relative_position_index(config, d));
+    }
     layers_.clear();
     layers_.resize(w.layers.size());
     for (size_t i = 0; i < w.layers.size(); ++i) {
@@ -172,6 +180,8 @@ class CpuBackend final : public Backend {
       dst.ffn_ln_gamma = src.ffn_ln.gamma;
       dst.ffn_ln_beta = src.ffn_ln.beta;
       if (!config.rope_theta.empty()) dst.rotary = &rotary_.at(config.rope_theta[i]);
+      dst.pos_key = src.pos_key;
+      dst.pos_query = src.pos_query;
       if (!config.attention_window.empty()) dst.window = config.attention_window[i];
     }
     if (pooling_) {
@@ -226,6 +236,8 @@ class CpuBackend final : public Backend {
     int64_t per_thread = 0;
     for (const PreparedLayer& layer : layers_)
       per_thread = std::max(per_thread, attention_scratch_floats(max_len, layer.window));
+    if (config_.relative_attention)
+      per_thread = std::max(per_thread, disentangled_scratch_floats(max_len, config_.relative_span()));
     float* scratch = ensure(scratch_, per_thread * omp_get_max_threads());
     const int32_t* key_lengths = padded ? b.lengths.data() : nullptr;
 
@@ -239,8 +251,20 @@ class CpuBackend final : public Backend {
         stream_.wait();
         apply_rotary(qkv, total, positions, heads, hidden / heads, layer.rotary->data());
       }
-      attention(qkv, ctx, offsets, row_len, key_lengths, b.batch, heads, hidden / heads, scratch, per_thread,
-                layer.window);
+      if (config_.relative_attention) {
+        RelativeAttention rel;
+        rel.pos_key = layer.pos_key.empty() ? nullptr : layer.pos_key.data();
+        rel.pos_query = layer.pos_query.empty() ? nullptr : layer.pos_query.data();
+        rel.index = relative_index_.data();
+        rel.max_delta = config_.max_positions() - 1;
+        const int terms = 1 + int(config_.c2p) + int(config_.p2c);
+        rel.scale = 1.0f / std::sqrt(float(hidden / heads) * float(terms));
+        disentangled_attention(qkv, ctx, offsets, row_len, key_lengths, b.batch, heads, hidden / heads, rel,
+                               scratch, per_thread);
+      } else {
+        attention(qkv, ctx, offsets, row_len, key_lengths, b.batch, heads, hidden / heads, scratch,
+                  per_thread, layer.window);
+      }
       layer.attn_out.run(stream_, ctx, total, h, linear_scratch_);  // h += ctx W^T + b
     };
     if (config_.norm_placement == model::NormPlacement::kPre) {
@@ -350,6 +374,8 @@ class CpuBackend final : public Backend {
   std::vector<float> word_, position_, embedding_bias_, emb_gamma_, emb_beta_;
   std::vector<float> final_gamma_, final_beta_, head_gamma_, head_beta_;  // pre-norm encoders, head norm
   std::map<double, std::vector<float>> rotary_;                           // rotary_table() by theta
+  std::vector<int32_t>
+      relative_index_;  // DeBERTa: relative_position_index() of each delta from -(positions - 1)
   std::vector<PreparedLayer> layers_;
   OnednnLinear pre_, classifier_;
   // Scratch, reused across calls.

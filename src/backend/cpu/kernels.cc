@@ -256,6 +256,41 @@ void embed_layer_norm(const int32_t* ids, const int32_t* positions, int64_t toke
   }
 }
 
+// The attention's tasks: (sequence, head, block of kAttentionQueryBlock
+// queries), numbered sequence by sequence. Called inside our parallel
+// region, dnnl_sgemm runs single-threaded on the calling thread (oneDNN
+// checks omp_in_parallel), so tasks are the unit of parallelism; dynamic
+// scheduling evens out mixed lengths.
+class AttentionTasks {
+ public:
+  AttentionTasks(const int32_t* lengths, int sequences, int heads)
+      : heads_(heads), lengths_(lengths), first_(size_t(sequences) + 1, 0) {
+    for (int s = 0; s < sequences; ++s) {
+      const int64_t blocks = (lengths[s] + kAttentionQueryBlock - 1) / kAttentionQueryBlock;
+      first_[size_t(s) + 1] = first_[size_t(s)] + blocks * heads;
+    }
+  }
+  int64_t count() const { return first_.back(); }
+  struct Task {
+    int s, h;
+    int64_t q0, rows;  // the block's first query and its queries
+  };
+  Task operator[](int64_t task) const {
+    Task t{};
+    t.s = int(std::upper_bound(first_.begin(), first_.end(), task) - first_.begin()) - 1;
+    const int64_t local = task - first_[size_t(t.s)];
+    t.h = int(local % heads_);
+    t.q0 = (local / heads_) * kAttentionQueryBlock;
+    t.rows = std::min<int64_t>(kAttentionQueryBlock, lengths_[t.s] - t.q0);
+    return t;
+  }
+
+ private:
+  int heads_;
+  const int32_t* lengths_;
+  std::vector<int64_t> first_;
+};
+
 void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const int32_t* lengths,
                const int32_t* key_lengths, int sequences, int heads, int head_dim, float* scratch,
                int64_t scratch_floats_per_thread, int window) {
@@ -263,23 +298,10 @@ void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const i
   const int64_t hidden = int64_t(heads) * head_dim;
   const int64_t ld_qkv = 3 * hidden;
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  // Tasks are (sequence, head, block of kAttentionQueryBlock queries).
-  std::vector<int64_t> first_task(size_t(sequences) + 1, 0);
-  for (int s = 0; s < sequences; ++s) {
-    const int64_t blocks = (lengths[s] + kAttentionQueryBlock - 1) / kAttentionQueryBlock;
-    first_task[size_t(s) + 1] = first_task[size_t(s)] + blocks * heads;
-  }
-  const int64_t tasks = first_task[size_t(sequences)];
-  // Called inside our parallel region, dnnl_sgemm runs single-threaded on the
-  // calling thread (oneDNN checks omp_in_parallel), so tasks are the unit of
-  // parallelism; dynamic scheduling evens out mixed lengths.
+  const AttentionTasks tasks(lengths, sequences, heads);
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t task = 0; task < tasks; ++task) {
-    const int s = int(std::upper_bound(first_task.begin(), first_task.end(), task) - first_task.begin()) - 1;
-    const int64_t local = task - first_task[size_t(s)];
-    const int h = int(local % heads);
-    const int64_t q0 = (local / heads) * kAttentionQueryBlock;
-    const int64_t rows = std::min<int64_t>(kAttentionQueryBlock, lengths[s] - q0);
+  for (int64_t task = 0; task < tasks.count(); ++task) {
+    const auto [s, h, q0, rows] = tasks[task];
     const int64_t keys = key_lengths[s];
     // The keys any query of the block sees.
     const int64_t k0 = window > 0 ? std::max<int64_t>(0, q0 - window) : 0;
@@ -313,6 +335,60 @@ void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const i
     }
     dnnl_sgemm('N', 'N', rows, head_dim, span, 1.0f, scores, span, v, ld_qkv, 0.0f, out, hidden);
   }
+}
+
+void disentangled_attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const int32_t* lengths,
+                            const int32_t* key_lengths, int sequences, int heads, int head_dim,
+                            const RelativeAttention& rel, float* scratch, int64_t scratch_floats_per_thread) {
+  if (key_lengths == nullptr) key_lengths = lengths;
+  const int64_t hidden = int64_t(heads) * head_dim;
+  const int64_t ld_qkv = 3 * hidden;
+  const AttentionTasks tasks(lengths, sequences, heads);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t task = 0; task < tasks.count(); ++task) {
+    const auto [s, h, q0, rows] = tasks[task];
+    const int64_t keys = key_lengths[s];
+    const float* base = qkv + seq_offsets[s] * ld_qkv + int64_t(h) * head_dim;
+    const float* q = base + q0 * ld_qkv;
+    const float* k = base + hidden;
+    const float* v = base + 2 * hidden;
+    float* out = ctx + (seq_offsets[s] + q0) * hidden + int64_t(h) * head_dim;
+    // The relative rows this block's deltas (q0 - keys + 1 .. q0 + rows - 1) reach.
+    const int32_t* index = rel.index + rel.max_delta;
+    const int32_t lo = index[q0 - (keys - 1)], hi = index[q0 + rows - 1];
+    const int64_t nb = hi - lo + 1;
+    float* scores = scratch + int64_t(omp_get_thread_num()) * scratch_floats_per_thread;
+    float* c2p = scores + rows * keys;
+    float* p2c = c2p + rows * nb;
+    dnnl_sgemm('N', 'T', rows, keys, head_dim, 1.0f, q, ld_qkv, k, ld_qkv, 0.0f, scores, keys);
+    if (rel.pos_key != nullptr) {
+      dnnl_sgemm('N', 'T', rows, nb, head_dim, 1.0f, q, ld_qkv,
+                 rel.pos_key + int64_t(lo) * hidden + h * head_dim, hidden, 0.0f, c2p, nb);
+    }
+    if (rel.pos_query != nullptr) {
+      dnnl_sgemm('N', 'T', keys, nb, head_dim, 1.0f, k, ld_qkv,
+                 rel.pos_query + int64_t(lo) * hidden + h * head_dim, hidden, 0.0f, p2c, nb);
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      float* row = scores + i * keys;
+      const float* c = c2p + i * nb;
+      for (int64_t j = 0; j < keys; ++j) {
+        const int64_t r = index[q0 + i - j] - lo;
+        float sum = row[j];
+        if (rel.pos_key != nullptr) sum += c[r];
+        if (rel.pos_query != nullptr) sum += p2c[j * nb + r];
+        row[j] = sum * rel.scale;
+      }
+      softmax_row_impl(row, static_cast<int>(keys));
+    }
+    dnnl_sgemm('N', 'N', rows, head_dim, keys, 1.0f, scores, keys, v, ld_qkv, 0.0f, out, hidden);
+  }
+}
+
+int64_t disentangled_scratch_floats(int max_length, int span) {
+  const int64_t rows = std::min<int64_t>(kAttentionQueryBlock, max_length);
+  const int64_t nb = std::min<int64_t>(2 * int64_t(span), rows + max_length - 1);
+  return rows * max_length + rows * nb + int64_t(max_length) * nb;
 }
 
 int64_t attention_scratch_floats(int max_length, int window) {

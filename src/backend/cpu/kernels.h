@@ -62,6 +62,25 @@ void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const i
                int64_t scratch_floats_per_thread, int window = 0);
 int64_t attention_scratch_floats(int max_length, int window);
 
+// DeBERTa's disentangled attention: what attention() computes (no window),
+// each score being (q_i . k_j + q_i . pos_key[r] (c2p) + k_j . pos_query[r]
+// (p2c)) x scale, r = index[i - j + max_delta] the relative embeddings' row
+// (model::relative_position_index). pos_key / pos_query: [rows, hidden],
+// null where the model has no such term. A query block computes its c2p and
+// p2c products against only the rows its deltas reach (index is
+// nondecreasing in the delta), never a length x length x span tensor.
+struct RelativeAttention {
+  const float* pos_key = nullptr;
+  const float* pos_query = nullptr;
+  const int32_t* index = nullptr;  // [2 max_delta + 1]
+  int max_delta = 0;               // the largest |i - j|: the model's positions - 1
+  float scale = 1.0f;              // 1 / sqrt(head_dim x the number of terms)
+};
+void disentangled_attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const int32_t* lengths,
+                            const int32_t* key_lengths, int sequences, int heads, int head_dim,
+                            const RelativeAttention& rel, float* scratch, int64_t scratch_floats_per_thread);
+int64_t disentangled_scratch_floats(int max_length, int span);
+
 // Rotates every head's query and key of each token of `qkv` ([tokens,
 // 3*hidden], as attention() reads it) by its position's row of `table`
 // (backend/rotary.h's rotary_table()).

@@ -92,6 +92,12 @@ void write_packed(const PackedBatch& p, int32_t* dst) {
 
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
+  if (config.relative_attention) {
+    return unsupported(
+        "DeBERTa's disentangled attention (relative positions, c2p / p2c) runs on the CPU backend only so "
+        "far; "
+        "use --device cpu");
+  }
   const int hidden = config.hidden_size;
   if (hidden > kMaxHiddenSize) {
     return unsupported(
