@@ -184,7 +184,7 @@ def tokenize(
 
     Give exactly one of ``model`` (a model directory: its tokenizer, as
     ``AutoTokenizer.from_pretrained`` builds it) or ``tokenizer`` (a
-    tokenizer.json, a vocab.txt, or a folder with one). ``texts``: a list of
+    tokenizer.json, a DeBERTa-v3 spm.model, a vocab.txt, or a folder with one). ``texts``: a list of
     str, a numpy array or pandas Series of str, or an Arrow string array or
     chunked array (anything with ``__arrow_c_stream__``/``__arrow_c_array__``),
     read without copying. ``max_length`` truncates (special tokens included;

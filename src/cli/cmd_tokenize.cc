@@ -111,10 +111,10 @@ void run_tokenize(const TokenizeArgs& a) {
 
 void define_tokenize(CLI::App* cmd) {
   auto args = bind_flags<TokenizeArgs>(*cmd, run_tokenize);
-  auto* tokenizer =
-      cmd->add_option("--tokenizer", args->tokenizer,
-                      "a tokenizer.json (WordPiece, BPE or Unigram), a vocab.txt, or a folder with "
-                      "tokenizer.json, vocab.json + merges.txt, or vocab.txt");
+  auto* tokenizer = cmd->add_option(
+      "--tokenizer", args->tokenizer,
+      "a tokenizer.json (WordPiece, BPE or Unigram), a DeBERTa-v3 spm.model, a vocab.txt, or a "
+      "folder with tokenizer.json, vocab.json + merges.txt, spm.model or vocab.txt");
   auto* vocab = cmd->add_option("--vocab", args->vocab, "vocab.txt of a BERT WordPiece vocabulary");
   auto* model = cmd->add_option("--model", args->model, "Hugging Face model directory (its tokenizer)");
   vocab->excludes(model);

@@ -61,7 +61,11 @@ Status apply_tokenizer_config(const std::string& path, text::TokenizerOptions& o
     set(it->get<bool>());
     return Status();
   };
-  INFERCOST_RETURN_IF_ERROR(flag("do_lower_case", [&](bool v) { opts.lowercase = v; }));
+  INFERCOST_RETURN_IF_ERROR(flag("do_lower_case", [&](bool v) {
+    opts.lowercase = v;
+    settings.do_lower_case = v;
+  }));
+  INFERCOST_RETURN_IF_ERROR(flag("split_by_punct", [&](bool v) { settings.split_by_punct = v; }));
   INFERCOST_RETURN_IF_ERROR(flag("strip_accents", [&](bool v) { opts.strip_accents = v; }));
   INFERCOST_RETURN_IF_ERROR(flag("tokenize_chinese_chars", [&](bool v) { opts.tokenize_chinese_chars = v; }));
   INFERCOST_RETURN_IF_ERROR(flag("add_prefix_space", [&](bool v) { settings.add_prefix_space = v; }));

@@ -8,6 +8,7 @@
 #include "infercost/text/tokenizer.h"
 #include "text/bpe.h"
 #include "text/bpe_json.h"
+#include "text/sentencepiece_model.h"
 #include "text/tokenizer_json.h"
 #include "text/unigram.h"
 #include "text/unigram_json.h"
@@ -59,6 +60,107 @@ void rebuild_as_transformers_unigram(nlohmann::json& root, const TokenizerSettin
          {"split", true}}}}};
 }
 
+// The id of the token `content`: an added token's, else the Unigram model's
+// vocabulary index; -1 when neither has it.
+int64_t unigram_token_id(const nlohmann::json& root, const std::string& content) {
+  for (const nlohmann::json& a : root.value("added_tokens", nlohmann::json::array())) {
+    if (a.is_object() && a.value("content", "") == content && a.contains("id") && a["id"].is_number_integer())
+      return a["id"].get<int64_t>();
+  }
+  const nlohmann::json& vocab = root["model"].value("vocab", nlohmann::json::array());
+  for (size_t i = 0; i < vocab.size(); ++i) {
+    if (vocab[i].is_array() && !vocab[i].empty() && vocab[i][0] == content) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+// What transformers 5's DebertaV2Tokenizer builds around a Unigram
+// vocabulary, whatever the file's own pipeline says: Lowercase where
+// do_lower_case, Replace of `\s{2,}|[\n\r\t]` by a space, NFC, Strip on the
+// right; Metaspace (prepend always, or first without add_prefix_space);
+// `[CLS] $A [SEP]`.
+Status rebuild_as_deberta(nlohmann::json& root, const TokenizerSettings& settings, const std::string& path) {
+  if (settings.split_by_punct) {
+    return unsupported(
+        path + ": split_by_punct true (DebertaV2Tokenizer's Punctuation pre-tokenizer) is not supported");
+  }
+  nlohmann::json normalizers = nlohmann::json::array();
+  if (settings.do_lower_case.value_or(false)) normalizers.push_back({{"type", "Lowercase"}});
+  normalizers.push_back(
+      {{"type", "Replace"}, {"pattern", {{"Regex", "\\s{2,}|[\\n\\r\\t]"}}}, {"content", " "}});
+  normalizers.push_back({{"type", "NFC"}});
+  normalizers.push_back({{"type", "Strip"}, {"strip_left", false}, {"strip_right", true}});
+  root["normalizer"] = {{"type", "Sequence"}, {"normalizers", normalizers}};
+  root["pre_tokenizer"] = {{"type", "Metaspace"},
+                           {"replacement", "\u2581"},
+                           {"prepend_scheme", settings.add_prefix_space.value_or(true) ? "always" : "first"},
+                           {"split", true}};
+  const int64_t cls = unigram_token_id(root, "[CLS]"), sep = unigram_token_id(root, "[SEP]");
+  if (cls < 0 || sep < 0)
+    return corruption(path + ": no [CLS] or [SEP] token for DebertaV2Tokenizer's template");
+  root["post_processor"] = {{"type", "TemplateProcessing"},
+                            {"single",
+                             {{{"SpecialToken", {{"id", "[CLS]"}, {"type_id", 0}}}},
+                              {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                              {{"SpecialToken", {{"id", "[SEP]"}, {"type_id", 0}}}}}},
+                            {"special_tokens",
+                             {{"[CLS]", {{"id", "[CLS]"}, {"ids", {cls}}, {"tokens", {"[CLS]"}}}},
+                              {"[SEP]", {{"id", "[SEP]"}, {"ids", {sep}}, {"tokens", {"[SEP]"}}}}}}};
+  return Status();
+}
+
+// DeBERTa-v3's spm.model as transformers 5 loads it: every piece with its
+// score as the Unigram vocabulary (no byte fallback: characters outside it are
+// [UNK]), the unknown token [UNK] where its score is 0 (else the model's
+// unk_id), the special tokens [PAD] [CLS] [SEP] [UNK] [MASK] (those not among
+// the pieces appended after them, [MASK] at 128,000), then
+// rebuild_as_deberta's pipeline.
+Result<LoadedTokenizer> load_spm_file(const std::string& path, const TokenizerSettings& settings) {
+  if (!settings.transformers_class.empty() && !is_class(settings, "DebertaV2Tokenizer")) {
+    return unsupported(path + ": a SentencePiece model for tokenizer_class " + settings.transformers_class +
+                       " (spm.model is read as DeBERTa-v3's, DebertaV2Tokenizer)");
+  }
+  INFERCOST_ASSIGN_OR_RETURN(std::string data, read_file(path));
+  INFERCOST_ASSIGN_OR_RETURN(detail::SentencePieceModel spm, detail::parse_sentencepiece_model(data, path));
+  if (spm.model_type != 1) {
+    return unsupported(path + ": SentencePiece model_type " + std::to_string(spm.model_type) +
+                       " (only Unigram, 1, is read)");
+  }
+  nlohmann::json vocab = nlohmann::json::array();
+  int64_t unk = spm.unk_id;
+  for (size_t i = 0; i < spm.pieces.size(); ++i) {
+    const detail::SentencePieceModel::Piece& p = spm.pieces[i];
+    vocab.push_back({p.piece, static_cast<double>(p.score)});
+    if (p.piece == "[UNK]" && p.score == 0.0f) unk = static_cast<int64_t>(i);
+  }
+  nlohmann::json root;
+  root["model"] = {
+      {"type", "Unigram"}, {"unk_id", unk}, {"vocab", std::move(vocab)}, {"byte_fallback", false}};
+  nlohmann::json added = nlohmann::json::array();
+  int64_t next = static_cast<int64_t>(spm.pieces.size());
+  for (const char* special : {"[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"}) {
+    int64_t id = unigram_token_id(root, special);
+    if (id < 0) id = next++;
+    added.push_back({{"id", id},
+                     {"content", special},
+                     {"single_word", false},
+                     {"lstrip", false},
+                     {"rstrip", false},
+                     {"normalized", false},
+                     {"special", true}});
+  }
+  root["added_tokens"] = std::move(added);
+  INFERCOST_RETURN_IF_ERROR(rebuild_as_deberta(root, settings, path));
+  try {
+    INFERCOST_ASSIGN_OR_RETURN(
+        std::unique_ptr<UnigramTokenizer> unigram,
+        unigram_from_tokenizer_json(root, path, settings.max_length, settings.add_special_tokens));
+    return LoadedTokenizer{std::move(unigram), "spm.model"};
+  } catch (const nlohmann::json::exception& e) {
+    return corruption(path + ": " + e.what());
+  }
+}
+
 // A BPE tokenizer as `settings` want it: without its special tokens when
 // they are not to be added, with a model directory's add_prefix_space.
 Result<LoadedTokenizer> bpe_with(std::unique_ptr<BpeTokenizer> bpe, const TokenizerSettings& settings,
@@ -108,6 +210,8 @@ Result<LoadedTokenizer> from_json(nlohmann::json& root, const std::string& path,
   if (type == "Unigram") {
     if (is_class(settings, "XLMRobertaTokenizer") || is_class(settings, "CamembertTokenizer"))
       rebuild_as_transformers_unigram(root, settings);
+    if (is_class(settings, "DebertaV2Tokenizer"))
+      INFERCOST_RETURN_IF_ERROR(rebuild_as_deberta(root, settings, path));
     INFERCOST_ASSIGN_OR_RETURN(
         std::unique_ptr<UnigramTokenizer> unigram,
         unigram_from_tokenizer_json(root, path, settings.max_length, settings.add_special_tokens));
@@ -153,10 +257,12 @@ Result<LoadedTokenizer> load_any(const std::string& path, const TokenizerSetting
           BpeTokenizer::load_files(dir + "vocab.json", dir + "merges.txt", settings.max_length));
       return bpe_with(std::move(bpe), settings, "vocab.json + merges.txt");
     }
+    if (is_file(dir + "spm.model")) return load_spm_file(dir + "spm.model", settings);
     if (is_file(dir + "vocab.txt")) return load_vocab_txt(dir + "vocab.txt", settings, wordpiece_options);
     if (is_file(dir + "vocab.json"))
       return not_found(dir + ": vocab.json without merges.txt (a BPE tokenizer needs both)");
-    return not_found(path + ": no tokenizer: expected tokenizer.json, vocab.json + merges.txt, or vocab.txt");
+    return not_found(
+        path + ": no tokenizer: expected tokenizer.json, vocab.json + merges.txt, spm.model or vocab.txt");
   }
   if (ends_with(path, "vocab.json")) {
     return invalid_argument(path +
@@ -164,6 +270,7 @@ Result<LoadedTokenizer> load_any(const std::string& path, const TokenizerSetting
                             "tokenizer.json");
   }
   if (ends_with(path, ".json")) return load_json_file(path, settings, std::move(wordpiece_options));
+  if (ends_with(path, ".model")) return load_spm_file(path, settings);
   return load_vocab_txt(path, settings, std::move(wordpiece_options));
 }
 

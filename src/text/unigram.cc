@@ -16,6 +16,11 @@ struct UnigramScratch {
   std::vector<std::string> pre;  // one per pre-tokenizer step
 };
 
+std::vector<size_t>& run_ends_scratch() {
+  thread_local std::vector<size_t> ends;
+  return ends;
+}
+
 UnigramScratch& unigram_scratch() {
   thread_local UnigramScratch s;
   return s;
@@ -30,11 +35,19 @@ bool unigram_space_at(const unsigned char* p, size_t n, size_t i, int* len) {
 
 }  // namespace
 
+bool CharSet::contains(char32_t cp) const {
+  if (space && cp <= 0x10FFFF && (char_flags(cp) & kSpace) != 0) return true;
+  for (char32_t c : chars) {
+    if (c == cp) return true;
+  }
+  return false;
+}
+
 void NormalizerStep::apply(std::string_view text, std::string& out, bool* at_origin) const {
   switch (kind) {
     case Kind::kPrecompiled: charsmap->normalize(text, out); return;
     case Kind::kReplace: {
-      if (run_char.empty()) {
+      if (run_set.empty()) {
         size_t at = 0;
         if (content.empty() && text.substr(0, pattern.size()) == pattern) *at_origin = false;
         for (size_t hit; (hit = text.find(pattern, at)) != std::string_view::npos;
@@ -45,27 +58,49 @@ void NormalizerStep::apply(std::string_view text, std::string& out, bool* at_ori
         out.append(text, at);
         return;
       }
-      const size_t w = run_char.size();
+      const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+      const auto next = [&](size_t i, char32_t* cp) {
+        const int len = decode_utf8(p + i, text.size() - i, cp);
+        if (len == 0) *cp = 0xFFFFFFFF;  // not valid UTF-8: in no set
+        return len == 0 ? size_t(1) : size_t(len);
+      };
       size_t at = 0;
       while (at < text.size()) {
-        const size_t hit = text.find(run_char, at);
-        if (hit == std::string_view::npos) break;
-        out.append(text, at, hit - at);
-        size_t run = 1;
-        while (text.compare(hit + run * w, w, run_char) == 0) ++run;
-        // Leftmost-greedy matches of X{min,max} over the run.
-        size_t left = run;
-        if (hit == 0 && content.empty() && run >= run_min) *at_origin = false;
-        while (left >= run_min) {
-          const size_t take = run_max == 0 ? left : std::min(left, run_max);
-          out.append(content);
-          left -= take;
-          if (left == 0) break;
+        char32_t cp = 0;
+        size_t len = next(at, &cp);
+        if (run_set.contains(cp)) {
+          // The run of run_set characters from here, in bytes per character.
+          std::vector<size_t>& ends = run_ends_scratch();
+          ends.clear();
+          for (size_t j = at; j < text.size();) {
+            char32_t c = 0;
+            const size_t l = next(j, &c);
+            if (!run_set.contains(c)) break;
+            j += l;
+            ends.push_back(j);
+          }
+          size_t done = 0;  // characters of the run consumed
+          if (at == 0 && content.empty() && ends.size() >= run_min) *at_origin = false;
+          while (ends.size() - done >= run_min) {  // leftmost-greedy X{min,max}
+            const size_t left = ends.size() - done;
+            done += run_max == 0 ? left : std::min(left, run_max);
+            out.append(content);
+            if (done == ends.size()) break;
+          }
+          if (done > 0) {
+            at = ends[done - 1];
+            continue;
+          }
+          len = ends.front() - at;  // no run: one character, then the other alternative
         }
-        for (size_t k = 0; k < left; ++k) out.append(run_char);
-        at = hit + run * w;
+        if (single_set.contains(cp)) {
+          if (at == 0 && content.empty()) *at_origin = false;
+          out.append(content);
+        } else {
+          out.append(text, at, len);
+        }
+        at += len;
       }
-      out.append(text, at);
       return;
     }
     case Kind::kNfc: append_normalized(text, UnicodeForm::kNfc, out); return;

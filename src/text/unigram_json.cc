@@ -13,6 +13,7 @@ namespace infercost::text {
 namespace unigram_json {
 namespace {
 
+using detail::CharSet;
 using detail::NormalizerStep;
 using detail::PreTokenizerStep;
 using nlohmann::json;
@@ -36,8 +37,58 @@ Result<std::string> required_string(const json& j, const char* key, const std::s
   return it->get<std::string>();
 }
 
-// Replace's regex: a literal (no metacharacters), or one character (itself
-// or escaped) repeated by +, {m}, {m,} or {m,n}. False for anything else.
+// One atom of a Replace regex at r[i..]: a character (itself, or escaped
+// when a metacharacter), \s, \n, \r, \t, or a class [...] of those.
+// Advances i; false for anything else.
+bool parse_regex_atom(const std::string& r, size_t& i, CharSet& set) {
+  static constexpr std::string_view kMeta = "\\.^$|?*+()[]{}";
+  const auto escaped = [&](char c) {
+    switch (c) {
+      case 's': set.space = true; return true;
+      case 'n': set.chars.push_back(U'\n'); return true;
+      case 'r': set.chars.push_back(U'\r'); return true;
+      case 't': set.chars.push_back(U'\t'); return true;
+      default:
+        if (kMeta.find(c) == std::string_view::npos) return false;
+        set.chars.push_back(static_cast<char32_t>(c));
+        return true;
+    }
+  };
+  const auto literal = [&](size_t& at) {
+    char32_t cp = 0;
+    const int len =
+        detail::decode_utf8(reinterpret_cast<const unsigned char*>(r.data() + at), r.size() - at, &cp);
+    if (len == 0 || kMeta.find(r[at]) != std::string_view::npos) return false;
+    set.chars.push_back(cp);
+    at += static_cast<size_t>(len);
+    return true;
+  };
+  if (i >= r.size()) return false;
+  if (r[i] == '\\') {
+    if (i + 1 >= r.size() || !escaped(r[i + 1])) return false;
+    i += 2;
+    return true;
+  }
+  if (r[i] != '[') return literal(i);
+  size_t at = i + 1;
+  if (at < r.size() && r[at] == '^') return false;  // a negated class
+  while (at < r.size() && r[at] != ']') {
+    if (r[at] == '\\') {
+      if (at + 1 >= r.size() || !escaped(r[at + 1])) return false;
+      at += 2;
+    } else if (r[at] == '-' || !literal(at)) {
+      return false;  // ranges are not read
+    }
+  }
+  if (at >= r.size() || set.empty()) return false;
+  i = at + 1;
+  return true;
+}
+
+// Replace's regex: a literal (no metacharacters); or an atom
+// (parse_regex_atom) repeated by +, {m}, {m,} or {m,n}, optionally followed
+// by `|` and one more atom that matches one character. False for anything
+// else.
 bool parse_replace_regex(const std::string& r, NormalizerStep& step) {
   static constexpr std::string_view kMeta = "\\.^$|?*+()[]{}";
   if (r.find_first_of(kMeta) == std::string::npos) {
@@ -45,18 +96,17 @@ bool parse_replace_regex(const std::string& r, NormalizerStep& step) {
     return !r.empty();
   }
   size_t i = 0;
-  if (r[0] == '\\') {
-    if (r.size() < 2 || kMeta.find(r[1]) == std::string_view::npos) return false;
-    step.run_char = r.substr(1, 1);
-    i = 2;
-  } else {
-    char32_t cp = 0;
-    const int len = detail::decode_utf8(reinterpret_cast<const unsigned char*>(r.data()), r.size(), &cp);
-    if (len == 0 || kMeta.find(r[0]) != std::string_view::npos) return false;
-    step.run_char = r.substr(0, static_cast<size_t>(len));
-    i = static_cast<size_t>(len);
+  if (!parse_regex_atom(r, i, step.run_set)) return false;
+  const size_t bar = r.find('|', i);
+  const std::string q = r.substr(i, bar == std::string::npos ? std::string::npos : bar - i);
+  if (bar != std::string::npos) {
+    size_t j = bar + 1;
+    if (!parse_regex_atom(r, j, step.single_set) || j != r.size()) return false;
   }
-  const std::string q = r.substr(i);
+  if (q.empty()) {
+    step.run_min = step.run_max = 1;
+    return true;
+  }
   if (q == "+") {
     step.run_min = 1;
     step.run_max = 0;
@@ -150,7 +200,8 @@ Result<bool> read_normalizer_step(const json& j, const std::string& type, const 
       const std::string regex = it->at("Regex").get<std::string>();
       if (!parse_replace_regex(regex, step)) {
         return unsupported(where + ": Replace regex '" + regex +
-                           "' (only a literal, or one character repeated by +, {m}, {m,} or {m,n})");
+                           "' (only a literal, or a character, \\s or a class [...] repeated by +, {m}, {m,} "
+                           "or {m,n}, or that and '|' one more)");
       }
     } else {
       return corruption(where + ".pattern is not {\"String\": ...} or {\"Regex\": ...}");
@@ -335,9 +386,11 @@ Result<std::shared_ptr<detail::UnigramTables>> read_tables(const json& root, int
   }
   std::vector<detail::AddedToken> raw, normalized;
   t->vocab_size = t->model.size();
+  // XLM-R's <pad>, or DeBERTa's [PAD].
   int32_t pad_id = t->model.find("<pad>");
+  if (pad_id < 0) pad_id = t->model.find("[PAD]");
   for (const detail::AddedToken& a : added) {
-    if (a.content == "<pad>") pad_id = a.id;
+    if (a.content == "<pad>" || (a.content == "[PAD]" && pad_id < 0)) pad_id = a.id;
     t->vocab_size = std::max(t->vocab_size, static_cast<size_t>(a.id) + 1);
   }
   t->extra_pieces.resize(t->vocab_size - t->model.size());
@@ -368,7 +421,7 @@ Result<std::shared_ptr<detail::UnigramTables>> read_tables(const json& root, int
     if (padding.is_object() && padding.contains("pad_id") && padding["pad_id"].is_number_integer()) {
       pad_id = static_cast<int32_t>(padding["pad_id"].get<int64_t>());
     } else {
-      return unsupported("no <pad> token and no padding.pad_id");
+      return unsupported("no <pad> or [PAD] token and no padding.pad_id");
     }
   }
   t->pad_id = pad_id;

@@ -16,16 +16,27 @@
 
 namespace infercost::text::detail {
 
+// The characters one atom of a Replace regex names: code points, and every
+// White_Space one where it says \s.
+struct CharSet {
+  std::vector<char32_t> chars;
+  bool space = false;
+  bool empty() const { return chars.empty() && !space; }
+  bool contains(char32_t cp) const;
+};
+
 // One normalizer of a (flattened) Sequence.
 struct NormalizerStep {
   enum class Kind { kPrecompiled, kReplace, kNfc, kNfd, kNfkc, kNfkd, kLowercase, kStrip, kPrepend };
   Kind kind = Kind::kPrecompiled;
   std::shared_ptr<const PrecompiledCharsmap> charsmap;  // kPrecompiled
-  // kReplace: a literal pattern, or (run_char set) a run of one character
-  // repeated run_min..run_max times (run_max 0: no bound), the `/ {2,}/`
-  // kind. kPrepend: `content` is the prefix.
+  // kReplace: a literal pattern, or (run_set set) a run of characters of
+  // run_set repeated run_min..run_max times (run_max 0: no bound), the
+  // `/ {2,}/` kind, or else one character of single_set (DeBERTa's
+  // `\s{2,}|[\n\r\t]`), leftmost first and greedy as a regex matches.
+  // kPrepend: `content` is the prefix.
   std::string pattern;
-  std::string run_char;
+  CharSet run_set, single_set;
   size_t run_min = 0, run_max = 0;
   std::string content;
   bool strip_left = false, strip_right = false;  // kStrip

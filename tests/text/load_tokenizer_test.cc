@@ -174,9 +174,10 @@ TEST(LoadTokenizer, WhatCannotBeLoadedIsNamed) {
     return t.ok() ? std::string() : t.status().message();
   };
   EXPECT_NE(message(dir.file("absent")).find("no such file or folder"), std::string::npos);
-  EXPECT_NE(message(dir.path())
-                .find("no tokenizer: expected tokenizer.json, vocab.json + merges.txt, or vocab.txt"),
-            std::string::npos);
+  EXPECT_NE(
+      message(dir.path())
+          .find("no tokenizer: expected tokenizer.json, vocab.json + merges.txt, spm.model or vocab.txt"),
+      std::string::npos);
   const std::string vocab_json = dir.write("vocab.json", "{}");
   EXPECT_NE(message(dir.path()).find("vocab.json without merges.txt"), std::string::npos);
   EXPECT_NE(message(vocab_json).find("give the folder that holds both"), std::string::npos);

@@ -14,6 +14,7 @@
 #include "text/precompiled.h"
 #include "text/unigram_json.h"
 #include "text/unigram_model.h"
+#include "text/unigram_pipeline.h"
 
 namespace infercost::text {
 namespace {
@@ -383,8 +384,10 @@ TEST(UnigramTokenizerTest, BadFiles) {
   expect_error(j, StatusCode::kCorruption, "normalizer.normalizers[0].precompiled_charsmap: charsmap trie");
   j["normalizer"] = {{"type", "BertNormalizer"}};
   expect_error(j, StatusCode::kUnsupported, "normalizer 'BertNormalizer'");
-  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"Regex", "\\s+"}}}, {"content", " "}};
-  expect_error(j, StatusCode::kUnsupported, "Replace regex '\\s+'");
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"Regex", "[^a]+"}}}, {"content", " "}};
+  expect_error(j, StatusCode::kUnsupported, "Replace regex '[^a]+'");
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"Regex", "(ab)+|c"}}}, {"content", " "}};
+  expect_error(j, StatusCode::kUnsupported, "Replace regex '(ab)+|c'");
   j = good;
   j["pre_tokenizer"] = {{"type", "ByteLevel"}};
   expect_error(j, StatusCode::kUnsupported, "pre-tokenizer 'ByteLevel'");
@@ -412,6 +415,36 @@ TEST(UnigramTokenizerTest, ReplaceNormalizers) {
   EXPECT_EQ(ids_of(j, "a     c"), (V{1, 5, 8, 2}));
   j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"Regex", "a{2}"}}}, {"content", "b"}};
   EXPECT_EQ(ids_of(j, "aaaaa"), (V{1, 8, 7, 6, 2}));  // ▁b b a
+}
+
+// DeBERTa-v3's `\\s{2,}|[\\n\\r\\t]`: a run of two or more White_Space
+// characters becomes one space, and so does a lone newline, return or tab; a
+// lone other space (NBSP, U+3000) stays, as regex alternation leftmost-first
+// does it.
+TEST(UnigramTokenizerTest, ReplaceOfAWhitespaceRunOrAControlCharacter) {
+  detail::NormalizerStep step;
+  step.kind = detail::NormalizerStep::Kind::kReplace;
+  step.run_set.space = true;
+  step.run_min = 2;
+  step.single_set.chars = {U'\n', U'\r', U'\t'};
+  step.content = " ";
+  const auto apply = [&](std::string_view text, bool* at_origin = nullptr) {
+    std::string out;
+    bool origin = true;
+    step.apply(text, out, at_origin ? at_origin : &origin);
+    return out;
+  };
+  EXPECT_EQ(apply("a  b"), "a b");
+  EXPECT_EQ(apply("a \t\n b"), "a b");
+  EXPECT_EQ(apply("a\tb\nc\rd"), "a b c d");
+  EXPECT_EQ(apply("a b"), "a b");
+  EXPECT_EQ(apply("a\u00a0b"), "a\u00a0b");
+  EXPECT_EQ(apply("a\u00a0\u00a0b\u3000\u2003c"), "a b c");
+  EXPECT_EQ(apply("\xff\t\xfe"), "\xff \xfe");  // bytes that are not UTF-8 pass through
+  step.content.clear();
+  bool at_origin = true;
+  EXPECT_EQ(apply("\tx", &at_origin), "x");
+  EXPECT_FALSE(at_origin) << "a leading match deleted: the text no longer starts at its origin";
 }
 
 // Random bytes are refused or tokenized; random valid UTF-8 always is.

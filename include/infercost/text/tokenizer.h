@@ -211,6 +211,13 @@ struct TokenizerSettings {
   // bare tokenizer.json tokenizes as `tokenizers` loads it.
   std::string transformers_class;
   std::optional<bool> add_prefix_space;
+  // DebertaV2Tokenizer's own flags (tokenizer_config.json): its normalizer
+  // lowercases with do_lower_case (default false); split_by_punct (a
+  // Punctuation pre-tokenizer) is refused by name. That class's pipeline is
+  // rebuilt as transformers 5 builds it (load_tokenizer), whether the
+  // vocabulary comes from a tokenizer.json or from DeBERTa's spm.model.
+  std::optional<bool> do_lower_case;
+  bool split_by_punct = false;
 };
 
 struct LoadedTokenizer {
@@ -222,9 +229,10 @@ struct LoadedTokenizer {
 
 // The tokenizer at `path`, built by its model: a tokenizer.json (its
 // model.type WordPiece, BPE or Unigram picks the tokenizer, the rest of the
-// file its pipeline), a vocab.txt (BERT WordPiece), or a folder holding one of
-// tokenizer.json, vocab.json + merges.txt (byte-level BPE as RoBERTa's) or
-// vocab.txt, tried in that order. `wordpiece` holds what a vocab.txt does not
+// file its pipeline), a SentencePiece spm.model (DeBERTa-v3's: its Unigram
+// pieces, in DebertaV2Tokenizer's pipeline), a vocab.txt (BERT WordPiece), or
+// a folder holding one of tokenizer.json, vocab.json + merges.txt (byte-level
+// BPE as RoBERTa's), spm.model or vocab.txt, tried in that order. `wordpiece` holds what a vocab.txt does not
 // carry (the normalizer flags and special tokens, as tokenizer_config.json
 // sets them) and the defaults a tokenizer.json overrides; `settings` come
 // last. Only settings.max_length truncates: a tokenizer.json's own
