@@ -117,8 +117,9 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERCOST_FUZZ=ON \
 		-DINFERCOST_BUILD_TESTS=OFF -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF
-	cmake --build build-fuzz -j $(JOBS) --target parquet_reader_fuzz
+	cmake --build build-fuzz -j $(JOBS) --target parquet_reader_fuzz sentencepiece_model_fuzz
 	fuzz/run.sh build-fuzz/fuzz/parquet_reader_fuzz $(FUZZ_SECONDS)
+	fuzz/run.sh build-fuzz/fuzz/sentencepiece_model_fuzz $(FUZZ_SECONDS)
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h' '*.cu' '*.cuh')

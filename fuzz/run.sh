@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs the Parquet reader fuzzer for SECONDS, seeded with every .parquet of
-# parquet-testing (when ../shared/data is present) and of tests/data_files.
+# Runs a fuzzer for SECONDS: the Parquet reader's seeded with every .parquet of
+# parquet-testing (when ../shared/data is present) and of tests/data_files,
+# the SentencePiece reader's (a BINARY named sentencepiece_*) with DeBERTa-v3's
+# spm.model (when present) and nothing else.
 # Exits non-zero when libFuzzer finds a crash, leak, timeout or OOM.
 # Usage: fuzz/run.sh BINARY SECONDS
 set -euo pipefail
@@ -11,13 +13,15 @@ fi
 binary=$(realpath "$1")
 seconds=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/parquet-fuzz.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus" "$work/artifacts"
 shopt -s nullglob globstar
 n=0
-for f in "$root"/../shared/data/parquet-testing/data/*.parquet "$root"/../shared/data/parquet-testing/bad_data/*.parquet \
-         "$root"/tests/data_files/parquet/**/*.parquet; do
+seeds=("$root"/../shared/data/parquet-testing/data/*.parquet "$root"/../shared/data/parquet-testing/bad_data/*.parquet
+       "$root"/tests/data_files/parquet/**/*.parquet)
+[[ $(basename "$binary") == sentencepiece_* ]] && seeds=("$root"/../shared/data/deberta-v3/*.model)
+for f in "${seeds[@]}"; do
   # -max_len below keeps only the first 64 KiB of bigger seeds.
   cp "$f" "$work/corpus/seed$((n++))-$(basename "$f")"
 done

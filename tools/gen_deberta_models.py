@@ -5,8 +5,8 @@ Builds three DebertaV2ForSequenceClassification models with transformers' random
 seed; initializer_range 0.2 so logits are O(1)), sets every bias and LayerNorm weight / bias and the
 relative embeddings to random values (HF init leaves biases at 0 and norms at 1 / 0, where a wrong or
 missing one would not show), and saves each with save_pretrained(safe_serialization=True) under
-tests/data_files/golden/<name>/ (config.json and model.safetensors: the backends' parity suite feeds
-token ids, so no tokenizer is written):
+tests/data_files/golden/<name>/ (config.json, model.safetensors, and a Unigram tokenizer.json trained
+here on made-up text with DebertaV2Tokenizer's pipeline, tokenizer_config.json naming that class):
 
   tiny-deberta             DeBERTa-v3's layout: relative_attention, pos_att_type "p2c|c2p",
                            share_att_key, norm_rel_ebd layer_norm, position_biased_input false, no token
@@ -26,6 +26,10 @@ Goldens (the format of tools/gen_model_golden.py):
                            and 2, some with [PAD] (0) / [CLS] / [SEP] inside, run as one right-padded
                            batch with attention_mask. Every row is also run alone; the script fails if
                            the two differ by more than 1e-5, so padding cannot leak into a golden.
+  tests/data_files/golden/deberta-texts.json
+                           text in, scores out: for modernbert-texts.json's 20 texts, each directory's
+                           pipeline("text-classification", model=dir, tokenizer=dir, top_k=None) with
+                           truncation=True: the tokenizer's ids, the scores in label order, the function.
   tests/data_files/golden/deberta-relative-index.json
                            transformers' own relative positions (build_relative_position, then + span and
                            clamped as the c2p term gathers them) for every delta q - k within 511, for
@@ -42,11 +46,13 @@ import sys
 import numpy as np
 import torch
 import transformers
-from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
+from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+from transformers import DebertaV2Config, DebertaV2ForSequenceClassification, pipeline
 from transformers.models.deberta_v2 import modeling_deberta_v2 as hf_deberta
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_model_golden import GOLDEN, ROOT, hf_logits, perturb_biases_and_norms, write_golden  # noqa: E402
+from gen_modernbert_models import TEXTS, tokenizer_texts  # noqa: E402
 
 GENERATOR = "tools/gen_deberta_models.py"
 PAD, CLS, SEP = 0, 1, 2
@@ -119,9 +125,62 @@ def relative_index(buckets, max_relative):
     return [int(v) for v in torch.clamp(deltas + span, 0, 2 * span - 1)]
 
 
+def write_tokenizer(dir_, vocab_size):
+    """A Unigram tokenizer.json trained on made-up text, in DebertaV2Tokenizer's pipeline ([PAD] [CLS]
+    [SEP] [UNK] at 0..3; transformers adds [MASK] after the pieces), and a tokenizer_config.json naming
+    the class, as a fine-tuned DeBERTa-v3 directory saved by transformers 5 has them."""
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.Sequence([normalizers.Replace(Regex(r"\s{2,}|[\n\r\t]"), " "), normalizers.NFC(),
+                                           normalizers.Strip(left=False, right=True)])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
+    trainer = trainers.UnigramTrainer(vocab_size=vocab_size - 4, special_tokens=["[PAD]", "[CLS]", "[SEP]", "[UNK]"],
+                                      unk_token="[UNK]", shrinking_factor=0.75)
+    tok.train_from_iterator(tokenizer_texts(), trainer)
+    tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 1), ("[SEP]", 2)])
+    tok.save(os.path.join(dir_, "tokenizer.json"))
+    with open(os.path.join(dir_, "tokenizer_config.json"), "w") as f:
+        json.dump({"tokenizer_class": "DebertaV2Tokenizer", "do_lower_case": False, "model_max_length": 512,
+                   "unk_token": "[UNK]", "pad_token": "[PAD]", "cls_token": "[CLS]", "sep_token": "[SEP]",
+                   "mask_token": "[MASK]"}, f, indent=2)
+        f.write("\n")
+    assert tok.get_vocab_size() < vocab_size, tok.get_vocab_size()
+    return tok.get_vocab_size()
+
+
+def gen_texts():
+    """deberta-texts.json: each directory through HF's text-classification pipeline."""
+    doc = {"generator": GENERATOR, "torch": torch.__version__, "transformers": transformers.__version__,
+           "tolerance_abs": 1e-4, "texts": TEXTS, "models": {}}
+    for name in MODELS:
+        d = os.path.join(GOLDEN, name)
+        pipe = pipeline("text-classification", model=d, tokenizer=d, device="cpu")
+        assert type(pipe.tokenizer).__name__ == "DebertaV2Tokenizer", type(pipe.tokenizer)
+        config = pipe.model.config
+        names = [config.id2label[i] for i in range(config.num_labels)]
+        scores = []
+        for row in pipe(TEXTS, top_k=None, truncation=True):
+            by_label = {s["label"]: s["score"] for s in row}
+            scores.append([float(by_label[label]) for label in names])
+        ids = [pipe.tokenizer(t, truncation=True)["input_ids"] for t in TEXTS]
+        function = "sigmoid" if config.problem_type == "multi_label_classification" else "softmax"
+        logits = torch.tensor(hf_logits(pipe.model, ids, PAD))
+        probs = torch.sigmoid(logits) if function == "sigmoid" else torch.softmax(logits, dim=-1)
+        gap = float((probs - torch.tensor(scores)).abs().max())
+        assert gap < 1e-5, (name, gap)
+        doc["models"][name] = {"labels": names, "function": function, "ids": ids, "scores": scores}
+        print(f"{name}: {len(TEXTS)} texts, {function}, longest {max(len(i) for i in ids)} ids, "
+              f"pipeline vs batched {gap:.2g}")
+    path = os.path.join(GOLDEN, "deberta-texts.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"), ensure_ascii=False)
+        f.write("\n")
+    print(f"wrote {os.path.relpath(path, ROOT)}")
+
+
 def gen_model(name, kw, seed):
     out = os.path.join(GOLDEN, name)
     os.makedirs(out, exist_ok=True)
+    print(f"{name}: tokenizer of {write_tokenizer(out, kw['vocab_size'])} pieces")
     torch.manual_seed(900 + seed)
     model = DebertaV2ForSequenceClassification(DebertaV2Config(**kw))
     print(f"{name}: perturbed {len(perturb(model, 4321 + seed))} tensors")
@@ -154,6 +213,7 @@ def main():
     print(f"wrote {os.path.relpath(path, ROOT)}")
     for name, (kw, seed) in MODELS.items():
         gen_model(name, kw, seed)
+    gen_texts()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // load_tokenizer(): which files a path holds, and which tokenizer they make.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -78,7 +79,9 @@ int64_t unigram_token_id(const nlohmann::json& root, const std::string& content)
 // vocabulary, whatever the file's own pipeline says: Lowercase where
 // do_lower_case, Replace of `\s{2,}|[\n\r\t]` by a space, NFC, Strip on the
 // right; Metaspace (prepend always, or first without add_prefix_space);
-// `[CLS] $A [SEP]`.
+// `[CLS] $A [SEP]`; [PAD] [CLS] [SEP] [UNK] [MASK] as special added tokens
+// (with their vocabulary ids, or after everything else where the vocabulary
+// has none: DeBERTa-v3's [MASK] at 128,000).
 Status rebuild_as_deberta(nlohmann::json& root, const TokenizerSettings& settings, const std::string& path) {
   if (settings.split_by_punct) {
     return unsupported(
@@ -95,6 +98,30 @@ Status rebuild_as_deberta(nlohmann::json& root, const TokenizerSettings& setting
                            {"replacement", "\u2581"},
                            {"prepend_scheme", settings.add_prefix_space.value_or(true) ? "always" : "first"},
                            {"split", true}};
+  // The class's special tokens are added tokens, those missing from the
+  // vocabulary appended after it and the file's added tokens ([MASK]).
+  nlohmann::json& added = root["added_tokens"];
+  if (!added.is_array()) added = nlohmann::json::array();
+  int64_t next = static_cast<int64_t>(root["model"].value("vocab", nlohmann::json::array()).size());
+  for (const nlohmann::json& a : added) {
+    if (a.is_object() && a.contains("id") && a["id"].is_number_integer())
+      next = std::max(next, a["id"].get<int64_t>() + 1);
+  }
+  for (const char* special : {"[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"}) {
+    bool listed = false;
+    for (const nlohmann::json& a : added)
+      listed = listed || (a.is_object() && a.value("content", "") == special);
+    if (listed) continue;
+    int64_t id = unigram_token_id(root, special);
+    if (id < 0) id = next++;
+    added.push_back({{"id", id},
+                     {"content", special},
+                     {"single_word", false},
+                     {"lstrip", false},
+                     {"rstrip", false},
+                     {"normalized", false},
+                     {"special", true}});
+  }
   const int64_t cls = unigram_token_id(root, "[CLS]"), sep = unigram_token_id(root, "[SEP]");
   if (cls < 0 || sep < 0)
     return corruption(path + ": no [CLS] or [SEP] token for DebertaV2Tokenizer's template");
@@ -112,9 +139,7 @@ Status rebuild_as_deberta(nlohmann::json& root, const TokenizerSettings& setting
 // DeBERTa-v3's spm.model as transformers 5 loads it: every piece with its
 // score as the Unigram vocabulary (no byte fallback: characters outside it are
 // [UNK]), the unknown token [UNK] where its score is 0 (else the model's
-// unk_id), the special tokens [PAD] [CLS] [SEP] [UNK] [MASK] (those not among
-// the pieces appended after them, [MASK] at 128,000), then
-// rebuild_as_deberta's pipeline.
+// unk_id), then rebuild_as_deberta's pipeline and special tokens.
 Result<LoadedTokenizer> load_spm_file(const std::string& path, const TokenizerSettings& settings) {
   if (!settings.transformers_class.empty() && !is_class(settings, "DebertaV2Tokenizer")) {
     return unsupported(path + ": a SentencePiece model for tokenizer_class " + settings.transformers_class +
@@ -136,20 +161,7 @@ Result<LoadedTokenizer> load_spm_file(const std::string& path, const TokenizerSe
   nlohmann::json root;
   root["model"] = {
       {"type", "Unigram"}, {"unk_id", unk}, {"vocab", std::move(vocab)}, {"byte_fallback", false}};
-  nlohmann::json added = nlohmann::json::array();
-  int64_t next = static_cast<int64_t>(spm.pieces.size());
-  for (const char* special : {"[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"}) {
-    int64_t id = unigram_token_id(root, special);
-    if (id < 0) id = next++;
-    added.push_back({{"id", id},
-                     {"content", special},
-                     {"single_word", false},
-                     {"lstrip", false},
-                     {"rstrip", false},
-                     {"normalized", false},
-                     {"special", true}});
-  }
-  root["added_tokens"] = std::move(added);
+  root["added_tokens"] = nlohmann::json::array();
   INFERCOST_RETURN_IF_ERROR(rebuild_as_deberta(root, settings, path));
   try {
     INFERCOST_ASSIGN_OR_RETURN(

@@ -6,7 +6,9 @@
 // (tests/data_files/golden/family.json, tools/gen_family_golden.py). The same
 // for the tiny ModernBERT directories (byte-level BPE with NFC, `[CLS] $A
 // [SEP]`; tests/data_files/golden/modernbert-texts.json,
-// tools/gen_modernbert_models.py), run at the length the model gives.
+// tools/gen_modernbert_models.py) and the tiny DeBERTa-v3 directories
+// (Unigram in DebertaV2Tokenizer's pipeline; deberta-texts.json,
+// tools/gen_deberta_models.py), run at the length the model gives.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -59,7 +61,7 @@ class FamilyTest : public ::testing::TestWithParam<FamilyGolden> {
     std::ifstream in(path);
     ASSERT_TRUE(in) << path;
     golden_ = nlohmann::json::parse(in);
-    // modernbert-texts.json names its models by key and has no max_length:
+    // modernbert-texts.json and deberta-texts.json name their models by key and have no max_length:
     // the model's own (its tokenizer's model_max_length) is what both ran.
     if (golden_["models"].is_object()) {
       nlohmann::json list = nlohmann::json::array();
@@ -76,10 +78,12 @@ class FamilyTest : public ::testing::TestWithParam<FamilyGolden> {
 
 INSTANTIATE_TEST_SUITE_P(Goldens, FamilyTest,
                          ::testing::Values(FamilyGolden{"family.json", 4},
-                                           FamilyGolden{"modernbert-texts.json", 3}),
+                                           FamilyGolden{"modernbert-texts.json", 3},
+                                           FamilyGolden{"deberta-texts.json", 3}),
                          [](const ::testing::TestParamInfo<FamilyGolden>& info) {
-                           return info.param.models == 4 ? std::string("RobertaFamily")
-                                                         : std::string("ModernBert");
+                           if (info.param.file == "family.json") return std::string("RobertaFamily");
+                           return info.param.file == "deberta-texts.json" ? std::string("Deberta")
+                                                                          : std::string("ModernBert");
                          });
 
 TEST_P(FamilyTest, TheModelDirectoriesTokenizeAsHf) {

@@ -33,7 +33,7 @@ CLI = pathlib.Path(
 MAX_LENGTH = 128
 
 TINY_MODELS = ["tiny-distilbert", "tiny-bert", "tiny-roberta", "tiny-xlm-roberta", "tiny-roberta-multilabel",
-               "tiny-camembert", "tiny-modernbert", "tiny-modernbert-mean"]
+               "tiny-camembert", "tiny-modernbert", "tiny-modernbert-mean", "tiny-deberta", "tiny-deberta-3"]
 
 # Rows that exercise the reader and the tokenizers: plain, unicode, empty,
 # null, long, and repeated so that batches hold several lengths.
