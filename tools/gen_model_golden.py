@@ -9,7 +9,7 @@
     (byte-level BPE for RoBERTa, Unigram for XLM-R and CamemBERT, trained here on
     made-up words), so each is a complete HF model directory; their inputs hold the
     pad id and <s>/</s> inside the text too, where RoBERTa's position ids differ.
-(b) For DistilBERT-base, BERT-base, RoBERTa-base, XLM-R-base and ModernBERT-base shapes, runs our synthesizer
+(b) For DistilBERT-base, BERT-base, RoBERTa-base, XLM-R-base, ModernBERT-base and DeBERTa-v3-base shapes, runs our synthesizer
     (`<synth-cmd> --preset P --seed 7 --out DIR`, e.g. `build/infercost model
     synth`) into a temporary directory and records HF logits for 56 inputs of
     1..300 tokens (ModernBERT-base also 700, 1,500 and 2,100, in batches of similar lengths). The weights are not committed: the C++ test regenerates the
@@ -35,11 +35,10 @@ import torch
 import transformers
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import (BertConfig, BertForSequenceClassification, BertTokenizer, CamembertConfig,
-                          CamembertForSequenceClassification, CamembertTokenizerFast, DistilBertConfig,
-                          ModernBertForSequenceClassification,
-                          DistilBertForSequenceClassification, RobertaConfig, RobertaForSequenceClassification,
-                          RobertaTokenizerFast, XLMRobertaConfig, XLMRobertaForSequenceClassification,
-                          XLMRobertaTokenizerFast)
+                          CamembertForSequenceClassification, CamembertTokenizerFast, DebertaV2ForSequenceClassification,
+                          DistilBertConfig, DistilBertForSequenceClassification, ModernBertForSequenceClassification,
+                          RobertaConfig, RobertaForSequenceClassification, RobertaTokenizerFast, XLMRobertaConfig,
+                          XLMRobertaForSequenceClassification, XLMRobertaTokenizerFast)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "tests", "data_files", "golden")
@@ -317,7 +316,8 @@ def gen_synth(synth_cmd, only):
                ("bert-base", BertForSequenceClassification),
                ("roberta-base", RobertaForSequenceClassification),
                ("xlm-roberta-base", XLMRobertaForSequenceClassification),
-               ("modernbert-base", ModernBertForSequenceClassification)]
+               ("modernbert-base", ModernBertForSequenceClassification),
+               ("deberta-v3-base", DebertaV2ForSequenceClassification)]
     for i, (preset, cls) in enumerate(presets):
         if only and preset not in only:
             continue
@@ -330,13 +330,16 @@ def gen_synth(synth_cmd, only):
             lengths = [1, 2, 300, 299, 128, 129, 256, 33] + [int(x) for x in rng.integers(1, 64, size=32)] + \
                       [int(x) for x in rng.integers(64, 301, size=16)]
             modernbert = cls is ModernBertForSequenceClassification
+            deberta = cls is DebertaV2ForSequenceClassification
             if modernbert:  # past its 64-token local windows, to 2,100 tokens
                 lengths += [700, 1500, 2100]
+            if deberta:  # past the 128 exact relative positions, into the log buckets, to 512
+                lengths += [400, 511, 512]
             roberta = cls in (RobertaForSequenceClassification, XLMRobertaForSequenceClassification)
             seqs = (roberta_sequences if roberta else sequences)(rng, model.config.vocab_size, lengths)
             extra = {"synth_preset": preset, "synth_seed": SYNTH_SEED}
             extra.update(checksums(tmp))
-            if modernbert:
+            if modernbert or deberta:
                 extra["hf_parameters"] = sum(p.numel() for p in model.parameters())
             pad = model.config.pad_token_id if (roberta or modernbert) else 0
             logits = hf_logits_by_length(model, seqs, pad) if modernbert else hf_logits(model, seqs, pad)

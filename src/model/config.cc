@@ -525,6 +525,29 @@ Result<ModelConfig> load_config(const std::string& path) {
   return parse_config(text, path);
 }
 
+namespace {
+
+// The keys BERT's config.json and DeBERTa's share: the sizes, dropouts,
+// labels, eps and pad id.
+void bert_shape_keys(const ModelConfig& c, const ordered_json& id2label, const ordered_json& label2id,
+                     ordered_json& j) {
+  j["attention_probs_dropout_prob"] = 0.1;
+  j["hidden_act"] = activation_name(c.ffn_activation);
+  j["hidden_dropout_prob"] = 0.1;
+  j["hidden_size"] = c.hidden_size;
+  j["id2label"] = id2label;
+  j["initializer_range"] = 0.02;
+  j["intermediate_size"] = c.intermediate_size;
+  j["label2id"] = label2id;
+  j["layer_norm_eps"] = float_for_json(c.layer_norm_eps);
+  j["max_position_embeddings"] = c.max_position_embeddings;
+  j["num_attention_heads"] = c.num_heads;
+  j["num_hidden_layers"] = c.num_layers;
+  j["pad_token_id"] = c.pad_token_id;
+}
+
+}  // namespace
+
 std::string config_to_json(const ModelConfig& c) {
   // ordered_json keeps HF's key order readable; HF itself does not care.
   ordered_json j;
@@ -585,27 +608,35 @@ std::string config_to_json(const ModelConfig& c) {
     j["pad_token_id"] = c.pad_token_id;
     j["rope_parameters"] = {{"full_attention", {{"rope_theta", global_theta}, {"rope_type", "default"}}},
                             {"sliding_attention", {{"rope_theta", local_theta}, {"rope_type", "default"}}}};
+  } else if (c.architecture == Architecture::kDebertaV2) {
+    // What model synth writes (share_att_key, norm_rel_ebd layer_norm, no
+    // embedding projection), as microsoft/deberta-v3-base's config.json says it.
+    j["architectures"] = {"DebertaV2ForSequenceClassification"};
+    bert_shape_keys(c, id2label, label2id, j);
+    j["max_relative_positions"] = c.max_relative_positions;
+    j["model_type"] = "deberta-v2";
+    j["norm_rel_ebd"] = c.norm_relative_embeddings ? "layer_norm" : "none";
+    j["pooler_dropout"] = 0;
+    j["pooler_hidden_act"] = activation_name(c.classifier_activation);
+    j["pooler_hidden_size"] = c.hidden_size;
+    std::string terms;
+    if (c.p2c) terms = "p2c";
+    if (c.c2p) terms += terms.empty() ? "c2p" : "|c2p";
+    j["pos_att_type"] = terms;
+    j["position_biased_input"] = c.position_table;
+    j["position_buckets"] = c.position_buckets > 0 ? c.position_buckets : -1;
+    j["relative_attention"] = c.relative_attention;
+    j["share_att_key"] = c.share_att_key;
+    j["type_vocab_size"] = c.type_vocab_size;
   } else {
     const bool roberta = c.architecture == Architecture::kRoberta;
     const std::string model_type = roberta ? (c.model_type.empty() ? "roberta" : c.model_type) : "bert";
     j["architectures"] = {hf_classifier_class(c)};
-    j["attention_probs_dropout_prob"] = 0.1;
     if (roberta) j["bos_token_id"] = 0;
     j["classifier_dropout"] = nullptr;
     if (roberta) j["eos_token_id"] = 2;
-    j["hidden_act"] = activation_name(c.ffn_activation);
-    j["hidden_dropout_prob"] = 0.1;
-    j["hidden_size"] = c.hidden_size;
-    j["id2label"] = id2label;
-    j["initializer_range"] = 0.02;
-    j["intermediate_size"] = c.intermediate_size;
-    j["label2id"] = label2id;
-    j["layer_norm_eps"] = float_for_json(c.layer_norm_eps);
-    j["max_position_embeddings"] = c.max_position_embeddings;
+    bert_shape_keys(c, id2label, label2id, j);
     j["model_type"] = model_type;
-    j["num_attention_heads"] = c.num_heads;
-    j["num_hidden_layers"] = c.num_layers;
-    j["pad_token_id"] = c.pad_token_id;
     j["position_embedding_type"] = "absolute";
     j["type_vocab_size"] = c.type_vocab_size;
     j["use_cache"] = true;

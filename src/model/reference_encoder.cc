@@ -62,6 +62,48 @@ void attend(const std::vector<float>& q, const std::vector<float>& k, const std:
   }
 }
 
+// DeBERTa's disentangled attention of every token over all: the score of
+// query t and key s is (q_t . k_s + q_t . pos_key[r] + k_s . pos_query[r]) /
+// sqrt(head size x the terms), r = relative_position_index(t - s), each term
+// where the layer has its table.
+void attend_disentangled(const ModelConfig& c, const EncoderLayerWeights& l, const std::vector<float>& q,
+                         const std::vector<float>& k, const std::vector<float>& v, int n,
+                         std::vector<float>& ctx) {
+  const int h = c.hidden_size, nh = c.num_heads, dh = h / nh;
+  const int terms = 1 + (l.pos_key.empty() ? 0 : 1) + (l.pos_query.empty() ? 0 : 1);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh * terms));
+  std::vector<float> scores(static_cast<size_t>(n));
+  const auto dot = [dh](const float* a, const float* b) {
+    float d = 0;
+    for (int i = 0; i < dh; ++i) d += a[i] * b[i];
+    return d;
+  };
+  for (int hd = 0; hd < nh; ++hd) {
+    for (int t = 0; t < n; ++t) {
+      const float* qt = q.data() + static_cast<size_t>(t) * h + hd * dh;
+      float mx = -INFINITY;
+      for (int s = 0; s < n; ++s) {
+        const float* ks = k.data() + static_cast<size_t>(s) * h + hd * dh;
+        const size_t r = static_cast<size_t>(relative_position_index(c, t - s));
+        float d = dot(qt, ks);
+        if (!l.pos_key.empty()) d += dot(qt, l.pos_key.data() + r * h + hd * dh);
+        if (!l.pos_query.empty()) d += dot(ks, l.pos_query.data() + r * h + hd * dh);
+        scores[static_cast<size_t>(s)] = d * scale;
+        mx = std::max(mx, d * scale);
+      }
+      float sum = 0;
+      for (int s = 0; s < n; ++s)
+        sum += (scores[static_cast<size_t>(s)] = std::exp(scores[static_cast<size_t>(s)] - mx));
+      for (int i = 0; i < dh; ++i) {
+        float acc = 0;
+        for (int s = 0; s < n; ++s)
+          acc += scores[static_cast<size_t>(s)] * v[static_cast<size_t>(s) * h + hd * dh + i];
+        ctx[static_cast<size_t>(t) * h + hd * dh + i] = acc / sum;
+      }
+    }
+  }
+}
+
 // A pre-norm encoder (ModernBERT) from its embeddings `x`: per layer x +=
 // attention(norm(x)) (no norm in a layer without one), x += mlp(norm(x)),
 // then the final norm.
@@ -174,7 +216,11 @@ std::vector<float> reference_token_states(const ModelConfig& c, const EncoderWei
   std::vector<float> ctx(x.size());
   for (const auto& l : w.layers) {
     const std::vector<float> q = linear(l.q, x, n), k = linear(l.k, x, n), v = linear(l.v, x, n);
-    attend(q, k, v, n, h, nh, /*window=*/0, ctx);
+    if (c.relative_attention) {
+      attend_disentangled(c, l, q, k, v, n, ctx);
+    } else {
+      attend(q, k, v, n, h, nh, /*window=*/0, ctx);
+    }
     std::vector<float> tmp = linear(l.attn_out, ctx, n);
     for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
     reference_layer_norm(x.data(), n, h, l.attn_ln, c.layer_norm_eps);

@@ -16,6 +16,7 @@
 #include "infercost/model/weights.h"
 #include "infercost/text/tokenizer.h"
 #include "model/reference_encoder.h"
+#include "model/relative_tables.h"
 #include "synth_tokenizers.h"
 
 namespace infercost::model {
@@ -276,6 +277,33 @@ void add_ln(std::vector<Named>& out, const std::string& name, const LayerNormWei
   out.push_back({name + ".bias", {static_cast<int64_t>(ln.beta.size())}, &ln.beta});
 }
 
+// A post-norm layer in BERT's layout at prefix `p`: random linears (streams
+// named by their tensors), LayerNorms 1 / 0.
+void make_bert_layer(uint64_t seed, const CheckpointNames& n, const std::string& p, int h, int f,
+                     EncoderLayerWeights& l) {
+  l.q = make_linear(seed, p + n.q, h, h);
+  l.k = make_linear(seed, p + n.k, h, h);
+  l.v = make_linear(seed, p + n.v, h, h);
+  l.attn_out = make_linear(seed, p + n.attn_out, h, h);
+  l.attn_ln = make_ln(h);
+  l.ffn_in = make_linear(seed, p + n.ffn_in, f, h);
+  l.ffn_out = make_linear(seed, p + n.ffn_out, h, f);
+  l.ffn_ln = make_ln(h);
+}
+
+// Its tensors under their HF names.
+void add_bert_layer(std::vector<Named>& names, const CheckpointNames& n, const std::string& p,
+                    const EncoderLayerWeights& l) {
+  add_linear(names, p + n.q, l.q);
+  add_linear(names, p + n.k, l.k);
+  add_linear(names, p + n.v, l.v);
+  add_linear(names, p + n.attn_out, l.attn_out);
+  add_ln(names, p + n.attn_ln, l.attn_ln);
+  add_linear(names, p + n.ffn_in, l.ffn_in);
+  add_linear(names, p + n.ffn_out, l.ffn_out);
+  add_ln(names, p + n.ffn_ln, l.ffn_ln);
+}
+
 // Random weights under HF names (the names double as PRNG stream names).
 EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Named>& names) {
   const CheckpointNames& n = checkpoint_names(c.architecture);
@@ -302,14 +330,7 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
   for (int i = 0; i < c.num_layers; ++i) {
     EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
     const std::string p = n.layer + std::to_string(i) + ".";
-    l.q = make_linear(seed, p + n.q, h, h);
-    l.k = make_linear(seed, p + n.k, h, h);
-    l.v = make_linear(seed, p + n.v, h, h);
-    l.attn_out = make_linear(seed, p + n.attn_out, h, h);
-    l.attn_ln = make_ln(h);
-    l.ffn_in = make_linear(seed, p + n.ffn_in, f, h);
-    l.ffn_out = make_linear(seed, p + n.ffn_out, h, f);
-    l.ffn_ln = make_ln(h);
+    make_bert_layer(seed, n, p, h, f, l);
   }
   w.head.pre = make_linear(seed, n.head_pre, h, h);
   w.head.classifier = make_linear(seed, n.classifier, c.num_labels(), h);
@@ -324,15 +345,60 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
   for (int i = 0; i < c.num_layers; ++i) {
     const EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
     const std::string p = n.layer + std::to_string(i) + ".";
-    add_linear(names, p + n.q, l.q);
-    add_linear(names, p + n.k, l.k);
-    add_linear(names, p + n.v, l.v);
-    add_linear(names, p + n.attn_out, l.attn_out);
-    add_ln(names, p + n.attn_ln, l.attn_ln);
-    add_linear(names, p + n.ffn_in, l.ffn_in);
-    add_linear(names, p + n.ffn_out, l.ffn_out);
-    add_ln(names, p + n.ffn_ln, l.ffn_ln);
+    add_bert_layer(names, n, p, l);
   }
+  add_linear(names, n.head_pre, w.head.pre);
+  add_linear(names, n.classifier, w.head.classifier);
+  return w;
+}
+
+// DeBERTa-v3's tensors under HF's names (checkpoint_names.h): BERT's layers
+// (query_proj, key_proj, value_proj), no position or token type table, the
+// relative embeddings [2 x 256, hidden] and their LayerNorm, the pooler; the
+// position key / query tables derived as the reader derives them (the
+// layers' own key_proj / query_proj: share_att_key). `rel` keeps the tensors
+// `names` points at.
+EncoderWeights make_deberta_weights(const ModelConfig& c, uint64_t seed, std::vector<Named>& names,
+                                    std::vector<std::vector<float>>& rel) {
+  const CheckpointNames& n = checkpoint_names(c.architecture);
+  const DebertaNames& x = kDebertaExtraNames;
+  const int h = c.hidden_size, f = c.intermediate_size, rows = 2 * c.relative_span();
+  const std::string emb = n.embeddings;
+  EncoderWeights w;
+  w.word_embeddings =
+      normal_tensor(seed, emb + "word_embeddings.weight", static_cast<size_t>(c.vocab_size) * h, kInitStd);
+  std::fill_n(w.word_embeddings.begin() + static_cast<ptrdiff_t>(c.pad_token_id) * h, h, 0.0f);
+  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
+  w.embeddings_ln = make_ln(h);
+  rel.resize(2);
+  rel[0] =
+      normal_tensor(seed, std::string(x.rel_embeddings) + ".weight", static_cast<size_t>(rows) * h, kInitStd);
+  const LayerNormWeights rel_ln = make_ln(h);
+  rel[1] = rel_ln.gamma;
+  rel.push_back(rel_ln.beta);
+  std::vector<float> normed = rel[0];
+  normalize_relative_embeddings(c, rel_ln, normed);
+  w.layers.resize(static_cast<size_t>(c.num_layers));
+  for (int i = 0; i < c.num_layers; ++i) {
+    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
+    const std::string p = n.layer + std::to_string(i) + ".";
+    make_bert_layer(seed, n, p, h, f, l);
+    l.pos_key = project_rows(normed, rows, h, l.k.weight, h, &l.k.bias);
+    l.pos_query = project_rows(normed, rows, h, l.q.weight, h, &l.q.bias);
+  }
+  w.head.pre = make_linear(seed, n.head_pre, h, h);
+  w.head.classifier = make_linear(seed, n.classifier, c.num_labels(), h);
+
+  names.push_back({emb + "word_embeddings.weight", {c.vocab_size, h}, &w.word_embeddings});
+  add_ln(names, emb + "LayerNorm", w.embeddings_ln);
+  for (int i = 0; i < c.num_layers; ++i) {
+    const EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
+    const std::string p = n.layer + std::to_string(i) + ".";
+    add_bert_layer(names, n, p, l);
+  }
+  names.push_back({std::string(x.rel_embeddings) + ".weight", {rows, h}, &rel[0]});
+  names.push_back({std::string(x.rel_norm) + ".weight", {h}, &rel[1]});
+  names.push_back({std::string(x.rel_norm) + ".bias", {h}, &rel[2]});
   add_linear(names, n.head_pre, w.head.pre);
   add_linear(names, n.classifier, w.head.classifier);
   return w;
@@ -411,7 +477,8 @@ Status write_text(const std::string& path, const std::string& text) {
 }  // namespace
 
 std::vector<std::string> synth_presets() {
-  return {"distilbert-base", "bert-base", "roberta-base", "xlm-roberta-base", "modernbert-base", "tiny"};
+  return {"distilbert-base", "bert-base",       "roberta-base", "xlm-roberta-base",
+          "modernbert-base", "deberta-v3-base", "tiny"};
 }
 
 Result<ModelConfig> synth_config(const std::string& preset) {
@@ -472,6 +539,22 @@ Result<ModelConfig> synth_config(const std::string& preset) {
       c.attention_window.push_back(i % 3 == 0 ? 0 : 64);
       c.rope_theta.push_back(i % 3 == 0 ? 160000.0 : 10000.0);
     }
+  } else if (preset == "deberta-v3-base") {
+    // As microsoft/deberta-v3-base's config.json says, with a 2-label head.
+    c.architecture = Architecture::kDebertaV2;
+    c.model_type = "deberta-v2";
+    c.vocab_size = 128100;
+    c.num_layers = 12;
+    c.layer_norm_eps = 1e-7f;
+    c.type_vocab_size = 0;
+    c.position_table = false;
+    c.relative_attention = true;
+    c.c2p = c.p2c = true;
+    c.position_buckets = 256;
+    c.max_relative_positions = 512;
+    c.share_att_key = true;
+    c.norm_relative_embeddings = true;
+    c.classifier_activation = Activation::kGelu;
   } else {
     std::string presets;
     for (const std::string& p : synth_presets()) presets += (presets.empty() ? "" : ", ") + p;
@@ -511,6 +594,34 @@ Result<FamilyTokenizer> build_modernbert_tokenizer(const ModelConfig& c) {
   t.calibration.first_word = bpe.first_merged;
   t.calibration.end_word = bpe.end_merged;
   t.calibration.word_ids = bpe.word_ids;
+  return t;
+}
+
+// DeBERTa-v3's: a Unigram in a tokenizer.json with [PAD] [CLS] [SEP] [UNK]
+// first, in DebertaV2Tokenizer's pipeline (which transformers 5 and the
+// engine rebuild from tokenizer_config.json's class anyway).
+Result<FamilyTokenizer> build_deberta_tokenizer(const ModelConfig& c) {
+  FamilyTokenizer t;
+  t.calibration.bos = kDebertaClsId;
+  t.calibration.eos = kDebertaSepId;
+  INFERCOST_ASSIGN_OR_RETURN(UnigramVocab unigram,
+                             build_unigram_vocab(corpus::tweet_lexicon(), c.vocab_size));
+  t.files.emplace_back("tokenizer.json", deberta_tokenizer_json(unigram));
+  const nlohmann::ordered_json tc = {{"tokenizer_class", "DebertaV2Tokenizer"},
+                                     {"model_max_length", c.max_positions()},
+                                     {"do_lower_case", false},
+                                     {"split_by_punct", false},
+                                     {"bos_token", "[CLS]"},
+                                     {"eos_token", "[SEP]"},
+                                     {"cls_token", "[CLS]"},
+                                     {"sep_token", "[SEP]"},
+                                     {"pad_token", "[PAD]"},
+                                     {"unk_token", "[UNK]"},
+                                     {"mask_token", "[MASK]"}};
+  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
+  t.calibration.first_word = unigram.first_word;
+  t.calibration.end_word = unigram.end_word;
+  t.calibration.word_ids = unigram.word_ids;
   return t;
 }
 
@@ -609,10 +720,12 @@ Status synthesize_model(const SynthOptions& options) {
   // preset and seed only.
   SynthVocab vocab;
   std::vector<std::pair<std::string, std::string>> files;
-  if (c.architecture == Architecture::kRoberta || c.architecture == Architecture::kModernBert) {
-    INFERCOST_ASSIGN_OR_RETURN(FamilyTokenizer t, c.architecture == Architecture::kRoberta
-                                                      ? build_roberta_tokenizer(c)
-                                                      : build_modernbert_tokenizer(c));
+  if (c.architecture == Architecture::kRoberta || c.architecture == Architecture::kModernBert ||
+      c.architecture == Architecture::kDebertaV2) {
+    INFERCOST_ASSIGN_OR_RETURN(FamilyTokenizer t,
+                               c.architecture == Architecture::kRoberta     ? build_roberta_tokenizer(c)
+                               : c.architecture == Architecture::kDebertaV2 ? build_deberta_tokenizer(c)
+                                                                            : build_modernbert_tokenizer(c));
     vocab = std::move(t.calibration);
     files = std::move(t.files);
   } else {
@@ -647,9 +760,10 @@ Status synthesize_model(const SynthOptions& options) {
 
   std::vector<Named> names;
   std::vector<std::vector<float>> fused;
-  EncoderWeights w = c.architecture == Architecture::kModernBert
-                         ? make_modernbert_weights(c, options.seed, names, fused)
-                         : make_weights(c, options.seed, names);
+  EncoderWeights w =
+      c.architecture == Architecture::kModernBert  ? make_modernbert_weights(c, options.seed, names, fused)
+      : c.architecture == Architecture::kDebertaV2 ? make_deberta_weights(c, options.seed, names, fused)
+                                                   : make_weights(c, options.seed, names);
   calibrate_head(c, vocab, options.seed, w);
 
   const std::string dir = options.out_dir;

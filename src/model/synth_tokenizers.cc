@@ -355,4 +355,42 @@ std::string unigram_tokenizer_json(const UnigramVocab& v) {
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::strict) + "\n";
 }
 
+std::string deberta_tokenizer_json(const UnigramVocab& v) {
+  static constexpr const char* kNames[] = {"[PAD]", "[CLS]", "[SEP]", "[UNK]"};
+  nlohmann::ordered_json j;
+  j["version"] = "1.0";
+  j["truncation"] = nullptr;
+  j["padding"] = nullptr;
+  nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
+  for (int64_t i = 0; i < 4; ++i) tokens.push_back(added(i, kNames[i]));
+  tokens.push_back(added(static_cast<int64_t>(v.pieces.size()) - 1, "[MASK]"));
+  j["added_tokens"] = tokens;
+  j["normalizer"] = {
+      {"type", "Sequence"},
+      {"normalizers",
+       {{{"type", "Replace"}, {"pattern", {{"Regex", "\\s{2,}|[\\n\\r\\t]"}}}, {"content", " "}},
+        {{"type", "NFC"}},
+        {{"type", "Strip"}, {"strip_left", false}, {"strip_right", true}}}}};
+  const nlohmann::ordered_json metaspace = {
+      {"type", "Metaspace"}, {"replacement", kMetaspace}, {"prepend_scheme", "always"}, {"split", true}};
+  j["pre_tokenizer"] = metaspace;
+  nlohmann::ordered_json post;
+  post["type"] = "TemplateProcessing";
+  post["single"] = {special("[CLS]"), sequence("A"), special("[SEP]")};
+  post["pair"] = {special("[CLS]"), sequence("A"), special("[SEP]"), sequence("B"), special("[SEP]")};
+  post["special_tokens"] = {
+      {"[CLS]", {{"id", "[CLS]"}, {"ids", {kDebertaClsId}}, {"tokens", {"[CLS]"}}}},
+      {"[SEP]", {{"id", "[SEP]"}, {"ids", {kDebertaSepId}}, {"tokens", {"[SEP]"}}}},
+  };
+  j["post_processor"] = post;
+  j["decoder"] = metaspace;
+  nlohmann::ordered_json vocab = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < v.pieces.size(); ++i) {
+    const std::string piece = i < 4 ? kNames[i] : i + 1 == v.pieces.size() ? "[MASK]" : v.pieces[i].first;
+    vocab.push_back({piece, i < 4 || i + 1 == v.pieces.size() ? 0.0 : v.pieces[i].second});
+  }
+  j["model"] = {{"type", "Unigram"}, {"unk_id", kDebertaUnkId}, {"vocab", vocab}, {"byte_fallback", false}};
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::strict) + "\n";
+}
+
 }  // namespace infercost::model

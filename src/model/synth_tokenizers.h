@@ -62,6 +62,12 @@ std::string modernbert_tokenizer_json(const ByteLevelBpe& bpe);
 // A tokenizer.json in HF tokenizers' format: Unigram model (unk_id 3),
 // Metaspace pre-tokenizer and decoder, TemplateProcessing "<s> $A </s>".
 std::string unigram_tokenizer_json(const UnigramVocab& vocab);
+// DeBERTa-v3's layout of the same vocabulary: its first four pieces renamed
+// [PAD] [CLS] [SEP] [UNK] (ids 0..3, as DeBERTa-v3's), the last one [MASK];
+// DebertaV2Tokenizer's normalizer (whitespace runs, NFC, Strip right),
+// Metaspace, TemplateProcessing "[CLS] $A [SEP]".
+inline constexpr int32_t kDebertaPadId = 0, kDebertaClsId = 1, kDebertaSepId = 2, kDebertaUnkId = 3;
+std::string deberta_tokenizer_json(const UnigramVocab& vocab);
 
 // The lexicon's entries cut about where GPT-2's pre-tokenizer cuts them:
 // runs of letters (any non-ASCII byte counts as one), of digits, and of

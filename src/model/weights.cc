@@ -7,6 +7,7 @@
 #include "checkpoint_names.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/model/safetensors.h"
+#include "model/relative_tables.h"
 
 namespace infercost::model {
 
@@ -179,23 +180,6 @@ Status read_head(TensorSource& src, const ModelConfig& c, const CheckpointNames&
   return src.linear(n.classifier, c.num_labels(), h, head.classifier);
 }
 
-// y = x W^T (+ b) for x [rows, in] and W [out, in], summed in double: the
-// tables the weights reader derives once (DeBERTa).
-std::vector<float> project(const std::vector<float>& x, int rows, int in, const std::vector<float>& w,
-                           int out, const std::vector<float>* bias = nullptr) {
-  std::vector<float> y(static_cast<size_t>(rows) * static_cast<size_t>(out));
-  for (int r = 0; r < rows; ++r) {
-    const float* xr = x.data() + static_cast<size_t>(r) * static_cast<size_t>(in);
-    for (int o = 0; o < out; ++o) {
-      const float* wo = w.data() + static_cast<size_t>(o) * static_cast<size_t>(in);
-      double sum = bias != nullptr ? (*bias)[static_cast<size_t>(o)] : 0.0;
-      for (int i = 0; i < in; ++i) sum += static_cast<double>(xr[i]) * wo[i];
-      y[static_cast<size_t>(r) * static_cast<size_t>(out) + static_cast<size_t>(o)] = static_cast<float>(sum);
-    }
-  }
-  return y;
-}
-
 // DeBERTa-v2/v3's encoder and ContextPooler head (checkpoint_names.h), with
 // what the checkpoint stores in other forms folded into the tables the
 // backends read: the word (and position, token type) embeddings through
@@ -230,7 +214,7 @@ Result<EncoderWeights> read_deberta_weights(TensorSource& src, const ModelConfig
         if (table->empty()) continue;
         const int rows = static_cast<int>(table->size() / static_cast<size_t>(width));
         checkpoint += static_cast<int64_t>(table->size());
-        *table = project(*table, rows, width, proj, h);
+        *table = project_rows(*table, rows, width, proj, h);
         tables += static_cast<int64_t>(table->size());
       }
       checkpoint += static_cast<int64_t>(proj.size());
@@ -247,17 +231,7 @@ Result<EncoderWeights> read_deberta_weights(TensorSource& src, const ModelConfig
       LayerNormWeights ln;
       INFERCOST_RETURN_IF_ERROR(src.layer_norm(x.rel_norm, h, ln));
       checkpoint += static_cast<int64_t>(ln.gamma.size() + ln.beta.size());
-      for (int r = 0; r < rel_rows && !rel.empty(); ++r) {
-        float* row = rel.data() + static_cast<size_t>(r) * static_cast<size_t>(h);
-        double mean = 0, var = 0;
-        for (int i = 0; i < h; ++i) mean += row[i];
-        mean /= h;
-        for (int i = 0; i < h; ++i) var += (row[i] - mean) * (row[i] - mean);
-        var /= h;
-        const double inv = 1.0 / std::sqrt(var + static_cast<double>(c.layer_norm_eps));
-        for (int i = 0; i < h; ++i)
-          row[i] = static_cast<float>((row[i] - mean) * inv * ln.gamma[i] + ln.beta[i]);
-      }
+      if (!rel.empty()) normalize_relative_embeddings(c, ln, rel);
     }
   }
   w.layers.resize(static_cast<size_t>(c.num_layers));
@@ -277,7 +251,7 @@ Result<EncoderWeights> read_deberta_weights(TensorSource& src, const ModelConfig
         proj = &separate;
       }
       if (!rel.empty() && !proj->weight.empty()) {
-        out = project(rel, rel_rows, h, proj->weight, h, &proj->bias);
+        out = project_rows(rel, rel_rows, h, proj->weight, h, &proj->bias);
         tables += static_cast<int64_t>(out.size());
       }
       return Status();
@@ -326,6 +300,44 @@ size_t ln_count(const LayerNormWeights& ln) {
 }
 
 }  // namespace
+
+void normalize_relative_embeddings(const ModelConfig& c, const LayerNormWeights& ln,
+                                   std::vector<float>& rel) {
+  const int h = c.hidden_size;
+  const size_t rows = rel.size() / static_cast<size_t>(h);
+  for (size_t r = 0; r < rows; ++r) {
+    float* row = rel.data() + r * static_cast<size_t>(h);
+    double mean = 0, var = 0;
+    for (int i = 0; i < h; ++i) mean += row[i];
+    mean /= h;
+    for (int i = 0; i < h; ++i) var += (row[i] - mean) * (row[i] - mean);
+    var /= h;
+    const double inv = 1.0 / std::sqrt(var + static_cast<double>(c.layer_norm_eps));
+    for (int i = 0; i < h; ++i) row[i] = static_cast<float>((row[i] - mean) * inv * ln.gamma[i] + ln.beta[i]);
+  }
+}
+
+std::vector<float> project_rows(const std::vector<float>& x, int rows, int in, const std::vector<float>& w,
+                                int out, const std::vector<float>* bias) {
+  std::vector<float> y(static_cast<size_t>(rows) * static_cast<size_t>(out));
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x.data() + static_cast<size_t>(r) * static_cast<size_t>(in);
+    for (int o = 0; o < out; ++o) {
+      const float* wo = w.data() + static_cast<size_t>(o) * static_cast<size_t>(in);
+      // Eight partial sums the compiler keeps in vector registers.
+      float acc[8] = {};
+      int i = 0;
+      for (; i + 8 <= in; i += 8) {
+        for (int j = 0; j < 8; ++j) acc[j] += xr[i + j] * wo[i + j];
+      }
+      double sum = bias != nullptr ? (*bias)[static_cast<size_t>(o)] : 0.0;
+      for (; i < in; ++i) sum += static_cast<double>(xr[i]) * wo[i];
+      for (float a : acc) sum += a;
+      y[static_cast<size_t>(r) * static_cast<size_t>(out) + static_cast<size_t>(o)] = static_cast<float>(sum);
+    }
+  }
+  return y;
+}
 
 size_t EncoderWeights::parameter_count() const {
   size_t n = word_embeddings.size() + position_embeddings.size() + token_type_embeddings.size() +

@@ -1,5 +1,6 @@
-// Full DistilBERT-base, BERT-base, RoBERTa-base, XLM-R-base and ModernBERT-base (rows past its
-// local windows, up to 2,100 tokens) shapes: the weights come from our
+// Full DistilBERT-base, BERT-base, RoBERTa-base, XLM-R-base, ModernBERT-base (rows past its
+// local windows, up to 2,100 tokens) and DeBERTa-v3-base (rows past its exact
+// relative positions, into the log buckets, up to 512 tokens) shapes: the weights come from our
 // synthesizer (deterministic), regenerated here; the golden logits came from
 // HF transformers on the same directory. Each preset is synthesized once
 // (seconds of weights and a calibration pass) and also checked for what HF
@@ -9,6 +10,7 @@
 
 #include "golden_util.h"
 #include "infercost/model/model_dir.h"
+#include "infercost/model/safetensors.h"
 #include "model/synth.h"
 #include "test_utils.h"
 
@@ -32,11 +34,9 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
 
   // The directory as `infercost run` loads it (tokenizer included), with the
   // parameter count HF's model of this shape has.
-  const std::map<std::string, size_t> hf_parameters = {{"distilbert-base", 66955010u},
-                                                       {"bert-base", 109483778u},
-                                                       {"roberta-base", 124647939u},
-                                                       {"xlm-roberta-base", 278045955u},
-                                                       {"modernbert-base", 149606402u}};
+  const std::map<std::string, size_t> hf_parameters = {
+      {"distilbert-base", 66955010u},   {"bert-base", 109483778u},       {"roberta-base", 124647939u},
+      {"xlm-roberta-base", 278045955u}, {"modernbert-base", 149606402u}, {"deberta-v3-base", 184423682u}};
   {
     auto loaded = model::load_model_dir(dir, {});
     ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
@@ -57,32 +57,19 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/tokenizer_config.json")) << preset;
   }
   // If this differs, synth's output changed since the golden was written:
-  // rerun tools/gen_model_golden.py rather than suspecting the backend.
+  // rerun tools/gen_model_golden.py rather than suspecting the backend. The
+  // sum of squares of every tensor of the file, as the golden's generator
+  // sums them (DeBERTa's loaded weights hold tables derived from them).
   double sum_sq = 0;
-  auto add = [&](const std::vector<float>& v) {
-    for (float x : v) sum_sq += double(x) * x;
-  };
-  auto add_linear = [&](const model::Linear& l) {
-    add(l.weight);
-    add(l.bias);
-  };
-  auto add_ln = [&](const model::LayerNormWeights& ln) {
-    add(ln.gamma);
-    add(ln.beta);
-  };
-  add(weights.word_embeddings);
-  add(weights.position_embeddings);
-  add(weights.token_type_embeddings);
-  add_ln(weights.embeddings_ln);
-  for (const auto& l : weights.layers) {
-    for (const model::Linear* x : {&l.q, &l.k, &l.v, &l.attn_out, &l.ffn_in, &l.ffn_out}) add_linear(*x);
-    add_ln(l.attn_ln);
-    add_ln(l.ffn_ln);
+  {
+    auto file = model::SafeTensorsFile::open(dir + "/model.safetensors");
+    ASSERT_TRUE(file.ok()) << file.status().to_string();
+    for (const auto& [name, info] : file->tensors()) {
+      auto values = file->read_f32(name, info.shape);
+      ASSERT_TRUE(values.ok()) << values.status().to_string();
+      for (float x : *values) sum_sq += double(x) * x;
+    }
   }
-  add_ln(weights.final_ln);
-  add_linear(weights.head.pre);
-  add_ln(weights.head.norm);
-  add_linear(weights.head.classifier);
   const double want = g.doc.at("weights_sum_of_squares").get<double>();
   ASSERT_NEAR(sum_sq, want, 1e-9 * want)
       << "synthesized weights differ from those the golden was made with; regenerate " << golden_path;
@@ -95,7 +82,7 @@ TEST_P(SynthGoldenTest, MatchesTransformersLogits) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, SynthGoldenTest,
                          ::testing::Values("distilbert-base", "bert-base", "roberta-base", "xlm-roberta-base",
-                                           "modernbert-base"),
+                                           "modernbert-base", "deberta-v3-base"),
                          ::infercost::testing::DashesToUnderscores());
 
 }  // namespace

@@ -92,7 +92,8 @@ INSTANTIATE_TEST_SUITE_P(Models, ReferenceGoldenTest,
                          ::testing::Values("tiny-distilbert", "tiny-distilbert-relu", "tiny-bert",
                                            "tiny-roberta", "tiny-roberta-multilabel", "tiny-xlm-roberta",
                                            "tiny-camembert", "tiny-modernbert", "tiny-modernbert-mean",
-                                           "tiny-modernbert-multilabel", "tiny-modernbert-long"),
+                                           "tiny-modernbert-multilabel", "tiny-modernbert-long",
+                                           "tiny-deberta", "tiny-deberta-3", "tiny-deberta-multilabel"),
                          ::infercost::testing::DashesToUnderscores());
 
 }  // namespace

@@ -32,8 +32,9 @@ size_t expected_parameters(const ModelConfig& c) {
 }
 
 TEST(SynthConfig, Presets) {
-  EXPECT_EQ(synth_presets(), (std::vector<std::string>{"distilbert-base", "bert-base", "roberta-base",
-                                                       "xlm-roberta-base", "modernbert-base", "tiny"}));
+  EXPECT_EQ(synth_presets(),
+            (std::vector<std::string>{"distilbert-base", "bert-base", "roberta-base", "xlm-roberta-base",
+                                      "modernbert-base", "deberta-v3-base", "tiny"}));
   auto d = synth_config("distilbert-base").value();
   EXPECT_EQ(d.architecture, Architecture::kDistilBert);
   EXPECT_EQ(d.hidden_size, 768);
@@ -94,6 +95,22 @@ TEST(SynthConfig, Presets) {
   EXPECT_EQ(again->rope_theta, m.rope_theta);
   EXPECT_EQ(again->pad_token_id, m.pad_token_id);
   EXPECT_TRUE(again->head_mean_pooling);
+  // As microsoft/deberta-v3-base's config.json says (golden_synth_test.cc: 184,423,682 parameters
+  // with a 2-label head, HF's logits on the synthesized directory).
+  auto db = synth_config("deberta-v3-base").value();
+  EXPECT_EQ(db.architecture, Architecture::kDebertaV2);
+  EXPECT_EQ(db.vocab_size, 128100);
+  EXPECT_EQ(db.num_layers, 12);
+  EXPECT_TRUE(db.relative_attention && db.c2p && db.p2c && db.share_att_key && db.norm_relative_embeddings);
+  EXPECT_FALSE(db.position_table);
+  EXPECT_EQ(db.relative_span(), 256);
+  auto d_again = parse_config(config_to_json(db), "config.json");
+  ASSERT_TRUE(d_again.ok()) << d_again.status().to_string();
+  EXPECT_EQ(d_again->position_buckets, 256);
+  EXPECT_EQ(d_again->max_relative_positions, 512);
+  EXPECT_TRUE(d_again->c2p && d_again->p2c && d_again->share_att_key && d_again->norm_relative_embeddings);
+  EXPECT_FALSE(d_again->position_table);
+  EXPECT_FLOAT_EQ(d_again->layer_norm_eps, 1e-7f);
   auto t = synth_config("tiny").value();
   EXPECT_EQ(t.vocab_size, 30522);
   EXPECT_LE(t.hidden_size, 64);
