@@ -4,7 +4,8 @@
 The oracle is transformers' AutoTokenizer.from_pretrained on a directory holding ModernBERT's real
 tokenizer.json (../shared/data/modernbert: NFC, ByteLevel, 116 added tokens, `[CLS] $A [SEP]`) and
 the tokenizer_config.json answerdotai/ModernBERT-base publishes beside it (PreTrainedTokenizerFast,
-model_max_length 8192). Output, under tests/data_files/tokenizer/:
+model_max_length 8192). Output, under --out-dir (tests/text/bpe_golden_test.cc runs this script into a
+temporary folder when ../shared/data is present: the file is 5 MB and is never committed):
 
   modernbert_golden.jsonl   {"v": variant, "t": text, "ids": [...]} per line; >= 10,000 "default"
                             texts (truncation=True, max_length=8192), among them rows longer than
@@ -16,7 +17,7 @@ ModernBERT's own added tokens as the special-token text ([MASK] with lstrip, run
 tokenizers.Tokenizer.from_file on the same file must give the same ids on every text.
 
 Deterministic (fixed seed). Run from anywhere:
-  python3 tools/gen_modernbert_golden.py [--modernbert DIR]
+  python3 tools/gen_modernbert_golden.py --out-dir DIR [--modernbert DIR]
 Python is for generating these files only; infercost never runs it.
 """
 
@@ -37,7 +38,6 @@ from gen_bpe_golden import BpeGen  # noqa: E402  (the RoBERTa goldens' text pool
 from gen_tokenizer_golden import encode_all  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT_DIR = os.path.join(ROOT, "tests", "data_files", "tokenizer")
 DEFAULT_DIR = os.path.join(ROOT, "..", "shared", "data", "modernbert")
 
 SEED = 20261205
@@ -101,7 +101,7 @@ def tokenizer_dir(source, tmp):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--modernbert", default=DEFAULT_DIR, help="folder with ModernBERT's tokenizer.json")
-    ap.add_argument("--out-dir", default=OUT_DIR)
+    ap.add_argument("--out-dir", required=True)
     args = ap.parse_args()
 
     with open(os.path.join(args.modernbert, "tokenizer.json"), encoding="utf-8") as f:
