@@ -25,10 +25,11 @@
 #      step d, then Model.classify in bf16 (auto batch sizes) on the seed rows beside
 #      `infercost run` on the same file (tools/gpu/package_run.py; a Spark job is not run: pyspark
 #      does not fit the carry)
-#   j. the other families: synthetic roberta-base, xlm-roberta-base and modernbert-base models,
-#      parity on the parity rows (our CPU fp32, CUDA fp32 and bf16, HF transformers fp32 on the
-#      GPU) and end to end in bf16 on the seed rows (--families: the presets, comma-separated;
-#      default roberta-base,xlm-roberta-base,modernbert-base; "none" leaves the step out)
+#   j. the other families: synthetic roberta-base, xlm-roberta-base, modernbert-base and
+#      deberta-v3-base models, parity on the parity rows (our CPU fp32, CUDA fp32 and bf16, HF
+#      transformers fp32 on the GPU) and end to end in bf16 on the seed rows (--families: the
+#      presets, comma-separated; default roberta-base,xlm-roberta-base,modernbert-base,
+#      deberta-v3-base; "none" leaves the step out)
 #   l. embeddings (issue 29): the synthetic DistilBERT's encoder, mean pooling, normalized, on the
 #      parity rows: infercost embed on CUDA (fp32, bf16) against the CPU in fp32
 #      (tools/gpu/compare_vectors.py: fp32 within 1e-4, bf16 cosine >= 0.99), then end to end in
@@ -58,7 +59,7 @@ budget_given=0
 work=/tmp/ic
 archive=""
 python=python3
-families=roberta-base,xlm-roberta-base,modernbert-base
+families=roberta-base,xlm-roberta-base,modernbert-base,deberta-v3-base
 
 usage() { sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 need_value() {
@@ -376,9 +377,10 @@ for line in open(sys.argv[1]):
     missing package_cpu_fp32 "$bin/python/infercost not in the archive (the Python module was not built when gpu-pack.sh ran)"
   fi
 
-  # --- j. the other families (issues 16 and 27): synthetic roberta-base, xlm-roberta-base and
-  # modernbert-base (byte-level BPE and Unigram tokenizers the synthesizer builds), parity on the parity rows against our CPU
-  # fp32 and HF transformers on the GPU, then end to end in bf16 on the seed rows
+  # --- j. the other families (issues 16, 27 and 28): synthetic roberta-base, xlm-roberta-base,
+  # modernbert-base and deberta-v3-base (byte-level BPE and Unigram tokenizers the synthesizer
+  # builds), parity on the parity rows against our CPU fp32 and HF transformers on the GPU, then
+  # end to end in bf16 on the seed rows
   local fam base_model=$model
   local family_list=()
   [ "$families" = none ] || IFS=, read -r -a family_list <<<"$families"

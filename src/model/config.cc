@@ -497,24 +497,6 @@ bool is_classifier_class(std::string_view architecture) {
          architecture.compare(architecture.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
 }
 
-int relative_position_index(const ModelConfig& c, int delta) {
-  const int span = c.relative_span();
-  int bucket = delta;
-  if (c.position_buckets > 0 && c.max_relative_positions > 0) {
-    // make_log_bucket_position, in fp32 as torch computes it.
-    const int mid = c.position_buckets / 2;
-    const int abs_pos = delta < mid && delta > -mid ? mid - 1 : std::abs(delta);
-    if (abs_pos > mid) {
-      const float ratio = static_cast<float>(abs_pos) / static_cast<float>(mid);
-      const float base = static_cast<float>(static_cast<double>(c.max_relative_positions - 1) / mid);
-      const float log_pos =
-          std::ceil(std::log(ratio) / std::log(base) * static_cast<float>(mid - 1)) + static_cast<float>(mid);
-      bucket = static_cast<int>(log_pos) * (delta < 0 ? -1 : 1);
-    }
-  }
-  return std::clamp(bucket + span, 0, 2 * span - 1);
-}
-
 std::string synthetic_model_notice(const ModelConfig& config) {
   return "'" + config.name +
          "' is a synthetic model (random weights): its speed is real, its sentiments are not.";

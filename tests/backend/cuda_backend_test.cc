@@ -115,6 +115,7 @@ testing::ParityTarget gpu_target() {
 
 INFERCOST_BACKEND_PARITY(Cuda, gpu_target());
 INFERCOST_BACKEND_PARITY_MODERNBERT(Cuda, gpu_target());
+INFERCOST_BACKEND_PARITY_DEBERTA(Cuda, gpu_target());
 
 // ---- Small models ------------------------------------------------------------
 

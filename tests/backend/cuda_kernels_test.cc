@@ -29,11 +29,13 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backend/cpu/kernels.h"
 #include "backend/cuda/kernels.h"
 #include "backend/rotary.h"
+#include "infercost/model/config.h"
 
 namespace infercost::backend::cuda {
 namespace {
@@ -684,6 +686,40 @@ TEST_P(CudaKernelTest, PoolRowsPoolsTheRealRowsOfEachSequence) {
 // ---- Attention
 // -------------------------------------------------------------------------------------------------
 
+// ctx [total, hidden] out of d_ctx, which holds it between one guard row
+// before and one after (all bytes 0xFF); empty, with a failure naming the
+// first byte, where a guard was written.
+std::vector<float> ctx_within_guards(DType t, const DeviceArray& d_ctx, int total, int hidden) {
+  const std::vector<uint8_t> raw = d_ctx.download_all_raw();
+  const size_t row_bytes = size_t(hidden) * size_t(dtype_size(t));
+  for (size_t b = 0; b < row_bytes; ++b) {
+    const char* which = raw[b] != 0xFF                            ? "before"
+                        : raw[raw.size() - row_bytes + b] != 0xFF ? "after"
+                                                                  : nullptr;
+    if (which != nullptr) {
+      ADD_FAILURE() << "the row " << which << " ctx was written (byte " << b << ")";
+      return {};
+    }
+  }
+  return decode(t, raw.data() + row_bytes, size_t(total) * hidden);
+}
+
+// Names value i of a packed [total, heads * head_dim] output: its sequence,
+// row, head and dimension.
+std::function<std::string(size_t)> packed_place(const std::vector<int32_t>& seq_start,
+                                                const std::vector<int32_t>& key_len, int hidden,
+                                                int head_dim) {
+  return [=](size_t i) {
+    const int row = int(i / size_t(hidden)), col = int(i % size_t(hidden));
+    const size_t s =
+        size_t(std::upper_bound(seq_start.begin(), seq_start.end(), row) - seq_start.begin()) - 1;
+    std::ostringstream os;
+    os << "sequence " << s << " (" << seq_start[s + 1] - seq_start[s] << " rows, key_len " << key_len[s]
+       << "), row " << row - seq_start[s] << ", head " << col / head_dim << ", dim " << col % head_dim;
+    return os.str();
+  };
+}
+
 struct AttentionCase {
   std::vector<int> rows;  // query rows of each sequence
   std::vector<int> keys;  // key_len of each (empty: = rows)
@@ -719,13 +755,8 @@ void check_attention(DType t, const AttentionCase& c, Tolerance tol, cudaStream_
                                   c.heads, D, c.scale, stream, c.window));
   INFERCOST_ASSERT_CUDA(cudaStreamSynchronize(stream));
 
-  const std::vector<uint8_t> raw = d_ctx.download_all_raw();
-  const size_t row_bytes = size_t(hidden) * size_t(dtype_size(t));
-  for (size_t b = 0; b < row_bytes; ++b) {
-    ASSERT_EQ(raw[b], 0xFF) << "the row before ctx was written (byte " << b << ")";
-    ASSERT_EQ(raw[raw.size() - row_bytes + b], 0xFF) << "the row after ctx was written (byte " << b << ")";
-  }
-  const std::vector<float> got = decode(t, raw.data() + row_bytes, size_t(total) * hidden);
+  const std::vector<float> got = ctx_within_guards(t, d_ctx, total, hidden);
+  ASSERT_EQ(got.size(), size_t(total) * hidden);
 
   std::vector<double> ref(size_t(total) * hidden);
   std::vector<double> p;
@@ -756,14 +787,7 @@ void check_attention(DType t, const AttentionCase& c, Tolerance tol, cudaStream_
       }
     }
   }
-  const auto where = [&](size_t i) {
-    const int row = int(i / size_t(hidden)), col = int(i % size_t(hidden));
-    const int s = int(std::upper_bound(seq_start.begin(), seq_start.end(), row) - seq_start.begin()) - 1;
-    std::ostringstream os;
-    os << "sequence " << s << " (" << c.rows[size_t(s)] << " rows, key_len " << key_len[size_t(s)]
-       << "), row " << row - seq_start[size_t(s)] << ", head " << col / D << ", dim " << col % D;
-    return os.str();
-  };
+  const auto where = packed_place(seq_start, key_len, hidden, D);
   EXPECT_TRUE(all_close(got, ref, tol, where)) << "head_dim " << D << ", heads " << c.heads << ", "
                                                << sequences << " sequences, max_rows " << max_rows;
 }
@@ -867,6 +891,158 @@ TEST_P(CudaKernelTest, AttentionRejectsBadArguments) {
   EXPECT_EQ(attention(t, qkv.data(), ctx.data(), start.data(), keys.data(), 1, 1, 1, 64, 1.0f, stream_, -1),
             cudaErrorInvalidValue)
       << "a negative window";
+  EXPECT_TRUE(sync());
+}
+
+// ---- Disentangled attention (DeBERTa) ------------------------------------------------------------------
+
+struct RelativeCase {
+  std::vector<int> rows, keys;  // as AttentionCase
+  int heads = 2;
+  int head_dim = 64;
+  bool c2p = true, p2c = true;
+  int buckets = 16;         // log buckets (DeBERTa-v3: 256); -1: none
+  int max_relative = 64;    // DeBERTa-v3: 512
+  int max_positions = 600;  // max_delta = max_positions - 1
+};
+
+// The kernel against ((q.k + q.pk[r] + k.pq[r]) * scale) softmax, V in
+// double, r from the model's own relative_position_index.
+void check_disentangled(DType t, const RelativeCase& c, Tolerance tol, cudaStream_t stream) {
+  model::ModelConfig config;
+  config.relative_attention = true;
+  config.position_buckets = c.buckets;
+  config.max_relative_positions = c.max_relative;
+  config.max_position_embeddings = c.max_positions;
+  const int max_delta = c.max_positions - 1;
+  const std::vector<int32_t> index = model::relative_position_table(config);
+  const int table_rows = 2 * config.relative_span();
+
+  const int sequences = int(c.rows.size());
+  const std::vector<int> keys = c.keys.empty() ? c.rows : c.keys;
+  std::vector<int32_t> seq_start(size_t(sequences) + 1, 0), key_len(keys.begin(), keys.end());
+  for (int s = 0; s < sequences; ++s) seq_start[size_t(s) + 1] = seq_start[size_t(s)] + c.rows[size_t(s)];
+  const int total = seq_start.back();
+  const int max_rows = *std::max_element(c.rows.begin(), c.rows.end());
+  const int D = c.head_dim, hidden = c.heads * D;
+  const size_t ld = 3 * size_t(hidden);
+  const float scale = 1.0f / std::sqrt(float(D) * float(1 + int(c.c2p) + int(c.p2c)));
+  const std::vector<float> qkv = round_to(t, randn(size_t(total) * ld, uint32_t(total * 5 + D), 1.5f));
+  const std::vector<float> pk = round_to(t, randn(size_t(table_rows) * hidden, uint32_t(D + 3), 1.5f));
+  const std::vector<float> pq = round_to(t, randn(size_t(table_rows) * hidden, uint32_t(D + 4), 1.5f));
+
+  const DeviceArray d_qkv(t, qkv), d_pk(t, pk), d_pq(t, pq);
+  DeviceArray d_ctx(t, size_t(total + 2) * hidden);
+  d_ctx.fill(0xFF);
+  void* ctx = static_cast<uint8_t*>(d_ctx.data()) + size_t(hidden) * size_t(dtype_size(t));
+  const DeviceInts d_start(seq_start), d_keys(key_len), d_index(index);
+  RelativeTables rel;
+  rel.pos_key = c.c2p ? d_pk.data() : nullptr;
+  rel.pos_query = c.p2c ? d_pq.data() : nullptr;
+  rel.index = d_index.data();
+  rel.max_delta = max_delta;
+  INFERCOST_ASSERT_CUDA(disentangled_attention(t, d_qkv.data(), ctx, d_start.data(), d_keys.data(), sequences,
+                                               max_rows, c.heads, D, scale, rel, stream));
+  INFERCOST_ASSERT_CUDA(cudaStreamSynchronize(stream));
+
+  const std::vector<float> got = ctx_within_guards(t, d_ctx, total, hidden);
+  ASSERT_EQ(got.size(), size_t(total) * hidden);
+
+  const auto dot = [&](const float* a, const float* b) {
+    double sum = 0.0;
+    for (int d = 0; d < D; ++d) sum += double(a[d]) * b[d];
+    return sum;
+  };
+  std::vector<double> ref(size_t(total) * hidden), p;
+  for (int s = 0; s < sequences; ++s) {
+    const int start = seq_start[size_t(s)], kl = key_len[size_t(s)];
+    p.assign(size_t(kl), 0.0);
+    for (int h = 0; h < c.heads; ++h) {
+      for (int i = 0; i < c.rows[size_t(s)]; ++i) {
+        const float* q = &qkv[size_t(start + i) * ld + size_t(h) * D];
+        double mx = -std::numeric_limits<double>::infinity();
+        for (int j = 0; j < kl; ++j) {
+          const float* k = &qkv[size_t(start + j) * ld + size_t(hidden) + size_t(h) * D];
+          const size_t r = size_t(index[size_t(i - j + max_delta)]);
+          double score = dot(q, k);
+          if (c.c2p) score += dot(q, &pk[r * hidden + size_t(h) * D]);
+          if (c.p2c) score += dot(k, &pq[r * hidden + size_t(h) * D]);
+          p[size_t(j)] = score * scale;
+          mx = std::max(mx, p[size_t(j)]);
+        }
+        double sum = 0.0;
+        for (double& v : p) sum += (v = std::exp(v - mx));
+        double* out = &ref[size_t(start + i) * hidden + size_t(h) * D];
+        for (int d = 0; d < D; ++d) out[d] = 0.0;
+        for (int j = 0; j < kl; ++j) {
+          const float* v = &qkv[size_t(start + j) * ld + 2 * size_t(hidden) + size_t(h) * D];
+          for (int d = 0; d < D; ++d) out[d] += p[size_t(j)] / sum * v[d];
+        }
+      }
+    }
+  }
+  const auto where = packed_place(seq_start, key_len, hidden, D);
+  EXPECT_TRUE(all_close(got, ref, tol, where))
+      << "head_dim " << D << ", c2p " << c.c2p << ", p2c " << c.p2c << ", buckets " << c.buckets;
+}
+
+// Rows shorter and longer than a query tile (16) and a key tile (32), past
+// the log buckets (16 here), with the padding computed (keys < rows).
+TEST_P(CudaKernelTest, DisentangledAttentionAddsBothRelativeTerms) {
+  RelativeCase c;
+  c.rows = {1, 2, 15, 16, 17, 33, 70, 200, 40};
+  c.keys = {1, 2, 15, 16, 17, 33, 70, 200, 9};
+  check_disentangled(dtype(), c, tol(), stream_);
+}
+
+TEST_P(CudaKernelTest, DisentangledAttentionWithOneTermOrNoBuckets) {
+  for (const auto& [c2p, p2c, buckets] :
+       {std::tuple{true, false, -1}, std::tuple{false, true, 16}, std::tuple{false, false, 16}}) {
+    RelativeCase c;
+    c.rows = {5, 48, 90};
+    c.c2p = c2p;
+    c.p2c = p2c;
+    c.buckets = buckets;
+    c.max_relative = 24;
+    check_disentangled(dtype(), c, tol(), stream_);
+  }
+}
+
+TEST_P(CudaKernelTest, DisentangledAttentionHeadDims) {
+  for (int d : {2, 6, 16, 32, 62, 64}) {
+    SCOPED_TRACE("head_dim " + std::to_string(d));
+    RelativeCase c;
+    c.rows = {1, 40};
+    c.keys = {1, 33};
+    c.head_dim = d;
+    check_disentangled(dtype(), c, tol(), stream_);
+  }
+}
+
+TEST_P(CudaKernelTest, DisentangledAttentionRejectsBadArguments) {
+  const DType t = dtype();
+  DeviceArray qkv(t, 3 * 128 + 1), ctx(t, 128 + 1);
+  const DeviceInts start(std::vector<int32_t>{0, 1}), keys(std::vector<int32_t>{1}),
+      index(std::vector<int32_t>{0});
+  RelativeTables rel;
+  rel.index = index.data();
+  for (int d : {0, 7, 66, 128}) {
+    EXPECT_EQ(disentangled_attention(t, qkv.data(), ctx.data(), start.data(), keys.data(), 1, 1, 1, d, 1.0f,
+                                     rel, stream_),
+              cudaErrorInvalidValue)
+        << "head_dim " << d;
+  }
+  RelativeTables no_index;
+  EXPECT_EQ(disentangled_attention(t, qkv.data(), ctx.data(), start.data(), keys.data(), 1, 1, 1, 64, 1.0f,
+                                   no_index, stream_),
+            cudaErrorInvalidValue)
+      << "no index";
+  RelativeTables odd = rel;
+  odd.pos_key = static_cast<uint8_t*>(qkv.data()) + dtype_size(t);
+  EXPECT_EQ(disentangled_attention(t, qkv.data(), ctx.data(), start.data(), keys.data(), 1, 1, 1, 64, 1.0f,
+                                   odd, stream_),
+            cudaErrorInvalidValue)
+      << "misaligned pos_key";
   EXPECT_TRUE(sync());
 }
 

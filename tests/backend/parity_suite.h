@@ -120,8 +120,8 @@ inline std::string parity_test_name(
 // The same on the tiny DeBERTa-v2/v3 classifiers (disentangled attention:
 // c2p and p2c with shared and separate projections, log buckets, a c2p-only
 // model without buckets, an embedding projection; tools/gen_deberta_models.py
-// wrote them), for a backend that runs DeBERTa (the CPU; the CUDA backend
-// refuses it so far).
+// wrote them): the CPU, the emulated CUDA backend and the CUDA backend on a
+// GPU run it.
 #define INFERCOST_BACKEND_PARITY_DEBERTA(prefix, target)                                                  \
   using ::infercost::backend::testing::BackendParity;                                                     \
   INSTANTIATE_TEST_SUITE_P(                                                                               \

@@ -51,6 +51,8 @@ class CudaEmuCli : public ::testing::Test {
     return "run " + dir_->file("in.jsonl") + " --model " + model +
            " --quiet --max-length 64 --streams-per-device 1 " + more;
   }
+  // `run` of the HF-saved directory golden/`name` on the GPU and on the CPU.
+  static void expect_the_cpus_answers_on_the_gpu(const std::string& name);
   static TempDir* dir_;
 };
 TempDir* CudaEmuCli::dir_ = nullptr;
@@ -109,12 +111,11 @@ TEST_F(CudaEmuCli, AWeightBeyondFp16sRangeIsRefusedForFp16) {
   EXPECT_EQ(bf16.exit_code, 0) << bf16.output;
 }
 
-// A ModernBERT classifier (rotary positions, local windows, a GLU, pre-norm
-// layers, a mean-pooled head with its norm) on the GPU gives the CPU's
+// `run` of the HF-saved directory golden/`name` on the GPU gives the CPU's
 // answers: every probability within 1e-4 in fp32, and bf16 runs too.
-TEST_F(CudaEmuCli, ModernBertOnTheGpuGivesTheCpusAnswers) {
+void CudaEmuCli::expect_the_cpus_answers_on_the_gpu(const std::string& name) {
   TempDir work;
-  const std::string model = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-modernbert-mean";
+  const std::string model = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/" + name;
   auto cpu = testing::run_infercost(run_args(model, "--precision fp32 --output " + work.file("cpu.jsonl")));
   ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
   auto gpu =
@@ -135,6 +136,19 @@ TEST_F(CudaEmuCli, ModernBertOnTheGpuGivesTheCpusAnswers) {
   auto bf16 =
       on_emulated_gpu(run_args(model, "--device cuda --precision bf16 --output " + work.file("bf16.jsonl")));
   EXPECT_EQ(bf16.exit_code, 0) << bf16.output;
+}
+
+// A ModernBERT classifier (rotary positions, local windows, a GLU, pre-norm
+// layers, a mean-pooled head with its norm).
+TEST_F(CudaEmuCli, ModernBertOnTheGpuGivesTheCpusAnswers) {
+  expect_the_cpus_answers_on_the_gpu("tiny-modernbert-mean");
+}
+
+// A DeBERTa-v3 classifier (disentangled attention with log-bucketed relative
+// positions, an embedding projection, its Unigram tokenizer, the
+// ContextPooler head).
+TEST_F(CudaEmuCli, DebertaOnTheGpuGivesTheCpusAnswers) {
+  expect_the_cpus_answers_on_the_gpu("tiny-deberta");
 }
 
 // Outputs that are not finite on the GPU (NaN weights): the run stops naming

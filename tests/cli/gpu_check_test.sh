@@ -103,8 +103,10 @@ if bad:
     done
     grep -q "^Overall: FAIL (end-to-end ratio not measured" "$tmp/out/gpu-check.md" ||
       fail "the dry run's table does not say what was not measured"
-    [ "$(grep -c '"status": "DRY"' "$tmp/out/results.jsonl")" = 52 ] || fail "results.jsonl lacks the 52 DRY steps"
-    grep -q "^=== synth_modernbert-base " "$tmp/dry.log" || fail "the default families leave out modernbert-base"
+    [ "$(grep -c '"status": "DRY"' "$tmp/out/results.jsonl")" = 59 ] || fail "results.jsonl lacks the 59 DRY steps"
+    for fam in modernbert-base deberta-v3-base; do
+      grep -q "^=== synth_$fam " "$tmp/dry.log" || fail "the default families leave out $fam"
+    done
     # --families: one preset is 7 steps of the family step, none leaves it out.
     OUT=$tmp/out1 bash scripts/gpu-check.sh --dry-run --work "$tmp/work1" --python "$py" --families xlm-roberta-base \
       >"$tmp/dry1.log" 2>&1

@@ -164,6 +164,10 @@ struct ModelConfig {
 // make_log_bucket_position (computed in fp32 as torch does) where
 // position_buckets > 0, plus relative_span(), clamped to [0, 2 x span).
 int relative_position_index(const ModelConfig& config, int delta);
+// relative_position_index of every delta from -(max_positions() - 1) to
+// max_positions() - 1, in that order: the table the backends index by
+// delta + max_positions() - 1. Empty without relative_attention.
+std::vector<int32_t> relative_position_table(const ModelConfig& config);
 
 // Parses config.json text; `source` names it in errors. Checks that sizes are
 // positive and hidden_size divides by num_heads. Size keys (vocab_size, dim /

@@ -152,12 +152,7 @@ class CpuBackend final : public Backend {
       if (rotary_.count(theta)) continue;
       rotary_table(theta, config.head_dim(), config.max_positions(), rotary_[theta]);
     }
-    relative_index_.clear();
-    if (config.relative_attention) {
-      const int max_delta = config.max_positions() - 1;
-      for (int d = -max_delta; d <= max_delta; ++d)
-        relative_index_.push_back(model::relative_position_index(config, d));
-    }
+    relative_index_ = model::relative_position_table(config);
     layers_.clear();
     layers_.resize(w.layers.size());
     for (size_t i = 0; i < w.layers.size(); ++i) {

@@ -196,12 +196,15 @@ struct DeviceLayer {
   const float* rotary =
       nullptr;     // rotary_table() of the layer's theta, [max_positions, head_dim]; null: none
   int window = 0;  // keys seen on each side (local attention); 0: all
+  // DeBERTa: the relative embeddings through this layer's key and query
+  // projections ([2 x relative_span(), hidden], in the dtype); null: no such term.
+  const void *pos_key = nullptr, *pos_query = nullptr;
 };
 
 // The prepared model on one GPU, in one allocation, shared by a backend and
-// its forks. Embeddings and encoder linears in the precision's dtype (q, k
-// and v fused into one [3h, h] weight and bias); LayerNorm parameters,
-// rotary tables and the classifier head in fp32.
+// its forks. Embeddings, encoder linears and DeBERTa's relative tables in
+// the precision's dtype (q, k and v fused into one [3h, h] weight and bias);
+// LayerNorm parameters, rotary tables and the classifier head in fp32.
 struct DeviceWeights {
   int device = 0;
   DType type = DType::kF32;
@@ -213,6 +216,10 @@ struct DeviceWeights {
   const float *final_gamma = nullptr, *final_beta = nullptr;  // pre-norm encoders' norm after the layers
   DeviceLinear pre, classifier;
   const float *head_gamma = nullptr, *head_beta = nullptr;  // the head's norm (ModernBERT); null: none
+  // DeBERTa: model::relative_position_index of each offset -max_delta ..
+  // max_delta (max_positions() - 1); null for other families.
+  const int32_t* relative_index = nullptr;
+  int max_delta = 0;
 
   DeviceWeights() = default;
   DeviceWeights(const DeviceWeights&) = delete;
@@ -256,6 +263,12 @@ class WeightImage {
   }
   int64_t put(const std::vector<float>& v, DType t) { return put({&v}, t); }
   int64_t put(const std::vector<float>& v) { return put({&v}, type_); }
+  int64_t put(const std::vector<int32_t>& v) {
+    const int64_t at = (int64_t(bytes_.size()) + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+    bytes_.resize(size_t(at) + v.size() * sizeof(int32_t));
+    if (!v.empty()) std::memcpy(bytes_.data() + at, v.data(), v.size() * sizeof(int32_t));
+    return at;
+  }
 
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
@@ -293,6 +306,8 @@ Status check_fp16_range(const model::EncoderWeights& w) {
       INFERCOST_RETURN_IF_ERROR(beyond(linear->weight, what));
       INFERCOST_RETURN_IF_ERROR(beyond(linear->bias, what + " bias"));
     }
+    INFERCOST_RETURN_IF_ERROR(beyond(l.pos_key, fmt::format("layer {}'s relative position keys", i)));
+    INFERCOST_RETURN_IF_ERROR(beyond(l.pos_query, fmt::format("layer {}'s relative position queries", i)));
   }
   return Status();
 }
@@ -335,9 +350,10 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
     rotary_table(theta, config.head_dim(), config.max_positions(), table);
     rotary[theta] = image.put(table, DType::kF32);
   }
+  const int64_t relative_index_at = image.put(model::relative_position_table(config));
   struct LayerAt {
     LinearAt qkv, attn_out, ffn_in, ffn_out;
-    int64_t attn_gamma, attn_beta, ffn_gamma, ffn_beta;
+    int64_t attn_gamma, attn_beta, ffn_gamma, ffn_beta, pos_key, pos_query;
   };
   std::vector<LayerAt> layers;
   for (const model::EncoderLayerWeights& l : w.layers) {
@@ -350,6 +366,8 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
     at.attn_beta = image.put(l.attn_ln.beta, DType::kF32);
     at.ffn_gamma = image.put(l.ffn_ln.gamma, DType::kF32);
     at.ffn_beta = image.put(l.ffn_ln.beta, DType::kF32);
+    at.pos_key = image.put(l.pos_key);
+    at.pos_query = image.put(l.pos_query);
     layers.push_back(at);
   }
   // A backend that pools the token vectors has no head to upload.
@@ -403,6 +421,8 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
     l.ffn_beta = f32(at.ffn_beta);
     if (!config.rope_theta.empty()) l.rotary = f32(rotary.at(config.rope_theta[i]));
     if (!config.attention_window.empty()) l.window = config.attention_window[i];
+    if (!w.layers[i].pos_key.empty()) l.pos_key = base + at.pos_key;
+    if (!w.layers[i].pos_query.empty()) l.pos_query = base + at.pos_query;
     out->layers.push_back(l);
   }
   if (!w.final_ln.gamma.empty()) {
@@ -414,6 +434,10 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
   if (head_norm) {
     out->head_gamma = f32(head_gamma);
     out->head_beta = f32(head_beta);
+  }
+  if (config.relative_attention) {
+    out->relative_index = reinterpret_cast<const int32_t*>(base + relative_index_at);
+    out->max_delta = config.max_positions() - 1;
   }
   return out;
 }
@@ -1034,6 +1058,9 @@ class CudaBackend final : public Backend {
     const int head_dim = hidden / heads;
     const float eps = config_.layer_norm_eps;
     const float scale = 1.0f / std::sqrt(float(head_dim));
+    // DeBERTa divides by sqrt(head_dim x its terms: content, c2p, p2c).
+    const int terms = 1 + int(config_.c2p) + int(config_.p2c);
+    const float relative_scale = 1.0f / std::sqrt(float(head_dim) * float(terms));
     const int64_t t = k.total;
     INFERCOST_CUDA_CHECK(embed_layer_norm(type_, p.ids, p.positions, t, hidden, w.word, w.position,
                                           w.embedding_bias, w.emb_gamma, w.emb_beta, eps, p.h, stream_));
@@ -1042,8 +1069,19 @@ class CudaBackend final : public Backend {
       if (l.rotary != nullptr) {
         INFERCOST_CUDA_CHECK(rotary(type_, p.qkv, p.positions, t, heads, head_dim, l.rotary, stream_));
       }
-      INFERCOST_CUDA_CHECK(attention(type_, p.qkv, p.ctx, p.seq_start, p.key_len, k.sequences, k.max_rows,
-                                     heads, head_dim, scale, stream_, l.window));
+      if (w.relative_index != nullptr) {
+        RelativeTables rel;
+        rel.pos_key = l.pos_key;
+        rel.pos_query = l.pos_query;
+        rel.index = w.relative_index;
+        rel.max_delta = w.max_delta;
+        INFERCOST_CUDA_CHECK(disentangled_attention(type_, p.qkv, p.ctx, p.seq_start, p.key_len, k.sequences,
+                                                    k.max_rows, heads, head_dim, relative_scale, rel,
+                                                    stream_));
+      } else {
+        INFERCOST_CUDA_CHECK(attention(type_, p.qkv, p.ctx, p.seq_start, p.key_len, k.sequences, k.max_rows,
+                                       heads, head_dim, scale, stream_, l.window));
+      }
       gemm_->run(*ops.attn_out, p.ctx, t, p.qkv, stream_);  // Q|K|V are spent: reuse as [t, hidden]
     };
     if (config_.norm_placement == model::NormPlacement::kPre) {

@@ -92,12 +92,6 @@ void write_packed(const PackedBatch& p, int32_t* dst) {
 
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
-  if (config.relative_attention) {
-    return unsupported(
-        "DeBERTa's disentangled attention (relative positions, c2p / p2c) runs on the CPU backend only so "
-        "far; "
-        "use --device cpu");
-  }
   const int hidden = config.hidden_size;
   if (hidden > kMaxHiddenSize) {
     return unsupported(
@@ -108,6 +102,12 @@ Status validate_gpu_model(const model::ModelConfig& config, const model::Encoder
     return unsupported(fmt::format(
         "head size {} (hidden_size {} / {} heads): the CUDA attention kernel takes even head sizes up to {}",
         head_dim, hidden, config.num_heads, kMaxHeadSize));
+  }
+  if (config.relative_attention && head_dim > kMaxRelativeHeadSize) {
+    return unsupported(fmt::format(
+        "head size {} (hidden_size {} / {} heads): the CUDA disentangled attention kernel (DeBERTa) takes "
+        "head sizes up to {}; use --device cpu",
+        head_dim, hidden, config.num_heads, kMaxRelativeHeadSize));
   }
   return validate_weights(config, weights, head);
 }

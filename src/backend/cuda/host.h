@@ -53,9 +53,11 @@ void write_packed(const PackedBatch& packed, int32_t* dst);
 // ---- Validation --------------------------------------------------------------
 
 // What the kernels take (kernels.cu): LayerNorm rows of up to 1024 values,
-// attention heads of an even size up to 128.
+// attention heads of an even size up to 128, DeBERTa's disentangled attention
+// heads up to 64 (every DeBERTa-v2/v3 checkpoint's).
 inline constexpr int kMaxHiddenSize = 1024;
 inline constexpr int kMaxHeadSize = 128;
+inline constexpr int kMaxRelativeHeadSize = 64;
 
 // The shared checks of backend/validate.h (the CPU backend's, with its
 // messages) plus the kernels' limits above: a model beyond them is

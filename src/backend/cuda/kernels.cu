@@ -388,16 +388,31 @@ __global__ void convert_kernel(const S* src, D* dst, int64_t n) {
 // P [warps][R][32], with d4 = head_dim rounded up to 4 (zero padded) and ks
 // = d4 or d4 + 4 so that ks / 4 is odd: the lanes' 16-byte K reads then fall
 // on distinct banks in every quarter warp.
+//
+// DeBERTa's disentangled attention (kRel) adds two terms to each score: for
+// query i and key j at relative row r = index[i - j + max_delta], q_i . pk[r]
+// (c2p) and k_j . pq[r] (p2c). A key tile's 32 keys and the block's QT
+// queries are at QT + 31 distinct offsets i - j, so each key tile also
+// stages those offsets' rows of pk and pq (this head's columns, [QT + 31][ks]
+// each): the products are formed tile by tile, never as a length x length x
+// span tensor. With QT = 16 the buffers stay under 48 KiB for head_dim <= 64,
+// which every DeBERTa-v2/v3 checkpoint has.
 
 constexpr int kAttnWarps = 4;
 constexpr int kKeyTile = 32;
 constexpr int kMaxHeadDim = 128;
+constexpr int kMaxRelHeadDim = 64;  // the disentangled attention's (kRel)
 constexpr float kLog2e = 1.4426950408889634f;
 
-template <int NP>
+// The block's query rows: R a warp, 16 accumulators per lane either way; with
+// DeBERTa's relative terms (kRel) 4 a warp, so that the staged relative rows
+// fit too (below).
+template <int NP, bool kRel = false>
 struct AttnTile {
-  static constexpr int kRowsPerWarp = NP == 1 ? 8 : 4;  // 16 accumulators per lane either way
+  static constexpr int kRowsPerWarp = kRel ? 4 : NP == 1 ? 8 : 4;
   static constexpr int kQueryRows = kAttnWarps * kRowsPerWarp;
+  // The offsets i - j between the block's queries and a key tile's keys.
+  static constexpr int kOffsets = kQueryRows + kKeyTile - 1;
 };
 
 __host__ __device__ inline int attn_d4(int head_dim) {
@@ -408,12 +423,13 @@ __host__ __device__ inline int attn_ks(int head_dim) {
   return (d4 / 4) % 2 == 1 ? d4 : d4 + 4;
 }
 
-template <int NP>
+template <int NP, bool kRel = false>
 size_t attn_smem_bytes(int head_dim) {
-  constexpr int R = AttnTile<NP>::kRowsPerWarp;
-  constexpr int QT = AttnTile<NP>::kQueryRows;
-  return sizeof(float) * (size_t(QT) * attn_d4(head_dim) + size_t(kKeyTile) * attn_ks(head_dim) +
-                          size_t(kKeyTile) * head_dim + size_t(kAttnWarps) * R * kKeyTile);
+  using Tile = AttnTile<NP, kRel>;
+  const size_t ks = size_t(attn_ks(head_dim));
+  return sizeof(float) *
+         (size_t(Tile::kQueryRows) * attn_d4(head_dim) + size_t(kKeyTile) * ks + size_t(kKeyTile) * head_dim +
+          size_t(kAttnWarps) * Tile::kRowsPerWarp * kKeyTile + (kRel ? 2 * size_t(Tile::kOffsets) * ks : 0));
 }
 
 template <typename T>
@@ -580,12 +596,74 @@ __device__ __forceinline__ void attn_store(T* o_g, const float (&acc)[R][2 * NP]
   }
 }
 
-template <typename T, int NP>
+// DeBERTa's relative tables as a kernel reads them (kernels.h's
+// RelativeTables, typed): pk, pq at this layer's [rows, hidden] tables.
+template <typename T>
+struct RelArgs {
+  const T* pos_key = nullptr;
+  const T* pos_query = nullptr;
+  const int32_t* index = nullptr;
+  int max_delta = 0;
+};
+
+// Stages the rows of table (pk or pq, this head's columns at `table`) for the
+// offsets d0 .. d0 + offsets - 1 in rel_s ([offsets][ks]), zeros past
+// head_dim; offsets beyond +-max_delta (outside the contract) are clamped to
+// it; a null table stages nothing.
+template <typename T>
+__device__ __forceinline__ void rel_stage(float* rel_s, const T* table, const int32_t* index, int max_delta,
+                                          int d0, int offsets, int64_t hidden, int head_dim) {
+  if (table == nullptr) return;
+  const int ks = attn_ks(head_dim);
+  const int pairs = head_dim / 2;
+  const int pairs4 = attn_d4(head_dim) / 2;
+  for (int i = threadIdx.x; i < offsets * pairs4; i += blockDim.x) {
+    const int t = i / pairs4;
+    const int c = i - t * pairs4;
+    float2 v = make_float2(0.0f, 0.0f);  // columns past head_dim: zeros, as q's and k's
+    if (c < pairs) {
+      const int d = min(max(d0 + t, -max_delta), max_delta);
+      v = load_pair(table + int64_t(index[d + max_delta]) * hidden + 2 * c);
+    }
+    *reinterpret_cast<float2*>(rel_s + t * ks + 2 * c) = v;
+  }
+}
+
+__device__ __forceinline__ float dot_d4(const float* a, const float* b, int d4) {
+  float sum = 0.0f;
+  for (int d = 0; d < d4; d += 4) {
+    const float4 x = *reinterpret_cast<const float4*>(a + d);
+    const float4 y = *reinterpret_cast<const float4*>(b + d);
+    sum += x.x * y.x + x.y * y.y + x.z * y.z + x.w * y.w;
+  }
+  return sum;
+}
+
+// sc[r] += q_r . pk[t] + k_lane . pq[t] * k_scale for the warp's rows (qr,
+// already scaled), t the staged row of the offset between query `first` + r
+// (counted from the block's first) and key `lane` of the tile; null pk_s or
+// pq_s: no such term.
+template <int R>
+__device__ __forceinline__ void rel_scores(float (&sc)[R], const float* qr, const float* k_s,
+                                           const float* pk_s, const float* pq_s, int first, int lane, int nk,
+                                           int head_dim, float k_scale) {
+  if (lane >= nk) return;  // -inf already
+  const int d4 = attn_d4(head_dim), ks = attn_ks(head_dim);
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int t = first + r - lane + kKeyTile - 1;
+    if (pk_s != nullptr) sc[r] += dot_d4(qr + r * d4, pk_s + t * ks, d4);
+    if (pq_s != nullptr) sc[r] += dot_d4(k_s + lane * ks, pq_s + t * ks, d4) * k_scale;
+  }
+}
+
+template <typename T, int NP, bool kRel>
 __global__ void __launch_bounds__(kAttnWarps * 32)
     attention_kernel(const T* qkv, T* ctx, const int32_t* seq_start, const int32_t* key_len, int tiles,
-                     int heads, int head_dim, float q_scale, int window) {
-  constexpr int R = AttnTile<NP>::kRowsPerWarp;
-  constexpr int QT = AttnTile<NP>::kQueryRows;
+                     int heads, int head_dim, float q_scale, int window, RelArgs<T> rel) {
+  using Tile = AttnTile<NP, kRel>;
+  constexpr int R = Tile::kRowsPerWarp;
+  constexpr int QT = Tile::kQueryRows;
   extern __shared__ float4 smem4[];
 
   const int s = blockIdx.x / tiles;
@@ -617,11 +695,16 @@ __global__ void __launch_bounds__(kAttnWarps * 32)
     return;
   }
 
-  const int d4 = attn_d4(head_dim);
+  const int d4 = attn_d4(head_dim), ks = attn_ks(head_dim);
   float* q_s = reinterpret_cast<float*>(smem4);
   float* k_s = q_s + QT * d4;
-  float* v_s = k_s + kKeyTile * attn_ks(head_dim);
-  float* p_s = v_s + kKeyTile * head_dim + warp * R * kKeyTile;
+  float* v_s = k_s + kKeyTile * ks;
+  float* p_all = v_s + kKeyTile * head_dim;
+  float* p_s = p_all + warp * R * kKeyTile;
+  float* pk_s = p_all + kAttnWarps * R * kKeyTile;  // kRel only
+  float* pq_s = pk_s + Tile::kOffsets * ks;
+  const T* pk_g = rel.pos_key == nullptr ? nullptr : rel.pos_key + int64_t(h) * head_dim;
+  const T* pq_g = rel.pos_query == nullptr ? nullptr : rel.pos_query + int64_t(h) * head_dim;
   attn_stage_queries<T, QT>(q_s, q_g, row0, rows, ld, head_dim, q_scale);
 
   float m[R], l[R], acc[R][2 * NP];
@@ -640,10 +723,20 @@ __global__ void __launch_bounds__(kAttnWarps * 32)
     const int nk = min(kKeyTile, k_end - k0);
     __syncthreads();  // the previous tile is no longer read
     attn_stage_keys(k_s, v_s, k_g, v_g, k0, nk, ld, head_dim);
+    // The offsets i - j of this tile: row0 - (k0 + 31) .. row0 + QT - 1 - k0.
+    const int d0 = row0 - k0 - (kKeyTile - 1);
+    if (kRel) {
+      rel_stage(pk_s, pk_g, rel.index, rel.max_delta, d0, Tile::kOffsets, hidden, head_dim);
+      rel_stage(pq_s, pq_g, rel.index, rel.max_delta, d0, Tile::kOffsets, hidden, head_dim);
+    }
     __syncthreads();
     if (!active) continue;
     float sc[R];
     attn_scores<R>(sc, q_s + warp * R * d4, k_s, lane, nk, head_dim);
+    if (kRel) {
+      rel_scores<R>(sc, q_s + warp * R * d4, k_s, pk_g == nullptr ? nullptr : pk_s,
+                    pq_g == nullptr ? nullptr : pq_s, warp * R, lane, nk, head_dim, q_scale);
+    }
     if (window > 0) attn_window_mask<R>(sc, first, k0 + lane, window);
     attn_softmax_tile<R, NP>(sc, m, l, acc, p_s, lane);
     __syncwarp();
@@ -655,17 +748,22 @@ __global__ void __launch_bounds__(kAttnWarps * 32)
   attn_store<T, R, NP>(o_g, acc, l, first, rows, hidden, lane, head_dim);
 }
 
-template <typename T, int NP>
+template <typename T, int NP, bool kRel = false>
 cudaError_t launch_attention(const void* qkv, void* ctx, const int32_t* seq_start, const int32_t* key_len,
                              int sequences, int max_rows, int heads, int head_dim, float scale, int window,
-                             cudaStream_t stream) {
-  constexpr int QT = AttnTile<NP>::kQueryRows;
+                             cudaStream_t stream, const RelativeTables& tables = {}) {
+  constexpr int QT = AttnTile<NP, kRel>::kQueryRows;
   const int tiles = (max_rows + QT - 1) / QT;
   if (int64_t(tiles) * sequences > INT_MAX) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(tiles * sequences), static_cast<unsigned>(heads));
-  attention_kernel<T, NP><<<grid, kAttnWarps * 32, attn_smem_bytes<NP>(head_dim), stream>>>(
+  RelArgs<T> rel;
+  rel.pos_key = static_cast<const T*>(tables.pos_key);
+  rel.pos_query = static_cast<const T*>(tables.pos_query);
+  rel.index = tables.index;
+  rel.max_delta = tables.max_delta;
+  attention_kernel<T, NP, kRel><<<grid, kAttnWarps * 32, attn_smem_bytes<NP, kRel>(head_dim), stream>>>(
       static_cast<const T*>(qkv), static_cast<T*>(ctx), seq_start, key_len, tiles, heads, head_dim,
-      scale * kLog2e, window);
+      scale * kLog2e, window, rel);
   return cudaGetLastError();
 }
 
@@ -797,6 +895,24 @@ cudaError_t attention(DType t, const void* qkv, void* ctx, const int32_t* seq_st
                                                    head_dim, scale, window, stream)
                           : launch_attention<T, 2>(qkv, ctx, seq_start, key_len, sequences, max_rows, heads,
                                                    head_dim, scale, window, stream);
+  });
+}
+
+cudaError_t disentangled_attention(DType t, const void* qkv, void* ctx, const int32_t* seq_start,
+                                   const int32_t* key_len, int sequences, int max_rows, int heads,
+                                   int head_dim, float scale, const RelativeTables& rel,
+                                   cudaStream_t stream) {
+  if (head_dim < 2 || head_dim > kMaxRelHeadDim || head_dim % 2 != 0) return cudaErrorInvalidValue;
+  if (sequences < 0 || max_rows < 0 || heads < 1 || heads > 65535) return cudaErrorInvalidValue;
+  if (rel.index == nullptr || rel.max_delta < 0) return cudaErrorInvalidValue;
+  if (sequences == 0 || max_rows == 0) return cudaSuccess;
+  return dispatch(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (const void* p : {qkv, static_cast<const void*>(ctx), rel.pos_key, rel.pos_query}) {
+      if (!aligned(p, 2 * sizeof(T))) return cudaErrorInvalidValue;
+    }
+    return launch_attention<T, 1, true>(qkv, ctx, seq_start, key_len, sequences, max_rows, heads, head_dim,
+                                        scale, 0, stream, rel);
   });
 }
 

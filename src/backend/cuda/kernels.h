@@ -88,6 +88,29 @@ cudaError_t attention(DType t, const void* qkv, void* ctx, const int32_t* seq_st
                       int sequences, int max_rows, int heads, int head_dim, float scale, cudaStream_t stream,
                       int window = 0);
 
+// DeBERTa's relative position tables for disentangled_attention: pos_key and
+// pos_query [rows, heads * head_dim] in the attention's dtype (the relative
+// embeddings through this layer's key and query projections; null where the
+// model has no c2p or p2c term) and index[i - j + max_delta], the row of the
+// offset i - j (model::relative_position_index), for |i - j| <= max_delta.
+struct RelativeTables {
+  const void* pos_key = nullptr;
+  const void* pos_query = nullptr;
+  const int32_t* index = nullptr;  // device, [2 max_delta + 1]
+  int max_delta = 0;
+};
+
+// DeBERTa's disentangled attention: attention() (no window) with each score
+// (q_i . k_j + q_i . pos_key[r] + k_j . pos_query[r]) * scale, r =
+// index[i - j + max_delta], computed key tile by key tile (the rows of the
+// tile's offsets staged in shared memory), never as a length x length x span
+// tensor. head_dim <= 64 and even (cudaErrorInvalidValue otherwise, as for a
+// null index or pointers not aligned to two elements); max_rows - 1 <=
+// max_delta (offsets beyond are clamped).
+cudaError_t disentangled_attention(DType t, const void* qkv, void* ctx, const int32_t* seq_start,
+                                   const int32_t* key_len, int sequences, int max_rows, int heads,
+                                   int head_dim, float scale, const RelativeTables& rel, cudaStream_t stream);
+
 // out[i] = (float) x[rows[i]] for i in [0, n): gathers each sequence's [CLS]
 // row out of the packed activations into fp32 [n, hidden] for the head.
 cudaError_t gather_rows_f32(DType t, const void* x, const int32_t* rows, int n, int hidden, float* out,
