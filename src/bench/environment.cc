@@ -108,6 +108,7 @@ Result<record::ModelInfo> read_model_info(const std::string& dir) {
   const pipeline::EncoderShape shape = pipeline::encoder_shape(d.config);
   m.glu = shape.glu;
   m.attention_windows = shape.windows;
+  m.relative_terms = shape.relative_terms;
   m.parameters = d.parameters;
   return m;
 }

@@ -55,6 +55,7 @@ std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length,
 
 EncoderShape encoder_shape(const model::ModelConfig& c) {
   EncoderShape s{c.num_layers, c.hidden_size, c.intermediate_size, c.glu, {}};
+  if (c.relative_attention) s.relative_terms = int(c.c2p) + int(c.p2c);
   for (int layer = 0; layer < c.num_layers; ++layer) {
     if (!c.global_layer(layer)) {
       s.windows.assign(static_cast<size_t>(c.num_layers), 0);
@@ -78,6 +79,9 @@ std::string EncoderShape::describe() const {
     }
   }
   if (local > 0) out += fmt::format(", {} of {} layers local (window {})", local, layers, window);
+  if (relative_terms > 0)
+    out += fmt::format(", disentangled attention ({} relative term{})", relative_terms,
+                       relative_terms > 1 ? "s" : "");
   return out;
 }
 
@@ -95,7 +99,7 @@ double encoder_attention_flops(const EncoderShape& s, double L) {
         static_cast<size_t>(layer) < s.windows.size() ? s.windows[static_cast<size_t>(layer)] : 0;
     pairs += w <= 0 || w >= L - 1 ? L * L : L * (2 * w + 1) - w * (w + 1);
   }
-  return 4.0 * s.hidden * pairs;
+  return (4.0 + 2.0 * s.relative_terms) * s.hidden * pairs;
 }
 
 double encoder_row_flops(const EncoderShape& s, double length) {

@@ -459,6 +459,7 @@ std::string print_json(const PlanResult& plan) {
                 {"shape", plan.model.describe()}};
   if (plan.model.glu) j["model"]["glu"] = true;
   if (!plan.model.windows.empty()) j["model"]["attention_windows"] = plan.model.windows;
+  if (plan.model.relative_terms > 0) j["model"]["relative_terms"] = plan.model.relative_terms;
   j["scan"] = scan_json(plan.scan);
   j["padding"] = padding_json(plan);
   j["work_model"] = {{"flops_per_row", kWorkFormula},

@@ -11,7 +11,8 @@ ModelShape shape_of(const model::ModelConfig& config) {
 }
 
 ModelShape shape_of(const record::ModelInfo& model) {
-  return {model.layers, model.hidden, model.intermediate, model.glu, model.attention_windows};
+  return {model.layers,        model.hidden, model.intermediate, model.glu, model.attention_windows,
+          model.relative_terms};
 }
 
 double linear_flops_per_token(const ModelShape& s) {

@@ -169,6 +169,7 @@ void model_fields(auto& m, V& o) {
   o.field("vocab", m.vocab);
   o.field_if(m.glu, "glu", m.glu);
   o.field_if(!m.attention_windows.empty(), "attention_windows", m.attention_windows);
+  o.field_if(m.relative_terms > 0, "relative_terms", m.relative_terms);
 }
 
 template <typename V>

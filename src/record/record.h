@@ -78,10 +78,12 @@ struct ModelInfo {
   int64_t parameters = 0;
   int layers = 0, hidden = 0, heads = 0, intermediate = 0, vocab = 0;
   // What the FLOP model counts beyond those (pipeline::EncoderShape): a GLU
-  // FFN, and per layer the keys a query sees on each side (0: all; empty:
-  // every layer global). Written only where set.
+  // FFN, per layer the keys a query sees on each side (0: all; empty: every
+  // layer global), the relative terms of disentangled attention. Written only
+  // where set.
   bool glu = false;
   std::vector<int> attention_windows;
+  int relative_terms = 0;  // DeBERTa: c2p / p2c terms of each attention score
 };
 
 struct DataInfo {

@@ -546,6 +546,19 @@ TEST(EncoderFlops, RowsAtEachLengthAddUp) {
   // Global on every layer: the windows list is empty.
   modern.attention_window = {0, 0};
   EXPECT_TRUE(encoder_shape(modern).windows.empty());
+  // DeBERTa: each pair's c2p and p2c products, 2 h apiece, beside the 4 h.
+  model::ModelConfig deberta = bert;
+  deberta.relative_attention = deberta.c2p = deberta.p2c = true;
+  EXPECT_EQ(encoder_shape(deberta), (EncoderShape{2, 8, 16, false, {}, 2}));
+  EXPECT_EQ(encoder_shape(deberta).describe(),
+            "2 layers, hidden 8, FFN 16, disentangled attention (2 relative terms)");
+  const double plain = 2 * (4 * h * h + 2 * h * f);
+  EXPECT_EQ(encoder_flops_of_lengths(deberta, lengths),
+            3 * 2 * (plain * 10 + 8 * h * 100) + 2 * (plain * 1 + 8 * h * 1));
+  deberta.p2c = false;
+  EXPECT_EQ(encoder_shape(deberta).relative_terms, 1);
+  EXPECT_EQ(encoder_shape(deberta).describe(),
+            "2 layers, hidden 8, FFN 16, disentangled attention (1 relative term)");
 }
 
 }  // namespace

@@ -152,6 +152,42 @@ TEST(PlanCli, ModernBertWorkIsTheRunsOnLongRows) {
   EXPECT_LT(planned, 0.6 * bert) << "the local layers' windows are not counted";
 }
 
+// DeBERTa: the plan counts the c2p and p2c products of every query-key pair
+// as the run does (8 h a pair instead of BERT's 4 h).
+TEST(PlanCli, DebertaWorkCountsTheRelativeTermsAsTheRunDoes) {
+  TempDir dir;
+  std::string rows;
+  for (int length : {10, 60, 200, 400}) rows += test::jsonl_row(length) + test::jsonl_row(length / 3);
+  const std::string in = dir.write("rows.jsonl", rows);
+  const std::string args = " --model " + std::string(INFERCOST_TEST_DATA_DIR) +
+                           "/golden/tiny-deberta-3 --threads 2 --max-length 512 ";
+  Outcome plan = run_cli("plan " + in + args + "--json " + dir.file("plan.json"));
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_NE(plan.output.find("3 layers, hidden 32, FFN 48, disentangled attention (2 relative terms)"),
+            std::string::npos)
+      << plan.output;
+  Outcome run = run_cli("run " + in + args + "--precision fp32 -o " + dir.file("out.jsonl") + " --metrics " +
+                        dir.file("m.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto p = nlohmann::json::parse(slurp(dir.file("plan.json")));
+  const auto m = nlohmann::json::parse(slurp(dir.file("m.json")));
+  EXPECT_EQ(p["model"]["relative_terms"], 2);
+  const auto& tokens = p["padding"][1];
+  ASSERT_EQ(tokens["batching"], "tokens");
+  EXPECT_EQ(tokens["tokens"], m["tokens"]);
+  const double planned = tokens["flops"].get<double>(), ran = m["model_flops"].get<double>();
+  EXPECT_NEAR(planned, ran, ran * 1e-9);
+  // Per row: 3 layers x (2 L (4 h^2 + 2 h f) + 8 h L^2).
+  const auto& lengths = p["scan"]["length_histogram"]["lengths"];
+  const auto& counts = p["scan"]["length_histogram"]["counts"];
+  double want = 0;
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    const double L = lengths[i].get<double>(), h = 32, f = 48;
+    want += counts[i].get<double>() * 3 * (2 * L * (4 * h * h + 2 * h * f) + 8 * L * L * h);
+  }
+  EXPECT_NEAR(planned, want, want * 1e-9);
+}
+
 // `plan --embed` scans as `infercost embed` tokenizes: a sentence-transformers
 // model's truncation (the tiny one's 64 tokens) and the prefix; it adds the
 // vectors' size, and its tokens are the embedding run's.

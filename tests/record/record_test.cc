@@ -192,21 +192,26 @@ TEST(Record, TheTaskIsWrittenForEmbeddingsOnly) {
   EXPECT_NE(refused.status().message().find("config.task"), std::string::npos) << refused.status().message();
 }
 
-// A GLU and local windows (ModernBERT) are written where the model has them,
-// read back, and left out for the BERT families.
+// A GLU and local windows (ModernBERT) and the relative terms (DeBERTa) are
+// written where the model has them, read back, and left out for the BERT
+// families.
 TEST(Record, AGluAndLocalWindowsAreWrittenWhereTheModelHasThem) {
   Record r = sample();
   EXPECT_EQ(to_json_line(r).find("\"glu\""), std::string::npos);
   EXPECT_EQ(to_json_line(r).find("\"attention_windows\""), std::string::npos);
   r.model.glu = true;
   r.model.attention_windows = {0, 64, 64};
+  EXPECT_EQ(to_json_line(r).find("\"relative_terms\""), std::string::npos);
+  r.model.relative_terms = 2;  // not ModernBERT's, but each field is written on its own
   const std::string line = to_json_line(r);
-  EXPECT_NE(line.find("\"vocab\":30522,\"glu\":true,\"attention_windows\":[0,64,64]}"), std::string::npos)
+  EXPECT_NE(line.find("\"vocab\":30522,\"glu\":true,\"attention_windows\":[0,64,64],\"relative_terms\":2}"),
+            std::string::npos)
       << line;
   auto parsed = parse_record(line, "t:1");
   ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
   EXPECT_TRUE(parsed->model.glu);
   EXPECT_EQ(parsed->model.attention_windows, (std::vector<int>{0, 64, 64}));
+  EXPECT_EQ(parsed->model.relative_terms, 2);
   EXPECT_EQ(to_json_line(*parsed), line);
 }
 

@@ -49,27 +49,34 @@ inline constexpr const char* kEncoderRowFlopsFormula = "layers x (2 L (4 h^2 + 2
 // What the FLOP model needs of an encoder.
 struct EncoderShape {
   EncoderShape() = default;
-  EncoderShape(int layers_, int hidden_, int intermediate_, bool glu_ = false, std::vector<int> windows_ = {})
+  EncoderShape(int layers_, int hidden_, int intermediate_, bool glu_ = false, std::vector<int> windows_ = {},
+               int relative_terms_ = 0)
       : layers(layers_),
         hidden(hidden_),
         intermediate(intermediate_),
         glu(glu_),
-        windows(std::move(windows_)) {}
+        windows(std::move(windows_)),
+        relative_terms(relative_terms_) {}
   int layers = 0, hidden = 0, intermediate = 0;
   bool glu = false;  // the FFN's first matmul makes [input | gate], 2 f wide
   std::vector<int>
       windows;  // per layer, keys seen on each side of a query (0: all); empty: every layer global
+  // DeBERTa's disentangled attention: the relative-position terms (c2p, p2c)
+  // each query-key score adds, a head_dim-long product each; 0: none.
+  int relative_terms = 0;
   bool known() const { return layers > 0 && hidden > 0 && intermediate > 0; }
   bool operator==(const EncoderShape& o) const = default;
-  // "6 layers, hidden 768, FFN 3072" (", GLU", ", 14 of 22 layers local (window 64)")
+  // "6 layers, hidden 768, FFN 3072" (", GLU", ", 14 of 22 layers local (window 64)",
+  // ", disentangled attention (2 relative terms)")
   std::string describe() const;
 };
 EncoderShape encoder_shape(const model::ModelConfig& config);
 
 // The linear part per token: layers x 2 (4 h^2 + 2 h f), 3 h f with a GLU.
 double encoder_linear_flops_per_token(const EncoderShape& shape);
-// The attention of one row of `length` tokens: 4 h x the pairs each layer sees
-// (length^2 on a global layer).
+// The attention of one row of `length` tokens: (4 + 2 relative_terms) h x the
+// pairs each layer sees (length^2 on a global layer): the scores and the
+// weighted sum, plus DeBERTa's c2p / p2c products of each pair.
 double encoder_attention_flops(const EncoderShape& shape, double length);
 // One row of `length` tokens: linear x length + its attention.
 double encoder_row_flops(const EncoderShape& shape, double length);
