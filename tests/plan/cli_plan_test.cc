@@ -111,6 +111,20 @@ TEST(PlanCli, PaddingFiguresMatchTheRun) {
   EXPECT_EQ(count_entries(dir.path()), 6);  // data/, plan.json, 2 outputs, 2 metrics: no temporaries
 }
 
+// `plan --json` and `run --metrics` (fp32) of `in` with `args`, in dir: the
+// plan's text names the model's shape `shape`; p and m get the two JSONs.
+void plan_and_run(TempDir& dir, const std::string& in, const std::string& args, const std::string& shape,
+                  nlohmann::json& p, nlohmann::json& m) {
+  Outcome plan = run_cli("plan " + in + args + "--json " + dir.file("plan.json"));
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_NE(plan.output.find(shape), std::string::npos) << plan.output;
+  Outcome run = run_cli("run " + in + args + "--precision fp32 -o " + dir.file("out.jsonl") + " --metrics " +
+                        dir.file("m.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  p = nlohmann::json::parse(slurp(dir.file("plan.json")));
+  m = nlohmann::json::parse(slurp(dir.file("m.json")));
+}
+
 // ModernBERT on long rows: the plan counts what the run counts (its GLU, and
 // local windows on two of three layers), well below what a BERT of the same
 // sizes would cost at those lengths.
@@ -121,16 +135,9 @@ TEST(PlanCli, ModernBertWorkIsTheRunsOnLongRows) {
   const std::string in = dir.write("long.jsonl", rows);
   const std::string model = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-modernbert-long";
   const std::string args = " --model " + model + " --threads 2 ";
-  Outcome plan = run_cli("plan " + in + args + "--json " + dir.file("plan.json"));
-  ASSERT_EQ(plan.exit_code, 0) << plan.output;
-  EXPECT_NE(plan.output.find("3 layers, hidden 32, FFN 48, GLU, 2 of 3 layers local (window 32)"),
-            std::string::npos)
-      << plan.output;
-  Outcome run = run_cli("run " + in + args + "--precision fp32 -o " + dir.file("out.jsonl") + " --metrics " +
-                        dir.file("m.json"));
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  const auto p = nlohmann::json::parse(slurp(dir.file("plan.json")));
-  const auto m = nlohmann::json::parse(slurp(dir.file("m.json")));
+  nlohmann::json p, m;
+  ASSERT_NO_FATAL_FAILURE(
+      plan_and_run(dir, in, args, "3 layers, hidden 32, FFN 48, GLU, 2 of 3 layers local (window 32)", p, m));
   EXPECT_EQ(p["model"]["glu"], true);
   EXPECT_EQ(p["model"]["attention_windows"], nlohmann::json::array({0, 32, 32}));
   const auto& tokens = p["padding"][1];
@@ -161,16 +168,9 @@ TEST(PlanCli, DebertaWorkCountsTheRelativeTermsAsTheRunDoes) {
   const std::string in = dir.write("rows.jsonl", rows);
   const std::string args = " --model " + std::string(INFERCOST_TEST_DATA_DIR) +
                            "/golden/tiny-deberta-3 --threads 2 --max-length 512 ";
-  Outcome plan = run_cli("plan " + in + args + "--json " + dir.file("plan.json"));
-  ASSERT_EQ(plan.exit_code, 0) << plan.output;
-  EXPECT_NE(plan.output.find("3 layers, hidden 32, FFN 48, disentangled attention (2 relative terms)"),
-            std::string::npos)
-      << plan.output;
-  Outcome run = run_cli("run " + in + args + "--precision fp32 -o " + dir.file("out.jsonl") + " --metrics " +
-                        dir.file("m.json"));
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  const auto p = nlohmann::json::parse(slurp(dir.file("plan.json")));
-  const auto m = nlohmann::json::parse(slurp(dir.file("m.json")));
+  nlohmann::json p, m;
+  ASSERT_NO_FATAL_FAILURE(plan_and_run(
+      dir, in, args, "3 layers, hidden 32, FFN 48, disentangled attention (2 relative terms)", p, m));
   EXPECT_EQ(p["model"]["relative_terms"], 2);
   const auto& tokens = p["padding"][1];
   ASSERT_EQ(tokens["batching"], "tokens");
