@@ -25,9 +25,11 @@
 #include "cuda_test_util.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/version.h"
+#include "model/synth.h"
 #include "parity_suite.h"
 #include "precision_util.h"
 #include "random_weights.h"
+#include "test_utils.h"
 
 extern "C" const InfercostCudaModule* infercost_cuda_module_v1();
 
@@ -338,6 +340,46 @@ TEST_F(CudaEmu, ModernBertHalfPrecisionsAgreeWithTheCpusFp32) {
 // at most 0.0083.
 TEST_F(CudaEmu, DebertaHalfPrecisionsAgreeWithTheCpusFp32) {
   expect_half_precisions_agree({"tiny-deberta", "tiny-deberta-3", "tiny-deberta-multilabel"}, 78);
+}
+
+// DeBERTa-v3-base's shape (12 layers, hidden 768, 256 position buckets, 512
+// relative positions; `model synth --preset deberta-v3-base`) on the emulated
+// GPU against HF's fp32 logits of the synthesized directory
+// (golden/synth-deberta-v3-base.json): a short row and one of 160 tokens,
+// whose offsets past 128 fall into the log buckets. The emulator's double
+// GEMMs take tens of seconds here: two rows, one batch (the CPU runs all 59
+// in golden_synth_test; the GPU check runs the preset on a GPU).
+TEST_F(CudaEmu, DebertaV3BaseShapeMatchesTransformers) {
+  const std::string golden_path = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/synth-deberta-v3-base.json";
+  const testing::Golden all = testing::load_golden(golden_path);
+  infercost::testing::TempDir dir;
+  model::SynthOptions opts;
+  opts.out_dir = dir.file("deberta");
+  opts.preset = "deberta-v3-base";
+  opts.seed = all.doc.at("synth_seed").get<uint64_t>();
+  ASSERT_TRUE(model::synthesize_model(opts).ok());
+  model::ModelConfig config;
+  model::EncoderWeights weights;
+  ASSERT_NO_FATAL_FAILURE(testing::load_model(opts.out_dir, config, weights));
+  ASSERT_EQ(config.relative_span(), 256);
+  testing::Golden g = all;
+  g.cases.clear();
+  for (size_t length : {size_t(9), size_t(160)}) {
+    for (const testing::GoldenCase& c : all.cases) {
+      if (c.ids.size() == length) {
+        g.cases.push_back(c);
+        break;
+      }
+    }
+  }
+  ASSERT_EQ(g.cases.size(), 2u) << "the golden lacks rows of 9 and 160 ids: " << golden_path;
+  auto gpu = prepared_gpu(Precision::kFp32, config, weights);
+  ASSERT_TRUE(gpu);
+  const double diff = testing::max_diff(*gpu, g, {0, 1}, 2, config.num_labels());
+  std::printf(
+      "[golden] synth deberta-v3-base on the emulated GPU: 2 rows (9, 160 ids), max |logit diff| %.3g\n",
+      diff);
+  EXPECT_LE(diff, std::max(1e-4, g.tolerance));
 }
 
 // The disentangled attention kernel takes heads of up to 64 values (every
