@@ -2,15 +2,15 @@
 """Embedding goldens of random-weight encoders: what sentence-transformers gives, text in, vector
 out, for the HF-saved tiny model directories of tests/data_files/golden (BERT, RoBERTa, XLM-R:
 made by tools/gen_model_golden.py with their WordPiece / BPE / Unigram tokenizers; ModernBERT with
-mean-pooling head: tools/gen_modernbert_models.py).
+mean-pooling head: tools/gen_modernbert_models.py; DeBERTa-v3 with its Unigram tokenizer:
+tools/gen_deberta_models.py).
 
 For each directory and each pooling (cls, mean, max), a SentenceTransformer of two modules
     Transformer(dir, max_seq_length=the model's usable positions), Pooling(hidden, that mode)
 (the classifier's head is not part of the encoder: sentence-transformers loads AutoModel) encodes
 tools/gen_family_golden.py's texts on the CPU in float32, without normalizing. The vectors are
 stored as float32 written in full; `infercost embed --model DIR --pooling MODE` must give them
-within 1e-5 (tests/python/test_embed.py, on the CPU and, ModernBERT aside, the emulated CUDA
-backend).
+within 1e-5 (tests/python/test_embed.py, on the CPU and the emulated CUDA backend).
 
 It also saves tests/data_files/golden/tiny-st-roberta: tiny-roberta as a sentence-transformers
 directory written by sentence-transformers itself (modules.json, 1_Pooling/config.json with mean
@@ -32,7 +32,7 @@ from gen_family_golden import TEXTS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "tests", "data_files", "golden")
-MODELS = ["tiny-bert", "tiny-roberta", "tiny-xlm-roberta", "tiny-modernbert-mean"]
+MODELS = ["tiny-bert", "tiny-roberta", "tiny-xlm-roberta", "tiny-modernbert-mean", "tiny-deberta"]
 POOLINGS = ["cls", "mean", "max"]
 ST_DIR = "tiny-st-roberta"
 ST_MAX_SEQ_LENGTH = 64

@@ -1,8 +1,9 @@
 """Embeddings of random-weight encoders against sentence-transformers (tests/data_files/golden/
 embedding.json, made by tools/gen_embedding_golden.py): `infercost embed` on the CPU and the
 emulated CUDA backend in fp32 and infercost.Model.embed give its vectors within 1e-5, for HF-saved
-BERT, RoBERTa, XLM-R and ModernBERT (the CPU only) directories with --pooling cls, mean and max, and for a sentence-transformers
-directory saved by sentence-transformers (mean pooling, Normalize, max_seq_length from its files).
+BERT, RoBERTa, XLM-R, ModernBERT and DeBERTa-v3 directories with --pooling cls, mean and max, and
+for a sentence-transformers directory saved by sentence-transformers (mean pooling, Normalize,
+max_seq_length from its files).
 And what a user meets around them: the output formats (Parquet read by pyarrow and DuckDB, JSON
 lines), null texts, the prefix, the settings of one task refused by the other, errors that leave
 nothing behind.
