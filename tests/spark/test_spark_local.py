@@ -183,6 +183,16 @@ def test_multilabel_model_has_labels_column(spark, texts_df):
     assert_same(got, expected(list(enumerate(TEXTS)), MULTILABEL_MODEL), names)
 
 
+def test_deberta_model_gives_what_the_engine_gives(spark, texts_df):
+    # DeBERTa-v3 (disentangled attention, its Unigram tokenizer, three labels) through Spark: the
+    # engine's own rows.
+    model = MODEL.parent / "tiny-deberta-3"
+    out = infercost.spark.classify(texts_df, model=str(model), **OPTS, keep=["id"])
+    names = [name for name, _ in infercost.spark.output_columns(str(model))]
+    assert out.columns == ["id"] + names
+    assert_same(by_id(arrow_of(out)), expected(list(enumerate(TEXTS)), model), names)
+
+
 def test_classify_udf(spark, texts_df):
     # An arrow_udf on pyspark 4.1 and later, the pandas iterator UDF before (3.5).
     udf = infercost.spark.classify_udf(model=str(MODEL), **OPTS)
