@@ -343,51 +343,59 @@ void disentangled_attention(const float* qkv, float* ctx, const int64_t* seq_off
   if (key_lengths == nullptr) key_lengths = lengths;
   const int64_t hidden = int64_t(heads) * head_dim;
   const int64_t ld_qkv = 3 * hidden;
-  const AttentionTasks tasks(lengths, sequences, heads);
+  const int32_t* index = rel.index + rel.max_delta;  // index[d]: the relative row of offset d
+  // One task per (sequence, head): its keys' p2c products serve every block
+  // of its queries, so they are formed once.
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t task = 0; task < tasks.count(); ++task) {
-    const auto [s, h, q0, rows] = tasks[task];
-    const int64_t keys = key_lengths[s];
+  for (int64_t task = 0; task < int64_t(sequences) * heads; ++task) {
+    const int s = int(task / heads), h = int(task % heads);
+    const int64_t length = lengths[s], keys = key_lengths[s];
     const float* base = qkv + seq_offsets[s] * ld_qkv + int64_t(h) * head_dim;
-    const float* q = base + q0 * ld_qkv;
     const float* k = base + hidden;
     const float* v = base + 2 * hidden;
-    float* out = ctx + (seq_offsets[s] + q0) * hidden + int64_t(h) * head_dim;
-    // The relative rows this block's deltas (q0 - keys + 1 .. q0 + rows - 1) reach.
-    const int32_t* index = rel.index + rel.max_delta;
-    const int32_t lo = index[q0 - (keys - 1)], hi = index[q0 + rows - 1];
-    const int64_t nb = hi - lo + 1;
+    // The relative rows the sequence's offsets (-(keys - 1) .. length - 1) reach.
+    const int32_t lo_all = index[-(keys - 1)], hi_all = index[length - 1];
+    const int64_t nb_all = hi_all - lo_all + 1;
+    const int64_t rows_max = std::min(kAttentionQueryBlock, length);
     float* scores = scratch + int64_t(omp_get_thread_num()) * scratch_floats_per_thread;
-    float* c2p = scores + rows * keys;
-    float* p2c = c2p + rows * nb;
-    dnnl_sgemm('N', 'T', rows, keys, head_dim, 1.0f, q, ld_qkv, k, ld_qkv, 0.0f, scores, keys);
-    if (rel.pos_key != nullptr) {
-      dnnl_sgemm('N', 'T', rows, nb, head_dim, 1.0f, q, ld_qkv,
-                 rel.pos_key + int64_t(lo) * hidden + h * head_dim, hidden, 0.0f, c2p, nb);
-    }
+    float* c2p = scores + rows_max * keys;
+    float* p2c = c2p + rows_max * nb_all;  // [keys, nb_all]
     if (rel.pos_query != nullptr) {
-      dnnl_sgemm('N', 'T', keys, nb, head_dim, 1.0f, k, ld_qkv,
-                 rel.pos_query + int64_t(lo) * hidden + h * head_dim, hidden, 0.0f, p2c, nb);
+      dnnl_sgemm('N', 'T', keys, nb_all, head_dim, 1.0f, k, ld_qkv,
+                 rel.pos_query + int64_t(lo_all) * hidden + h * head_dim, hidden, 0.0f, p2c, nb_all);
     }
-    for (int64_t i = 0; i < rows; ++i) {
-      float* row = scores + i * keys;
-      const float* c = c2p + i * nb;
-      for (int64_t j = 0; j < keys; ++j) {
-        const int64_t r = index[q0 + i - j] - lo;
-        float sum = row[j];
-        if (rel.pos_key != nullptr) sum += c[r];
-        if (rel.pos_query != nullptr) sum += p2c[j * nb + r];
-        row[j] = sum * rel.scale;
+    for (int64_t q0 = 0; q0 < length; q0 += kAttentionQueryBlock) {
+      const int64_t rows = std::min(kAttentionQueryBlock, length - q0);
+      const float* q = base + q0 * ld_qkv;
+      float* out = ctx + (seq_offsets[s] + q0) * hidden + int64_t(h) * head_dim;
+      // The rows this block's offsets (q0 - keys + 1 .. q0 + rows - 1) reach.
+      const int32_t lo = index[q0 - (keys - 1)], hi = index[q0 + rows - 1];
+      const int64_t nb = hi - lo + 1;
+      dnnl_sgemm('N', 'T', rows, keys, head_dim, 1.0f, q, ld_qkv, k, ld_qkv, 0.0f, scores, keys);
+      if (rel.pos_key != nullptr) {
+        dnnl_sgemm('N', 'T', rows, nb, head_dim, 1.0f, q, ld_qkv,
+                   rel.pos_key + int64_t(lo) * hidden + h * head_dim, hidden, 0.0f, c2p, nb);
       }
-      softmax_row_impl(row, static_cast<int>(keys));
+      for (int64_t i = 0; i < rows; ++i) {
+        float* row = scores + i * keys;
+        const float* c = c2p + i * nb;
+        for (int64_t j = 0; j < keys; ++j) {
+          const int64_t r = index[q0 + i - j];
+          float sum = row[j];
+          if (rel.pos_key != nullptr) sum += c[r - lo];
+          if (rel.pos_query != nullptr) sum += p2c[j * nb_all + r - lo_all];
+          row[j] = sum * rel.scale;
+        }
+        softmax_row_impl(row, static_cast<int>(keys));
+      }
+      dnnl_sgemm('N', 'N', rows, head_dim, keys, 1.0f, scores, keys, v, ld_qkv, 0.0f, out, hidden);
     }
-    dnnl_sgemm('N', 'N', rows, head_dim, keys, 1.0f, scores, keys, v, ld_qkv, 0.0f, out, hidden);
   }
 }
 
 int64_t disentangled_scratch_floats(int max_length, int span) {
   const int64_t rows = std::min<int64_t>(kAttentionQueryBlock, max_length);
-  const int64_t nb = std::min<int64_t>(2 * int64_t(span), rows + max_length - 1);
+  const int64_t nb = std::min<int64_t>(2 * int64_t(span), 2 * int64_t(max_length) - 1);
   return rows * max_length + rows * nb + int64_t(max_length) * nb;
 }
 

@@ -66,9 +66,11 @@ int64_t attention_scratch_floats(int max_length, int window);
 // each score being (q_i . k_j + q_i . pos_key[r] (c2p) + k_j . pos_query[r]
 // (p2c)) x scale, r = index[i - j + max_delta] the relative embeddings' row
 // (model::relative_position_index). pos_key / pos_query: [rows, hidden],
-// null where the model has no such term. A query block computes its c2p and
-// p2c products against only the rows its deltas reach (index is
-// nondecreasing in the delta), never a length x length x span tensor.
+// null where the model has no such term. One task per (sequence, head): its
+// keys' p2c products against the rows the sequence's deltas reach are formed
+// once, and each block of kAttentionQueryBlock queries forms its c2p products
+// against the rows its own deltas reach (index is nondecreasing in the
+// delta); never a length x length x span tensor.
 struct RelativeAttention {
   const float* pos_key = nullptr;
   const float* pos_query = nullptr;
