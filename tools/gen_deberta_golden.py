@@ -7,8 +7,9 @@ beside it ({"do_lower_case": false, "vocab_type": "spm"}; config.json's model_ty
 class): transformers converts the SentencePiece
 model into a Unigram tokenizer (no byte fallback), adds [MASK] at 128,000 and builds DebertaV2Tokenizer's
 pipeline. The script also saves that tokenizer (save_pretrained: the tokenizer.json kind of directory)
-and checks that loading the saved directory gives the same ids on every text. Output, under
-tests/data_files/tokenizer/:
+and checks that loading the saved directory gives the same ids on every text. Output, under --out-dir
+(tests/text/deberta_tokenizer_test.cc and tests/python/test_deberta_tokenizer.py run this script into a
+temporary folder when ../shared/data is present: the file is 2.8 MB and is never committed):
 
   deberta_golden.jsonl   {"v": variant, "t": text, "ids": [...]} per line; >= 10,000 "default" texts
                          (truncation=True, max_length=512), among them rows longer than 512 tokens, and a
@@ -17,9 +18,9 @@ tests/data_files/tokenizer/:
 The texts are gen_bpe_golden.py's pools (tweets, emoji, CJK, accents, contractions, whitespace runs,
 ...) with DeBERTa's special tokens as the special-token text and text that NFC changes.
 
-Deterministic (fixed seed). Needs transformers, sentencepiece and protobuf (tools/requirements.txt).
-Run from anywhere:
-  build/tools-venv/bin/python tools/gen_deberta_golden.py [--deberta DIR]
+Deterministic (fixed seed). Needs transformers, sentencepiece and protobuf (build/pyenv has them, as
+tools/requirements.txt's venv does). Run from anywhere:
+  build/pyenv/bin/python tools/gen_deberta_golden.py --out-dir DIR [--deberta DIR]
 Python is for generating these files only; infercost never runs it.
 """
 
@@ -39,7 +40,6 @@ from gen_bpe_golden import BpeGen  # noqa: E402  (the RoBERTa goldens' text pool
 from gen_tokenizer_golden import encode_all  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT_DIR = os.path.join(ROOT, "tests", "data_files", "tokenizer")
 DEFAULT_DIR = os.path.join(ROOT, "..", "shared", "data", "deberta-v3")
 
 SEED = 20261206
@@ -82,7 +82,7 @@ class DebertaGen(BpeGen):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deberta", default=DEFAULT_DIR, help="folder with DeBERTa-v3's spm.model")
-    ap.add_argument("--out-dir", default=OUT_DIR)
+    ap.add_argument("--out-dir", required=True)
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:

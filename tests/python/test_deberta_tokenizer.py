@@ -3,27 +3,42 @@
 Published checkpoints ship spm.model; directories saved by transformers 5 carry the tokenizer.json it
 converts that model to. transformers (build/pyenv: no torch; sentencepiece and protobuf to convert)
 writes the second kind here from the real spm.model (../shared/data/deberta-v3), and infercost must
-give tests/data_files/tokenizer/deberta_golden.jsonl's ids (tools/gen_deberta_golden.py) from both
-kinds, through infercost.tokenize with a model directory (the class's pipeline, as AutoTokenizer
-builds it) and with the bare tokenizer.json.
+give the ids of tools/gen_deberta_golden.py (AutoTokenizer; run here into a temporary folder, 2.8 MB
+of ids that belong in no commit) from both kinds, through infercost.tokenize with a model directory
+(the class's pipeline, as AutoTokenizer builds it) and with the bare tokenizer.json.
 """
 
 import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 
 import infercost
-from conftest import DATA, HERE
+from conftest import HERE
 
 SPM = HERE.parent.parent.parent / "shared" / "data" / "deberta-v3" / "spm.model"
-GOLDEN_FILE = DATA / "tokenizer" / "deberta_golden.jsonl"
+GENERATOR = HERE.parent.parent / "tools" / "gen_deberta_golden.py"
 MAX_LENGTH = 512
 
 
-def golden_cases(variant="default"):
-    with open(GOLDEN_FILE, encoding="utf-8") as f:
+@pytest.fixture(scope="module")
+def golden_rows(tmp_path_factory):
+    if not SPM.exists():
+        pytest.skip(f"shared DeBERTa spm.model {SPM} is absent; skipped")
+    pytest.importorskip("transformers")
+    out = tmp_path_factory.mktemp("deberta-golden")
+    proc = subprocess.run([sys.executable, str(GENERATOR), "--deberta", str(SPM.parent), "--out-dir", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{GENERATOR.name} failed: {proc.stderr[-2000:]}"
+    with open(out / "deberta_golden.jsonl", encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
+    shutil.rmtree(out)
+    return rows
+
+
+def golden_cases(rows, variant="default"):
     return [(r["t"], r["ids"]) for r in rows if r["v"] == variant]
 
 
@@ -50,16 +65,16 @@ def model_dirs(tmp_path_factory):
 
 
 @pytest.mark.parametrize("kind", ["spm", "tokenizer.json"])
-def test_model_directory_gives_transformers_ids(model_dirs, kind):
-    cases = golden_cases()
+def test_model_directory_gives_transformers_ids(model_dirs, golden_rows, kind):
+    cases = golden_cases(golden_rows)
     assert len(cases) >= 10_000
     got = infercost.tokenize([t for t, _ in cases], model=model_dirs[kind], max_length=MAX_LENGTH)
     wrong = [(t, g, w) for (t, w), g in zip(cases, got) if list(g) != w]
     assert not wrong, f"{len(wrong)} of {len(cases)} differ; first: {wrong[0][0]!r}: {wrong[0][1]} != {wrong[0][2]}"
 
 
-def test_bare_tokenizer_json_gives_transformers_ids(model_dirs):
-    cases = golden_cases()[:3000]
+def test_bare_tokenizer_json_gives_transformers_ids(model_dirs, golden_rows):
+    cases = golden_cases(golden_rows)[:3000]
     got = infercost.tokenize([t for t, _ in cases], tokenizer=model_dirs["tokenizer.json"] / "tokenizer.json",
                              max_length=MAX_LENGTH)
     assert [list(g) for g in got] == [w for _, w in cases]

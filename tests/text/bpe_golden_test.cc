@@ -5,10 +5,7 @@
 // variant. The tokenizer.json that HF writes for the same files (built here in
 // memory) must give the same ids as the two files.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -163,32 +160,8 @@ TEST_F(BpeGoldenTest, VocabularyAndPieces) {
 // ModernBERT's real tokenizer.json (NFC, ByteLevel, 116 added tokens among
 // them runs of spaces and [MASK] with lstrip, `[CLS] $A [SEP]`), replayed
 // against the goldens tools/gen_modernbert_golden.py makes with transformers'
-// AutoTokenizer. They are generated here, once per test process, into a
-// temporary folder (5 MB of ids that belong in no commit): the build's
-// Python (build/pyenv) has transformers.
-std::vector<golden::Case> generate_modernbert_goldens(std::string* why_not) {
-  char tmpl[] = "/tmp/infercost-modernbert-golden-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) {
-    *why_not = "cannot make a temporary folder";
-    return {};
-  }
-  const std::string dir = tmpl;
-  const std::string root = std::string(INFERCOST_TEST_DATA_DIR) + "/../..";
-  const std::string cmd = std::string("'") + INFERCOST_PYTHON + "' '" + root +
-                          "/tools/gen_modernbert_golden.py' --modernbert '" + INFERCOST_SHARED_DATA_DIR +
-                          "/modernbert' --out-dir '" + dir + "' > '" + dir + "/log' 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::vector<golden::Case> cases;
-  if (status == 0) {
-    cases = golden::read_cases(dir + "/modernbert_golden.jsonl");
-  } else {
-    auto log = read_file(dir + "/log");
-    *why_not = "tools/gen_modernbert_golden.py failed: " + (log.ok() ? *log : std::string("(no log)"));
-  }
-  std::filesystem::remove_all(dir);
-  return cases;
-}
-
+// AutoTokenizer. They are generated here, once per test process
+// (golden::generate_cases: 5 MB of ids that belong in no commit).
 class ModernBertGoldenTest : public ::testing::Test {
  protected:
   static inline const std::string kPath =
@@ -197,7 +170,10 @@ class ModernBertGoldenTest : public ::testing::Test {
   void SetUp() override {
     if (!path_exists(kPath)) GTEST_SKIP() << "shared ModernBERT tokenizer " << kPath << " is absent; skipped";
     static std::string why_not;
-    static const std::vector<golden::Case> cases = generate_modernbert_goldens(&why_not);
+    static const std::vector<golden::Case> cases =
+        golden::generate_cases("gen_modernbert_golden.py",
+                               "--modernbert '" + std::string(INFERCOST_SHARED_DATA_DIR) + "/modernbert'",
+                               "modernbert_golden.jsonl", &why_not);
     ASSERT_FALSE(cases.empty()) << why_not;
     cases_ = &cases;
     const nlohmann::json root = nlohmann::json::parse(read_file(kPath).value());

@@ -1,10 +1,11 @@
 // DeBERTa-v3's tokenizer: the SentencePiece model file read without the
 // protobuf library (sentencepiece_model.h), and DebertaV2Tokenizer's
 // pipeline built around it as transformers 5 builds it. The real spm.model
-// (../shared/data/deberta-v3) is replayed against
-// tests/data_files/tokenizer/deberta_golden.jsonl, written by
-// tools/gen_deberta_golden.py with transformers' AutoTokenizer: ids must match
-// exactly, on one thread and on every hardware thread at once. (The
+// (../shared/data/deberta-v3) is replayed against the goldens
+// tools/gen_deberta_golden.py makes with transformers' AutoTokenizer,
+// generated once per test process (golden::generate_cases: 2.8 MB of ids that
+// belong in no commit): ids must match exactly, on one thread and on every
+// hardware thread at once. (The
 // tokenizer.json kind of directory is checked by
 // tests/python/test_deberta_tokenizer.py, which has transformers write one.)
 #include <gtest/gtest.h>
@@ -104,8 +105,11 @@ class DebertaGoldenTest : public ::testing::Test {
   void SetUp() override {
     if (!path_exists(kSpmPath))
       GTEST_SKIP() << "shared DeBERTa spm.model " << kSpmPath << " is absent; skipped";
-    static const std::vector<golden::Case> cases =
-        golden::read_cases(std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/deberta_golden.jsonl");
+    static std::string why_not;
+    static const std::vector<golden::Case> cases = golden::generate_cases(
+        "gen_deberta_golden.py", "--deberta '" + std::string(INFERCOST_SHARED_DATA_DIR) + "/deberta-v3'",
+        "deberta_golden.jsonl", &why_not);
+    ASSERT_FALSE(cases.empty()) << why_not;
     cases_ = &cases;
     for (const auto& [variant, max_length, special] :
          {std::tuple{"default", 512, true}, {"max16", 16, true}, {"nospecial", 512, false}}) {

@@ -4,11 +4,15 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -35,6 +39,34 @@ inline std::vector<Case> read_cases(const std::string& path) {
     cases.push_back({j.at("v").get<std::string>(), j.at("t").get<std::string>(),
                      j.at("ids").get<std::vector<int32_t>>()});
   }
+  return cases;
+}
+
+// The goldens a tools/ generator writes: runs `INFERCOST_PYTHON tools/SCRIPT
+// ARGS --out-dir DIR` into a temporary folder, reads DIR/FILE and removes the
+// folder (generated ids belong in no commit; the build's Python, build/pyenv,
+// has transformers). Empty, with *why_not saying why (the generator's log),
+// when it fails.
+inline std::vector<Case> generate_cases(const std::string& script, const std::string& args,
+                                        const std::string& file, std::string* why_not) {
+  char tmpl[] = "/tmp/infercost-golden-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) {
+    *why_not = "cannot make a temporary folder";
+    return {};
+  }
+  const std::string dir = tmpl;
+  const std::string root = std::string(INFERCOST_TEST_DATA_DIR) + "/../..";
+  const std::string cmd = std::string("'") + INFERCOST_PYTHON + "' '" + root + "/tools/" + script + "' " +
+                          args + " --out-dir '" + dir + "' > '" + dir + "/log' 2>&1";
+  std::vector<Case> cases;
+  if (std::system(cmd.c_str()) == 0) {
+    cases = read_cases(dir + "/" + file);
+  } else {
+    std::ifstream log(dir + "/log");
+    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    *why_not = "tools/" + script + " failed: " + (text.empty() ? std::string("(no log)") : text);
+  }
+  std::filesystem::remove_all(dir);
   return cases;
 }
 
