@@ -66,6 +66,15 @@ void run_info(const ModelFlags& flags) {
         "attention       global in layers %s%s\n", global.empty() ? "none" : global.c_str(),
         local.empty() ? "" : fmt::format("; local ({} tokens each side) in {}", window, local).c_str());
   }
+  if (c.relative_attention) {
+    const std::string terms = c.c2p && c.p2c ? "c2p, p2c" : c.c2p ? "c2p" : c.p2c ? "p2c" : "content only";
+    const std::string span = c.position_buckets > 0
+                                 ? fmt::format("{} log buckets over distances up to {}", c.position_buckets,
+                                               c.max_relative_positions)
+                                 : fmt::format("distances up to {}", c.max_relative_positions);
+    std::printf("attention       disentangled (%s), relative positions: %s%s\n", terms.c_str(), span.c_str(),
+                c.share_att_key ? ", shared key/query projections" : "");
+  }
   if (c.architecture == model::Architecture::kBert || c.architecture == model::Architecture::kRoberta)
     std::printf("token types     %d\n", c.type_vocab_size);
   std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));

@@ -36,6 +36,18 @@ def test_model_info_is_the_clis(name):
     assert cli["synthetic"] == "no" and info["synthetic"] is False and info["synthetic_preset"] is None
 
 
+def test_model_info_says_how_deberta_attends():
+    # The tiny DeBERTas' configs: buckets or none, c2p and p2c or c2p only, shared projections or not.
+    assert cli_info(model_dir("tiny-deberta"))["attention"] == (
+        "disentangled (c2p, p2c), relative positions: 16 log buckets over distances up to 64, "
+        "shared key/query projections")
+    assert cli_info(model_dir("tiny-deberta-3"))["attention"] == (
+        "disentangled (c2p, p2c), relative positions: 32 log buckets over distances up to 128")
+    assert cli_info(model_dir("tiny-deberta-multilabel"))["attention"] == (
+        "disentangled (c2p), relative positions: distances up to 24, shared key/query projections")
+    assert "attention" not in cli_info(model_dir("tiny-bert"))
+
+
 def test_model_info_of_a_synthetic_model(tmp_path):
     run_cli("model", "synth", "--preset", "tiny", "--seed", "7", "--out", tmp_path / "m")
     info = infercost.model_info(tmp_path / "m")
