@@ -17,7 +17,7 @@ add_library(infercost::infercost ALIAS infercost_library)
 
 set(infercost_exported
     infercost_library infercost_pipeline infercost_cost infercost_io infercost_parquet infercost_backend
-    infercost_backend_common infercost_model infercost_corpus infercost_text infercost_core
+    infercost_backend_common infercost_model infercost_model_relative infercost_corpus infercost_text infercost_core
     infercost_utf8proc infercost_codecs)
 install(TARGETS ${infercost_exported} EXPORT infercostTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
