@@ -720,6 +720,47 @@ std::function<std::string(size_t)> packed_place(const std::vector<int32_t>& seq_
   };
 }
 
+double dot_double(const float* a, const float* b, int n) {
+  double sum = 0.0;
+  for (int d = 0; d < n; ++d) sum += double(a[d]) * b[d];
+  return sum;
+}
+
+// softmax(score) V in double for every query row of a packed qkv [total,
+// 3 * heads * head_dim] (sequence s: rows seq_start[s].., keys its first
+// key_len[s]), score(head, i, j, q_i, k_j) the scaled score of query i and
+// key j, -inf for a key it does not see; a row that sees none gives zeros.
+std::vector<double> attention_reference(
+    const std::vector<float>& qkv, const std::vector<int32_t>& seq_start, const std::vector<int32_t>& key_len,
+    int heads, int head_dim, const std::function<double(int, int, int, const float*, const float*)>& score) {
+  const size_t hidden = size_t(heads) * head_dim, ld = 3 * hidden;
+  const double none = -std::numeric_limits<double>::infinity();
+  std::vector<double> ref(size_t(seq_start.back()) * hidden, 0.0), p;
+  for (size_t s = 0; s + 1 < seq_start.size(); ++s) {
+    const int start = seq_start[s], rows = seq_start[s + 1] - start, kl = key_len[s];
+    p.assign(size_t(kl), 0.0);
+    for (int h = 0; h < heads; ++h) {
+      for (int i = 0; i < rows; ++i) {
+        const float* q = &qkv[size_t(start + i) * ld + size_t(h) * head_dim];
+        double mx = none;
+        for (int j = 0; j < kl; ++j) {
+          p[size_t(j)] = score(h, i, j, q, &qkv[size_t(start + j) * ld + hidden + size_t(h) * head_dim]);
+          mx = std::max(mx, p[size_t(j)]);
+        }
+        if (mx == none) continue;  // no key seen: zeros
+        double sum = 0.0;
+        for (double& v : p) sum += (v = std::exp(v - mx));
+        double* out = &ref[size_t(start + i) * hidden + size_t(h) * head_dim];
+        for (int j = 0; j < kl; ++j) {
+          const float* v = &qkv[size_t(start + j) * ld + 2 * hidden + size_t(h) * head_dim];
+          for (int d = 0; d < head_dim; ++d) out[d] += p[size_t(j)] / sum * v[d];
+        }
+      }
+    }
+  }
+  return ref;
+}
+
 struct AttentionCase {
   std::vector<int> rows;  // query rows of each sequence
   std::vector<int> keys;  // key_len of each (empty: = rows)
@@ -758,35 +799,13 @@ void check_attention(DType t, const AttentionCase& c, Tolerance tol, cudaStream_
   const std::vector<float> got = ctx_within_guards(t, d_ctx, total, hidden);
   ASSERT_EQ(got.size(), size_t(total) * hidden);
 
-  std::vector<double> ref(size_t(total) * hidden);
-  std::vector<double> p;
-  for (int s = 0; s < sequences; ++s) {
-    const int start = seq_start[size_t(s)], kl = key_len[size_t(s)];
-    p.assign(size_t(kl), 0.0);
-    for (int h = 0; h < c.heads; ++h) {
-      for (int i = 0; i < c.rows[size_t(s)]; ++i) {
-        const float* q = &qkv[size_t(start + i) * ld + size_t(h) * D];
-        double mx = -std::numeric_limits<double>::infinity();
-        const auto seen = [&](int j) { return c.window == 0 || std::abs(i - j) <= c.window; };
-        for (int j = 0; j < kl; ++j) {
-          const float* k = &qkv[size_t(start + j) * ld + size_t(hidden) + size_t(h) * D];
-          double dot = 0.0;
-          for (int d = 0; d < D; ++d) dot += double(q[d]) * k[d];
-          p[size_t(j)] = seen(j) ? dot * c.scale : -std::numeric_limits<double>::infinity();
-          mx = std::max(mx, p[size_t(j)]);
-        }
-        double* out = &ref[size_t(start + i) * hidden + size_t(h) * D];
-        for (int d = 0; d < D; ++d) out[d] = 0.0;
-        if (mx == -std::numeric_limits<double>::infinity()) continue;  // no key seen: zeros
-        double sum = 0.0;
-        for (double& v : p) sum += (v = std::exp(v - mx));
-        for (int j = 0; j < kl; ++j) {
-          const float* v = &qkv[size_t(start + j) * ld + 2 * size_t(hidden) + size_t(h) * D];
-          for (int d = 0; d < D; ++d) out[d] += p[size_t(j)] / sum * v[d];
-        }
-      }
-    }
-  }
+  // Scores of the window's keys, -inf outside it.
+  const std::vector<double> ref = attention_reference(qkv, seq_start, key_len, c.heads, D,
+                                                      [&](int, int i, int j, const float* q, const float* k) {
+                                                        if (c.window != 0 && std::abs(i - j) > c.window)
+                                                          return -std::numeric_limits<double>::infinity();
+                                                        return dot_double(q, k, D) * c.scale;
+                                                      });
   const auto where = packed_place(seq_start, key_len, hidden, D);
   EXPECT_TRUE(all_close(got, ref, tol, where)) << "head_dim " << D << ", heads " << c.heads << ", "
                                                << sequences << " sequences, max_rows " << max_rows;
@@ -948,39 +967,14 @@ void check_disentangled(DType t, const RelativeCase& c, Tolerance tol, cudaStrea
   const std::vector<float> got = ctx_within_guards(t, d_ctx, total, hidden);
   ASSERT_EQ(got.size(), size_t(total) * hidden);
 
-  const auto dot = [&](const float* a, const float* b) {
-    double sum = 0.0;
-    for (int d = 0; d < D; ++d) sum += double(a[d]) * b[d];
-    return sum;
-  };
-  std::vector<double> ref(size_t(total) * hidden), p;
-  for (int s = 0; s < sequences; ++s) {
-    const int start = seq_start[size_t(s)], kl = key_len[size_t(s)];
-    p.assign(size_t(kl), 0.0);
-    for (int h = 0; h < c.heads; ++h) {
-      for (int i = 0; i < c.rows[size_t(s)]; ++i) {
-        const float* q = &qkv[size_t(start + i) * ld + size_t(h) * D];
-        double mx = -std::numeric_limits<double>::infinity();
-        for (int j = 0; j < kl; ++j) {
-          const float* k = &qkv[size_t(start + j) * ld + size_t(hidden) + size_t(h) * D];
-          const size_t r = size_t(index[size_t(i - j + max_delta)]);
-          double score = dot(q, k);
-          if (c.c2p) score += dot(q, &pk[r * hidden + size_t(h) * D]);
-          if (c.p2c) score += dot(k, &pq[r * hidden + size_t(h) * D]);
-          p[size_t(j)] = score * scale;
-          mx = std::max(mx, p[size_t(j)]);
-        }
-        double sum = 0.0;
-        for (double& v : p) sum += (v = std::exp(v - mx));
-        double* out = &ref[size_t(start + i) * hidden + size_t(h) * D];
-        for (int d = 0; d < D; ++d) out[d] = 0.0;
-        for (int j = 0; j < kl; ++j) {
-          const float* v = &qkv[size_t(start + j) * ld + 2 * size_t(hidden) + size_t(h) * D];
-          for (int d = 0; d < D; ++d) out[d] += p[size_t(j)] / sum * v[d];
-        }
-      }
-    }
-  }
+  const std::vector<double> ref = attention_reference(
+      qkv, seq_start, key_len, c.heads, D, [&](int h, int i, int j, const float* q, const float* k) {
+        const size_t r = size_t(index[size_t(i - j + max_delta)]);
+        double score = dot_double(q, k, D);
+        if (c.c2p) score += dot_double(q, &pk[r * hidden + size_t(h) * D], D);
+        if (c.p2c) score += dot_double(k, &pq[r * hidden + size_t(h) * D], D);
+        return score * scale;
+      });
   const auto where = packed_place(seq_start, key_len, hidden, D);
   EXPECT_TRUE(all_close(got, ref, tol, where))
       << "head_dim " << D << ", c2p " << c.c2p << ", p2c " << c.p2c << ", buckets " << c.buckets;
