@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "core/sha256.h"
@@ -112,7 +113,8 @@ TEST(PlanCli, PaddingFiguresMatchTheRun) {
 }
 
 // `plan --json` and `run --metrics` (fp32) of `in` with `args`, in dir: the
-// plan's text names the model's shape `shape`; p and m get the two JSONs.
+// plan's text names the model's shape `shape`, and its tokens policy counts
+// the run's tokens and FLOPs; p and m get the two JSONs.
 void plan_and_run(TempDir& dir, const std::string& in, const std::string& args, const std::string& shape,
                   nlohmann::json& p, nlohmann::json& m) {
   Outcome plan = run_cli("plan " + in + args + "--json " + dir.file("plan.json"));
@@ -123,6 +125,23 @@ void plan_and_run(TempDir& dir, const std::string& in, const std::string& args, 
   ASSERT_EQ(run.exit_code, 0) << run.output;
   p = nlohmann::json::parse(slurp(dir.file("plan.json")));
   m = nlohmann::json::parse(slurp(dir.file("m.json")));
+  // The tokens policy's work is the run's: its tokens and FLOPs.
+  const auto& tokens = p["padding"][1];
+  ASSERT_EQ(tokens["batching"], "tokens");
+  EXPECT_EQ(tokens["tokens"], m["tokens"]);
+  const double ran = m["model_flops"].get<double>();
+  EXPECT_NEAR(tokens["flops"].get<double>(), ran, ran * 1e-9);
+}
+
+// Sum over the plan's length histogram of rows x row_flops(L).
+double over_lengths(const nlohmann::json& p, const std::function<double(double)>& row_flops) {
+  const auto& lengths = p["scan"]["length_histogram"]["lengths"];
+  const auto& counts = p["scan"]["length_histogram"]["counts"];
+  EXPECT_EQ(lengths.size(), counts.size());
+  double total = 0;
+  for (size_t i = 0; i < lengths.size() && i < counts.size(); ++i)
+    total += counts[i].get<double>() * row_flops(lengths[i].get<double>());
+  return total;
 }
 
 // ModernBERT on long rows: the plan counts what the run counts (its GLU, and
@@ -140,21 +159,14 @@ TEST(PlanCli, ModernBertWorkIsTheRunsOnLongRows) {
       plan_and_run(dir, in, args, "3 layers, hidden 32, FFN 48, GLU, 2 of 3 layers local (window 32)", p, m));
   EXPECT_EQ(p["model"]["glu"], true);
   EXPECT_EQ(p["model"]["attention_windows"], nlohmann::json::array({0, 32, 32}));
-  const auto& tokens = p["padding"][1];
-  ASSERT_EQ(tokens["batching"], "tokens");
-  EXPECT_EQ(tokens["tokens"], m["tokens"]);
-  const double planned = tokens["flops"].get<double>(), ran = m["model_flops"].get<double>();
-  EXPECT_NEAR(planned, ran, ran * 1e-9);
+  const double planned = p["padding"][1]["flops"].get<double>();
   // The same rows through a BERT of these sizes: every layer global, a 2 h f FFN.
-  const auto& lengths = p["scan"]["length_histogram"]["lengths"];
-  const auto& counts = p["scan"]["length_histogram"]["counts"];
-  ASSERT_EQ(lengths.size(), counts.size());
-  double bert = 0, longest = 0;
-  for (size_t i = 0; i < lengths.size(); ++i) {
-    const double L = lengths[i].get<double>(), h = 32, f = 48;
-    bert += counts[i].get<double>() * 3 * (2 * L * (4 * h * h + 2 * h * f) + 4 * L * L * h);
+  double longest = 0;
+  const double bert = over_lengths(p, [&](double L) {
+    const double h = 32, f = 48;
     longest = std::max(longest, L);
-  }
+    return 3 * (2 * L * (4 * h * h + 2 * h * f) + 4 * L * L * h);
+  });
   EXPECT_GT(longest, 1000) << "the rows are not long enough for the windows to matter";
   EXPECT_LT(planned, 0.6 * bert) << "the local layers' windows are not counted";
 }
@@ -172,19 +184,12 @@ TEST(PlanCli, DebertaWorkCountsTheRelativeTermsAsTheRunDoes) {
   ASSERT_NO_FATAL_FAILURE(plan_and_run(
       dir, in, args, "3 layers, hidden 32, FFN 48, disentangled attention (2 relative terms)", p, m));
   EXPECT_EQ(p["model"]["relative_terms"], 2);
-  const auto& tokens = p["padding"][1];
-  ASSERT_EQ(tokens["batching"], "tokens");
-  EXPECT_EQ(tokens["tokens"], m["tokens"]);
-  const double planned = tokens["flops"].get<double>(), ran = m["model_flops"].get<double>();
-  EXPECT_NEAR(planned, ran, ran * 1e-9);
   // Per row: 3 layers x (2 L (4 h^2 + 2 h f) + 8 h L^2).
-  const auto& lengths = p["scan"]["length_histogram"]["lengths"];
-  const auto& counts = p["scan"]["length_histogram"]["counts"];
-  double want = 0;
-  for (size_t i = 0; i < lengths.size(); ++i) {
-    const double L = lengths[i].get<double>(), h = 32, f = 48;
-    want += counts[i].get<double>() * 3 * (2 * L * (4 * h * h + 2 * h * f) + 8 * L * L * h);
-  }
+  const double want = over_lengths(p, [](double L) {
+    const double h = 32, f = 48;
+    return 3 * (2 * L * (4 * h * h + 2 * h * f) + 8 * L * L * h);
+  });
+  const double planned = p["padding"][1]["flops"].get<double>();
   EXPECT_NEAR(planned, want, want * 1e-9);
 }
 
