@@ -304,6 +304,12 @@ void add_bert_layer(std::vector<Named>& names, const CheckpointNames& n, const s
   add_ln(names, p + n.ffn_ln, l.ffn_ln);
 }
 
+// Every layer of w under BERT's names (layer.N.).
+void add_bert_layers(std::vector<Named>& names, const CheckpointNames& n, const EncoderWeights& w) {
+  for (size_t i = 0; i < w.layers.size(); ++i)
+    add_bert_layer(names, n, n.layer + std::to_string(i) + ".", w.layers[i]);
+}
+
 // Random weights under HF names (the names double as PRNG stream names).
 EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Named>& names) {
   const CheckpointNames& n = checkpoint_names(c.architecture);
@@ -342,11 +348,7 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
     names.push_back({emb + "token_type_embeddings.weight", {c.type_vocab_size, h}, &w.token_type_embeddings});
   }
   add_ln(names, emb + "LayerNorm", w.embeddings_ln);
-  for (int i = 0; i < c.num_layers; ++i) {
-    const EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = n.layer + std::to_string(i) + ".";
-    add_bert_layer(names, n, p, l);
-  }
+  add_bert_layers(names, n, w);
   add_linear(names, n.head_pre, w.head.pre);
   add_linear(names, n.classifier, w.head.classifier);
   return w;
@@ -391,11 +393,7 @@ EncoderWeights make_deberta_weights(const ModelConfig& c, uint64_t seed, std::ve
 
   names.push_back({emb + "word_embeddings.weight", {c.vocab_size, h}, &w.word_embeddings});
   add_ln(names, emb + "LayerNorm", w.embeddings_ln);
-  for (int i = 0; i < c.num_layers; ++i) {
-    const EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = n.layer + std::to_string(i) + ".";
-    add_bert_layer(names, n, p, l);
-  }
+  add_bert_layers(names, n, w);
   names.push_back({std::string(x.rel_embeddings) + ".weight", {rows, h}, &rel[0]});
   names.push_back({std::string(x.rel_norm) + ".weight", {h}, &rel[1]});
   names.push_back({std::string(x.rel_norm) + ".bias", {h}, &rel[2]});

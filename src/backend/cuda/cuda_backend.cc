@@ -242,7 +242,7 @@ class WeightImage {
   // Appends the concatenation of `parts` (n values each) in `t`, aligned;
   // returns its byte offset.
   int64_t put(const std::vector<const std::vector<float>*>& parts, DType t) {
-    const int64_t at = (int64_t(bytes_.size()) + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+    const int64_t at = aligned_end();
     int64_t n = 0;
     for (const auto* p : parts) n += int64_t(p->size());
     bytes_.resize(size_t(at + n * dtype_size(t)));
@@ -264,7 +264,7 @@ class WeightImage {
   int64_t put(const std::vector<float>& v, DType t) { return put({&v}, t); }
   int64_t put(const std::vector<float>& v) { return put({&v}, type_); }
   int64_t put(const std::vector<int32_t>& v) {
-    const int64_t at = (int64_t(bytes_.size()) + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+    const int64_t at = aligned_end();
     bytes_.resize(size_t(at) + v.size() * sizeof(int32_t));
     if (!v.empty()) std::memcpy(bytes_.data() + at, v.data(), v.size() * sizeof(int32_t));
     return at;
@@ -273,6 +273,11 @@ class WeightImage {
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
  private:
+  // Where the next part starts: the end, rounded up to kDeviceAlignment.
+  int64_t aligned_end() const {
+    return (int64_t(bytes_.size()) + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+  }
+
   DType type_;
   std::vector<uint8_t> bytes_;
 };
