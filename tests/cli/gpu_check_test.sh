@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The GPU check's parts that run without a GPU (DEVELOPERS.md, "Running the GPU check"):
-#   gpu_check_test.sh tools [PYTHON [BUILD]]  the tools/gpu self-tests (the table against its
-#                        fixture); where PYTHON has torch and transformers and BUILD/infercost
-#                        exists, hf_parity.py and study_method.py also run on the CPU on a
-#                        model made by `infercost model synth`, against `infercost run`
+#   gpu_check_test.sh tools [PYTHON]  the tools/gpu self-tests (the table against its fixture)
+#   gpu_check_test.sh tools-cpu [PYTHON [BUILD]]  hf_parity.py and study_method.py on the CPU on a
+#                        model made by `infercost model synth`, against `infercost run`; skipped
+#                        (exit 77, saying so) where PYTHON lacks torch or transformers
 #   gpu_check_test.sh script [PYTHON]  scripts/gpu-check.sh: syntax, shellcheck, argument
 #                        errors, and a dry run that lists every step and makes the table
 #   gpu_check_test.sh pack BUILD [PYTHON]  scripts/gpu-pack.sh on BUILD into a temporary
@@ -31,11 +31,17 @@ case ${1:-} in
     for t in compare_predictions compare_vectors hf_parity study_method gpu_table; do
       "$py" "tools/gpu/$t.py" --self-test || fail "tools/gpu/$t.py --self-test"
     done
+    ;;
+  tools-cpu)
+    [ -n "$py" ] || { echo "skip: no Python interpreter"; exit 77; }
     build=${3:-build}
     if ! "$py" -c 'import torch, transformers' >/dev/null 2>&1; then
-      echo "note: $py lacks torch or transformers: hf_parity.py and study_method.py not run"
+      echo "skip: torch or transformers not importable in $py: hf_parity.py and study_method.py not run"
+      echo "(run: tests/cli/gpu_check_test.sh tools-cpu PYTHON $build, with a PYTHON that has them)"
+      exit 77
     elif [ ! -x "$build/infercost" ]; then
-      echo "note: $build/infercost not built: hf_parity.py and study_method.py not run"
+      echo "skip: $build/infercost not built: hf_parity.py and study_method.py not run"
+      exit 77
     else
       # The tools as the GPU check runs them, on the CPU: transformers loads what
       # `infercost model synth` writes and agrees with `infercost run` in fp32.
@@ -170,7 +176,7 @@ if bad:
     [ "$failed" = 0 ] || { echo "--- check output:"; cat "$tmp/check.log"; }
     ;;
   *)
-    echo "usage: gpu_check_test.sh tools [PYTHON] | script [PYTHON] | pack BUILD" >&2
+    echo "usage: gpu_check_test.sh tools [PYTHON] | tools-cpu [PYTHON [BUILD]] | script [PYTHON] | pack BUILD [PYTHON]" >&2
     exit 2
     ;;
 esac

@@ -197,7 +197,12 @@ inline Dataset list_only_dataset(int rows, int list_size, bool nullable, int nul
   return d;
 }
 
-inline std::vector<WriterCase> writer_cases() {
+// Every case, in a fixed order. Building a case's data costs time (test code
+// runs unoptimized, and each ctest test is its own process): with `only`, just
+// that case's data is built (the others have their names and options, empty
+// data); with names_only, none.
+inline std::vector<WriterCase> writer_cases(const std::string& only = "", bool names_only = false) {
+  const auto wanted = [&](const std::string& name) { return !names_only && (only.empty() || name == only); };
   std::vector<WriterCase> cases;
   const std::vector<std::pair<std::string, Codec>> codecs = {
       {"none", Codec::kUncompressed}, {"snappy", Codec::kSnappy},  {"gzip", Codec::kGzip},
@@ -205,7 +210,8 @@ inline std::vector<WriterCase> writer_cases() {
       {"lz4_hadoop", Codec::kLz4}};
   for (int version : {1, 2}) {
     for (const auto& [name, codec] : codecs) {
-      WriterCase c{"mixed_" + name + "_v" + std::to_string(version), mixed_dataset(2500), {}, 3};
+      WriterCase c{"mixed_" + name + "_v" + std::to_string(version), {}, {}, 3};
+      if (wanted(c.name)) c.data = mixed_dataset(2500);
       c.options.codec = codec;
       c.options.data_page_version = version;
       c.options.page_bytes = 2048;
@@ -214,7 +220,8 @@ inline std::vector<WriterCase> writer_cases() {
     }
     std::string v = "_v" + std::to_string(version);
     {
-      WriterCase c{"no_dictionary" + v, mixed_dataset(1500), {}, 1};
+      WriterCase c{"no_dictionary" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = mixed_dataset(1500);
       c.options.dictionary = false;
       c.options.data_page_version = version;
       c.options.page_bytes = 4096;
@@ -223,7 +230,8 @@ inline std::vector<WriterCase> writer_cases() {
     {
       // Distinct 1 KiB strings seen twice: the dictionary pays but passes the
       // 1 MiB cap, so the chunk continues with PLAIN pages.
-      WriterCase c{"dictionary_cap_fallback" + v, fallback_dataset(200, 1400, 1024, 2), {}, 1};
+      WriterCase c{"dictionary_cap_fallback" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = fallback_dataset(200, 1400, 1024, 2);
       c.options.data_page_version = version;
       c.options.page_bytes = 64 << 10;
       c.options.codec = Codec::kZstd;
@@ -232,67 +240,78 @@ inline std::vector<WriterCase> writer_cases() {
     {
       // Repeated values first, then only unique ones: the dictionary stops
       // paying and the writer falls back to PLAIN.
-      WriterCase c{"dictionary_ratio_fallback" + v, fallback_dataset(0, 3000, 40, 1), {}, 1};
+      WriterCase c{"dictionary_ratio_fallback" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = fallback_dataset(0, 3000, 40, 1);
       c.options.data_page_version = version;
       c.options.page_bytes = 8192;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"extremes" + v, extremes_dataset(), {}, 1};
+      WriterCase c{"extremes" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = extremes_dataset();
       c.options.data_page_version = version;
       c.options.page_bytes = 64;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"strings" + v, strings_dataset(), {}, 2};
+      WriterCase c{"strings" + v, {}, {}, 2};
+      if (wanted(c.name)) c.data = strings_dataset();
       c.options.data_page_version = version;
       c.options.row_group_rows = 30;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"strings_no_dictionary" + v, strings_dataset(), {}, 1};
+      WriterCase c{"strings_no_dictionary" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = strings_dataset();
       c.options.data_page_version = version;
       c.options.dictionary = false;
       c.options.codec = Codec::kGzip;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"all_null" + v, nulls_dataset(300, true), {}, 3};
+      WriterCase c{"all_null" + v, {}, {}, 3};
+      if (wanted(c.name)) c.data = nulls_dataset(300, true);
       c.options.data_page_version = version;
       c.options.row_group_rows = 100;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"no_nulls" + v, nulls_dataset(300, false), {}, 1};
+      WriterCase c{"no_nulls" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = nulls_dataset(300, false);
       c.options.data_page_version = version;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"empty" + v, mixed_dataset(0), {}, 0};
+      WriterCase c{"empty" + v, {}, {}, 0};
+      if (wanted(c.name)) c.data = mixed_dataset(0);
       c.options.data_page_version = version;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"one_value_per_page" + v, mixed_dataset(120), {}, 1};
+      WriterCase c{"one_value_per_page" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = mixed_dataset(120);
       c.options.data_page_version = version;
       c.options.page_bytes = 1;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"many_row_groups" + v, mixed_dataset(200), {}, 29};
+      WriterCase c{"many_row_groups" + v, {}, {}, 29};
+      if (wanted(c.name)) c.data = mixed_dataset(200);
       c.options.data_page_version = version;
       c.options.row_group_rows = 7;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"row_group_bytes" + v, mixed_dataset(3000), {}, -1};
+      WriterCase c{"row_group_bytes" + v, {}, {}, -1};
+      if (wanted(c.name)) c.data = mixed_dataset(3000);
       c.options.data_page_version = version;
       c.options.row_group_bytes = 16 << 10;
       c.options.page_bytes = 4096;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"no_statistics_no_crc" + v, mixed_dataset(500), {}, 1};
+      WriterCase c{"no_statistics_no_crc" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = mixed_dataset(500);
       c.options.data_page_version = version;
       c.options.statistics = false;
       c.options.page_crc = false;
@@ -306,7 +325,8 @@ inline std::vector<WriterCase> writer_cases() {
                                                     {"zstd", Codec::kZstd},
                                                     {"gzip", Codec::kGzip}}) {
       // 16 floats (64 bytes) a row, pages of a few rows, three row groups.
-      WriterCase c{"lists_" + name + v, embeddings_dataset(250, 16), {}, 3};
+      WriterCase c{"lists_" + name + v, {}, {}, 3};
+      if (wanted(c.name)) c.data = embeddings_dataset(250, 16);
       c.options.codec = codec;
       c.options.data_page_version = version;
       c.options.page_bytes = 512;
@@ -315,7 +335,8 @@ inline std::vector<WriterCase> writer_cases() {
     }
     {
       // Embedding-sized rows, several pages per row group.
-      WriterCase c{"lists_wide" + v, embeddings_dataset(300, 384), {}, 2};
+      WriterCase c{"lists_wide" + v, {}, {}, 2};
+      if (wanted(c.name)) c.data = embeddings_dataset(300, 384);
       c.options.data_page_version = version;
       c.options.page_bytes = 64 << 10;
       c.options.row_group_rows = 200;
@@ -323,19 +344,22 @@ inline std::vector<WriterCase> writer_cases() {
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"lists_required" + v, list_only_dataset(120, 5, false, 0), {}, 1};
+      WriterCase c{"lists_required" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = list_only_dataset(120, 5, false, 0);
       c.options.data_page_version = version;
       c.options.page_bytes = 100;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"lists_all_null" + v, list_only_dataset(90, 8, true, 1), {}, 2};
+      WriterCase c{"lists_all_null" + v, {}, {}, 2};
+      if (wanted(c.name)) c.data = list_only_dataset(90, 8, true, 1);
       c.options.data_page_version = version;
       c.options.row_group_rows = 50;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"lists_one_row_per_page" + v, list_only_dataset(40, 3, true, 4), {}, 1};
+      WriterCase c{"lists_one_row_per_page" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = list_only_dataset(40, 3, true, 4);
       c.options.data_page_version = version;
       c.options.page_bytes = 1;
       cases.push_back(std::move(c));
@@ -343,17 +367,20 @@ inline std::vector<WriterCase> writer_cases() {
     {
       // Two floats a row: the page row limit (20000 rows), not 20000 values,
       // ends the first page.
-      WriterCase c{"lists_page_row_limit" + v, list_only_dataset(25000, 2, true, 1000), {}, 1};
+      WriterCase c{"lists_page_row_limit" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = list_only_dataset(25000, 2, true, 1000);
       c.options.data_page_version = version;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"lists_empty" + v, embeddings_dataset(0, 4), {}, 0};
+      WriterCase c{"lists_empty" + v, {}, {}, 0};
+      if (wanted(c.name)) c.data = embeddings_dataset(0, 4);
       c.options.data_page_version = version;
       cases.push_back(std::move(c));
     }
     {
-      WriterCase c{"lists_no_statistics_no_crc" + v, embeddings_dataset(60, 6), {}, 1};
+      WriterCase c{"lists_no_statistics_no_crc" + v, {}, {}, 1};
+      if (wanted(c.name)) c.data = embeddings_dataset(60, 6);
       c.options.data_page_version = version;
       c.options.statistics = false;
       c.options.page_crc = false;

@@ -3,8 +3,8 @@
 Published checkpoints ship spm.model; directories saved by transformers 5 carry the tokenizer.json it
 converts that model to. transformers (build/pyenv: no torch; sentencepiece and protobuf to convert)
 writes the second kind here from the real spm.model (../shared/data/deberta-v3), and infercost must
-give the ids of tools/gen_deberta_golden.py (AutoTokenizer; run here into a temporary folder, 2.8 MB
-of ids that belong in no commit) from both kinds, through infercost.tokenize with a model directory
+give the ids of tools/gen_deberta_golden.py (AutoTokenizer; 2.8 MB of ids that belong in no commit,
+made once per build by ctest golden_deberta, or run here into a temporary folder) from both kinds, through infercost.tokenize with a model directory
 (the class's pipeline, as AutoTokenizer builds it) and with the bare tokenizer.json.
 """
 
@@ -16,7 +16,7 @@ import sys
 import pytest
 
 import infercost
-from conftest import HERE
+from conftest import CLI, HERE
 
 SPM = HERE.parent.parent.parent / "shared" / "data" / "deberta-v3" / "spm.model"
 GENERATOR = HERE.parent.parent / "tools" / "gen_deberta_golden.py"
@@ -27,6 +27,10 @@ MAX_LENGTH = 512
 def golden_rows(tmp_path_factory):
     if not SPM.exists():
         pytest.skip(f"shared DeBERTa spm.model {SPM} is absent; skipped")
+    made = CLI.parent / "goldens" / "deberta_golden.jsonl"  # made once per build (ctest golden_deberta)
+    if made.exists():
+        with open(made, encoding="utf-8") as f:
+            return [json.loads(line) for line in f]
     pytest.importorskip("transformers")
     out = tmp_path_factory.mktemp("deberta-golden")
     proc = subprocess.run([sys.executable, str(GENERATOR), "--deberta", str(SPM.parent), "--out-dir", str(out)],

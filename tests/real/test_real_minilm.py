@@ -85,7 +85,8 @@ def test_model_info_json(minilm, f32_elements):
 
 
 EMBEDDING = {"source": "sentence-transformers", "pooling": "mean", "normalize": True, "dimensions": 384,
-             "max_seq_length": 256, "prompts": {}, "default_prompt_name": None, "include_prompt": True}
+             "max_seq_length": 256, "max_length": 256, "prompts": {}, "default_prompt_name": None,
+             "include_prompt": True}
 
 
 def test_python_model_info(minilm, f32_elements):

@@ -2,34 +2,21 @@
 tweets: real_data.py) against HF transformers' text-classification pipeline on 2,000 real tweets
 (tests/data_files/real/minilm_sentiment_golden.json, made by tools/make_real_classifier.py):
 probabilities within 1e-4 and the same labels, from `infercost run` on the CPU in fp32 and from
-infercost.Model, and on the emulated CUDA backend in fp32 (tests/backend's emulated GPU, loaded as the
-CUDA module). The golden rows include every tweet longer than the tokenizer.json's own truncation
-(128 tokens), which must not cut them.
+infercost.Model (test_real_model_emu.py: on the emulated CUDA backend in fp32). The golden rows include
+every tweet longer than the tokenizer.json's own truncation (128 tokens), which must not cut them.
 """
 
 import json
-import os
-import pathlib
 
 import pytest
 
 import real_data
-from conftest import CLI, run_cli
+from conftest import run_cli
+from real_golden import write_input
 
 TOL = 1e-4
 GOLDEN = json.loads(real_data.GOLDEN.read_text())
 LABELS = GOLDEN["labels"]
-# The emulated GPU of this build's tests (tests/backend), loaded as the CUDA module.
-EMULATED_CUDA_MODULE = CLI.parent / "tests" / "backend" / "infercost_cuda_emu.so"
-
-
-
-def write_input(path, tweets, golden):
-    """The golden tweets as JSON lines {"row", "full_text"}, in golden order."""
-    with open(path, "w", encoding="utf-8") as f:
-        for g in golden:
-            f.write(json.dumps({"row": g["row"], "full_text": tweets[g["row"]].text}) + "\n")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -68,20 +55,6 @@ def test_cpu_fp32_matches_hf(classifier, golden_input, tmp_path):
     out = tmp_path / "pred.jsonl"
     run_cli("run", golden_input, "--model", classifier, "--output", out, "--precision", "fp32", "--threads", 2)
     assert_matches_golden(run_outputs(out), "cpu fp32")
-
-
-def test_emulated_cuda_fp32_matches_hf(classifier, golden_input, tmp_path):
-    if not EMULATED_CUDA_MODULE.exists():
-        pytest.skip(f"this build has no CUDA module: no emulated GPU at {EMULATED_CUDA_MODULE}")
-    out = tmp_path / "pred.jsonl"
-    env = {**os.environ, "INFERCOST_CUDA_MODULE": str(EMULATED_CUDA_MODULE)}
-    import subprocess
-
-    proc = subprocess.run([str(CLI), "run", str(golden_input), "--model", str(classifier), "--output", str(out),
-                           "--device", "cuda", "--precision", "fp32", "--streams-per-device", "1"],
-                          env=env, capture_output=True, text=True, timeout=1500)
-    assert proc.returncode == 0, proc.stderr
-    assert_matches_golden(run_outputs(out), "emulated cuda fp32")
 
 
 def test_python_model_matches_hf(classifier, tweets):

@@ -160,8 +160,8 @@ TEST_F(BpeGoldenTest, VocabularyAndPieces) {
 // ModernBERT's real tokenizer.json (NFC, ByteLevel, 116 added tokens among
 // them runs of spaces and [MASK] with lstrip, `[CLS] $A [SEP]`), replayed
 // against the goldens tools/gen_modernbert_golden.py makes with transformers'
-// AutoTokenizer. They are generated here, once per test process
-// (golden::generate_cases: 5 MB of ids that belong in no commit).
+// AutoTokenizer: 5 MB of ids that belong in no commit, made once per build
+// (golden::generated_cases; ctest golden_modernbert).
 class ModernBertGoldenTest : public ::testing::Test {
  protected:
   static inline const std::string kPath =
@@ -171,9 +171,9 @@ class ModernBertGoldenTest : public ::testing::Test {
     if (!path_exists(kPath)) GTEST_SKIP() << "shared ModernBERT tokenizer " << kPath << " is absent; skipped";
     static std::string why_not;
     static const std::vector<golden::Case> cases =
-        golden::generate_cases("gen_modernbert_golden.py",
-                               "--modernbert '" + std::string(INFERCOST_SHARED_DATA_DIR) + "/modernbert'",
-                               "modernbert_golden.jsonl", &why_not);
+        golden::generated_cases("gen_modernbert_golden.py",
+                                "--modernbert '" + std::string(INFERCOST_SHARED_DATA_DIR) + "/modernbert'",
+                                "modernbert_golden.jsonl", &why_not);
     ASSERT_FALSE(cases.empty()) << why_not;
     cases_ = &cases;
     const nlohmann::json root = nlohmann::json::parse(read_file(kPath).value());

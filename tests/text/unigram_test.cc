@@ -451,10 +451,10 @@ TEST(UnigramTokenizerTest, ReplaceOfAWhitespaceRunOrAControlCharacter) {
 TEST(UnigramTokenizerTest, RandomInputNeverCrashes) {
   const std::string dir = std::string(INFERCOST_TEST_DATA_DIR) + "/tokenizer/";
   std::vector<std::unique_ptr<UnigramTokenizer>> toks;
+  const std::string shared = std::string(INFERCOST_SHARED_DATA_DIR) + "/xlm-roberta/tokenizer.json";
   for (const std::string& path : std::vector<std::string>{
-           dir + "tiny_unigram_tokenizer.json", dir + "tiny_unigram_bytes_tokenizer.json",
-           std::string(INFERCOST_SHARED_DATA_DIR) + "/xlm-roberta/tokenizer.json"}) {
-    if (!path_exists(path)) continue;
+           dir + "tiny_unigram_tokenizer.json", dir + "tiny_unigram_bytes_tokenizer.json", shared}) {
+    if (path == shared && !path_exists(path)) continue;  // said below, once the tiny ones are checked
     auto data = read_file(path);
     ASSERT_TRUE(data.ok());
     auto tok = unigram_from_tokenizer_json(json::parse(*data), path, 64);
@@ -504,6 +504,10 @@ TEST(UnigramTokenizerTest, RandomInputNeverCrashes) {
       EXPECT_GE(ids.size(), 2u);
       for (const int32_t id : ids) ASSERT_LT(static_cast<size_t>(id), tok->vocab_size());
     }
+  }
+  if (!path_exists(shared)) {
+    GTEST_SKIP() << "shared XLM-R tokenizer.json " << shared
+                 << " is absent; skipped it (the two tiny Unigram tokenizers were checked)";
   }
 }
 

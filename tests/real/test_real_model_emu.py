@@ -1,0 +1,33 @@
+"""The real-encoder sentiment classifier on the emulated CUDA backend (tests/backend's emulated GPU,
+loaded as the CUDA module), `infercost run --device cuda` in fp32, against HF transformers'
+text-classification pipeline: probabilities within 1e-4 and the same labels on the golden tweets
+real_golden.emulator_indexes() picks (all those over 64 tokens, the longest included, and the first
+short ones: 300 of the 2,000; the CPU's suite, test_real_model.py, takes all 2,000). Its own ctest, so
+that ctest -j runs it beside the others.
+"""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import CLI
+from real_golden import EMULATED_CUDA_MODULE_NAME, emulator_indexes, write_input
+from test_real_model import GOLDEN, assert_matches_golden, run_outputs
+
+EMULATED_CUDA_MODULE = CLI.parent / EMULATED_CUDA_MODULE_NAME
+
+
+def test_emulated_cuda_fp32_matches_hf(classifier, tweets, tmp_path):
+    if not EMULATED_CUDA_MODULE.exists():
+        pytest.skip(f"this build has no CUDA module: no emulated GPU at {EMULATED_CUDA_MODULE}")
+    rows = [GOLDEN["rows"][i] for i in emulator_indexes(GOLDEN["rows"])]
+    assert sum(g["tokens"] > 128 for g in rows) == sum(g["tokens"] > 128 for g in GOLDEN["rows"])
+    source = write_input(tmp_path / "tweets.jsonl", tweets, rows)
+    out = tmp_path / "pred.jsonl"
+    env = {**os.environ, "INFERCOST_CUDA_MODULE": str(EMULATED_CUDA_MODULE)}
+    proc = subprocess.run([str(CLI), "run", str(source), "--model", str(classifier), "--output", str(out),
+                           "--device", "cuda", "--precision", "fp32", "--streams-per-device", "1"],
+                          env=env, capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 0, proc.stderr
+    assert_matches_golden(run_outputs(out), "emulated cuda fp32", rows)
