@@ -112,14 +112,17 @@ asan-test: deps
 	cmake --build build-asan -j $(JOBS) --target $(ASAN_SUITES)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L '$(ASAN_LABELS)' -LE 'slow|cli'
 
-# libFuzzer on the Parquet reader (clang), seeded with the test files; FUZZ_SECONDS each.
+# libFuzzer (clang) on the Parquet reader, the SentencePiece model reader and
+# the JSON documents of a model directory, seeded with the test files, each
+# with its dictionary (fuzz/*.dict); FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERCOST_FUZZ=ON \
 		-DINFERCOST_BUILD_TESTS=OFF -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF
-	cmake --build build-fuzz -j $(JOBS) --target parquet_reader_fuzz sentencepiece_model_fuzz
+	cmake --build build-fuzz -j $(JOBS) --target parquet_reader_fuzz sentencepiece_model_fuzz json_documents_fuzz
 	fuzz/run.sh build-fuzz/fuzz/parquet_reader_fuzz $(FUZZ_SECONDS)
 	fuzz/run.sh build-fuzz/fuzz/sentencepiece_model_fuzz $(FUZZ_SECONDS)
+	fuzz/run.sh build-fuzz/fuzz/json_documents_fuzz $(FUZZ_SECONDS)
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h' '*.cu' '*.cuh')

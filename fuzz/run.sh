@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs a fuzzer for SECONDS: the Parquet reader's seeded with every .parquet of
+# Runs a fuzzer for SECONDS with its dictionary (fuzz/NAME.dict: the format's
+# tokens and its nesting): the Parquet reader's seeded with every .parquet of
 # parquet-testing (when ../shared/data is present) and of tests/data_files,
 # the SentencePiece reader's (a BINARY named sentencepiece_*) with DeBERTa-v3's
-# spm.model (when present) and nothing else.
+# spm.model (when present) and nothing else, the JSON documents' (json_*) with
+# the committed tiny models' config.json and tokenizer.json files.
 # Exits non-zero when libFuzzer finds a crash, leak, timeout or OOM.
 # Usage: fuzz/run.sh BINARY SECONDS
 set -euo pipefail
@@ -20,7 +22,15 @@ shopt -s nullglob globstar
 n=0
 seeds=("$root"/../shared/data/parquet-testing/data/*.parquet "$root"/../shared/data/parquet-testing/bad_data/*.parquet
        "$root"/tests/data_files/parquet/**/*.parquet)
-[[ $(basename "$binary") == sentencepiece_* ]] && seeds=("$root"/../shared/data/deberta-v3/*.model)
+dict=$root/fuzz/parquet.dict
+if [[ $(basename "$binary") == sentencepiece_* ]]; then
+  seeds=("$root"/../shared/data/deberta-v3/*.model)
+  dict=$root/fuzz/sentencepiece.dict
+elif [[ $(basename "$binary") == json_* ]]; then
+  seeds=("$root"/tests/data_files/golden/*/config.json "$root"/tests/data_files/tokenizer/*.json
+         "$root"/tests/data_files/golden/*/tokenizer.json)
+  dict=$root/fuzz/json.dict
+fi
 for f in "${seeds[@]}"; do
   # -max_len below keeps only the first 64 KiB of bigger seeds.
   cp "$f" "$work/corpus/seed$((n++))-$(basename "$f")"
@@ -28,7 +38,7 @@ done
 echo "fuzz: $n seed files, ${seconds}s"
 status=0
 # libFuzzer prints a line per new input; keep its log and show the end.
-"$binary" "$work/corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=25 \
+"$binary" "$work/corpus" -dict="$dict" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=25 \
   -artifact_prefix="$work/artifacts/" -print_final_stats=1 >"$work/log" 2>&1 || status=$?
 if [[ $status -ne 0 ]]; then
   tail -n 120 "$work/log" >&2

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/json_text.h"
 #include "corpus/tweets.h"
 #include "infercost/backend/backend.h"
 #include "infercost/core/device.h"
@@ -479,6 +480,7 @@ constexpr const char* kKeys[] = {"comment",
 
 Result<SweepSpec> parse_sweep_file(std::string_view json, const std::string& origin,
                                    const std::string& base_dir) {
+  if (Status deep = check_json_nesting(json, origin); !deep.ok()) return invalid_argument(deep.message());
   Json j = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return invalid_argument(fmt::format("{}: not valid JSON", origin));
   if (!j.is_object()) return invalid_argument(fmt::format("{}: a sweep file must be a JSON object", origin));

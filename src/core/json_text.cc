@@ -39,4 +39,29 @@ void append_json_bytes(std::string& out, std::string_view bytes) {
   append_quoted<true>(out, bytes);
 }
 
+Status check_json_nesting(std::string_view text, const std::string& origin, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) {
+        return corruption(origin + ": byte " + std::to_string(i) + ": JSON nests deeper than " +
+                          std::to_string(max_depth) + " levels of objects and arrays");
+      }
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return Status();
+}
+
 }  // namespace infercost

@@ -4,7 +4,21 @@
 #include <string>
 #include <string_view>
 
+#include "infercost/core/status.h"
+
 namespace infercost {
+
+// How deep objects and arrays may nest in any JSON document infercost reads
+// (tokenizer.json, config.json, modules.json, checkpoints, records, price
+// lists, sweeps): real ones nest a few levels; a hostile one 50,000 deep would
+// overflow the stack of whatever walks it.
+inline constexpr int kMaxJsonNesting = 128;
+
+// kCorruption "<origin>: byte N: JSON nests deeper than 128 levels" where
+// `text` opens more objects and arrays than `max_depth` at once, checked
+// before anything parses or walks it (strings skipped; the text need not be
+// valid JSON: the parser says what else is wrong).
+Status check_json_nesting(std::string_view text, const std::string& origin, int max_depth = kMaxJsonNesting);
 
 // Appends `text` (UTF-8, passed through) to `out` as a quoted JSON string:
 // '"' and '\\' escaped with a backslash, \n \r \t as such, other bytes below

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/json_text.h"
 #include "infercost/core/file.h"
 
 namespace infercost::cost {
@@ -183,6 +184,7 @@ Result<int> optional_count(const nlohmann::json& j, const char* key, const std::
 }  // namespace
 
 Result<PriceList> parse_price_list(std::string_view json, const std::string& origin) {
+  if (Status deep = check_json_nesting(json, origin); !deep.ok()) return invalid_argument(deep.message());
   nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return invalid_argument(origin + ": not valid JSON");
   if (!j.is_object()) return invalid_argument(origin + ": a price list must be a JSON object");

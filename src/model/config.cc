@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.h"
 #include "infercost/core/file.h"
 #include "json_keys.h"
 
@@ -402,6 +403,7 @@ double float_for_json(float v) {
 }  // namespace
 
 Result<ModelConfig> parse_config(const std::string& json_text, const std::string& source) {
+  INFERCOST_RETURN_IF_ERROR(check_json_nesting(json_text, source));
   json doc = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return corruption(source + ": not valid JSON");
   if (!doc.is_object()) return corruption(source + ": top level is not a JSON object");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/json_text.h"
 #include "infercost/core/file.h"
 #include "json_keys.h"
 
@@ -44,6 +46,7 @@ Result<json> read_json(const std::string& path, bool required) {
     return json();
   }
   INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  INFERCOST_RETURN_IF_ERROR(check_json_nesting(text, path));
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return corruption(path + ": not valid JSON");
   if (!doc.is_object() && !doc.is_array()) return corruption(path + ": not a JSON object");
@@ -234,6 +237,10 @@ Result<std::optional<EmbeddingConfig>> read_sentence_transformers(const std::str
   INFERCOST_RETURN_IF_ERROR(read_sentence_config(dir + "/sentence_bert_config.json", out));
   INFERCOST_RETURN_IF_ERROR(read_prompts(dir + "/config_sentence_transformers.json", out));
   return std::optional<EmbeddingConfig>(std::move(out));
+}
+
+int sentence_transformers_max_length(const EmbeddingConfig& st, int positions) {
+  return st.max_seq_length > 0 ? std::min(st.max_seq_length, positions) : 0;
 }
 
 }  // namespace infercost::model

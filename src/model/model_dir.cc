@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/json_text.h"
 #include "infercost/core/file.h"
 #include "infercost/model/describe.h"
 #include "model/checkpoint_names.h"
@@ -52,6 +53,7 @@ int model_max_length_of(const json& doc) {
 Status apply_tokenizer_config(const std::string& path, text::TokenizerOptions& opts,
                               text::TokenizerSettings& settings, int& model_max_length) {
   INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  INFERCOST_RETURN_IF_ERROR(check_json_nesting(text, path));
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return corruption(path + ": not a JSON object");
   auto flag = [&](const char* key, auto&& set) -> Status {
@@ -188,12 +190,29 @@ Result<OpenedModelDir> open_model_dir(const std::string& dir, const LoadOptions&
 
 Status check_classification_head(const std::string& dir, const ModelConfig& config,
                                  const std::map<std::string, TensorInfo>& tensors) {
-  if (has_classification_head(tensors, config)) return Status();
-  std::string declared;
+  // A head of another task is named as such, whatever tensors it shares
+  // names with a sequence classifier's (a token classifier's `classifier`).
+  std::string other_head;
   for (const std::string& a : config.architectures) {
     if (is_classifier_class(a)) return Status();  // a missing tensor: loading names it
-    declared += (declared.empty() ? "" : ", ") + a;
+    if (other_head.empty() && a.find("For") != std::string::npos) other_head = a;
   }
+  if (!other_head.empty()) {
+    const std::string task = other_head.substr(other_head.find("For") + 3);
+    const std::string what = task == "TokenClassification" ? "a token classifier (a label per token)"
+                             : task == "MaskedLM"          ? "a masked language model"
+                             : task == "QuestionAnswering" ? "an extractive question answerer"
+                             : task == "MultipleChoice"    ? "a multiple-choice scorer"
+                                                           : "a model for " + task;
+    return unsupported(fmt::format(
+        "{}: config.json's architecture is {}, {}: infercost runs sequence classifiers "
+        "(*ForSequenceClassification: a label per text), not that head. To turn texts into vectors with its "
+        "encoder, use `infercost embed` with --pooling.",
+        dir, other_head, what));
+  }
+  if (has_classification_head(tensors, config)) return Status();
+  std::string declared;
+  for (const std::string& a : config.architectures) declared += (declared.empty() ? "" : ", ") + a;
   std::string what =
       declared.empty() ? "config.json declares no architecture" : "config.json's architecture is " + declared;
   if (is_regular_file(dir + "/modules.json")) what += " (a sentence-transformers encoder: modules.json)";
@@ -215,6 +234,7 @@ Result<int> read_model_length_limit(const std::string& dir) {
   const std::string tok_config = dir + "/tokenizer_config.json";
   if (is_regular_file(tok_config)) {
     INFERCOST_ASSIGN_OR_RETURN(std::string text, read_file(tok_config));
+    INFERCOST_RETURN_IF_ERROR(check_json_nesting(text, tok_config));
     json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded() || !doc.is_object()) return corruption(tok_config + ": not a JSON object");
     model_max_length = model_max_length_of(doc);

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/json_text.h"
+
 namespace infercost::model {
 
 static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian");
@@ -45,31 +47,6 @@ std::string shape_string(const std::vector<int64_t>& shape) {
     s += std::to_string(shape[i]);
   }
   return s + "]";
-}
-
-// Rejects nesting deeper than kMaxJsonDepth without parsing, so a hostile
-// header cannot exhaust the stack inside the JSON parser.
-bool json_depth_ok(std::string_view text) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) return false;
-    } else if (c == '}' || c == ']')
-      --depth;
-  }
-  return true;
 }
 
 Result<TensorInfo> parse_tensor_entry(const std::string& name, const json& entry, uint64_t data_size) {
@@ -150,7 +127,7 @@ Status check_header_length(const std::string& path, uint64_t size, uint64_t head
 // tensor's end offset must be within `data_size`.
 Result<SafeTensorsHeader> parse_header(const std::string& path, std::string_view header, uint64_t data_size) {
   auto bad = [&](const std::string& why) { return corruption(path + ": " + why); };
-  if (!json_depth_ok(header)) return bad("header JSON nests too deeply");
+  INFERCOST_RETURN_IF_ERROR(check_json_nesting(header, path + ": header", kMaxJsonDepth));
   json doc = json::parse(header.begin(), header.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded())
     return bad("header (bytes 8.." + std::to_string(8 + header.size()) + ") is not valid JSON");

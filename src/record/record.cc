@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "core/json_text.h"
+
 namespace infercost::record {
 
 using Json = nlohmann::ordered_json;
@@ -461,6 +463,7 @@ class Fields {
 }  // namespace
 
 Result<Record> parse_record(std::string_view line, const std::string& origin) {
+  INFERCOST_RETURN_IF_ERROR(check_json_nesting(line, origin));
   Json j = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return corruption(fmt::format("{}: not valid JSON", origin));
   if (!j.is_object()) return corruption(fmt::format("{}: a record must be a JSON object", origin));

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/json_text.h"
 #include "infercost/core/file.h"
 #include "text/added_tokens.h"
 
@@ -268,6 +269,7 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::load_files(const std::string
   BpeConfig c;
   {
     INFERCOST_ASSIGN_OR_RETURN(const std::string text, read_file(vocab_json_path));
+    INFERCOST_RETURN_IF_ERROR(check_json_nesting(text, vocab_json_path));
     const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) return corruption(vocab_json_path + ": not valid JSON");
     auto vocab = read_bpe_vocab(j, vocab_json_path);

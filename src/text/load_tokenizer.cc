@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/json_text.h"
 #include "infercost/core/file.h"
 #include "infercost/text/tokenizer.h"
 #include "text/bpe.h"
@@ -235,14 +236,7 @@ Result<LoadedTokenizer> from_json(nlohmann::json& root, const std::string& path,
 Result<LoadedTokenizer> load_json_file(const std::string& path, const TokenizerSettings& settings,
                                        TokenizerOptions options) {
   INFERCOST_ASSIGN_OR_RETURN(std::string data, read_file(path));
-  nlohmann::json root = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) return corruption(path + ": not a JSON object");
-  try {
-    return from_json(root, path, settings, std::move(options));
-  } catch (const nlohmann::json::exception& e) {
-    // Missing keys and wrong types surface as exceptions from at()/get().
-    return corruption(path + ": " + e.what());
-  }
+  return detail::load_tokenizer_json_text(data, path, settings, std::move(options));
 }
 
 Result<LoadedTokenizer> load_vocab_txt(const std::string& path, const TokenizerSettings& settings,
@@ -299,5 +293,23 @@ Result<LoadedTokenizer> load_tokenizer(const std::string& path, const TokenizerS
   }
   return loaded;
 }
+
+namespace detail {
+
+Result<LoadedTokenizer> load_tokenizer_json_text(std::string_view data, const std::string& path,
+                                                 const TokenizerSettings& settings,
+                                                 TokenizerOptions options) {
+  INFERCOST_RETURN_IF_ERROR(check_json_nesting(data, path));
+  nlohmann::json root = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) return corruption(path + ": not a JSON object");
+  try {
+    return from_json(root, path, settings, std::move(options));
+  } catch (const nlohmann::json::exception& e) {
+    // Missing keys and wrong types surface as exceptions from at()/get().
+    return corruption(path + ": " + e.what());
+  }
+}
+
+}  // namespace detail
 
 }  // namespace infercost::text

@@ -131,9 +131,10 @@ Status parse_trainer_spec(std::string_view bytes, size_t base, const std::string
   while (!w.done()) {
     int field = 0, wire = 0;
     INFERCOST_RETURN_IF_ERROR(w.key(&field, &wire));
-    if ((field == 3 || field == 35 || field == 40) && wire == kVarint) {
+    if ((field == 3 || field == 4 || field == 35 || field == 40) && wire == kVarint) {
       INFERCOST_ASSIGN_OR_RETURN(uint64_t v, w.varint());
       if (field == 3) m.model_type = static_cast<int>(v);
+      if (field == 4) m.trainer_vocab_size = static_cast<int64_t>(static_cast<int32_t>(v));
       if (field == 35) m.byte_fallback = v != 0;
       if (field == 40) m.unk_id = static_cast<int>(static_cast<int32_t>(v));
     } else {
@@ -167,6 +168,7 @@ Status parse_normalizer_spec(std::string_view bytes, size_t base, const std::str
 
 Result<SentencePieceModel> parse_sentencepiece_model(std::string_view bytes, const std::string& source) {
   SentencePieceModel m;
+  bool has_trainer = false, has_normalizer = false;
   Wire w(bytes, 0, source);
   while (!w.done()) {
     int field = 0, wire = 0;
@@ -179,8 +181,10 @@ Result<SentencePieceModel> parse_sentencepiece_model(std::string_view bytes, con
         m.pieces.emplace_back();
         INFERCOST_RETURN_IF_ERROR(parse_piece(sub, offset, source, m.pieces.back()));
       } else if (field == 2) {
+        has_trainer = true;
         INFERCOST_RETURN_IF_ERROR(parse_trainer_spec(sub, offset, source, m));
       } else {
+        has_normalizer = true;
         INFERCOST_RETURN_IF_ERROR(parse_normalizer_spec(sub, offset, source, m));
       }
     } else {
@@ -188,6 +192,21 @@ Result<SentencePieceModel> parse_sentencepiece_model(std::string_view bytes, con
     }
   }
   if (m.pieces.empty()) return corruption(source + ": no pieces (not a SentencePiece model?)");
+  // SentencePiece writes the pieces, then its trainer and normalizer specs:
+  // a file cut short lacks them, or, cut between pieces, has fewer pieces
+  // than the trainer's vocab_size.
+  if (!has_trainer || !has_normalizer) {
+    return corruption(fmt::format(
+        "{}: byte {}: the file ends after {} pieces without its {} (cut short, or not a SentencePiece model)",
+        source, bytes.size(), m.pieces.size(),
+        !has_trainer && !has_normalizer ? "trainer and normalizer specs"
+        : !has_trainer                  ? "trainer spec"
+                                        : "normalizer spec"));
+  }
+  if (m.trainer_vocab_size >= 0 && static_cast<size_t>(m.trainer_vocab_size) != m.pieces.size()) {
+    return corruption(fmt::format("{}: holds {} pieces, but its trainer spec's vocab_size is {}", source,
+                                  m.pieces.size(), m.trainer_vocab_size));
+  }
   if (m.unk_id < 0 || static_cast<size_t>(m.unk_id) >= m.pieces.size()) {
     return corruption(
         fmt::format("{}: unk_id {} is outside the {} pieces", source, m.unk_id, m.pieces.size()));

@@ -32,6 +32,8 @@ struct SentencePieceModel {
   std::vector<Piece> pieces;
   // TrainerSpec.model_type: UNIGRAM 1, BPE 2, WORD 3, CHAR 4 (default 1).
   int model_type = 1;
+  // TrainerSpec.vocab_size: the pieces the model holds; -1 where unset.
+  int64_t trainer_vocab_size = -1;
   int unk_id = 0;
   bool byte_fallback = false;
   // NormalizerSpec.
@@ -44,8 +46,9 @@ struct SentencePieceModel {
 // give the byte offset of what is wrong. Unknown fields are skipped as
 // protobuf readers skip them. kCorruption for bytes that are not a ModelProto
 // (a truncated field, a length past the end, a piece without its text, no
-// pieces), every length checked against what remains before anything is
-// allocated for it.
+// pieces; a model without its trainer or normalizer spec, or whose pieces
+// are not its trainer's vocab_size, as a file cut short is), every length
+// checked against what remains before anything is allocated for it.
 Result<SentencePieceModel> parse_sentencepiece_model(std::string_view bytes, const std::string& source);
 
 }  // namespace infercost::text::detail

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/json_text.h"
 #include "infercost/core/file.h"
 #include "infercost/text/tokenizer.h"
 
@@ -145,6 +146,7 @@ Result<TokenizerJson> detail::wordpiece_from_tokenizer_json(const json& root, To
 
 Result<TokenizerJson> load_tokenizer_json(const std::string& path, TokenizerOptions defaults) {
   INFERCOST_ASSIGN_OR_RETURN(std::string data, read_file(path));
+  INFERCOST_RETURN_IF_ERROR(check_json_nesting(data, path));
   Result<TokenizerJson> result = corruption("unparsed");
   try {
     const json root = json::parse(data, nullptr, /*allow_exceptions=*/false);

@@ -30,5 +30,22 @@ TEST(JsonText, StringsPassUtf8ThroughAndBytesEscapeIt) {
   EXPECT_EQ(out, "\"a\\\"\\u00c3\\u00a9\\u00ff\"");
 }
 
+// Nesting is bounded before anything parses a document: the offset of the
+// first bracket too deep is named; strings and escaped quotes do not count.
+TEST(JsonText, NestingIsBoundedBeforeParsing) {
+  EXPECT_TRUE(check_json_nesting(R"({"a":[{"b":[1,2]}],"c":"[[[[{{{{"})", "x.json", 4).ok());
+  EXPECT_TRUE(check_json_nesting(R"({"a":"\"[[[[[["})", "x.json", 1).ok());
+  const std::string deep = std::string(50000, '[') + std::string(50000, ']');
+  Status s = check_json_nesting(deep, "tokenizer.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
+  EXPECT_EQ(s.message(), "tokenizer.json: byte 128: JSON nests deeper than 128 levels of objects and arrays");
+  EXPECT_TRUE(check_json_nesting(std::string(kMaxJsonNesting, '{'), "x").ok());
+  // A real tokenizer.json nests a normalizer Sequence a few levels deep.
+  std::string sequences;
+  for (int i = 0; i < 5; ++i) sequences += R"({"type":"Sequence","normalizers":[)";
+  EXPECT_TRUE(check_json_nesting(sequences, "x").ok());
+}
+
 }  // namespace
 }  // namespace infercost

@@ -3,8 +3,8 @@
 // pipeline built around it as transformers 5 builds it. The real spm.model
 // (../shared/data/deberta-v3) is replayed against the goldens
 // tools/gen_deberta_golden.py makes with transformers' AutoTokenizer,
-// generated once per test process (golden::generate_cases: 2.8 MB of ids that
-// belong in no commit): ids must match exactly, on one thread and on every
+// made once per build (golden::generated_cases, ctest golden_deberta: 2.8 MB
+// of ids that belong in no commit): ids must match exactly, on one thread and on every
 // hardware thread at once. (The
 // tokenizer.json kind of directory is checked by
 // tests/python/test_deberta_tokenizer.py, which has transformers write one.)
@@ -73,10 +73,15 @@ TEST(SentencePieceModel, ReadsPiecesScoresTypesAndSpecs) {
 // Broken bytes: every cut of a valid model and a few forged fields give a
 // clear error with the byte offset, never a crash or a partial model.
 TEST(SentencePieceModel, BrokenBytesNameTheOffset) {
-  const std::string model = piece("[UNK]", 0, 2) + piece("x", -1) + field(2, 2, field(40, 0, varint(0)));
+  const std::string specs = field(3, 2, field(1, 2, "identity"));
+  const std::string model = piece("[UNK]", 0, 2) + piece("x", -1) +
+                            field(2, 2, field(4, 0, varint(2)) + field(40, 0, varint(0))) + specs;
+  ASSERT_TRUE(detail::parse_sentencepiece_model(model, "t.model").ok());
+  // Every cut fails, a cut between whole pieces too: it lacks the specs that
+  // follow the pieces (a model of fewer pieces never loads in their place).
   for (size_t cut = 1; cut < model.size(); ++cut) {
     auto m = detail::parse_sentencepiece_model(model.substr(0, cut), "t.model");
-    if (m.ok()) continue;  // a cut between whole fields is a smaller valid model
+    ASSERT_FALSE(m.ok()) << cut;
     EXPECT_EQ(m.status().code(), StatusCode::kCorruption) << cut;
     EXPECT_NE(m.status().message().find("t.model"), std::string::npos) << m.status().message();
   }
@@ -87,7 +92,12 @@ TEST(SentencePieceModel, BrokenBytesNameTheOffset) {
       {"", "no pieces"},
       {field(1, 2, field(2, 5, std::string(4, '\0'))), "a piece without its text"},
       {varint(1 << 3 | 2) + varint(1000) + "ab", "byte 3: a field of 1000 bytes where 2 remain"},
-      {piece("x", 0) + field(2, 2, field(40, 0, varint(5))), "unk_id 5 is outside the 1 pieces"},
+      {piece("x", 0) + field(2, 2, field(40, 0, varint(5))) + specs, "unk_id 5 is outside the 1 pieces"},
+      {piece("x", 0) + piece("y", 0) + field(2, 2, field(4, 0, varint(3))) + specs,
+       "holds 2 pieces, but its trainer spec's vocab_size is 3"},
+      {piece("x", 0) + piece("y", 0),
+       "the file ends after 2 pieces without its trainer and normalizer specs"},
+      {piece("x", 0) + field(2, 2, field(40, 0, varint(0))), "without its normalizer spec"},
       {piece("x", 0) + varint(1 << 3 | 3), "wire type 3"},
       {field(1, 2, field(3, 0, varint(9)) + field(1, 2, "x")), "piece type 9"},
       {std::string(11, '\xff'), "longer than 10 bytes"},
@@ -106,7 +116,7 @@ class DebertaGoldenTest : public ::testing::Test {
     if (!path_exists(kSpmPath))
       GTEST_SKIP() << "shared DeBERTa spm.model " << kSpmPath << " is absent; skipped";
     static std::string why_not;
-    static const std::vector<golden::Case> cases = golden::generate_cases(
+    static const std::vector<golden::Case> cases = golden::generated_cases(
         "gen_deberta_golden.py", "--deberta '" + std::string(INFERCOST_SHARED_DATA_DIR) + "/deberta-v3'",
         "deberta_golden.jsonl", &why_not);
     ASSERT_FALSE(cases.empty()) << why_not;
