@@ -152,7 +152,9 @@ def model_info(model_dir: PathLike) -> ModelInfo:
     ``DistilBertForSequenceClassification``), ``model_type``, ``layers``,
     ``hidden_size``, ``num_heads``, ``intermediate_size``, ``ffn_activation``,
     ``vocab_size``, ``max_positions``, ``type_vocab_size``, ``layer_norm_eps``,
-    ``parameters``, ``weights_dtype``, ``classification_head`` (False for an
+    ``parameters``, ``weights_dtype``, ``default_precision`` (``cpu``: what a
+    run computes in without a precision on this machine's CPU, bf16 or fp32;
+    ``cuda``: on a GPU), ``classification_head`` (False for an
     encoder without one, such as a sentence-transformers directory: ``no_head``
     then says why it cannot classify, and the head's keys are empty or None),
     ``labels`` (by id), ``problem_type``, ``head_function`` (what ``run``

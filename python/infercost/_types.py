@@ -39,9 +39,17 @@ class EmbeddingInfo(TypedDict):
     normalize: bool  # unit length after pooling (a Normalize module)
     dimensions: int
     max_seq_length: Optional[int]  # sentence_bert_config.json's truncation
+    max_length: int  # what embed truncates at: max_seq_length as sentence-transformers takes it, within positions
     prompts: Dict[str, str]  # config_sentence_transformers.json's, by name
     default_prompt_name: Optional[str]
     include_prompt: bool  # whether pooling sees a prompt's tokens
+
+
+class DefaultPrecision(TypedDict):
+    """``default_precision`` of ModelInfo: what a run computes in without a precision."""
+
+    cpu: str  # "bf16" where this machine's CPU has native bf16, else "fp32"
+    cuda: str  # "bf16 (fp16 before compute capability 8.0)"
 
 
 class ModelInfo(TypedDict):
@@ -63,6 +71,7 @@ class ModelInfo(TypedDict):
     layer_norm_eps: float
     parameters: int
     weights_dtype: str
+    default_precision: DefaultPrecision  # what run() computes in without a precision
     classification_head: bool  # False: an encoder without one (the head's keys empty or None)
     no_head: Optional[str]  # why it cannot classify, without a head
     labels: List[str]  # by id

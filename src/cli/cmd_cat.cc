@@ -1,11 +1,14 @@
 // `infercost cat` and `infercost inspect`: what a user reaches for when a run
 // fails on their data.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "core/json_text.h"
+#include "io/prediction_writer.h"
 #include "io/row_source.h"
 #include "parquet/reader.h"
 
@@ -26,6 +29,9 @@ struct CatOptions {
 struct CatSources {
   std::vector<std::unique_ptr<io::RowSource>> sources;
   std::vector<std::string> names;  // empty: the one source gives the values as they are
+  // Parquet columns cat cannot print (nested or repeated: an embedding's
+  // vector, a list), each as "'name' (what)": said, not dropped silently.
+  std::vector<std::string> not_shown;
 };
 
 Result<CatSources> open_cat_sources(const std::string& path, io::InputFormat format,
@@ -39,7 +45,15 @@ Result<CatSources> open_cat_sources(const std::string& path, io::InputFormat for
   }
   INFERCOST_ASSIGN_OR_RETURN(std::shared_ptr<parquet::ParquetFile> file, parquet::ParquetFile::open(path));
   for (const parquet::ColumnDescriptor& column : file->columns()) {
-    if (!column.flat) continue;  // nested and repeated columns are not shown
+    if (!column.flat) {
+      const std::string top = column.path.substr(0, column.path.find('.'));
+      const std::string what = column.max_repetition_level > 0
+                                   ? fmt::format("a list of {}", parquet::type_name(*column.element->type))
+                                   : std::string("a nested field");
+      cat.not_shown.push_back(
+          fmt::format("'{}' ({}{})", top, what, top == io::kEmbeddingColumn ? ": the rows' vectors" : ""));
+      continue;
+    }
     io::SourceOptions one = options;
     one.column = column.path;
     INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<io::RowSource> source, io::open_row_source(path, format, one));
@@ -93,6 +107,13 @@ void run_cat(const CatOptions& options) {
     if (!format.ok()) fail(format.status());
     Result<CatSources> cat = open_cat_sources(path, *format, source_options);
     if (!cat.ok()) fail(cat.status());
+    for (const std::string& column : cat->not_shown) {
+      std::fprintf(
+          stderr,
+          "infercost cat: %s: column %s is not shown: cat prints flat columns only (pyarrow, pandas, "
+          "DuckDB and Spark read it)\n",
+          path.c_str(), column.c_str());
+    }
     std::vector<io::RowBatch> rows(cat->sources.size());
     for (;;) {
       size_t want = 4096;

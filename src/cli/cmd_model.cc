@@ -79,8 +79,8 @@ void run_info(const ModelFlags& flags) {
     std::printf("token types     %d\n", c.type_vocab_size);
   std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
   std::printf("parameters      %s\n", group_thousands(m.parameters).c_str());
-  std::printf("weights dtype   %s (model.safetensors; computed in fp32 after loading)\n",
-              m.weights_dtype.c_str());
+  std::printf("weights dtype   %s (model.safetensors)\n", m.weights_dtype.c_str());
+  std::printf("precision       %s\n", pipeline::default_precision_text().c_str());
   if (m.classification_head) {
     std::string labels;
     for (int i = 0; i < c.num_labels(); ++i) {
@@ -108,7 +108,17 @@ void run_info(const ModelFlags& flags) {
   }
   if (m.embedding) {
     const model::EmbeddingConfig& e = *m.embedding;
-    std::string max_seq = e.max_seq_length > 0 ? fmt::format(", max_seq_length {}", e.max_seq_length) : "";
+    std::string max_seq;
+    if (const int used = model::sentence_transformers_max_length(e, c.max_positions()); used > 0) {
+      max_seq = fmt::format(", max_seq_length {}", e.max_seq_length);
+      if (e.max_seq_length > c.max_positions()) {
+        max_seq += fmt::format(" (embed reads {} tokens, the model's positions)", used);
+      } else if (used > t.max_length) {
+        max_seq +=
+            fmt::format(" (embed reads {} tokens, past the tokenizer's {}, as sentence-transformers does)",
+                        used, t.max_length);
+      }
+    }
     std::string prompt =
         e.default_prompt_name.empty() ? "" : fmt::format(", default prompt '{}'", e.default_prompt_name);
     std::printf("embedding       %s pooling, %s%d dimensions%s%s (sentence-transformers modules.json)\n",

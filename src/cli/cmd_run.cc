@@ -25,7 +25,6 @@ namespace {
 struct RunFlags {
   pipeline::RunOptions options;
   SettingFlags settings;
-  std::string metrics_path;
   bool quiet = false;
 };
 
@@ -41,7 +40,7 @@ void execute_run(RunFlags& flags) {
   // A run with an output file or folder stops at its next durable step on
   // the first SIGINT or SIGTERM, leaving a checkpoint; a second one ends it at once.
   std::atomic<int> signal_seen{0};
-  if (options.output != "-") {
+  if (!pipeline::output_is_stream(options.output)) {
     options.stop = &signal_seen;
     options.on_stop_seen = [&line](int sig) {
       line.print(
@@ -64,9 +63,6 @@ void execute_run(RunFlags& flags) {
   }
   if (!metrics.ok()) fail(metrics.status());
   if (!flags.quiet) std::fputs(metrics->to_summary().c_str(), stderr);
-  if (!flags.metrics_path.empty()) {
-    if (Status s = io::write_whole_file(flags.metrics_path, metrics->to_json()); !s.ok()) fail(s);
-  }
 }
 
 // `infercost run` and `infercost embed`: the same engine, flags and outputs
@@ -95,7 +91,9 @@ void define_files_command(CLI::App* cmd, pipeline::Task task) {
                         "one part per input file; '-' for JSON lines on stdout")
       ->capture_default_str();
   flags->settings.add(cmd, {}, task);
-  cmd->add_option("--metrics", flags->metrics_path, "Write the run's metrics as JSON to this file");
+  cmd->add_option("--metrics", o.metrics_path,
+                  "Write the run's metrics as JSON to this file once it ends (never onto an input, the model "
+                  "or the output)");
   cmd->add_flag("-q,--quiet", flags->quiet, "No progress and no summary on stderr");
 }
 

@@ -357,11 +357,115 @@ int remove_stale_temporaries(const std::string& path) {
   return removed;
 }
 
+namespace {
+
+// The descriptor a path names by itself (/dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N, /proc/<this pid>/fd/N), else -1. Such paths
+// are links the kernel makes up: their targets ("pipe:[123]") are not paths.
+int descriptor_named(std::string_view path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  const std::string own = "/proc/" + std::to_string(::getpid()) + "/fd/";
+  std::string_view digits;
+  for (std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/"),
+                                  std::string_view(own), std::string_view("/proc/thread-self/fd/")}) {
+    if (path.size() > prefix.size() && path.substr(0, prefix.size()) == prefix) {
+      digits = path.substr(prefix.size());
+      break;
+    }
+  }
+  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string_view::npos)
+    return -1;
+  return static_cast<int>(std::strtol(std::string(digits).c_str(), nullptr, 10));
+}
+
+std::string folder_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+Result<OutputTarget> resolve_output_target(const std::string& path) {
+  if (path.empty()) return invalid_argument("an empty output path");
+  OutputTarget target;
+  std::string at = path;
+  for (int hops = 0;; ++hops) {
+    if (const int fd = descriptor_named(at); fd >= 0) {
+      struct stat st {};
+      if (::fstat(fd, &st) != 0) {
+        return invalid_argument(path + ": file descriptor " + std::to_string(fd) + " is not open");
+      }
+      if (S_ISDIR(st.st_mode)) {
+        return invalid_argument(path + ": file descriptor " + std::to_string(fd) + " is a folder");
+      }
+      target.kind = OutputTarget::Kind::kStream;
+      target.path = at;
+      target.descriptor = fd;
+      target.what = "file descriptor " + std::to_string(fd);
+      return target;
+    }
+    struct stat link {};
+    if (::lstat(at.c_str(), &link) != 0) {
+      if (errno != ENOENT) return io_error(os_error("cannot stat", at));
+      target.path = at;  // nothing there yet: a new file
+      return target;
+    }
+    if (!S_ISLNK(link.st_mode)) break;
+    if (hops == 40) return invalid_argument(path + ": too many levels of symbolic links");
+    std::string to(static_cast<size_t>(link.st_size > 0 ? link.st_size : 255) + 1, '\0');
+    const ssize_t n = ::readlink(at.c_str(), to.data(), to.size());
+    if (n < 0) return io_error(os_error("cannot read the symbolic link", at));
+    to.resize(static_cast<size_t>(n));
+    at = !to.empty() && to[0] == '/' ? to : folder_of(at) + "/" + to;
+  }
+  struct stat st {};
+  if (::stat(at.c_str(), &st) != 0) return io_error(os_error("cannot stat", at));
+  target.path = at;
+  const std::string named = at == path ? path : path + " (a link to " + at + ")";
+  if (S_ISREG(st.st_mode)) {
+    if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(at.c_str(), W_OK) != 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+      return invalid_argument(named + ": the file is read-only (mode " + mode +
+                              "); infercost does not replace a protected file: make it writable or name "
+                              "another output");
+    }
+    return target;
+  }
+  if (S_ISDIR(st.st_mode)) return invalid_argument(named + ": is a folder, not a file");
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    target.kind = OutputTarget::Kind::kStream;
+    target.what = S_ISCHR(st.st_mode) ? "a character device" : "a FIFO";
+    return target;
+  }
+  return invalid_argument(named + ": is " + (S_ISBLK(st.st_mode) ? "a block device" : "a socket") +
+                          "; infercost writes outputs to files, character devices and FIFOs");
+}
+
 Result<AtomicOutputFile> AtomicOutputFile::create(const std::string& path) {
-  remove_stale_temporaries(path);
+  INFERCOST_ASSIGN_OR_RETURN(OutputTarget target, resolve_output_target(path));
   AtomicOutputFile f;
-  f.path_ = path;
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  f.path_ = target.path;
+  static constexpr size_t kBufferBytes = 1 << 20;
+  if (target.kind == OutputTarget::Kind::kStream) {
+    // Opening a FIFO waits for its reader, as any writer of one does.
+    const int fd = target.descriptor >= 0 ? ::fcntl(target.descriptor, F_DUPFD_CLOEXEC, 0)
+                                          : ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return io_error(os_error("cannot open the output", path));
+    f.file_ = ::fdopen(fd, "wb");
+    if (!f.file_) {
+      ::close(fd);
+      return io_error(os_error("cannot open the output", path));
+    }
+    f.path_ = path;
+    f.stream_ = true;
+    std::setvbuf(f.file_, nullptr, _IOFBF, kBufferBytes);
+    return f;
+  }
+  remove_stale_temporaries(target.path);
+  const std::string tmp = target.path + ".tmp-" + std::to_string(::getpid());
   f.tmp_path_ = std::make_unique<char[]>(tmp.size() + 1);
   std::memcpy(f.tmp_path_.get(), tmp.c_str(), tmp.size() + 1);
   f.file_ = std::fopen(f.tmp_path_.get(), "wb");
@@ -370,7 +474,11 @@ Result<AtomicOutputFile> AtomicOutputFile::create(const std::string& path) {
     return io_error(os_error("cannot create output file", path));
   }
   track(f.tmp_path_.get());
-  static constexpr size_t kBufferBytes = 1 << 20;
+  // The file it replaces keeps its permissions.
+  struct stat old {};
+  if (::stat(target.path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
+    ::fchmod(::fileno(f.file_), old.st_mode & 07777);
+  }
   std::setvbuf(f.file_, nullptr, _IOFBF, kBufferBytes);
   return f;
 }
@@ -419,6 +527,7 @@ AtomicOutputFile::AtomicOutputFile(AtomicOutputFile&& o) noexcept
       path_(std::move(o.path_)),
       bytes_(std::exchange(o.bytes_, 0)),
       keep_(std::exchange(o.keep_, false)),
+      stream_(std::exchange(o.stream_, false)),
       tmp_path_(std::move(o.tmp_path_)) {}
 
 AtomicOutputFile& AtomicOutputFile::operator=(AtomicOutputFile&& o) noexcept {
@@ -428,6 +537,7 @@ AtomicOutputFile& AtomicOutputFile::operator=(AtomicOutputFile&& o) noexcept {
     path_ = std::move(o.path_);
     bytes_ = std::exchange(o.bytes_, 0);
     keep_ = std::exchange(o.keep_, false);
+    stream_ = std::exchange(o.stream_, false);
     tmp_path_ = std::move(o.tmp_path_);
   }
   return *this;
@@ -455,13 +565,19 @@ Status AtomicOutputFile::flush() {
 
 Status AtomicOutputFile::sync() {
   if (!file_) return internal_error(path_ + ": sync after commit or abandon");
-  if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
+  if (std::fflush(file_) != 0 || (!stream_ && ::fsync(::fileno(file_)) != 0))
     return io_error(os_error("write failed", path_));
   return Status();
 }
 
 Status AtomicOutputFile::commit() {
   if (!file_) return internal_error(path_ + ": commit after commit or abandon");
+  if (stream_) {  // in place: flushed, nothing to rename
+    const bool flushed = std::fflush(file_) == 0;
+    const bool closed = std::fclose(file_) == 0;
+    file_ = nullptr;
+    return flushed && closed ? Status() : io_error(os_error("write failed", path_));
+  }
   bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
   ok = (std::fclose(file_) == 0) && ok;
   file_ = nullptr;

@@ -9,6 +9,8 @@
 #include "core/json_text.h"
 #include "file_names.h"
 #include "infercost/core/file.h"
+#include "parquet/metadata.h"
+#include "parquet/reader.h"
 #include "parquet_prediction_writer.h"
 
 namespace infercost::io {
@@ -279,6 +281,32 @@ std::vector<std::string> prediction_column_names(const std::vector<std::string>&
   return names;
 }
 
+Status check_label_columns(const std::vector<std::string>& labels, bool label_set) {
+  std::vector<std::string> reserved = {"text", "label"};
+  if (label_set) reserved.emplace_back("labels");
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const std::string column = label_column_name(labels[i]);
+    for (const std::string& name : reserved) {
+      if (column == name) {
+        return invalid_argument(fmt::format(
+            "label {} '{}' (config.json's id2label) would be written as column '{}', which the output holds "
+            "already ({}); rename the label in id2label",
+            i, labels[i], column, name == "text" ? "the input text" : "the winning label"));
+      }
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (label_column_name(labels[j]) == column) {
+        return invalid_argument(
+            fmt::format("labels {} '{}' and {} '{}' (config.json's id2label) would both be written as column "
+                        "'{}' (columns "
+                        "are the labels lowercased); rename one of them in id2label",
+                        j, labels[j], i, labels[i], column));
+      }
+    }
+  }
+  return Status();
+}
+
 size_t winning_label(const float* values, size_t labels) {
   return static_cast<size_t>(std::max_element(values, values + labels) - values);
 }
@@ -304,6 +332,42 @@ void append_csv_field(std::string& out, std::string_view text) {
     out += c;
   }
   out += '"';
+}
+
+Result<int64_t> rows_in_output(const std::string& path, OutputFormat format, uint64_t bytes,
+                               std::string_view parquet_footer) {
+  if (format == OutputFormat::kParquet) {
+    if (parquet_footer.empty()) {
+      INFERCOST_ASSIGN_OR_RETURN(std::shared_ptr<parquet::ParquetFile> file,
+                                 parquet::ParquetFile::open(path));
+      return file->metadata().num_rows;
+    }
+    Result<parquet::FileMetaData> md = parquet::parse_file_metadata(
+        reinterpret_cast<const uint8_t*>(parquet_footer.data()), parquet_footer.size());
+    if (!md.ok()) return corruption(path + ": its footer does not parse: " + md.status().message());
+    return md->num_rows;
+  }
+  INFERCOST_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  if (bytes != UINT64_MAX && bytes > file.size()) {
+    return corruption(fmt::format("{}: holds {} bytes, fewer than {}", path, file.size(), bytes));
+  }
+  const std::string_view text = file.view().substr(0, bytes == UINT64_MAX ? file.size() : bytes);
+  if (text.empty()) return int64_t{0};
+  if (text.back() != '\n') {
+    return corruption(fmt::format("{}: byte {}: the output does not end at a row's end", path, text.size()));
+  }
+  int64_t lines = 0;
+  if (format == OutputFormat::kJsonl) {
+    lines = static_cast<int64_t>(std::count(text.begin(), text.end(), '\n'));
+    return lines;
+  }
+  bool quoted = false;  // CSV: a quoted field may hold line ends; "" inside it toggles twice
+  for (char c : text) {
+    if (c == '"') quoted = !quoted;
+    if (c == '\n' && !quoted) ++lines;
+  }
+  if (quoted) return corruption(path + ": the output ends inside a quoted field");
+  return lines - 1;  // the header
 }
 
 }  // namespace infercost::io

@@ -68,6 +68,13 @@ std::string label_column_name(std::string_view label);
 // "labels" when `label_set`.
 std::vector<std::string> prediction_column_names(const std::vector<std::string>& labels, bool label_set);
 
+// kInvalidArgument when two of the output's columns would share a name:
+// two labels alike but for case ("Positive", "positive"), or a label named
+// as one of the other columns (text, label, and labels when `label_set`),
+// whatever the output format and whether or not the text is kept. The message
+// names the labels and where they come from (config.json's id2label).
+Status check_label_columns(const std::vector<std::string>& labels, bool label_set);
+
 // The index of the winning label of one row's `labels` values: the first
 // maximum. Every writer's `label` column and Classifier::classify's labels.
 size_t winning_label(const float* values, size_t labels);
@@ -92,6 +99,15 @@ struct ResumableOutput {
   std::string partial;
   const OutputCheckpoint* from = nullptr;
 };
+
+// The rows an output this writer wrote holds in its first `bytes` bytes
+// (the whole file when `bytes` is UINT64_MAX): JSON lines count their lines
+// (and must end at a line's end), CSV its records after the header, Parquet
+// the rows of `parquet_footer` (a checkpoint's FileMetaData) or, when it is
+// empty, of the file's own footer. kCorruption naming the file when the
+// bytes cannot be such an output; kNotFound when it is missing.
+Result<int64_t> rows_in_output(const std::string& path, OutputFormat format, uint64_t bytes,
+                               std::string_view parquet_footer = {});
 
 class PredictionWriter {
  public:

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/json_text.h"
 #include "core/sha256.h"
 #include "core/test_point.h"
 #include "core/time_text.h"
@@ -78,9 +79,9 @@ bool base64_decode(std::string_view in, std::string& out) {
 // A JSON object's field, typed; errors name the origin and the field's path.
 class Reader {
  public:
-  Reader(const std::string& origin) : origin_(origin) {}
+  Reader(const std::string& origin, const char* kind) : origin_(origin), kind_(kind) {}
   Status error(const std::string& where, const std::string& what) const {
-    return corruption(origin_ + ": not a valid checkpoint: " + (where.empty() ? "" : "'" + where + "' ") +
+    return corruption(origin_ + ": not a valid " + kind_ + ": " + (where.empty() ? "" : "'" + where + "' ") +
                       what);
   }
   Result<const Json*> field(const Json& obj, const std::string& where, const char* key) const {
@@ -108,6 +109,7 @@ class Reader {
 
  private:
   const std::string& origin_;
+  std::string kind_;
 };
 
 Status hash_head_tail(const std::string& path, uint64_t size, std::string& out) {
@@ -137,6 +139,90 @@ Status stat_file(const std::string& path, uint64_t& size, int64_t& mtime_ns) {
   return Status();
 }
 
+Json files_json(const std::vector<JobInput>& files) {
+  Json out = Json::array();
+  for (const JobInput& in : files) {
+    out.push_back({{"path", in.path},
+                   {"format", in.format},
+                   {"size", in.size},
+                   {"mtime_ns", in.mtime_ns},
+                   {"head_tail_sha256", in.head_tail_sha256}});
+  }
+  return out;
+}
+
+Json job_json(const JobIdentity& identity) {
+  Json job;
+  job["inputs"] = files_json(identity.inputs);
+  job["model"] = {{"dir", identity.model_dir},
+                  {"files_sha256", identity.model_files_sha256},
+                  {"weights_size", identity.weights_size},
+                  {"weights_mtime_ns", identity.weights_mtime_ns},
+                  {"weights_head_tail_sha256", identity.weights_head_tail_sha256}};
+  Json options = Json::object();
+  for (const auto& [k, v] : identity.options) options[k] = v;
+  job["options"] = std::move(options);
+  return job;
+}
+
+Status parse_files(const Reader& r, const Json& parent, const std::string& where, const char* key,
+                   std::vector<JobInput>& out) {
+  INFERCOST_ASSIGN_OR_RETURN(const Json* files, r.field(parent, where, key));
+  const std::string path = where.empty() ? key : where + "." + key;
+  if (!files->is_array()) return r.error(path, "is not a list");
+  for (size_t i = 0; i < files->size(); ++i) {
+    const std::string at = fmt::format("{}[{}]", path, i);
+    JobInput in;
+    INFERCOST_RETURN_IF_ERROR(r.get((*files)[i], at, "path", in.path));
+    INFERCOST_RETURN_IF_ERROR(r.get((*files)[i], at, "format", in.format));
+    INFERCOST_RETURN_IF_ERROR(r.get((*files)[i], at, "size", in.size));
+    INFERCOST_RETURN_IF_ERROR(r.get((*files)[i], at, "mtime_ns", in.mtime_ns));
+    INFERCOST_RETURN_IF_ERROR(r.get((*files)[i], at, "head_tail_sha256", in.head_tail_sha256));
+    out.push_back(std::move(in));
+  }
+  return Status();
+}
+
+Status parse_job(const Reader& r, const Json& j, JobIdentity& identity) {
+  INFERCOST_ASSIGN_OR_RETURN(const Json* job, r.field(j, "", "job"));
+  INFERCOST_RETURN_IF_ERROR(parse_files(r, *job, "job", "inputs", identity.inputs));
+  INFERCOST_ASSIGN_OR_RETURN(const Json* model, r.field(*job, "job", "model"));
+  INFERCOST_RETURN_IF_ERROR(r.get(*model, "job.model", "dir", identity.model_dir));
+  INFERCOST_RETURN_IF_ERROR(r.get(*model, "job.model", "files_sha256", identity.model_files_sha256));
+  INFERCOST_RETURN_IF_ERROR(r.get(*model, "job.model", "weights_size", identity.weights_size));
+  INFERCOST_RETURN_IF_ERROR(r.get(*model, "job.model", "weights_mtime_ns", identity.weights_mtime_ns));
+  INFERCOST_RETURN_IF_ERROR(
+      r.get(*model, "job.model", "weights_head_tail_sha256", identity.weights_head_tail_sha256));
+  INFERCOST_ASSIGN_OR_RETURN(const Json* options, r.field(*job, "job", "options"));
+  if (!options->is_object()) return r.error("job.options", "is not an object");
+  for (auto it = options->begin(); it != options->end(); ++it) {
+    if (!it->is_string()) return r.error("job.options." + it.key(), "is not a string");
+    identity.options.emplace_back(it.key(), it->get<std::string>());
+  }
+  return Status();
+}
+
+// A checkpoint's or a record's JSON, its nesting bounded before parsing:
+// the schema (`ours`' major version), written_by, the time field `when` and
+// the job; kCorruption through `r` for anything else.
+Result<Json> parse_job_document(const Reader& r, std::string_view text, const std::string& origin,
+                                const std::string& ours, const char* when, std::string& written_by,
+                                std::string& time, JobIdentity& job) {
+  INFERCOST_RETURN_IF_ERROR(check_json_nesting(text, origin));
+  Json j = Json::parse(text, nullptr, false);
+  if (j.is_discarded()) return r.error("", "not JSON (a truncated or garbled file)");
+  std::string schema;
+  INFERCOST_RETURN_IF_ERROR(r.get(j, "", "schema", schema));
+  const std::string major = ours.substr(0, ours.find('/') + 1) + ours.substr(ours.find('/') + 1, 1);
+  if (schema.rfind(major, 0) != 0 || (schema.size() > major.size() && schema[major.size()] != '.')) {
+    return r.error("schema", "is '" + schema + "'; this infercost reads " + ours);
+  }
+  INFERCOST_RETURN_IF_ERROR(r.get(j, "", "written_by", written_by));
+  INFERCOST_RETURN_IF_ERROR(r.get(j, "", when, time));
+  INFERCOST_RETURN_IF_ERROR(parse_job(r, j, job));
+  return j;
+}
+
 }  // namespace
 
 std::string checkpoint_json(const Checkpoint& c) {
@@ -144,25 +230,7 @@ std::string checkpoint_json(const Checkpoint& c) {
   j["schema"] = kCheckpointSchema;
   j["written_by"] = c.written_by;
   j["updated"] = c.updated.empty() ? utc_now_iso8601() : c.updated;
-  Json job;
-  Json inputs = Json::array();
-  for (const JobInput& in : c.job.inputs) {
-    inputs.push_back({{"path", in.path},
-                      {"format", in.format},
-                      {"size", in.size},
-                      {"mtime_ns", in.mtime_ns},
-                      {"head_tail_sha256", in.head_tail_sha256}});
-  }
-  job["inputs"] = std::move(inputs);
-  job["model"] = {{"dir", c.job.model_dir},
-                  {"files_sha256", c.job.model_files_sha256},
-                  {"weights_size", c.job.weights_size},
-                  {"weights_mtime_ns", c.job.weights_mtime_ns},
-                  {"weights_head_tail_sha256", c.job.weights_head_tail_sha256}};
-  Json options = Json::object();
-  for (const auto& [k, v] : c.job.options) options[k] = v;
-  job["options"] = std::move(options);
-  j["job"] = std::move(job);
+  j["job"] = job_json(c.job);
   const JobProgress& p = c.progress;
   j["progress"] = {
       {"files_done", p.files_done},
@@ -180,45 +248,10 @@ std::string checkpoint_json(const Checkpoint& c) {
 }
 
 Result<Checkpoint> parse_checkpoint(std::string_view text, const std::string& origin) {
-  Reader r(origin);
-  Json j = Json::parse(text, nullptr, false);
-  if (j.is_discarded()) return r.error("", "not JSON (a truncated or garbled file)");
+  Reader r(origin, "checkpoint");
   Checkpoint c;
-  std::string schema;
-  INFERCOST_RETURN_IF_ERROR(r.get(j, "", "schema", schema));
-  const std::string ours = kCheckpointSchema;
-  const std::string major = ours.substr(0, ours.find('/') + 1) + ours.substr(ours.find('/') + 1, 1);
-  if (schema.rfind(major, 0) != 0 || (schema.size() > major.size() && schema[major.size()] != '.')) {
-    return r.error("schema", "is '" + schema + "'; this infercost reads " + ours);
-  }
-  INFERCOST_RETURN_IF_ERROR(r.get(j, "", "written_by", c.written_by));
-  INFERCOST_RETURN_IF_ERROR(r.get(j, "", "updated", c.updated));
-  INFERCOST_ASSIGN_OR_RETURN(const Json* job, r.field(j, "", "job"));
-  INFERCOST_ASSIGN_OR_RETURN(const Json* inputs, r.field(*job, "job", "inputs"));
-  if (!inputs->is_array()) return r.error("job.inputs", "is not a list");
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    const std::string where = fmt::format("job.inputs[{}]", i);
-    JobInput in;
-    INFERCOST_RETURN_IF_ERROR(r.get((*inputs)[i], where, "path", in.path));
-    INFERCOST_RETURN_IF_ERROR(r.get((*inputs)[i], where, "format", in.format));
-    INFERCOST_RETURN_IF_ERROR(r.get((*inputs)[i], where, "size", in.size));
-    INFERCOST_RETURN_IF_ERROR(r.get((*inputs)[i], where, "mtime_ns", in.mtime_ns));
-    INFERCOST_RETURN_IF_ERROR(r.get((*inputs)[i], where, "head_tail_sha256", in.head_tail_sha256));
-    c.job.inputs.push_back(std::move(in));
-  }
-  INFERCOST_ASSIGN_OR_RETURN(const Json* model, r.field(*job, "job", "model"));
-  INFERCOST_RETURN_IF_ERROR(r.get(*model, "job.model", "dir", c.job.model_dir));
-  INFERCOST_RETURN_IF_ERROR(r.get(*model, "job.model", "files_sha256", c.job.model_files_sha256));
-  INFERCOST_RETURN_IF_ERROR(r.get(*model, "job.model", "weights_size", c.job.weights_size));
-  INFERCOST_RETURN_IF_ERROR(r.get(*model, "job.model", "weights_mtime_ns", c.job.weights_mtime_ns));
-  INFERCOST_RETURN_IF_ERROR(
-      r.get(*model, "job.model", "weights_head_tail_sha256", c.job.weights_head_tail_sha256));
-  INFERCOST_ASSIGN_OR_RETURN(const Json* options, r.field(*job, "job", "options"));
-  if (!options->is_object()) return r.error("job.options", "is not an object");
-  for (auto it = options->begin(); it != options->end(); ++it) {
-    if (!it->is_string()) return r.error("job.options." + it.key(), "is not a string");
-    c.job.options.emplace_back(it.key(), it->get<std::string>());
-  }
+  INFERCOST_ASSIGN_OR_RETURN(Json j, parse_job_document(r, text, origin, kCheckpointSchema, "updated",
+                                                        c.written_by, c.updated, c.job));
   INFERCOST_ASSIGN_OR_RETURN(const Json* progress, r.field(j, "", "progress"));
   JobProgress& p = c.progress;
   INFERCOST_RETURN_IF_ERROR(r.get(*progress, "progress", "files_done", p.files_done));
@@ -249,7 +282,10 @@ Result<Checkpoint> parse_checkpoint(std::string_view text, const std::string& or
   return c;
 }
 
-std::string identity_difference(const JobIdentity& then, const JobIdentity& now) {
+std::string identity_difference(const JobIdentity& then, const JobIdentity& now, std::string_view then_is) {
+  const bool record = then_is == "record";
+  const std::string then_job = record ? "the finished job" : "the checkpoint's job";
+  const std::string then_run = record ? "the finished job" : "the checkpoint's run";
   auto command = [](const JobIdentity& j) {
     for (const auto& [key, value] : j.options) {
       if (key == kJobCommandOption) return value;
@@ -257,11 +293,11 @@ std::string identity_difference(const JobIdentity& then, const JobIdentity& now)
     return std::string("run");
   };
   if (command(then) != command(now)) {
-    return fmt::format("the checkpoint is `infercost {}`'s, this is `infercost {}`", command(then),
-                       command(now));
+    return fmt::format("{} is `infercost {}`'s, this is `infercost {}`",
+                       record ? "the finished job" : "the checkpoint", command(then), command(now));
   }
   if (then.inputs.size() != now.inputs.size()) {
-    return fmt::format("the inputs are {} files now, the checkpoint's job had {}", now.inputs.size(),
+    return fmt::format("the inputs are {} files now, {} had {}", now.inputs.size(), then_job,
                        then.inputs.size());
   }
   for (size_t i = 0; i < now.inputs.size(); ++i) {
@@ -289,13 +325,13 @@ std::string identity_difference(const JobIdentity& then, const JobIdentity& now)
                            [&](const auto& kv) { return kv.first == key; });
     const std::string before = it == then.options.end() ? "(not set)" : it->second;
     if (before != value) {
-      return fmt::format("{}: '{}' now, the checkpoint's run used '{}'", key, value, before);
+      return fmt::format("{}: '{}' now, {} used '{}'", key, value, then_run, before);
     }
   }
   for (const auto& [key, value] : then.options) {
     auto it =
         std::find_if(now.options.begin(), now.options.end(), [&](const auto& kv) { return kv.first == key; });
-    if (it == now.options.end()) return fmt::format("{}: the checkpoint's run used '{}'", key, value);
+    if (it == now.options.end()) return fmt::format("{}: {} used '{}'", key, then_run, value);
   }
   return "";
 }
@@ -333,9 +369,15 @@ JobFiles JobFiles::for_output(const std::string& output, bool folder) {
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     f.checkpoint = dir + "/.infercost-checkpoint";
     f.lock = dir + "/.infercost-lock";
+    f.record = dir + "/.infercost-job";
   } else {
     f.checkpoint = output + ".infercost-checkpoint";
     f.lock = output + ".infercost-lock";
+    const std::filesystem::path p(output);
+    std::string name(1, '.');
+    name += p.filename().string();
+    name += ".infercost-job";
+    f.record = (p.parent_path() / name).string();
   }
   return f;
 }
@@ -426,6 +468,63 @@ void JobLock::release() {
   ::unlink(path_.c_str());  // while still held: a waiter then retries on a new file
   ::close(fd_);
   fd_ = -1;
+}
+
+}  // namespace infercost::pipeline
+
+namespace infercost::pipeline {
+
+std::string job_record_json(const JobRecord& record) {
+  Json j;
+  j["schema"] = kJobRecordSchema;
+  j["written_by"] = record.written_by;
+  j["finished"] = record.finished.empty() ? utc_now_iso8601() : record.finished;
+  j["job"] = job_json(record.job);
+  const JobProgress& p = record.progress;
+  j["rows"] = {{"done", p.rows_done}, {"null", p.rows_null}, {"skipped", p.rows_skipped}};
+  j["precision"] = p.precision;
+  j["outputs"] = files_json(record.outputs);
+  return j.dump(1) + "\n";
+}
+
+Result<JobRecord> parse_job_record(std::string_view text, const std::string& origin) {
+  Reader r(origin, "job record");
+  JobRecord record;
+  INFERCOST_ASSIGN_OR_RETURN(Json j, parse_job_document(r, text, origin, kJobRecordSchema, "finished",
+                                                        record.written_by, record.finished, record.job));
+  INFERCOST_ASSIGN_OR_RETURN(const Json* rows, r.field(j, "", "rows"));
+  INFERCOST_RETURN_IF_ERROR(r.get(*rows, "rows", "done", record.progress.rows_done));
+  INFERCOST_RETURN_IF_ERROR(r.get(*rows, "rows", "null", record.progress.rows_null));
+  INFERCOST_RETURN_IF_ERROR(r.get(*rows, "rows", "skipped", record.progress.rows_skipped));
+  INFERCOST_RETURN_IF_ERROR(r.get(j, "", "precision", record.progress.precision));
+  INFERCOST_RETURN_IF_ERROR(parse_files(r, j, "", "outputs", record.outputs));
+  return record;
+}
+
+Result<std::optional<JobRecord>> read_job_record(const std::string& path) {
+  if (!path_exists(path)) return std::optional<JobRecord>();
+  Result<std::string> text = read_file(path);
+  if (!text.ok()) return invalid_argument(text.status().message());
+  Result<JobRecord> parsed = parse_job_record(*text, path);
+  if (!parsed.ok()) return invalid_argument(parsed.status().message());
+  return std::optional<JobRecord>(std::move(*parsed));
+}
+
+Status write_job_record(const std::string& path, const JobRecord& record) {
+  INFERCOST_ASSIGN_OR_RETURN(AtomicOutputFile out, AtomicOutputFile::create(path));
+  INFERCOST_RETURN_IF_ERROR(out.write(job_record_json(record)));
+  return out.commit();
+}
+
+std::string output_difference(const JobInput& then) {
+  Result<JobInput> now = describe_input(then.path, then.format);
+  if (!now.ok()) {
+    return now.status().code() == StatusCode::kNotFound ? "it is missing" : now.status().message();
+  }
+  if (now->size != then.size) return fmt::format("its size changed ({} -> {} bytes)", then.size, now->size);
+  if (now->head_tail_sha256 != then.head_tail_sha256) return "its contents changed";
+  if (now->mtime_ns != then.mtime_ns) return "it was modified (its mtime changed)";
+  return "";
 }
 
 }  // namespace infercost::pipeline

@@ -88,9 +88,37 @@ Result<Checkpoint> parse_checkpoint(std::string_view json, const std::string& or
 
 // The first way `now` differs from `then`, in words (the command first: "the
 // checkpoint is `infercost embed`'s, this is `infercost run`"; "input 2
-// (b.jsonl): its size changed (100 -> 120 bytes)", "--max-length: 512 ->
-// 128"); "" when they are the same job.
-std::string identity_difference(const JobIdentity& then, const JobIdentity& now);
+// (b.jsonl): its size changed (100 -> 120 bytes)", "--max-length: '128'
+// now, the checkpoint's run used '512'"); "" when they are the same job.
+// `then_is` names `then` in the words ("checkpoint": the checkpoint's run;
+// "record": the finished job's record).
+std::string identity_difference(const JobIdentity& then, const JobIdentity& now,
+                                std::string_view then_is = "checkpoint");
+
+// The schema of a finished job's record; readers refuse other majors.
+inline constexpr const char* kJobRecordSchema = "infercost.job/1";
+
+// What a finished job leaves beside its output (JobFiles::record): the job,
+// how it ended, and each output file as it was then, so that a later run on
+// the same output knows whose rows it holds (docs/checkpoint.md).
+struct JobRecord {
+  JobIdentity job;
+  JobProgress progress;  // as at the end: rows_done, rows_null, rows_skipped, precision
+  // Each output file (the file, or every part of a folder) as the job left
+  // it: path, format, size, mtime_ns, head_tail_sha256.
+  std::vector<JobInput> outputs;
+  std::string finished;  // UTC, ISO 8601
+  std::string written_by;
+};
+
+std::string job_record_json(const JobRecord& record);
+Result<JobRecord> parse_job_record(std::string_view json, const std::string& origin);
+// nullopt when there is none; kInvalidArgument naming it when it cannot be read or parsed.
+Result<std::optional<JobRecord>> read_job_record(const std::string& path);
+Status write_job_record(const std::string& path, const JobRecord& record);
+// The first way an output differs from the record of it ("its size changed
+// (100 -> 120 bytes)", "it is missing"); "" when it is as the job left it.
+std::string output_difference(const JobInput& then);
 
 // The identity of input files and of a model folder (stats and hashes
 // them). Errors name the file.
@@ -103,6 +131,9 @@ Status describe_model(const std::string& model_dir, JobIdentity& identity);
 struct JobFiles {
   std::string checkpoint;
   std::string lock;
+  // A finished job's record: ".<name>.infercost-job" beside an output file,
+  // ".infercost-job" in an output folder (hidden: readers of the folder skip it).
+  std::string record;
   static JobFiles for_output(const std::string& output, bool folder);
   static std::string partial_of(const std::string& output_file, bool in_folder);
 };

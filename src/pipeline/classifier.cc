@@ -273,10 +273,8 @@ Result<EmbeddingSettings> resolve_embedding(const std::string& dir, const Classi
         "pooling), which infercost does not do; embed without a prefix ({})",
         dir, setting_example("prefix", "", options.caller)));
   }
-  if (max_length == 0 && st && st->max_seq_length > 0) {
-    INFERCOST_ASSIGN_OR_RETURN(int limit, model::read_model_length_limit(dir));
-    max_length = std::min(limit, st->max_seq_length);
-  }
+  if (max_length == 0 && st)
+    max_length = model::sentence_transformers_max_length(*st, config.max_positions());
   return e;
 }
 
@@ -307,6 +305,11 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
     INFERCOST_ASSIGN_OR_RETURN(c->embedding_, resolve_embedding(model_dir, options, load.max_length));
   }
   INFERCOST_ASSIGN_OR_RETURN(model::LoadedModel model, model::load_model_dir(model_dir, load));
+  if (options.task == Task::kClassify) {  // every door writes the same columns: none may share a name
+    const HeadFunction function = asked ? *asked : default_head_function(model.config).function;
+    INFERCOST_RETURN_IF_ERROR(
+        io::check_label_columns(model.config.labels, writes_label_set(function, model.config.num_labels())));
+  }
   if (options.max_length > model.config.max_positions()) {
     return invalid_argument(fmt::format("{} {} exceeds the model's {} positions",
                                         setting_label("max_length", options.caller), options.max_length,
@@ -401,6 +404,18 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
   c->config_ = std::move(model.config);
   c->tokenizer_ = std::move(model.tokenizer);
   if (c->embedding_ && !c->embedding_->prefix.empty()) {
+    // A prefix that fills max_length alone leaves no room for any text: every row would get its vector.
+    std::vector<int32_t> ids;
+    if (c->tokenizer_->encode_append(c->embedding_->prefix, ids).ok() &&
+        static_cast<int>(ids.size()) >= c->max_length_) {
+      const std::string max_length_label = setting_label("max_length", options.caller);
+      return invalid_argument(fmt::format(
+          "{}{}: the prefix alone takes {} tokens with the special ones, all {} of {}: every text would be "
+          "cut "
+          "off and every row get the prefix's vector; shorten the prefix or raise {}",
+          setting_label("prefix", options.caller), options.prefix ? "" : " (the model's default prompt)",
+          ids.size(), c->max_length_, max_length_label, max_length_label));
+    }
     INFERCOST_ASSIGN_OR_RETURN(c->tokenizer_, text::with_prefix(c->tokenizer_, c->embedding_->prefix));
   }
   if (options.on_model_loaded) options.on_model_loaded(c->config_);

@@ -18,14 +18,21 @@ namespace infercost::pipeline {
 
 class ResumableJob {
  public:
-  // Locks the output and reads its checkpoint. Without options.resume, a
-  // checkpoint of a run that stopped half-way is kInvalidArgument ("add
-  // --resume ... or --force") unless options.force (then it is dropped).
-  // With options.resume: a checkpoint of another job (inputs, model or an
-  // output-changing option differ) or one that cannot be read is
-  // kInvalidArgument naming what differs and nothing is touched; none at all
-  // starts the job afresh, unless its outputs all exist (a finished job:
-  // complete()).
+  // Locks the output and reads its checkpoint and record. options.force
+  // drops both and starts afresh. Otherwise (kInvalidArgument naming what
+  // and why, nothing touched):
+  // - a checkpoint of a run that stopped half-way: without options.resume,
+  //   refused ("add --resume ... or --force"); with it, a checkpoint of
+  //   another job (inputs, model or an output-changing option differ), one
+  //   that cannot be read, and one that does not add up (its counts against
+  //   the inputs it calls done, the position in the next, the rows of the
+  //   outputs and of the partial) are refused; else the run continues it.
+  // - no checkpoint, and an output this job would write already exists:
+  //   refused without options.resume (an output is never replaced without
+  //   force); with it, a finished output of this same job, as its record
+  //   says and unchanged since, is complete() (nothing to do); anything else
+  //   (another job's, changed since, no record) is refused.
+  // - neither: the job starts.
   static Result<std::unique_ptr<ResumableJob>> open(const RunOptions& options, const OutputPlan& plan,
                                                     const std::vector<std::string>& inputs,
                                                     const std::vector<io::InputFormat>& formats);
@@ -49,8 +56,10 @@ class ResumableJob {
   // Records `progress` (taken after the outputs it describes were made
   // durable) in the checkpoint.
   Status save(const JobProgress& progress);
-  // The run ended with every output in place: the checkpoint goes.
-  void finish();
+  // The run ended with every output in place: the job's record (JobFiles::
+  // record: the job, its final counts, each output as it is now) is written
+  // and the checkpoint goes.
+  Status finish(const JobProgress& final);
   // The run failed on something a resume cannot get past (bad data, bad
   // usage): everything the job wrote goes: partials, the parts of a folder
   // output (`written`: every part path the job completed), the checkpoint.
@@ -66,7 +75,11 @@ class ResumableJob {
  private:
   ResumableJob() = default;
 
+  // No checkpoint: what the outputs already there allow (open()).
+  Status check_existing_outputs(const RunOptions& options, const JobIdentity& now);
+
   const OutputPlan* plan_ = nullptr;
+  std::string output_;  // the output file (links followed) or folder
   JobFiles files_;
   JobLock lock_;
   Checkpoint checkpoint_;  // the job, and where it stands as last saved

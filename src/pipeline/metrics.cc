@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/json_text.h"
 #include "infercost/core/file.h"
 
 namespace infercost::pipeline {
@@ -225,6 +226,7 @@ void for_each_run_metrics_field(Metrics& m, Visitor& v) {
     for_each_gpu_usage_field(g, [&](const char* key, auto& value) { o.field(key, value); });
   });
   v.field("gpu_monitor", m.gpu_monitor, written_if(!m.gpu_monitor.empty()));
+  v.field("output_stream", m.output_stream, written_if(!m.output_stream.empty()));
   v.object("resume", written_if(!m.checkpoint.empty()), [&](auto& o) {
     o.field("checkpoint", m.checkpoint);
     o.field("resumed", m.resumed);
@@ -424,6 +426,7 @@ class MetricsFields {
 }  // namespace
 
 Result<RunMetrics> parse_run_metrics(std::string_view json, const std::string& origin) {
+  INFERCOST_RETURN_IF_ERROR(check_json_nesting(json, origin));
   MetricsJson j = MetricsJson::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return corruption(fmt::format("{}: not a JSON object", origin));
   try {
@@ -441,8 +444,8 @@ std::string RunMetrics::to_summary() const {
   auto line = std::back_inserter(out);
   if (already_complete) {
     return fmt::format(
-        "complete        nothing to do: --resume found every output in place (no checkpoint left: "
-        "the job finished)\n");
+        "complete        nothing to do: --resume found the job finished, every output in place and as it "
+        "left them\n");
   }
   if (resumed) {
     fmt::format_to(line,
@@ -508,6 +511,10 @@ std::string RunMetrics::to_summary() const {
                    g.memory_total_bytes / kGiB, 100.0 * g.utilization_mean, 100.0 * g.utilization_peak);
   }
   if (!gpu_monitor.empty()) fmt::format_to(line, "gpus            not monitored: {}\n", gpu_monitor);
+  if (!output_stream.empty()) {
+    fmt::format_to(line, "output          streamed to {}: no checkpoint, so a rerun starts over\n",
+                   output_stream);
+  }
   if (checkpoints > 0) {
     fmt::format_to(line, "checkpoints     {} saved in {:.3f} s ({:.2f}% of the wall time)\n", checkpoints,
                    checkpoint_seconds, wall_seconds > 0 ? 100.0 * checkpoint_seconds / wall_seconds : 0.0);

@@ -1,11 +1,32 @@
 #include "pipeline/model_info.h"
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
+#include "infercost/backend/backend.h"
 #include "infercost/pipeline/head.h"
 #include "io/prediction_writer.h"
 
 namespace infercost::pipeline {
+
+DefaultPrecision default_precision() {
+  DefaultPrecision d;
+  Result<backend::Precision> cpu = backend::resolve_precision("cpu", "auto");
+  d.cpu = cpu.ok() ? backend::precision_name(*cpu) : "fp32";
+  Result<backend::Precision> gpu = backend::resolve_precision("cuda", "auto");
+  d.cuda = std::string(gpu.ok() ? backend::precision_name(*gpu) : "bf16") +
+           " (fp16 before compute capability 8.0)";
+  return d;
+}
+
+std::string default_precision_text() {
+  const DefaultPrecision d = default_precision();
+  return fmt::format(
+      "without --precision, {} on this CPU ({}) and {} on a GPU; --precision fp32 computes in fp32 as the "
+      "weights are loaded",
+      d.cpu, d.cpu == "bf16" ? "it has native bf16" : "no native bf16", d.cuda);
+}
 
 std::string model_info_json(const model::ModelDescription& m) {
   const model::ModelConfig& c = m.config;
@@ -25,6 +46,8 @@ std::string model_info_json(const model::ModelDescription& m) {
   j["layer_norm_eps"] = static_cast<double>(c.layer_norm_eps);
   j["parameters"] = m.parameters;
   j["weights_dtype"] = m.weights_dtype;
+  const DefaultPrecision precision = default_precision();
+  j["default_precision"] = {{"cpu", precision.cpu}, {"cuda", precision.cuda}};
   j["classification_head"] = m.classification_head;
   j["no_head"] = m.classification_head ? nlohmann::ordered_json() : nlohmann::ordered_json(m.no_head);
   if (m.classification_head) {
@@ -63,6 +86,8 @@ std::string model_info_json(const model::ModelDescription& m) {
         {"normalize", e.normalize},
         {"dimensions", e.dimensions},
         {"max_seq_length", e.max_seq_length > 0 ? nlohmann::ordered_json(e.max_seq_length) : nullptr},
+        {"max_length",
+         e.max_seq_length > 0 ? model::sentence_transformers_max_length(e, c.max_positions()) : t.max_length},
         {"prompts", e.prompts},
         {"default_prompt_name", e.default_prompt_name.empty()
                                     ? nlohmann::ordered_json()

@@ -14,8 +14,10 @@
 #include "backend/gpu_monitor.h"
 #include "core/test_point.h"
 #include "infercost/backend/backend.h"
+#include "infercost/core/file.h"
 #include "io/prediction_writer.h"
 #include "io/row_source.h"
+#include "io/whole_file.h"
 #include "pipeline/classifier_metrics.h"
 #include "pipeline/job.h"
 #include "pipeline/output_plan.h"
@@ -189,14 +191,29 @@ void add_run_counts(RunMetrics& metrics, const Classifier& classifier, const Sta
   metrics.stage_seconds["write"] += counts.write_s;
 }
 
-// kInvalidArgument for a resume of a run to stdout, in the caller's words.
-Status resume_needs_a_file(const RunOptions& options) {
-  return invalid_argument(fmt::format("{} needs an output file or folder ({}), not stdout",
-                                      setting_label("resume", options.caller),
-                                      options.caller == Caller::kCli ? "--output" : "output"));
+// kInvalidArgument for a resume of a run to a stream, in the caller's words.
+Status resume_needs_a_file(const RunOptions& options, const OutputPlan& plan) {
+  const std::string where =
+      options.output == "-" ? std::string("stdout") : fmt::format("{}, {}", options.output, plan.stream_what);
+  return invalid_argument(fmt::format(
+      "{} needs an output file or folder ({}), not {}: a stream is written as rows come, with no checkpoint "
+      "to resume from",
+      setting_label("resume", options.caller), options.caller == Caller::kCli ? "--output" : "output",
+      where));
+}
+
+Status write_metrics(const RunOptions& options, const RunMetrics& metrics) {
+  if (options.metrics_path.empty()) return Status();
+  return io::write_whole_file(options.metrics_path, metrics.to_json());
 }
 
 }  // namespace
+
+bool output_is_stream(const std::string& output) {
+  if (output == "-") return true;
+  Result<OutputTarget> target = resolve_output_target(output);
+  return target.ok() && target->kind == OutputTarget::Kind::kStream;
+}
 
 Result<RunMetrics> run_classification(const RunOptions& options, const BackendFactory& factory) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
@@ -213,10 +230,15 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
     input_formats.push_back(format);
   }
   INFERCOST_ASSIGN_OR_RETURN(OutputPlan plan, plan_outputs(options, inputs, input_formats));
+  if (!options.metrics_path.empty()) {
+    INFERCOST_RETURN_IF_ERROR(check_output_apart(
+        options.metrics_path, options.caller == Caller::kCli ? "--metrics" : "metrics_path", options, inputs,
+        plan));
+  }
   // An output file or folder is a resumable job: locked, checkpointed.
   std::unique_ptr<ResumableJob> job;
-  if (options.output == "-") {
-    if (options.resume) return resume_needs_a_file(options);
+  if (plan.stream) {
+    if (options.resume) return resume_needs_a_file(options, plan);
   } else {
     INFERCOST_ASSIGN_OR_RETURN(job, ResumableJob::open(options, plan, inputs, input_formats));
   }
@@ -226,6 +248,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   RunMetrics metrics;
   set_option_metrics(metrics, options, device_names);
   metrics.input_files = static_cast<int64_t>(inputs.size());
+  if (plan.stream && options.output != "-") metrics.output_stream = plan.stream_what;
   if (job) {
     metrics.checkpoint = job->checkpoint_path();
     metrics.resumed = job->resuming();
@@ -235,6 +258,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
       metrics.output_files = static_cast<int64_t>(plan.paths.size());
       add_gpu_metrics(metrics, gpu_sampling.finish());
       estimate_run_cost(options, metrics, metrics.cost = cost);
+      INFERCOST_RETURN_IF_ERROR(write_metrics(options, metrics));
       return metrics;
     }
   }
@@ -302,7 +326,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   }
   if (job) {
     test_point("job-finish");  // every output in place, the checkpoint not yet removed
-    job->finish();
+    if (Status s = job->finish(pipeline.progress()); !s.ok()) return s;
     metrics.checkpoints = job->checkpoints_written();
     metrics.checkpoint_seconds = job->checkpoint_seconds();
   }
@@ -310,6 +334,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   add_run_counts(metrics, *classifier, counts, plan);
   add_gpu_metrics(metrics, gpu_sampling.finish());
   estimate_run_cost(options, metrics, metrics.cost = cost);
+  INFERCOST_RETURN_IF_ERROR(write_metrics(options, metrics));
   return metrics;
 }
 

@@ -93,6 +93,14 @@ Status at_least_zero(const RunOptions& o, std::string_view label, std::string_vi
   return invalid_argument(fmt::format("{} must be at least 1 (or 0 for {})", label, zero));
 }
 
+// Threads: 0 (a default) or 1 to kMaxThreads.
+template <auto M>
+Status thread_count(const RunOptions& o, std::string_view label, std::string_view zero) {
+  if (o.*M >= 0 && o.*M <= kMaxThreads) return Status();
+  return invalid_argument(
+      fmt::format("{} {}: must be 1 to {} (or 0 for {})", label, o.*M, kMaxThreads, zero));
+}
+
 Status check_device(const RunOptions& o, std::string_view label) {
   Result<backend::DeviceSpec> device = backend::parse_device(o.device);
   if (!device.ok()) return invalid_argument(fmt::format("{}: {}", label, device.status().message()));
@@ -263,25 +271,26 @@ const std::array kSettings = {
             .get = text_of<&C::precision>,
             .set = set_text<&C::precision>,
             .check = check_precision},
-    Setting{.name = "threads",
-            .type = SettingType::kWhole,
-            .scope = kModel,
-            .changes_output = false,
-            .help = "Inference threads (0: all cores)",
-            .get = whole_of<&C::threads>,
-            .set = set_whole<&C::threads>,
-            .check = [](const R& o,
-                        std::string_view l) { return at_least_zero<&C::threads>(o, l, "all cores"); }},
+    Setting{
+        .name = "threads",
+        .type = SettingType::kWhole,
+        .scope = kModel,
+        .changes_output = false,
+        .help = "Inference threads (0: all cores; at most {=max_threads})",
+        .get = whole_of<&C::threads>,
+        .set = set_whole<&C::threads>,
+        .check = [](const R& o, std::string_view l) { return thread_count<&C::threads>(o, l, "all cores"); }},
     Setting{.name = "tokenizer_threads",
             .type = SettingType::kWhole,
             .scope = kModel,
             .changes_output = false,
-            .help = "Threads tokenizing while inference runs (0: 1 on the CPU, else {threads})",
+            .help = "Threads tokenizing while inference runs (0: 1 on the CPU, else {threads}; at most "
+                    "{=max_threads})",
             .get = whole_of<&C::tokenizer_threads>,
             .set = set_whole<&C::tokenizer_threads>,
             .check =
                 [](const R& o, std::string_view l) {
-                  return at_least_zero<&C::tokenizer_threads>(o, l, "the device's default");
+                  return thread_count<&C::tokenizer_threads>(o, l, "the device's default");
                 }},
     Setting{.name = "max_length",
             .type = SettingType::kWhole,
@@ -289,7 +298,8 @@ const std::array kSettings = {
             .changes_output = true,
             .help = "Truncate each text to this many tokens, special tokens included (0: the model's limit, "
                     "the smaller of its positions and its tokenizer's model_max_length; embeddings: "
-                    "sentence-transformers' max_seq_length where the model has one)",
+                    "sentence-transformers' max_seq_length where the model has one, as sentence-transformers "
+                    "takes it, within the model's positions)",
             .get = whole_of<&C::max_length>,
             .set = set_whole<&C::max_length>,
             .check = check_max_length_setting},
@@ -406,7 +416,8 @@ const std::array kSettings = {
         .scope = kRun,
         .changes_output = false,
         .help = "Continue the job that last wrote the output from its checkpoint (kept beside the output); "
-                "without one, start it. The job must be the same: inputs, model and output options",
+                "without one, start it, or do nothing where its outputs are this same job's, finished. The "
+                "job must be the same: inputs, model and output options",
         .get = switch_of<&R::resume>,
         .set = set_switch<&R::resume>,
         .check = no_check},
@@ -414,8 +425,8 @@ const std::array kSettings = {
             .type = SettingType::kSwitch,
             .scope = kRun,
             .changes_output = false,
-            .help = "Start over although a previous run of the output stopped half-way (its checkpoint is "
-                    "dropped)",
+            .help = "Replace outputs that exist and start over, a previous run's checkpoint dropped (without "
+                    "it an existing output is never replaced; a read-only file never is)",
             .get = switch_of<&R::force>,
             .set = set_switch<&R::force>,
             .check = no_check},
@@ -624,6 +635,7 @@ std::optional<std::string> help_constant(std::string_view name) {
   static constexpr std::pair<std::string_view, int> kConstants[] = {
       {"=tokens_batch_size", kDefaultTokensBatchSize},
       {"=seed_rows_per_thread", kSeedRowsPerThread},
+      {"=max_threads", kMaxThreads},
   };
   for (const auto& [key, value] : kConstants) {
     if (key == name) return std::to_string(value);

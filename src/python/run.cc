@@ -141,13 +141,10 @@ std::string run(std::vector<std::string> inputs, std::string model_dir, std::str
   options.model_dir = std::move(model_dir);
   options.output = std::move(output);
   apply_settings("run()", flags, pipeline::SettingScope::kRun, options);
+  if (metrics_path) options.metrics_path = *metrics_path;
   Result<pipeline::RunMetrics> metrics = run_releasing_gil(options);
   if (!metrics.ok()) raise_status(metrics.status());
-  std::string json = metrics->to_json();
-  if (metrics_path) {
-    if (Status s = io::write_whole_file(*metrics_path, json); !s.ok()) raise_status(s);
-  }
-  return json;
+  return metrics->to_json();
 }
 
 }  // namespace infercost::python

@@ -131,7 +131,7 @@ TEST_F(CliTest, BadInputExitsNonZeroAndLeavesNothing) {
       run_cli("run " + input + " --model " + model() + " --on-error skip --output " + out.file("pred.jsonl"));
   EXPECT_EQ(skip.exit_code, 0) << skip.output;
   EXPECT_NE(skip.output.find("1 bad rows skipped"), std::string::npos) << skip.output;
-  EXPECT_EQ(count_entries(out.path()), 1);
+  EXPECT_EQ(count_entries(out.path()), 2);  // the output and its job's record
 
   Outcome missing = run_cli("run " + work.file("nope.jsonl") + " --model " + model());
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
@@ -451,7 +451,7 @@ TEST_F(CliTest, RunReadsAParquetFolderIntoAFolderOfParts) {
   Outcome run = run_cli("run " + work.file("in") + " --model " + model() + " --output " + work.file("out/") +
                         " --metrics " + work.file("m.json"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_EQ(count_entries(work.file("out")), 10);
+  EXPECT_EQ(count_entries(work.file("out")), 11);  // the parts and the job's record
   auto metrics = nlohmann::json::parse(slurp(work.file("m.json")));
   EXPECT_EQ(metrics["rows"], 40);
   EXPECT_EQ(metrics["input_files"], 10);

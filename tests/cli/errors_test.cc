@@ -170,5 +170,186 @@ TEST_F(ErrorsTest, CatPrintsWholeRowsOfAnyFile) {
   EXPECT_EQ(labels.output, "\"good\"\n") << labels.output;
 }
 
+// Replaces the first `from` in the model's config.json with `to`.
+void edit_config(const std::string& model, const std::string& from, const std::string& to) {
+  std::string config = slurp(model + "/config.json");
+  const size_t at = config.find(from);
+  ASSERT_NE(at, std::string::npos) << from << " in " << config;
+  config.replace(at, from.size(), to);
+  std::ofstream(model + "/config.json", std::ios::trunc) << config;
+}
+
+// Makes `model` a sentence-transformers directory: mean pooling, no
+// Normalize, max_seq_length as given.
+void make_sentence_transformers(const TempDir& work, const std::string& model, int max_seq_length) {
+  const std::string name = fs::path(model).filename().string();
+  work.write(name + "/modules.json",
+             R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+                 {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])");
+  work.write(name + "/1_Pooling/config.json", R"({"pooling_mode_mean_tokens": true})");
+  work.write(name + "/sentence_bert_config.json",
+             "{\"max_seq_length\": " + std::to_string(max_seq_length) + ", \"do_lower_case\": false}");
+}
+
+// Two labels that would write one column (alike but for case, or named as
+// the text or the winning label's column) are refused in every format, before
+// anything is written.
+TEST_F(ErrorsTest, LabelsThatWouldShareAColumnAreRefused) {
+  TempDir work;
+  const std::string input = work.write("in.jsonl", "{\"full_text\":\"good\"}\n");
+  const struct {
+    std::string label;
+    std::string says;
+  } cases[] = {
+      {"Positive",
+       "labels 0 'Positive' and 1 'POSITIVE' (config.json's id2label) would both be written as column "
+       "'positive'"},
+      {"Text",
+       "label 0 'Text' (config.json's id2label) would be written as column 'text', which the output "
+       "holds already (the input text)"},
+      {"LABEL", "label 0 'LABEL' (config.json's id2label) would be written as column 'label'"},
+  };
+  for (const auto& c : cases) {
+    const std::string model = copy_model(work, "labels-" + c.label);
+    edit_config(model, "\"NEGATIVE\"", "\"" + c.label + "\"");
+    for (const char* format : {"jsonl", "csv", "parquet"}) {
+      const std::string out = work.file(c.label + "." + format);
+      auto o = testing::run_infercost(run_args(input, model) + " --no-text --output " + out);
+      EXPECT_EQ(o.exit_code, 2) << o.output;
+      EXPECT_TRUE(says(o.output, c.says)) << o.output;
+      EXPECT_FALSE(fs::exists(out));
+    }
+  }
+}
+
+// Thread counts past what any machine has are refused before anything starts.
+TEST_F(ErrorsTest, ThreadCountsAreCapped) {
+  TempDir work;
+  const std::string input = work.write("in.jsonl", "{\"full_text\":\"good\"}\n");
+  const std::string run = "run " + input + " --model " + dir_->file("tiny") + " --quiet ";
+  auto threads = testing::run_infercost(run + "--threads 65536");
+  EXPECT_EQ(threads.exit_code, 2) << threads.output;
+  EXPECT_TRUE(says(threads.output, "--threads 65536: must be 1 to 1024 (or 0 for all cores)"))
+      << threads.output;
+  auto tokenizers = testing::run_infercost(run + "--tokenizer-threads 100000");
+  EXPECT_EQ(tokenizers.exit_code, 2) << tokenizers.output;
+  EXPECT_TRUE(says(tokenizers.output, "--tokenizer-threads 100000: must be 1 to 1024")) << tokenizers.output;
+}
+
+// JSON nested past any real file's depth (a normalizer of 50,000 nested
+// Sequences, a config.json of 50,000 nested lists) is bad data named at its
+// byte, for every command that reads it, not a crash.
+TEST_F(ErrorsTest, DeeplyNestedJsonIsBadDataNotACrash) {
+  TempDir work;
+  std::string normalizer;
+  for (int i = 0; i < 50000; ++i) normalizer += R"({"type":"Sequence","normalizers":[)";
+  for (int i = 0; i < 50000; ++i) normalizer += "]}";
+  const std::string model = copy_model(work, "nested");
+  work.write("nested/tokenizer.json", R"({"version":"1.0","normalizer":)" + normalizer +
+                                          R"(,"model":{"type":"WordPiece","vocab":{"[UNK]":0}}})");
+  const std::string input = work.write("in.jsonl", "{\"full_text\":\"good\"}\n");
+  const std::string says_where = model + "/tokenizer.json: byte 2205: JSON nests deeper than 128 levels";
+  for (const std::string& command :
+       {run_args(input, model), "tokenize --model " + model + " -- hello", "model info " + model}) {
+    auto o = testing::run_infercost(command);
+    EXPECT_EQ(o.exit_code, 3) << command << "\n" << o.output;
+    EXPECT_TRUE(says(o.output, says_where)) << command << "\n" << o.output;
+  }
+  const std::string config_model = copy_model(work, "nested-config");
+  edit_config(config_model, "{", "{\"deep\": " + std::string(50000, '[') + std::string(50000, ']') + ",");
+  auto config = testing::run_infercost(run_args(input, config_model));
+  EXPECT_EQ(config.exit_code, 3) << config.output;
+  EXPECT_TRUE(says(config.output, config_model + "/config.json: byte 136: JSON nests deeper than 128 levels"))
+      << config.output;
+}
+
+// What `model info` says is what a run does: the precision a run computes in
+// by default, a head it does not run named as such, the truncation embed uses.
+TEST_F(ErrorsTest, ModelInfoSaysWhatARunDoes) {
+  TempDir work;
+  auto devices = testing::run_infercost("devices --json -");
+  ASSERT_EQ(devices.exit_code, 0) << devices.output;
+  const bool bf16 = nlohmann::json::parse(devices.output)["cpu"]["native_bf16"].get<bool>();
+  auto info = testing::run_infercost("model info " + dir_->file("tiny"));
+  ASSERT_EQ(info.exit_code, 0) << info.output;
+  EXPECT_TRUE(says(info.output, std::string("precision       without --precision, ") +
+                                    (bf16 ? "bf16" : "fp32") + " on this CPU"))
+      << info.output;
+  EXPECT_FALSE(says(info.output, "computed in fp32")) << info.output;
+  auto json = testing::run_infercost("model info --json " + dir_->file("tiny"));
+  EXPECT_EQ(nlohmann::json::parse(json.output)["default_precision"]["cpu"], bf16 ? "bf16" : "fp32");
+
+  // A token classifier: its head named, not a tensor it lacks.
+  const std::string tagger = copy_model(work, "tagger");
+  edit_config(tagger, "DistilBertForSequenceClassification", "DistilBertForTokenClassification");
+  auto tag_info = testing::run_infercost("model info " + tagger);
+  ASSERT_EQ(tag_info.exit_code, 0) << tag_info.output;
+  EXPECT_TRUE(says(tag_info.output,
+                   "head            none: config.json's architecture is "
+                   "DistilBertForTokenClassification, a token classifier (a label per token)"))
+      << tag_info.output;
+  const std::string input = work.write("in.jsonl", "{\"full_text\":\"good\"}\n");
+  auto tag_run = testing::run_infercost(run_args(input, tagger));
+  EXPECT_EQ(tag_run.exit_code, 2) << tag_run.output;
+  EXPECT_TRUE(
+      says(tag_run.output, "a token classifier (a label per token): infercost runs sequence classifiers"))
+      << tag_run.output;
+  EXPECT_FALSE(says(tag_run.output, "not found")) << tag_run.output;
+
+  // max_seq_length above the tokenizer's model_max_length (100 here) is what
+  // embed truncates at, as sentence-transformers takes it.
+  const std::string st = copy_model(work, "st");
+  std::string tok = slurp(st + "/tokenizer_config.json");
+  tok.replace(tok.find("\"model_max_length\": 512"), std::strlen("\"model_max_length\": 512"),
+              "\"model_max_length\": 100");
+  std::ofstream(st + "/tokenizer_config.json", std::ios::trunc) << tok;
+  make_sentence_transformers(work, st, 300);
+  auto st_info = testing::run_infercost("model info " + st);
+  EXPECT_TRUE(says(st_info.output,
+                   "max_seq_length 300 (embed reads 300 tokens, past the tokenizer's 100, as "
+                   "sentence-transformers does)"))
+      << st_info.output;
+  std::string words;
+  for (int i = 0; i < 400; ++i) words += " y";
+  const std::string long_input = work.write("long.jsonl", "{\"full_text\":\"" + words + "\"}\n");
+  auto embed =
+      testing::run_infercost("embed " + long_input + " --model " + st + " --threads 1 --quiet --output " +
+                             work.file("v.jsonl") + " --metrics " + work.file("m.json"));
+  ASSERT_EQ(embed.exit_code, 0) << embed.output;
+  EXPECT_EQ(nlohmann::json::parse(slurp(work.file("m.json")))["max_length"], 300);
+}
+
+// Embedding outputs: `cat` says which column it cannot print, and a prefix
+// that leaves no room for the text is refused, not a vector per row that is
+// the prefix's.
+TEST_F(ErrorsTest, EmbeddingOutputsAndPrefixes) {
+  TempDir work;
+  const std::string st = copy_model(work, "st");
+  make_sentence_transformers(work, st, 64);
+  const std::string input = work.write("in.jsonl", "{\"full_text\":\"good\"}\n{\"full_text\":\"bad\"}\n");
+  const std::string out = work.file("v.parquet");
+  auto embed =
+      testing::run_infercost("embed " + input + " --model " + st + " --threads 1 --quiet --output " + out);
+  ASSERT_EQ(embed.exit_code, 0) << embed.output;
+  auto cat = testing::run_infercost("cat " + out);
+  EXPECT_EQ(cat.exit_code, 0) << cat.output;
+  EXPECT_TRUE(
+      says(cat.output, out + ": column 'embedding' (a list of FLOAT: the rows' vectors) is not shown"))
+      << cat.output;
+  EXPECT_TRUE(says(cat.output, "{\"text\":\"good\"}")) << cat.output;
+
+  std::string prefix;
+  for (int i = 0; i < 40; ++i) prefix += "word ";
+  auto prefixed =
+      testing::run_infercost("embed " + input + " --model " + st + " --threads 1 --quiet --prefix '" +
+                             prefix + "' --max-length 16 --output " + work.file("p.parquet"));
+  EXPECT_EQ(prefixed.exit_code, 2) << prefixed.output;
+  EXPECT_TRUE(says(prefixed.output,
+                   "--prefix: the prefix alone takes 16 tokens with the special ones, all 16 of "
+                   "--max-length"))
+      << prefixed.output;
+  EXPECT_FALSE(fs::exists(work.file("p.parquet")));
+}
+
 }  // namespace
 }  // namespace infercost

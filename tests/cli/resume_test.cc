@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -160,6 +161,14 @@ std::string first_difference(const std::string& got, const std::string& want) {
          want.substr(from, 160) + "...";
 }
 
+// The record a finished job leaves (docs/checkpoint.md): ".infercost-job" in
+// an output folder, ".<name>.infercost-job" beside an output file.
+std::string record_of(const std::string& output, bool folder) {
+  if (folder) return (fs::path(output) / ".infercost-job").string();
+  const fs::path p(output);
+  return (p.parent_path() / ("." + p.filename().string() + ".infercost-job")).string();
+}
+
 bool python_available() {
   return std::ifstream(INFERCOST_PYTHON).good();
 }
@@ -227,6 +236,7 @@ const char* kCrashPoints[] = {"output-synced",       "checkpoint-write", "checkp
 
 struct Harness {
   int kills = 0, resumes = 0, rows_compared = 0;
+  bool pyarrow_unchecked = false;  // no build/pyenv: the Parquet outputs were not read by pyarrow
 };
 
 // One output format and input: 20 kills at random moments and crash points,
@@ -256,6 +266,7 @@ void crash_and_resume(ResumeTest& t, const std::string& input, const std::string
       for (const char* suffix : {".infercost-checkpoint", ".infercost-partial", ".infercost-lock"}) {
         fs::remove(got + suffix);
       }
+      fs::remove(record_of(got, false));
     }
     // A few kills per round, each resumed, then a resume to the end.
     for (int k = 0; k < 6 && kills < 20; ++k) {
@@ -282,13 +293,19 @@ void crash_and_resume(ResumeTest& t, const std::string& input, const std::string
     ASSERT_EQ(done.code, 0) << done.output;
     ASSERT_EQ(first_difference(rows_of(got), want_rows), "")
         << "round " << rounds << ": the resumed output differs";
+    // What a finished job leaves beside its output: the output and its record, nothing else.
+    const std::string record = fs::path(record_of(got, folder)).filename();
     for (const auto& e : fs::directory_iterator(folder ? got : work.file("got"))) {
       const std::string name = e.path().filename().string();
+      if (name == record) continue;
       EXPECT_FALSE(contains(name, ".infercost-") || contains(name, ".tmp-")) << "left behind: " << name;
     }
+    EXPECT_TRUE(fs::exists(record_of(got, folder))) << "no job record";
     if (contains(output_name, "parquet") || (folder && contains(input, "parquet"))) {
       if (python_available()) {
         EXPECT_EQ(pyarrow_compare(want, got), "");
+      } else {
+        total.pyarrow_unchecked = true;
       }
     }
   }
@@ -296,23 +313,41 @@ void crash_and_resume(ResumeTest& t, const std::string& input, const std::string
   total.rows_compared += rounds * kRows;
 }
 
-TEST_F(ResumeTest, KilledRunsResumeToTheSameOutputInEveryFormat) {
+// Each input and output format its own test, so that ctest -j runs them side by side.
+struct KilledCase {
+  const char* input;
+  const char* output;
+};
+
+class KilledRunsTest : public ResumeTest, public ::testing::WithParamInterface<KilledCase> {};
+
+TEST_P(KilledRunsTest, ResumeToTheSameOutput) {
   Harness total;
-  for (const char* input : {"in.jsonl", "in.parquet"}) {
-    for (const char* output : {"out.jsonl", "out.csv", "out.parquet"}) {
-      SCOPED_TRACE(std::string(input) + " -> " + output);
-      crash_and_resume(*this, input, output, total);
-      if (HasFatalFailure()) return;
-    }
-  }
-  {
-    SCOPED_TRACE("three JSON files -> a folder of parts");
-    crash_and_resume(*this, "three", "parts/", total);
-  }
+  crash_and_resume(*this, GetParam().input, GetParam().output, total);
+  if (HasFatalFailure()) return;
   std::printf("crash harness: %d kills, %d resumes to the end, %d rows compared\n", total.kills,
               total.resumes, total.rows_compared);
-  EXPECT_GE(total.kills, 7 * 20);
+  EXPECT_GE(total.kills, 20);
+  if (total.pyarrow_unchecked) {
+    GTEST_SKIP()
+        << "no Python at " << INFERCOST_PYTHON
+        << " (make pyenv): the resumed Parquet outputs were compared row by row, not read by pyarrow";
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryFormat, KilledRunsTest,
+    ::testing::Values(KilledCase{"in.jsonl", "out.jsonl"}, KilledCase{"in.jsonl", "out.csv"},
+                      KilledCase{"in.jsonl", "out.parquet"}, KilledCase{"in.parquet", "out.jsonl"},
+                      KilledCase{"in.parquet", "out.csv"}, KilledCase{"in.parquet", "out.parquet"},
+                      KilledCase{"three", "parts/"}),  // three JSON files -> a folder of parts
+    [](const auto& info) {
+      std::string name = std::string(info.param.input) + "_to_" + info.param.output;
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
 
 TEST_F(ResumeTest, SigtermStopsAtADurableStepAndSaysHowToGoOn) {
   TempDir work;

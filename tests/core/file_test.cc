@@ -1,6 +1,7 @@
 #include "infercost/core/file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <thread>
 
 #include "test_utils.h"
 
@@ -75,6 +77,93 @@ TEST(File, AtomicOutputAppearsOnlyOnCommit) {
 // A run killed with SIGKILL leaves "<out>.tmp-<pid>"; the next output to the
 // same path removes it, but never the temporary of a process still alive, nor
 // another output's.
+// What an output path names decides how it is written: files beside and
+// renamed, streams in place; links followed; protected things refused.
+TEST(File, OutputTargetsFollowLinksAndTellStreamsFromFiles) {
+  TempDir dir;
+  auto file = resolve_output_target(dir.file("new.jsonl"));
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  EXPECT_EQ(file->kind, OutputTarget::Kind::kFile);
+  EXPECT_EQ(file->path, dir.file("new.jsonl"));
+  // A chain of links, relative and absolute, to a file not there yet.
+  std::filesystem::create_directories(dir.file("real"));
+  std::filesystem::create_symlink("real/target", dir.file("a"));
+  std::filesystem::create_symlink(dir.file("a"), dir.file("b"));
+  auto linked = resolve_output_target(dir.file("b"));
+  ASSERT_TRUE(linked.ok()) << linked.status().to_string();
+  EXPECT_EQ(linked->kind, OutputTarget::Kind::kFile);
+  EXPECT_EQ(linked->path, dir.file("real/target"));
+  std::filesystem::create_symlink("loop2", dir.file("loop1"));
+  std::filesystem::create_symlink("loop1", dir.file("loop2"));
+  auto loop = resolve_output_target(dir.file("loop1"));
+  ASSERT_FALSE(loop.ok());
+  EXPECT_NE(loop.status().message().find("too many levels of symbolic links"), std::string::npos);
+  // Streams: a FIFO, a character device (only looked at), descriptors by name.
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  auto fifo = resolve_output_target(dir.file("fifo"));
+  ASSERT_TRUE(fifo.ok());
+  EXPECT_EQ(fifo->kind, OutputTarget::Kind::kStream);
+  EXPECT_EQ(fifo->what, "a FIFO");
+  auto null = resolve_output_target("/dev/null");
+  ASSERT_TRUE(null.ok());
+  EXPECT_EQ(null->kind, OutputTarget::Kind::kStream);
+  EXPECT_EQ(null->what, "a character device");
+  for (const char* name : {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}) {
+    auto fd = resolve_output_target(name);
+    ASSERT_TRUE(fd.ok()) << name << ": " << fd.status().to_string();
+    EXPECT_EQ(fd->kind, OutputTarget::Kind::kStream) << name;
+    EXPECT_EQ(fd->descriptor, 1) << name;
+  }
+  EXPECT_EQ(resolve_output_target("/dev/stderr")->descriptor, 2);
+  // Refused: a folder, a read-only file (whoever runs it), a descriptor not open.
+  EXPECT_EQ(resolve_output_target(dir.path()).status().code(), StatusCode::kInvalidArgument);
+  std::ofstream(dir.file("ro")) << "x";
+  std::filesystem::permissions(dir.file("ro"), std::filesystem::perms::owner_read);
+  auto ro = resolve_output_target(dir.file("ro"));
+  ASSERT_FALSE(ro.ok());
+  EXPECT_NE(ro.status().message().find("the file is read-only (mode 0400)"), std::string::npos)
+      << ro.status().message();
+  EXPECT_EQ(resolve_output_target("/dev/fd/987654").status().code(), StatusCode::kInvalidArgument);
+}
+
+// A FIFO is written in place as bytes come: no temporary beside it, and
+// commit() only flushes; a replaced file keeps its mode.
+TEST(File, StreamsAreWrittenInPlaceAndFilesKeepTheirMode) {
+  TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = slurp(fifo); });
+  {
+    auto out = AtomicOutputFile::create(fifo);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_TRUE(out->stream());
+    EXPECT_EQ(count_entries(dir.path()), 1);
+    ASSERT_TRUE(out->write("rows\n").ok());
+    ASSERT_TRUE(out->sync().ok());
+    ASSERT_TRUE(out->commit().ok());
+  }
+  reader.join();
+  EXPECT_EQ(got, "rows\n");
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+  const std::string kept = dir.file("kept");
+  std::ofstream(kept) << "old";
+  std::filesystem::permissions(kept, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::owner_write |
+                                         std::filesystem::perms::group_read);
+  auto out = AtomicOutputFile::create(kept);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->stream());
+  ASSERT_TRUE(out->write("new").ok());
+  ASSERT_TRUE(out->commit().ok());
+  EXPECT_EQ(slurp(kept), "new");
+  ASSERT_EQ(::stat(kept.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+}
+
 TEST(File, CreateRemovesStaleTemporariesOfDeadProcessesOnly) {
   TempDir dir;
   const pid_t dead = ::fork();

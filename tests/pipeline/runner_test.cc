@@ -253,7 +253,8 @@ TEST_F(RunnerTest, FolderOutputWritesOnePartPerInput) {
   EXPECT_EQ(metrics->rows, 25);
   EXPECT_EQ(metrics->input_files, 10);
   EXPECT_EQ(metrics->output_files, 10);
-  EXPECT_EQ(count_entries(work.file("out")), 10);
+  EXPECT_EQ(count_entries(work.file("out")), 11);  // the parts and the job's record
+  EXPECT_TRUE(path_exists(work.file("out/.infercost-job")));
   EXPECT_TRUE(path_exists(work.file("out/part-00009.parquet")));
   // Part 0 holds rows 0..2 (25 rows over 10 files: 3,3,3,3,3,2,...).
   RunOptions back = options({work.file("out/part-00000.parquet")}, work.file("p0.jsonl"));
@@ -422,6 +423,7 @@ TEST_F(RunnerTest, SeedPadsEveryRowToItsFilesLongestRow) {
   EXPECT_EQ(read_jsonl(work.file("out.jsonl")).size(), 5u);
   // The default seed batch is 100 x threads.
   o.batch_size = 0;
+  o.force = true;
   metrics = run_classification(o);
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   EXPECT_EQ(metrics->batch_size, 200);
@@ -435,6 +437,7 @@ TEST_F(RunnerTest, TokenBatchingSpendsNothingOnPaddingOfTweets) {
   for (int budget : {1024, 4096}) {
     RunOptions o = options({input}, work.file("out.jsonl"));
     o.max_batch_tokens = budget;
+    o.force = true;
     auto metrics = run_classification(o);
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     EXPECT_EQ(metrics->rows, 3000);
@@ -481,6 +484,7 @@ TEST_F(RunnerTest, ZeroRowInputGivesAnEmptyOutput) {
   for (Batching batching : {Batching::kTokens, Batching::kSeed}) {
     RunOptions o = options({input}, work.file("out.csv"));
     o.batching = batching;
+    o.force = true;
     auto metrics = run_or_abort_on_hang(o);
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     EXPECT_EQ(metrics->rows, 0);
@@ -508,7 +512,7 @@ TEST_F(RunnerTest, RejectsBadBatchingOptions) {
   auto alone = run_classification(o);
   ASSERT_TRUE(alone.ok()) << alone.status().to_string();
   EXPECT_EQ(alone->batches, 1);
-  EXPECT_EQ(count_entries(work.path()), 2);
+  EXPECT_EQ(count_entries(work.path()), 3);  // the input, the output and its job's record
   EXPECT_EQ(parse_batching("tokens").value(), Batching::kTokens);
   EXPECT_EQ(parse_batching("seed").value(), Batching::kSeed);
   EXPECT_FALSE(parse_batching("sorted").ok());

@@ -109,7 +109,8 @@ TEST(PlanCli, PaddingFiguresMatchTheRun) {
     EXPECT_EQ(policy["batch_size"], m["batch_size"]) << batching;
     EXPECT_DOUBLE_EQ(policy["padding_efficiency"].get<double>(), m["padding_efficiency"].get<double>());
   }
-  EXPECT_EQ(count_entries(dir.path()), 6);  // data/, plan.json, 2 outputs, 2 metrics: no temporaries
+  // data/, plan.json, 2 outputs, their job records, 2 metrics: no temporaries
+  EXPECT_EQ(count_entries(dir.path()), 8);
 }
 
 // `plan --json` and `run --metrics` (fp32) of `in` with `args`, in dir: the
@@ -220,7 +221,7 @@ TEST(PlanCli, EmbeddingJobsScanAsEmbedDoes) {
     EXPECT_EQ(p["scan"]["max_length"], 64);
     EXPECT_NE(p["bench_command_template"].get<std::string>().find(" --embed"), std::string::npos);
     Outcome run = run_cli("embed " + in + " --model " + st + " --threads 2" + prefix_args + " -o " +
-                          dir.file("v.parquet") + " --metrics " + dir.file("m.json") + " --quiet");
+                          dir.file("v.parquet") + " --metrics " + dir.file("m.json") + " --quiet --force");
     ASSERT_EQ(run.exit_code, 0) << run.output;
     auto m = nlohmann::json::parse(slurp(dir.file("m.json")));
     EXPECT_EQ(p["scan"]["tokens"], m["tokens"]);

@@ -143,7 +143,7 @@ def test_normalize_and_its_opposite(texts_file, tmp_path):
     unit = want / np.linalg.norm(want, axis=1, keepdims=True)
     assert_close(jsonl_vectors(out), unit, "--normalize")
     run_cli("embed", texts_file, "--model", model_dir(ST["dir"]), "--no-normalize", "--precision", "fp32",
-            "--output", out, "--quiet")
+            "--output", out, "--quiet", "--force")
     raw = jsonl_vectors(out)
     assert not np.allclose(np.linalg.norm(raw, axis=1), 1.0, atol=1e-3)
     # Normalized afterwards, they are the directory's normalized vectors.
@@ -213,7 +213,7 @@ def test_csv_output_is_refused_and_nothing_is_left(tmp_path):
     csv.write_text("full_text\nhello\n")
     run_cli("embed", csv, "--model", model_dir("tiny-bert"), "--pooling", "mean", "--output",
             str(tmp_path / "parts") + "/", "--quiet")
-    assert sorted(p.name for p in (tmp_path / "parts").iterdir()) == ["in.parquet"]
+    assert sorted(p.name for p in (tmp_path / "parts").iterdir()) == [".infercost-job", "in.parquet"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "in.jsonl", "parts"]
 
 

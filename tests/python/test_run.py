@@ -63,8 +63,9 @@ def test_folder_output_with_two_inputs(tmp_path, tweets):
     cli_out, py_out, cli_m, py_m = both(tmp_path, [tweets, second], model_dir("tiny-roberta"), "parts/",
                                         {"output_format": "parquet", "compression": "zstd"},
                                         ["--output-format", "parquet", "--compression", "zstd"])
-    names = sorted(p.name for p in cli_out.iterdir())
-    assert names == sorted(p.name for p in py_out.iterdir()) and len(names) == 2
+    names = sorted(p.name for p in cli_out.iterdir() if p.name != ".infercost-job")  # beside: the job's record
+    assert names == sorted(p.name for p in py_out.iterdir() if p.name != ".infercost-job") and len(names) == 2
+    assert (cli_out / ".infercost-job").exists() and (py_out / ".infercost-job").exists()
     for name in names:
         assert (py_out / name).read_bytes() == (cli_out / name).read_bytes(), name
     assert py_m["output_files"] == 2

@@ -51,12 +51,46 @@ class MappedFile {
 // live process. Returns how many it removed.
 int remove_stale_temporaries(const std::string& path);
 
-// Buffered writer to "<path>.tmp-<pid>"; commit() flushes, fsyncs and renames
-// it to <path>. Destroying an uncommitted file removes the temporary, so a
-// failed run leaves no partial output behind; after
-// install_temporary_cleanup_on_signals() so does SIGINT, SIGTERM or SIGHUP.
-// create() first removes the stale temporaries of `path`
-// (remove_stale_temporaries). Not thread-safe.
+// What an output path names, its symbolic links followed: where the bytes of
+// an output go and how they get there.
+struct OutputTarget {
+  enum class Kind {
+    // A regular file, or nothing yet: written to a temporary beside `path`
+    // and renamed over it once complete (an existing file's mode is kept).
+    kFile,
+    // A character device (/dev/null, a terminal), a FIFO, or a file
+    // descriptor by name (/dev/stdout, /dev/fd/N, /proc/self/fd/N): written
+    // in place as the bytes come; nothing to rename, nothing to resume.
+    kStream,
+  };
+  Kind kind = Kind::kFile;
+  // Where the bytes go: the path given, or the file its links lead to.
+  std::string path;
+  // kStream: what it is, for messages ("a character device", "a FIFO",
+  // "file descriptor 1").
+  std::string what;
+  // kStream of a descriptor of this process (/dev/stdout, /dev/fd/N,
+  // /proc/self/fd/N): that descriptor, written through a dup() of it so
+  // its offset and flags are the ones the caller set up (>> appends).
+  int descriptor = -1;
+};
+
+// Follows `path`'s symbolic links (also one that points to nothing yet: the
+// file it names is created) and says how to write there. kInvalidArgument
+// naming the path for a folder, a block device, a socket, a link loop, and a
+// regular file that is read-only (no write permission bit, even for root, or
+// one the OS refuses): infercost never replaces a file its owner protected.
+Result<OutputTarget> resolve_output_target(const std::string& path);
+
+// Buffered writer of an output. For a regular file (resolve_output_target):
+// to "<file>.tmp-<pid>" beside the file the path leads to; commit() flushes,
+// fsyncs and renames it over that file. Destroying an uncommitted file
+// removes the temporary, so a failed run leaves no partial output behind;
+// after install_temporary_cleanup_on_signals() so does SIGINT, SIGTERM or
+// SIGHUP. create() first removes the stale temporaries of that file
+// (remove_stale_temporaries). For a stream (a device, a FIFO, /dev/stdout)
+// the bytes are written in place and commit() flushes them: what was written
+// cannot be taken back. Not thread-safe.
 class AtomicOutputFile {
  public:
   static Result<AtomicOutputFile> create(const std::string& path);
@@ -90,12 +124,15 @@ class AtomicOutputFile {
   // Closes without renaming and removes the temporary, resumable or not.
   void discard();
   const std::string& path() const { return path_; }
+  // Written in place (OutputTarget::Kind::kStream): nothing to rename or remove.
+  bool stream() const { return stream_; }
 
  private:
   std::FILE* file_ = nullptr;
   std::string path_;
   uint64_t bytes_ = 0;
   bool keep_ = false;  // resumable: abandon() keeps the partial file
+  bool stream_ = false;
   // Heap-owned so its address survives moves: the signal handler reads it.
   std::unique_ptr<char[]> tmp_path_;
 };

@@ -32,6 +32,8 @@ struct EmbeddingConfig {
   // sentence_bert_config.json's max_seq_length: tokens per row, special
   // tokens included, when a run does not ask for another; 0 where unset (then
   // the tokenizer's limit, tokenizer_config.json's model_max_length).
+  // Taken as sentence-transformers takes it: above the tokenizer's
+  // model_max_length too (sentence_transformers_max_length).
   int max_seq_length = 0;
   // config_sentence_transformers.json's prompts by name, and the one
   // sentence-transformers puts before every text by default ("" for none).
@@ -48,5 +50,13 @@ struct EmbeddingConfig {
 // writes; kUnsupported for a module or setting the engine does not run
 // (naming it); kNotFound for a file modules.json needs (1_Pooling/config.json).
 Result<std::optional<EmbeddingConfig>> read_sentence_transformers(const std::string& dir, int hidden);
+
+// The tokens per row (special tokens included) sentence-transformers reads
+// the directory's texts with: its max_seq_length as given, above the
+// tokenizer's model_max_length too (sentence-transformers passes it to the
+// tokenizer as max_length), within the encoder's `positions` (past them
+// sentence-transformers itself fails on a long text); 0 where it has none
+// (the model's own limit then).
+int sentence_transformers_max_length(const EmbeddingConfig& st, int positions);
 
 }  // namespace infercost::model

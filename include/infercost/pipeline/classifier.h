@@ -37,6 +37,9 @@
 namespace infercost::pipeline {
 
 inline constexpr int kMaxStreamsPerDevice = 16;
+// The most inference or tokenizer threads a run takes: more than the largest
+// machines' cores, few enough that each gets its stack and scratch.
+inline constexpr int kMaxThreads = 1024;
 
 // Who reads the engine's errors, and so how they name a setting: by its
 // name as a member here and a Python keyword ("max_length"), or by its
@@ -69,7 +72,8 @@ struct ClassifierOptions {
   int tokenizer_threads = 0;
   // Tokens per row, longer rows truncated; 0: the model's limit (the smaller
   // of its positions and its tokenizer_config.json's model_max_length; to
-  // embed, sentence-transformers' max_seq_length where the model has one).
+  // embed, sentence-transformers' max_seq_length where the model has one,
+  // model::sentence_transformers_max_length).
   int max_length = 0;
   Batching batching = Batching::kTokens;
   // Rows per batch; 0 picks the policy's default: tokens ->

@@ -201,7 +201,10 @@ struct RunMetrics {
   int64_t gpu_samples = 0;
   // Resumable runs (an output file or folder). rows, tokens and the rates
   // count only what this run classified.
-  std::string checkpoint;         // the job's checkpoint file; empty for stdout
+  std::string checkpoint;  // the job's checkpoint file; empty for stdout and streams
+  // The output is a stream other than stdout (a character device, a FIFO,
+  // /dev/stdout by name): what it is. Written as rows came, no checkpoint.
+  std::string output_stream;
   bool resumed = false;           // continued an earlier run's checkpoint
   int64_t resumed_rows = 0;       // input rows the earlier runs had done
   bool already_complete = false;  // --resume found the job finished: nothing ran

@@ -82,6 +82,11 @@ struct RunOptions : ClassifierOptions {
   double platform_usd_per_hour = 0;  // surcharge per machine-hour (e.g. Databricks DBUs)
   int machines = 1;                  // machines in the cluster the run stands for
   int64_t corpus_rows = 0;           // project time and cost to this many rows (0: the run's)
+  // Where the run writes its metrics (RunMetrics::to_json) once it has
+  // ended well, the "nothing to do" of a finished job included; empty: not
+  // written. Checked with the outputs before anything runs: never an input,
+  // a file of the model, or the output (kInvalidArgument naming both).
+  std::string metrics_path;
 };
 
 // On error nothing is left at options.output (the temporary is removed; for a
@@ -98,5 +103,9 @@ struct RunOptions : ClassifierOptions {
 // `factory` (tests: fake backends) and classifies every window of rows with
 // its workers, in a pipeline. on_model_loaded is called before any row is read.
 Result<RunMetrics> run_classification(const RunOptions& options, const BackendFactory& factory = {});
+
+// Whether `output` is written as a stream, with no checkpoint: "-" (stdout),
+// a character device, a FIFO, or a descriptor by name (/dev/stdout).
+bool output_is_stream(const std::string& output);
 
 }  // namespace infercost::pipeline
