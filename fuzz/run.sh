@@ -35,7 +35,8 @@ for f in "${seeds[@]}"; do
   # -max_len below keeps only the first 64 KiB of bigger seeds.
   cp "$f" "$work/corpus/seed$((n++))-$(basename "$f")"
 done
-echo "fuzz: $n seed files, ${seconds}s"
+name=$(basename "$binary")
+echo "fuzz: $name: $n seed files, ${seconds}s"
 status=0
 # libFuzzer prints a line per new input; keep its log and show the end.
 "$binary" "$work/corpus" -dict="$dict" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=25 \
@@ -45,8 +46,8 @@ if [[ $status -ne 0 ]]; then
   crashes="$(dirname "$binary")/crashes"
   mkdir -p "$crashes"
   cp "$work"/artifacts/* "$crashes/" 2>/dev/null || true
-  echo "fuzz: FAILED (exit $status); reproducers in $crashes/" >&2
+  echo "fuzz: $name: FAILED (exit $status); reproducers in $crashes/" >&2
   exit "$status"
 fi
-tail -n 12 "$work/log"
-echo "fuzz: no crash in ${seconds}s"
+grep -E "^(stat::|Done)" "$work/log" | sed "s/^/fuzz: $name: /"
+echo "fuzz: $name: no crash in ${seconds}s"

@@ -112,6 +112,47 @@ class HoldFifo {
   std::string pending_, taken_;
 };
 
+// The test's reader of a FIFO that code under test writes: the FIFO opened
+// for reading at once (so the writer's open never waits) with a writer of
+// the reader's own (so reading never ends before the writer has come and
+// gone), read by a thread. finish() drops the own writer and returns all the
+// bytes read: a writer that replaced the FIFO with a file leaves nothing
+// read, never a hang.
+class FifoReader {
+ public:
+  explicit FifoReader(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0) std::abort();
+    keep_ = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (keep_ < 0 || ::fcntl(fd_, F_SETFL, 0) != 0) std::abort();  // reads block from here on
+    thread_ = std::thread([this] {
+      char buf[4096];
+      ssize_t n;
+      while ((n = ::read(fd_, buf, sizeof buf)) > 0) got_.append(buf, static_cast<size_t>(n));
+    });
+  }
+  ~FifoReader() { finish(); }
+  FifoReader(const FifoReader&) = delete;
+  FifoReader& operator=(const FifoReader&) = delete;
+  std::string finish() {
+    if (keep_ >= 0) {
+      ::close(keep_);
+      keep_ = -1;
+    }
+    if (thread_.joinable()) thread_.join();
+    if (fd_ >= 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+    return got_;
+  }
+
+ private:
+  int fd_ = -1, keep_ = -1;
+  std::thread thread_;
+  std::string got_;
+};
+
 // One TempDir for the whole test process, made on first use and removed when
 // the process exits (each test runs in its own process under ctest).
 inline const TempDir& process_temp_dir() {

@@ -132,9 +132,10 @@ inline double max_diff(Backend& backend, const Golden& g, const std::vector<size
 // computed; each within
 // `tolerance` of HF. Prints the differences for the report.
 // one_by_one: also every case alone; padded: also the shuffled chunks with
-// their padding computed (seed batching).
+// their padding computed (seed batching); shuffled_too: the shuffled chunks.
 inline void check_all_batchings(const std::string& name, Backend& backend, int labels, const Golden& g,
-                                double tolerance, bool one_by_one = true, bool padded_too = true) {
+                                double tolerance, bool one_by_one = true, bool padded_too = true,
+                                bool shuffled_too = true) {
   ASSERT_GE(g.cases.size(), 6u);
   std::vector<size_t> order(g.cases.size());
   std::iota(order.begin(), order.end(), 0);
@@ -143,16 +144,17 @@ inline void check_all_batchings(const std::string& name, Backend& backend, int l
   std::mt19937 rng(9);
   std::shuffle(order.begin(), order.end(), rng);
   const size_t chunk = std::min<size_t>(7, order.size() / 2);  // more than one batch
-  const double shuffled = max_diff(backend, g, order, chunk, labels);
+  const double shuffled = shuffled_too ? max_diff(backend, g, order, chunk, labels) : 0.0;
   const double padded =
       padded_too ? max_diff(backend, g, order, chunk, labels, /*compute_padding=*/true) : 0.0;
-  char single_text[32] = "skipped", padded_text[32] = "skipped";
+  char single_text[32] = "skipped", padded_text[32] = "skipped", shuffled_text[32] = "skipped";
   if (one_by_one) std::snprintf(single_text, sizeof(single_text), "%.3g", single);
   if (padded_too) std::snprintf(padded_text, sizeof(padded_text), "%.3g", padded);
+  if (shuffled_too) std::snprintf(shuffled_text, sizeof(shuffled_text), "%.3g", shuffled);
   std::printf(
-      "[golden] %s: %zu cases, max |logit diff| all-at-once %.3g, one-by-one %s, shuffled-by-%zu %.3g, "
+      "[golden] %s: %zu cases, max |logit diff| all-at-once %.3g, one-by-one %s, shuffled-by-%zu %s, "
       "padding computed %s (tolerance %.3g)\n",
-      name.c_str(), g.cases.size(), all, single_text, chunk, shuffled, padded_text, tolerance);
+      name.c_str(), g.cases.size(), all, single_text, chunk, shuffled_text, padded_text, tolerance);
   ::testing::Test::RecordProperty("max_abs_diff", std::to_string(std::max({all, single, shuffled, padded})));
   EXPECT_LE(all, tolerance);
   EXPECT_LE(single, tolerance);
@@ -164,14 +166,16 @@ inline void check_all_batchings(const std::string& name, Backend& backend, int l
 // golden's own tolerance.
 inline void check_all_batchings(const std::string& name, const model::ModelConfig& config,
                                 const model::EncoderWeights& weights, const Golden& g, bool one_by_one = true,
-                                const std::string& device = "cpu", bool padded_too = true) {
+                                const std::string& device = "cpu", bool padded_too = true,
+                                bool shuffled_too = true) {
   auto created = create_backend(device, BackendOptions{});
   ASSERT_TRUE(created.ok()) << created.status().to_string();
   auto backend = std::move(created).value();
   const Status st = backend->prepare(config, weights);
   ASSERT_TRUE(st.ok()) << st.to_string();
   ASSERT_GE(g.cases.size(), 50u);
-  check_all_batchings(name, *backend, config.num_labels(), g, g.tolerance, one_by_one, padded_too);
+  check_all_batchings(name, *backend, config.num_labels(), g, g.tolerance, one_by_one, padded_too,
+                      shuffled_too);
 }
 
 }  // namespace infercost::backend::testing

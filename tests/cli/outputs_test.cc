@@ -2,6 +2,7 @@
 // streamed to FIFOs and descriptors, links followed, read-only files and the run's own inputs and
 // model refused, an existing output never replaced without --force, a finished job's record
 // telling a resume of the same job from another one, and a checkpoint that does not add up refused.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -74,11 +75,10 @@ TEST_F(OutputsTest, AFifoIsStreamedToAndKeepsNoCheckpoint) {
   TempDir work;
   const std::string fifo = work.file("rows.fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::string got;
-  std::thread reader([&] { got = slurp(fifo); });  // opening waits for the run to open it
+  testing::FifoReader reader(fifo);
   CommandOutcome o =
       run_infercost(run(input(work), fifo, "--output-format jsonl --metrics " + work.file("m.json")));
-  reader.join();
+  const std::string got = reader.finish();
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_EQ(lines_of(got), kRows);
   struct stat st {};

@@ -1,5 +1,6 @@
 #include "infercost/core/file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -132,19 +133,20 @@ TEST(File, StreamsAreWrittenInPlaceAndFilesKeepTheirMode) {
   TempDir dir;
   const std::string fifo = dir.file("fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::string got;
-  std::thread reader([&] { got = slurp(fifo); });
+  testing::FifoReader reader(fifo);
   {
     auto out = AtomicOutputFile::create(fifo);
-    ASSERT_TRUE(out.ok()) << out.status().to_string();
-    EXPECT_TRUE(out->stream());
-    EXPECT_EQ(count_entries(dir.path()), 1);
-    ASSERT_TRUE(out->write("rows\n").ok());
-    ASSERT_TRUE(out->sync().ok());
-    ASSERT_TRUE(out->commit().ok());
+    if (out.ok()) {
+      EXPECT_TRUE(out->stream());
+      EXPECT_EQ(count_entries(dir.path()), 1);
+      EXPECT_TRUE(out->write("rows\n").ok());
+      EXPECT_TRUE(out->sync().ok());
+      EXPECT_TRUE(out->commit().ok());
+    } else {
+      ADD_FAILURE() << out.status().to_string();
+    }
   }
-  reader.join();
-  EXPECT_EQ(got, "rows\n");
+  EXPECT_EQ(reader.finish(), "rows\n");
   struct stat st {};
   ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
