@@ -13,6 +13,14 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# Ninja, which scripts/install-deps.sh installs: with CMake's Makefiles a
+# library's objects wait until the libraries it links are built, which leaves
+# a core idle through the chain of stages (the sanitizer build took 5 minutes
+# on 2 cores, 3 with Ninja). Looked for when a recipe runs (after deps); a
+# folder configured before keeps the generator it was made with.
+GENERATOR = $(if $(shell command -v ninja 2>/dev/null),Ninja,Unix Makefiles)
+generator_for = $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)")
+
 # Configures when the build folder has no build files (Makefile, or build.ninja
 # for a Ninja folder); not CMakeCache.txt: a configure that failed half-way
 # leaves the cache behind. Configures again when build/pyenv was made after
@@ -21,7 +29,7 @@ deps:
 # touched: a configure that changes nothing leaves it as it was).
 configure: deps
 	@if [ ! -f $(BUILD)/Makefile ] && [ ! -f $(BUILD)/build.ninja ]; then \
-		cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS); \
+		cmake -S . -B $(BUILD) $(call generator_for,$(BUILD)) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS); \
 	elif [ -f $(PYENV)/.complete ] && [ $(PYENV)/.complete -nt $(BUILD)/CMakeCache.txt ]; then \
 		cmake -S . -B $(BUILD) $(CMAKE_FLAGS) && touch $(BUILD)/CMakeCache.txt; fi
 
@@ -119,7 +127,8 @@ ASAN_SUITES := core_tests text_tests bpe_tests bpe_golden_tests text_unigram_gol
 	pipeline_tests record_tests
 ASAN_LABELS := ^(core|text|model|backend|parquet|io|corpus|pipeline|record)$$
 asan-test: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
+	cmake -S . -B build-asan $(call generator_for,build-asan) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		"-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
 		-DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF
 	cmake --build build-asan -j $(JOBS) --target $(ASAN_SUITES)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L '$(ASAN_LABELS)' -LE 'slow|cli'
@@ -130,7 +139,8 @@ asan-test: deps
 # FUZZ_SECONDS of wall time each.
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERCOST_FUZZ=ON \
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz $(call generator_for,build-fuzz) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DINFERCOST_FUZZ=ON \
 		-DINFERCOST_BUILD_TESTS=OFF -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF
 	cmake --build build-fuzz -j $(JOBS) --target parquet_reader_fuzz sentencepiece_model_fuzz json_documents_fuzz
 	@status=0; pids=""; \

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages infercost builds with. Idempotent and quiet
+# Installs the Debian 12 packages infercost builds with (ninja-build: the
+# Makefile configures its build folders for Ninja). Idempotent and quiet
 # when everything is present; uses sudo when not root. ocl-icd-opencl-dev is
 # only a Recommends of libdnnl-dev, but its CMake config needs OpenCL headers.
 # chromium (headless) opens the HTML report in its test; python3-dev has the
 # headers the Python module (nanobind) compiles against.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libdnnl-dev ocl-icd-opencl-dev libutf8proc-dev libsimdjson-dev nlohmann-json3-dev
+pkgs=(build-essential cmake ninja-build pkg-config libdnnl-dev ocl-icd-opencl-dev libutf8proc-dev libsimdjson-dev nlohmann-json3-dev
       libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
       libsnappy-dev zlib1g-dev libzstd-dev liblz4-dev libbrotli-dev python3-venv python3-dev clang libclang-rt-14-dev
       chromium)
