@@ -229,9 +229,11 @@ float gelu_tanh(float x) {
   return float(0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))));
 }
 
-// D = alpha op(A) op(B) + beta C, then the epilogue, the products summed in
-// double. op(A)'s rows and op(B)'s columns are copied out first, so that each
-// dot product reads two contiguous arrays (in four running sums).
+// D = alpha op(A) op(B) + beta C, then the epilogue, each product summed in
+// double in order of k. op(A) and op(B) are first packed in panels of kTile
+// rows (columns), k-major and zero-padded, so that one pass over k computes a
+// kTile x kTile block of D in registers (the emulator's time is mostly here).
+constexpr int64_t kTile = 4;
 void matmul(const Desc& op, float al, const void* a_ptr, const Layout& a, const void* b_ptr, const Layout& b,
             float be, const void* c_ptr, const Layout& c, void* d_ptr, const Layout& d) {
   const int64_t m = int64_t(d.rows), n = int64_t(d.cols);
@@ -243,27 +245,36 @@ void matmul(const Desc& op, float al, const void* a_ptr, const Layout& a, const 
   const auto b_at = [&](int64_t p, int64_t j) {
     return op.trans_b == CUBLAS_OP_N ? p + j * b.ld : j + p * b.ld;
   };
-  std::vector<double> a_rows(size_t(m * k)), b_cols(size_t(n * k));
+  const int64_t m_panels = (m + kTile - 1) / kTile, n_panels = (n + kTile - 1) / kTile;
+  // Panel t of A: [p][r] = op(A)(t * kTile + r, p); of B: [p][r] = op(B)(p, t * kTile + r).
+  std::vector<double> a_pack(size_t(m_panels * k * kTile), 0.0), b_pack(size_t(n_panels * k * kTile), 0.0);
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) a_rows[size_t(i * k + p)] = load(a.type, a_ptr, a_at(i, p));
+    for (int64_t p = 0; p < k; ++p)
+      a_pack[size_t(((i / kTile) * k + p) * kTile + i % kTile)] = load(a.type, a_ptr, a_at(i, p));
   for (int64_t j = 0; j < n; ++j)
-    for (int64_t p = 0; p < k; ++p) b_cols[size_t(j * k + p)] = load(b.type, b_ptr, b_at(p, j));
+    for (int64_t p = 0; p < k; ++p)
+      b_pack[size_t(((j / kTile) * k + p) * kTile + j % kTile)] = load(b.type, b_ptr, b_at(p, j));
   const cudaDataType_t bias_type = op.bias_type == -1 ? d.type : cudaDataType_t(op.bias_type);
-  for (int64_t j = 0; j < n; ++j) {
-    const double* col = &b_cols[size_t(j * k)];
-    for (int64_t i = 0; i < m; ++i) {
-      const double* row = &a_rows[size_t(i * k)];
-      double sums[4] = {0, 0, 0, 0};
-      int64_t p = 0;
-      for (; p + 4 <= k; p += 4)
-        for (int s = 0; s < 4; ++s) sums[s] += row[p + s] * col[p + s];
-      for (; p < k; ++p) sums[0] += row[p] * col[p];
-      float v = al * float((sums[0] + sums[1]) + (sums[2] + sums[3]));
-      if (be != 0.0f) v += be * load(c.type, c_ptr, i + j * c.ld);
-      if (has_bias(op.epilogue)) v += load(bias_type, op.bias, i);  // bias[i]: one per row of D
-      if (op.epilogue == CUBLASLT_EPILOGUE_RELU_BIAS) v = v > 0.0f ? v : 0.0f;
-      if (op.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS) v = gelu_tanh(v);
-      store(d.type, d_ptr, i + j * d.ld, v);
+  for (int64_t jt = 0; jt < n_panels; ++jt) {
+    const double* bp = &b_pack[size_t(jt * k * kTile)];
+    for (int64_t it = 0; it < m_panels; ++it) {
+      const double* ap = &a_pack[size_t(it * k * kTile)];
+      double sums[kTile][kTile] = {};
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t r = 0; r < kTile; ++r)
+          for (int64_t s = 0; s < kTile; ++s) sums[r][s] += ap[p * kTile + r] * bp[p * kTile + s];
+      for (int64_t s = 0; s < kTile && jt * kTile + s < n; ++s) {
+        const int64_t j = jt * kTile + s;
+        for (int64_t r = 0; r < kTile && it * kTile + r < m; ++r) {
+          const int64_t i = it * kTile + r;
+          float v = al * float(sums[r][s]);
+          if (be != 0.0f) v += be * load(c.type, c_ptr, i + j * c.ld);
+          if (has_bias(op.epilogue)) v += load(bias_type, op.bias, i);  // bias[i]: one per row of D
+          if (op.epilogue == CUBLASLT_EPILOGUE_RELU_BIAS) v = v > 0.0f ? v : 0.0f;
+          if (op.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS) v = gelu_tanh(v);
+          store(d.type, d_ptr, i + j * d.ld, v);
+        }
+      }
     }
   }
   ++state().matmuls;
