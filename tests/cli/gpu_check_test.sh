@@ -127,6 +127,9 @@ if bad:
   pack)
     build=${2:-build}
     [ -x "$build/infercost" ] || { echo "skip: $build/infercost not built"; exit 77; }
+    # A build configured without the CUDA toolkit has no module to pack (CI's has one).
+    [ -e "$build/libinfercost_cuda.so" ] ||
+      { echo "skip: $build has no CUDA module (configured without the CUDA toolkit): nothing to pack for a GPU"; exit 77; }
     scripts/gpu-pack.sh --build "$build" --out "$tmp/carry" --xz-level 1 || fail "scripts/gpu-pack.sh"
     [ -f "$tmp/carry/infercost-gpu.tar.xz" ] || fail "no archive"
     mkdir -p "$tmp/x"
