@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -84,6 +85,76 @@ std::string failure_reason(const std::string& stderr_text, int exit_code, int si
   return reason;
 }
 
+namespace {
+
+// What the close-on-exec pipe of a fork says: the child's errno where its
+// exec failed, nothing where it succeeded (end of file, the pipe closed by
+// the exec).
+Result<std::optional<int>> exec_status(int fd) {
+  int exec_errno = 0;
+  size_t got = 0;
+  while (got < sizeof exec_errno) {
+    const ssize_t n = ::read(fd, reinterpret_cast<char*>(&exec_errno) + got, sizeof exec_errno - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return io_error(
+          fmt::format("cannot start a benchmark run: reading its exec status: {}", std::strerror(errno)));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got == sizeof exec_errno) return std::optional<int>(exec_errno);
+  return std::optional<int>();
+}
+
+// The run's end from its wait status: exit code or signal, and why it failed.
+void set_exit(const ChildRun& run, int status, ChildOutcome& out) {
+  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
+  if (out.timed_out || out.signal != 0 || out.exit_code != 0) {
+    out.error = failure_reason(read_text(run.stderr_path), out.exit_code, out.signal, out.timed_out,
+                               run.timeout_seconds);
+  }
+}
+
+// Waits for the run `pid` to end: samples it every run.monitor_interval
+// (its peak RSS into `out`), kills it at run.timeout_seconds; its wait status
+// into `status`, its wall time since `start` into `out`.
+Status watch_run(const ChildRun& run, pid_t pid, std::chrono::steady_clock::time_point start,
+                 ChildOutcome& out, int& status) {
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // From here on /proc/<pid> is the program run, not the parent's forked copy.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  ProcessSampler sampler(pid, run.monitor, run.nvml, run.nvml != nullptr ? run.gpus : std::vector<int>{});
+  while (true) {
+    const pid_t done = wait_child_process(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      const int error = errno;
+      if (pidfd >= 0) ::close(pidfd);
+      kill_and_reap(pid);
+      return io_error(fmt::format("waiting for benchmark run {}: {}", pid, std::strerror(error)));
+    }
+    if (run.timeout_seconds > 0 && elapsed() >= run.timeout_seconds && !out.timed_out) {
+      out.timed_out = true;
+      ::kill(pid, SIGKILL);
+    }
+    if (!out.timed_out) sampler.sample();
+    if (run.tick) run.tick();
+    double wait = run.monitor_interval;
+    if (run.timeout_seconds > 0 && !out.timed_out) wait = std::min(wait, run.timeout_seconds - elapsed());
+    wait_for(pidfd, std::max(wait, 0.001));
+  }
+  out.seconds = elapsed();
+  if (pidfd >= 0) ::close(pidfd);
+  out.peak_rss_bytes = sampler.peak_rss_bytes();
+  return Status();
+}
+
+}  // namespace
+
 Result<ChildOutcome> run_child(const ChildRun& run) {
   if (run.argv.empty()) return invalid_argument("run_child: empty argv");
   // Everything the child needs is prepared before fork: after it, only
@@ -140,68 +211,28 @@ Result<ChildOutcome> run_child(const ChildRun& run) {
     close_fd(exec_pipe[0]);
     return io_error(fmt::format("cannot start a benchmark run: fork: {}", std::strerror(fork_errno)));
   }
-  int exec_errno = 0;
-  size_t got = 0;
-  while (got < sizeof exec_errno) {
-    const ssize_t n =
-        ::read(exec_pipe[0], reinterpret_cast<char*>(&exec_errno) + got, sizeof exec_errno - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      close_fd(exec_pipe[0]);
-      kill_and_reap(pid);
-      return io_error(
-          fmt::format("cannot start a benchmark run: reading its exec status: {}", std::strerror(error)));
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
+  Result<std::optional<int>> exec_errno = exec_status(exec_pipe[0]);
   close_fd(exec_pipe[0]);
+  if (!exec_errno.ok()) {
+    kill_and_reap(pid);
+    return exec_errno.status();
+  }
   ChildOutcome out;
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   int status = 0;
-  if (got == sizeof exec_errno) {
+  if (*exec_errno) {
     // The exec failed: the child exits 127 without running anything.
     while (wait_child_process(pid, &status, 0) < 0 && errno == EINTR) {
     }
     out.seconds = elapsed();
     out.exit_code = 127;
-    out.error = fmt::format("cannot run {}: {}", run.executable, std::strerror(exec_errno));
+    out.error = fmt::format("cannot run {}: {}", run.executable, std::strerror(**exec_errno));
     return out;
   }
-  // From here on /proc/<pid> is the program run, not the parent's forked copy.
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  ProcessSampler sampler(pid, run.monitor, run.nvml, run.nvml != nullptr ? run.gpus : std::vector<int>{});
-  while (true) {
-    const pid_t done = wait_child_process(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) {
-      const int error = errno;
-      if (pidfd >= 0) ::close(pidfd);
-      kill_and_reap(pid);
-      return io_error(fmt::format("waiting for benchmark run {}: {}", pid, std::strerror(error)));
-    }
-    if (run.timeout_seconds > 0 && elapsed() >= run.timeout_seconds && !out.timed_out) {
-      out.timed_out = true;
-      ::kill(pid, SIGKILL);
-    }
-    if (!out.timed_out) sampler.sample();
-    if (run.tick) run.tick();
-    double wait = run.monitor_interval;
-    if (run.timeout_seconds > 0 && !out.timed_out) wait = std::min(wait, run.timeout_seconds - elapsed());
-    wait_for(pidfd, std::max(wait, 0.001));
-  }
-  out.seconds = elapsed();
-  if (pidfd >= 0) ::close(pidfd);
-  out.peak_rss_bytes = sampler.peak_rss_bytes();
-  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
-  if (out.timed_out || out.signal != 0 || out.exit_code != 0) {
-    out.error = failure_reason(read_text(run.stderr_path), out.exit_code, out.signal, out.timed_out,
-                               run.timeout_seconds);
-  }
+  INFERCOST_RETURN_IF_ERROR(watch_run(run, pid, start, out, status));
+  set_exit(run, status, out);
   return out;
 }
 

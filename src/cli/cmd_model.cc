@@ -31,25 +31,8 @@ struct ModelFlags {
 constexpr const char* kSyntheticNote =
     "note: this model is synthetic (random weights): its speed is real, its sentiments are not.";
 
-void run_info(const ModelFlags& flags) {
-  Result<model::ModelDescription> described = model::describe_model_dir(flags.dir);
-  if (!described.ok()) fail(described.status());
-  const model::ModelDescription& m = *described;
-  if (flags.json) {
-    std::printf("%s\n", pipeline::model_info_json(m).c_str());
-    return;
-  }
-  const model::ModelConfig& c = m.config;
-  std::printf("model           %s\n", m.dir.c_str());
-  std::printf("name            %s\n", c.name.c_str());
-  std::printf("architecture    %s (model_type %s)\n", model::architecture_name(c).c_str(),
-              c.model_type.c_str());
-  std::printf("layers          %d\n", c.num_layers);
-  std::printf("hidden          %d (%d heads x %d)\n", c.hidden_size, c.num_heads, c.head_dim());
-  std::printf("ffn             %d, %s%s\n", c.intermediate_size, model::activation_name(c.ffn_activation),
-              c.glu ? " GLU" : "");
-  std::printf("vocab           %d\n", c.vocab_size);
-  std::printf("max positions   %d\n", c.max_positions());
+// model info's lines on a rotary or relative-position encoder's positions and attention.
+void print_positions_and_attention(const model::ModelConfig& c) {
   if (!c.rope_theta.empty()) {
     std::string global, local;
     int window = 0;
@@ -75,12 +58,11 @@ void run_info(const ModelFlags& flags) {
     std::printf("attention       disentangled (%s), relative positions: %s%s\n", terms.c_str(), span.c_str(),
                 c.share_att_key ? ", shared key/query projections" : "");
   }
-  if (c.architecture == model::Architecture::kBert || c.architecture == model::Architecture::kRoberta)
-    std::printf("token types     %d\n", c.type_vocab_size);
-  std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
-  std::printf("parameters      %s\n", group_thousands(m.parameters).c_str());
-  std::printf("weights dtype   %s (model.safetensors)\n", m.weights_dtype.c_str());
-  std::printf("precision       %s\n", pipeline::default_precision_text().c_str());
+}
+
+// model info's head lines: the labels and the head function run applies, or why there is no head.
+void print_head(const model::ModelDescription& m) {
+  const model::ModelConfig& c = m.config;
   if (m.classification_head) {
     std::string labels;
     for (int i = 0; i < c.num_labels(); ++i) {
@@ -98,14 +80,12 @@ void run_info(const ModelFlags& flags) {
     const std::string why = m.no_head.rfind(prefix, 0) == 0 ? m.no_head.substr(prefix.size()) : m.no_head;
     std::printf("head            none: %s\n", why.c_str());
   }
+}
+
+// model info's embedding line: what embed does with the directory, or why it refuses it.
+void print_embedding(const model::ModelDescription& m) {
+  const model::ModelConfig& c = m.config;
   const model::TokenizerDescription& t = m.tokenizer;
-  std::printf("tokenizer       %s (%s), %zu tokens, max length %d\n", text::tokenizer_kind_name(t.kind),
-              t.source.c_str(), t.vocab_size, t.max_length);
-  if (t.normalizer) {
-    const model::NormalizerDescription& n = *t.normalizer;
-    std::printf("normalizer      lowercase %s, strip accents %s, split CJK %s\n", n.lowercase ? "yes" : "no",
-                n.strip_accents ? "yes" : "no", n.split_cjk ? "yes" : "no");
-  }
   if (m.embedding) {
     const model::EmbeddingConfig& e = *m.embedding;
     std::string max_seq;
@@ -127,6 +107,44 @@ void run_info(const ModelFlags& flags) {
   } else if (!m.embedding_refused.empty()) {
     std::printf("embedding       refused: %s\n", m.embedding_refused.c_str());
   }
+}
+
+void run_info(const ModelFlags& flags) {
+  Result<model::ModelDescription> described = model::describe_model_dir(flags.dir);
+  if (!described.ok()) fail(described.status());
+  const model::ModelDescription& m = *described;
+  if (flags.json) {
+    std::printf("%s\n", pipeline::model_info_json(m).c_str());
+    return;
+  }
+  const model::ModelConfig& c = m.config;
+  std::printf("model           %s\n", m.dir.c_str());
+  std::printf("name            %s\n", c.name.c_str());
+  std::printf("architecture    %s (model_type %s)\n", model::architecture_name(c).c_str(),
+              c.model_type.c_str());
+  std::printf("layers          %d\n", c.num_layers);
+  std::printf("hidden          %d (%d heads x %d)\n", c.hidden_size, c.num_heads, c.head_dim());
+  std::printf("ffn             %d, %s%s\n", c.intermediate_size, model::activation_name(c.ffn_activation),
+              c.glu ? " GLU" : "");
+  std::printf("vocab           %d\n", c.vocab_size);
+  std::printf("max positions   %d\n", c.max_positions());
+  print_positions_and_attention(c);
+  if (c.architecture == model::Architecture::kBert || c.architecture == model::Architecture::kRoberta)
+    std::printf("token types     %d\n", c.type_vocab_size);
+  std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
+  std::printf("parameters      %s\n", group_thousands(m.parameters).c_str());
+  std::printf("weights dtype   %s (model.safetensors)\n", m.weights_dtype.c_str());
+  std::printf("precision       %s\n", pipeline::default_precision_text().c_str());
+  print_head(m);
+  const model::TokenizerDescription& t = m.tokenizer;
+  std::printf("tokenizer       %s (%s), %zu tokens, max length %d\n", text::tokenizer_kind_name(t.kind),
+              t.source.c_str(), t.vocab_size, t.max_length);
+  if (t.normalizer) {
+    const model::NormalizerDescription& n = *t.normalizer;
+    std::printf("normalizer      lowercase %s, strip accents %s, split CJK %s\n", n.lowercase ? "yes" : "no",
+                n.strip_accents ? "yes" : "no", n.split_cjk ? "yes" : "no");
+  }
+  print_embedding(m);
   if (c.synthetic) {
     std::printf("synthetic       yes (preset %s, seed %llu)\n", c.synthetic_preset.c_str(),
                 static_cast<unsigned long long>(c.synthetic_seed));

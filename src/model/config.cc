@@ -530,6 +530,104 @@ void bert_shape_keys(const ModelConfig& c, const ordered_json& id2label, const o
   j["pad_token_id"] = c.pad_token_id;
 }
 
+// Each family's config.json keys, in the order HF writes them, between
+// _name_or_path and problem_type (config_to_json).
+void distilbert_json_keys(const ModelConfig& c, const ordered_json& id2label, const ordered_json& label2id,
+                          ordered_json& j) {
+  j["activation"] = activation_name(c.ffn_activation);
+  j["architectures"] = {"DistilBertForSequenceClassification"};
+  j["attention_dropout"] = 0.1;
+  j["dim"] = c.hidden_size;
+  j["dropout"] = 0.1;
+  j["hidden_dim"] = c.intermediate_size;
+  j["id2label"] = id2label;
+  j["initializer_range"] = 0.02;
+  j["label2id"] = label2id;
+  j["max_position_embeddings"] = c.max_position_embeddings;
+  j["model_type"] = "distilbert";
+  j["n_heads"] = c.num_heads;
+  j["n_layers"] = c.num_layers;
+  j["pad_token_id"] = c.pad_token_id;
+  j["qa_dropout"] = 0.1;
+  j["seq_classif_dropout"] = 0.2;
+  j["sinusoidal_pos_embds"] = false;
+  j["tie_weights_"] = true;
+}
+
+void modernbert_json_keys(const ModelConfig& c, const ordered_json& id2label, const ordered_json& label2id,
+                          ordered_json& j) {
+  j["architectures"] = {"ModernBertForSequenceClassification"};
+  j["attention_bias"] = c.attention_bias;
+  j["classifier_activation"] = activation_name(c.classifier_activation);
+  j["classifier_bias"] = c.head_bias;
+  j["classifier_pooling"] = c.head_mean_pooling ? "mean" : "cls";
+  j["hidden_activation"] = activation_name(c.ffn_activation);
+  j["hidden_size"] = c.hidden_size;
+  j["id2label"] = id2label;
+  j["intermediate_size"] = c.intermediate_size;
+  j["label2id"] = label2id;
+  ordered_json types = ordered_json::array();
+  int local_attention = 128;
+  double global_theta = 160000.0, local_theta = 10000.0;
+  for (int i = 0; i < c.num_layers; ++i) {
+    const bool global = c.global_layer(i);
+    types.push_back(global ? "full_attention" : "sliding_attention");
+    if (!global) local_attention = 2 * c.attention_window[static_cast<size_t>(i)];
+    if (!c.rope_theta.empty()) (global ? global_theta : local_theta) = c.rope_theta[static_cast<size_t>(i)];
+  }
+  j["layer_types"] = types;
+  j["local_attention"] = local_attention;
+  j["max_position_embeddings"] = c.max_position_embeddings;
+  j["mlp_bias"] = c.mlp_bias;
+  j["model_type"] = "modernbert";
+  j["norm_bias"] = c.norm_bias;
+  j["norm_eps"] = float_for_json(c.layer_norm_eps);
+  j["num_attention_heads"] = c.num_heads;
+  j["num_hidden_layers"] = c.num_layers;
+  j["pad_token_id"] = c.pad_token_id;
+  j["rope_parameters"] = {{"full_attention", {{"rope_theta", global_theta}, {"rope_type", "default"}}},
+                          {"sliding_attention", {{"rope_theta", local_theta}, {"rope_type", "default"}}}};
+}
+
+void deberta_json_keys(const ModelConfig& c, const ordered_json& id2label, const ordered_json& label2id,
+                       ordered_json& j) {
+  // What model synth writes (share_att_key, norm_rel_ebd layer_norm, no
+  // embedding projection), as microsoft/deberta-v3-base's config.json says it.
+  j["architectures"] = {"DebertaV2ForSequenceClassification"};
+  bert_shape_keys(c, id2label, label2id, j);
+  j["max_relative_positions"] = c.max_relative_positions;
+  j["model_type"] = "deberta-v2";
+  j["norm_rel_ebd"] = c.norm_relative_embeddings ? "layer_norm" : "none";
+  j["pooler_dropout"] = 0;
+  j["pooler_hidden_act"] = activation_name(c.classifier_activation);
+  j["pooler_hidden_size"] = c.hidden_size;
+  std::string terms;
+  if (c.p2c) terms = "p2c";
+  if (c.c2p) terms += terms.empty() ? "c2p" : "|c2p";
+  j["pos_att_type"] = terms;
+  j["position_biased_input"] = c.position_table;
+  j["position_buckets"] = c.position_buckets > 0 ? c.position_buckets : -1;
+  j["relative_attention"] = c.relative_attention;
+  j["share_att_key"] = c.share_att_key;
+  j["type_vocab_size"] = c.type_vocab_size;
+}
+
+// BERT and the RoBERTa family.
+void bert_json_keys(const ModelConfig& c, const ordered_json& id2label, const ordered_json& label2id,
+                    ordered_json& j) {
+  const bool roberta = c.architecture == Architecture::kRoberta;
+  const std::string model_type = roberta ? (c.model_type.empty() ? "roberta" : c.model_type) : "bert";
+  j["architectures"] = {hf_classifier_class(c)};
+  if (roberta) j["bos_token_id"] = 0;
+  j["classifier_dropout"] = nullptr;
+  if (roberta) j["eos_token_id"] = 2;
+  bert_shape_keys(c, id2label, label2id, j);
+  j["model_type"] = model_type;
+  j["position_embedding_type"] = "absolute";
+  j["type_vocab_size"] = c.type_vocab_size;
+  j["use_cache"] = true;
+}
+
 }  // namespace
 
 std::string config_to_json(const ModelConfig& c) {
@@ -541,89 +639,12 @@ std::string config_to_json(const ModelConfig& c) {
     id2label[std::to_string(i)] = c.labels[i];
     label2id[c.labels[i]] = static_cast<int>(i);
   }
-  if (c.architecture == Architecture::kDistilBert) {
-    j["activation"] = activation_name(c.ffn_activation);
-    j["architectures"] = {"DistilBertForSequenceClassification"};
-    j["attention_dropout"] = 0.1;
-    j["dim"] = c.hidden_size;
-    j["dropout"] = 0.1;
-    j["hidden_dim"] = c.intermediate_size;
-    j["id2label"] = id2label;
-    j["initializer_range"] = 0.02;
-    j["label2id"] = label2id;
-    j["max_position_embeddings"] = c.max_position_embeddings;
-    j["model_type"] = "distilbert";
-    j["n_heads"] = c.num_heads;
-    j["n_layers"] = c.num_layers;
-    j["pad_token_id"] = c.pad_token_id;
-    j["qa_dropout"] = 0.1;
-    j["seq_classif_dropout"] = 0.2;
-    j["sinusoidal_pos_embds"] = false;
-    j["tie_weights_"] = true;
-  } else if (c.architecture == Architecture::kModernBert) {
-    j["architectures"] = {"ModernBertForSequenceClassification"};
-    j["attention_bias"] = c.attention_bias;
-    j["classifier_activation"] = activation_name(c.classifier_activation);
-    j["classifier_bias"] = c.head_bias;
-    j["classifier_pooling"] = c.head_mean_pooling ? "mean" : "cls";
-    j["hidden_activation"] = activation_name(c.ffn_activation);
-    j["hidden_size"] = c.hidden_size;
-    j["id2label"] = id2label;
-    j["intermediate_size"] = c.intermediate_size;
-    j["label2id"] = label2id;
-    ordered_json types = ordered_json::array();
-    int local_attention = 128;
-    double global_theta = 160000.0, local_theta = 10000.0;
-    for (int i = 0; i < c.num_layers; ++i) {
-      const bool global = c.global_layer(i);
-      types.push_back(global ? "full_attention" : "sliding_attention");
-      if (!global) local_attention = 2 * c.attention_window[static_cast<size_t>(i)];
-      if (!c.rope_theta.empty()) (global ? global_theta : local_theta) = c.rope_theta[static_cast<size_t>(i)];
-    }
-    j["layer_types"] = types;
-    j["local_attention"] = local_attention;
-    j["max_position_embeddings"] = c.max_position_embeddings;
-    j["mlp_bias"] = c.mlp_bias;
-    j["model_type"] = "modernbert";
-    j["norm_bias"] = c.norm_bias;
-    j["norm_eps"] = float_for_json(c.layer_norm_eps);
-    j["num_attention_heads"] = c.num_heads;
-    j["num_hidden_layers"] = c.num_layers;
-    j["pad_token_id"] = c.pad_token_id;
-    j["rope_parameters"] = {{"full_attention", {{"rope_theta", global_theta}, {"rope_type", "default"}}},
-                            {"sliding_attention", {{"rope_theta", local_theta}, {"rope_type", "default"}}}};
-  } else if (c.architecture == Architecture::kDebertaV2) {
-    // What model synth writes (share_att_key, norm_rel_ebd layer_norm, no
-    // embedding projection), as microsoft/deberta-v3-base's config.json says it.
-    j["architectures"] = {"DebertaV2ForSequenceClassification"};
-    bert_shape_keys(c, id2label, label2id, j);
-    j["max_relative_positions"] = c.max_relative_positions;
-    j["model_type"] = "deberta-v2";
-    j["norm_rel_ebd"] = c.norm_relative_embeddings ? "layer_norm" : "none";
-    j["pooler_dropout"] = 0;
-    j["pooler_hidden_act"] = activation_name(c.classifier_activation);
-    j["pooler_hidden_size"] = c.hidden_size;
-    std::string terms;
-    if (c.p2c) terms = "p2c";
-    if (c.c2p) terms += terms.empty() ? "c2p" : "|c2p";
-    j["pos_att_type"] = terms;
-    j["position_biased_input"] = c.position_table;
-    j["position_buckets"] = c.position_buckets > 0 ? c.position_buckets : -1;
-    j["relative_attention"] = c.relative_attention;
-    j["share_att_key"] = c.share_att_key;
-    j["type_vocab_size"] = c.type_vocab_size;
-  } else {
-    const bool roberta = c.architecture == Architecture::kRoberta;
-    const std::string model_type = roberta ? (c.model_type.empty() ? "roberta" : c.model_type) : "bert";
-    j["architectures"] = {hf_classifier_class(c)};
-    if (roberta) j["bos_token_id"] = 0;
-    j["classifier_dropout"] = nullptr;
-    if (roberta) j["eos_token_id"] = 2;
-    bert_shape_keys(c, id2label, label2id, j);
-    j["model_type"] = model_type;
-    j["position_embedding_type"] = "absolute";
-    j["type_vocab_size"] = c.type_vocab_size;
-    j["use_cache"] = true;
+  switch (c.architecture) {
+    case Architecture::kDistilBert: distilbert_json_keys(c, id2label, label2id, j); break;
+    case Architecture::kModernBert: modernbert_json_keys(c, id2label, label2id, j); break;
+    case Architecture::kDebertaV2: deberta_json_keys(c, id2label, label2id, j); break;
+    case Architecture::kBert:
+    case Architecture::kRoberta: bert_json_keys(c, id2label, label2id, j); break;
   }
   if (!c.problem_type.empty()) j["problem_type"] = c.problem_type;
   j["torch_dtype"] = "float32";

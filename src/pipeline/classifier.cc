@@ -285,6 +285,68 @@ const char* task_name(Task task) {
 Classifier::Classifier() = default;
 Classifier::~Classifier() = default;
 
+namespace {
+
+// Up to `want` streams on a device from its first (a backend that cannot
+// fork runs one).
+Status fork_streams(std::vector<BackendPtr>& streams, int want, const std::string& device) {
+  while (static_cast<int>(streams.size()) < want) {
+    Result<BackendPtr> forked = streams[0]->fork();
+    if (!forked.ok()) {
+      if (forked.status().code() == StatusCode::kUnsupported) return Status();
+      return forked.status().with_context(device + ": another stream");
+    }
+    streams.push_back(std::move(*forked));
+  }
+  return Status();
+}
+
+// The batch capacity per stream, the smallest over the devices: each
+// device's capacity (`capacities[i]`, measured before the forks) shared by its
+// streams (`devices[i]`: its name and stream count).
+Result<backend::BatchCapacity> least_capacity_per_stream(
+    const std::vector<backend::BatchCapacity>& capacities,
+    const std::vector<std::pair<std::string, int>>& devices) {
+  backend::BatchCapacity least;
+  for (size_t i = 0; i < capacities.size(); ++i) {
+    const backend::BatchCapacity& cap = capacities[i];
+    const auto& [name, n] = devices[i];
+    if (cap.max_tokens < 1 || cap.max_rows < 1) {
+      return resource_exhausted(
+          fmt::format("{}: no batch fits in the memory left after loading the model ({}; {} tokens, {} rows)",
+                      name, cap.basis, cap.max_tokens, cap.max_rows));
+    }
+    const int64_t tokens = std::max<int64_t>(1, cap.max_tokens / n);
+    const int rows = std::max(1, cap.max_rows / n);
+    if (i == 0 || tokens < least.max_tokens) {
+      least.basis = n > 1 ? fmt::format("{} (shared by {} streams): {}", name, n, cap.basis)
+                          : fmt::format("{}: {}", name, cap.basis);
+      least.max_tokens = tokens;
+      least.free_bytes = cap.free_bytes;
+      least.total_bytes = cap.total_bytes;
+    }
+    least.max_rows = i == 0 ? rows : std::min(least.max_rows, rows);
+  }
+  return least;
+}
+
+// A prefix that fills max_length alone leaves no room for any text: every
+// row would get its vector.
+Status check_prefix_leaves_room(const text::Tokenizer& tokenizer, const std::string& prefix, int max_length,
+                                const ClassifierOptions& options) {
+  std::vector<int32_t> ids;
+  if (!tokenizer.encode_append(prefix, ids).ok() || static_cast<int>(ids.size()) < max_length)
+    return Status();
+  const std::string max_length_label = setting_label("max_length", options.caller);
+  return invalid_argument(fmt::format(
+      "{}{}: the prefix alone takes {} tokens with the special ones, all {} of {}: every text would be cut "
+      "off and every row get the prefix's vector; shorten the prefix or raise {}",
+      setting_label("prefix", options.caller), options.prefix ? "" : " (the model's default prompt)",
+      ids.size(), max_length, max_length_label, max_length_label));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_dir,
                                                      const ClassifierOptions& options,
                                                      BackendFactory factory) {
@@ -343,56 +405,18 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
     }
   }
   const int streams = options.streams_per_device > 0 ? options.streams_per_device : 2;
+  std::vector<std::pair<std::string, int>> stream_counts;
   for (const std::unique_ptr<Device>& d : c->devices_) {
-    while (static_cast<int>(d->streams.size()) < streams) {
-      Result<BackendPtr> forked = d->streams[0]->fork();
-      if (!forked.ok()) {
-        if (forked.status().code() == StatusCode::kUnsupported) break;  // one stream is what it runs
-        return forked.status().with_context(d->name + ": another stream");
-      }
-      d->streams.push_back(std::move(*forked));
-    }
+    INFERCOST_RETURN_IF_ERROR(fork_streams(d->streams, streams, d->name));
+    stream_counts.emplace_back(d->name, static_cast<int>(d->streams.size()));
   }
-  // The batch capacity per stream, the smallest over the devices.
-  for (size_t i = 0; i < capacities.size(); ++i) {
-    const backend::BatchCapacity& cap = capacities[i];
-    const Device& d = *c->devices_[i];
-    const int n = static_cast<int>(d.streams.size());
-    if (cap.max_tokens < 1 || cap.max_rows < 1) {
-      return resource_exhausted(
-          fmt::format("{}: no batch fits in the memory left after loading the model ({}; {} tokens, {} rows)",
-                      d.name, cap.basis, cap.max_tokens, cap.max_rows));
-    }
-    backend::BatchCapacity& least = c->capacity_;
-    const int64_t tokens = std::max<int64_t>(1, cap.max_tokens / n);
-    const int rows = std::max(1, cap.max_rows / n);
-    if (i == 0 || tokens < least.max_tokens) {
-      least.basis = n > 1 ? fmt::format("{} (shared by {} streams): {}", d.name, n, cap.basis)
-                          : fmt::format("{}: {}", d.name, cap.basis);
-      least.max_tokens = tokens;
-      least.free_bytes = cap.free_bytes;
-      least.total_bytes = cap.total_bytes;
-    }
-    least.max_rows = i == 0 ? rows : std::min(least.max_rows, rows);
+  if (!capacities.empty()) {
+    INFERCOST_ASSIGN_OR_RETURN(c->capacity_, least_capacity_per_stream(capacities, stream_counts));
   }
-  for (size_t i = 0; i < c->devices_.size(); ++i) {
-    for (const BackendPtr& b : c->devices_[i]->streams) {
-      auto w = std::make_unique<Worker>();
-      w->device = c->devices_[i].get();
-      w->device_index = i;
-      w->engine = b.get();
-      c->workers_.push_back(std::move(w));
-    }
-  }
+  c->add_workers();
 
   c->policy_ = resolve_batch_policy(resolved, c->capacity_, c->threads_, model.tokenizer->pad_id());
-  // GPUs of different generations may run different precisions: "bf16+fp16".
-  std::vector<std::string> precisions;
-  for (const std::unique_ptr<Device>& d : c->devices_) {
-    const std::string p = backend::precision_name(d->streams[0]->precision());
-    if (std::find(precisions.begin(), precisions.end(), p) == precisions.end()) precisions.push_back(p);
-  }
-  c->precision_ = fmt::format("{}", fmt::join(precisions, "+"));
+  c->precision_ = c->precision_text();
   if (c->task_ == Task::kClassify) {
     c->function_ = asked ? *asked : default_head_function(model.config).function;
     c->label_set_ = writes_label_set(c->function_, model.config.num_labels());
@@ -404,22 +428,34 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
   c->config_ = std::move(model.config);
   c->tokenizer_ = std::move(model.tokenizer);
   if (c->embedding_ && !c->embedding_->prefix.empty()) {
-    // A prefix that fills max_length alone leaves no room for any text: every row would get its vector.
-    std::vector<int32_t> ids;
-    if (c->tokenizer_->encode_append(c->embedding_->prefix, ids).ok() &&
-        static_cast<int>(ids.size()) >= c->max_length_) {
-      const std::string max_length_label = setting_label("max_length", options.caller);
-      return invalid_argument(fmt::format(
-          "{}{}: the prefix alone takes {} tokens with the special ones, all {} of {}: every text would be "
-          "cut "
-          "off and every row get the prefix's vector; shorten the prefix or raise {}",
-          setting_label("prefix", options.caller), options.prefix ? "" : " (the model's default prompt)",
-          ids.size(), c->max_length_, max_length_label, max_length_label));
-    }
+    INFERCOST_RETURN_IF_ERROR(
+        check_prefix_leaves_room(*c->tokenizer_, c->embedding_->prefix, c->max_length_, options));
     INFERCOST_ASSIGN_OR_RETURN(c->tokenizer_, text::with_prefix(c->tokenizer_, c->embedding_->prefix));
   }
   if (options.on_model_loaded) options.on_model_loaded(c->config_);
   return c;
+}
+
+void Classifier::add_workers() {
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    for (const BackendPtr& b : devices_[i]->streams) {
+      auto w = std::make_unique<Worker>();
+      w->device = devices_[i].get();
+      w->device_index = i;
+      w->engine = b.get();
+      workers_.push_back(std::move(w));
+    }
+  }
+}
+
+// GPUs of different generations may run different precisions: "bf16+fp16".
+std::string Classifier::precision_text() const {
+  std::vector<std::string> precisions;
+  for (const std::unique_ptr<Device>& d : devices_) {
+    const std::string p = backend::precision_name(d->streams[0]->precision());
+    if (std::find(precisions.begin(), precisions.end(), p) == precisions.end()) precisions.push_back(p);
+  }
+  return fmt::format("{}", fmt::join(precisions, "+"));
 }
 
 std::vector<std::string> Classifier::devices() const {

@@ -205,6 +205,51 @@ std::string rows_phrase(int64_t rows) {
   return fmt::format("{} row{}", rows, rows == 1 ? "" : "s");
 }
 
+// Who the job is: its inputs, its model and the options that change its output.
+Result<JobIdentity> identity_of(const RunOptions& options, const OutputPlan& plan,
+                                const std::vector<std::string>& inputs,
+                                const std::vector<io::InputFormat>& formats) {
+  JobIdentity now;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    INFERCOST_ASSIGN_OR_RETURN(JobInput in, describe_input(inputs[i], io::input_format_name(formats[i])));
+    now.inputs.push_back(std::move(in));
+  }
+  INFERCOST_RETURN_IF_ERROR(describe_model(options.model_dir, now));
+  INFERCOST_ASSIGN_OR_RETURN(now.options, output_options(options, plan));
+  return now;
+}
+
+// A folder of parts resumed at `at`: the parts of finished inputs must be
+// there; the part in progress may have been renamed into place just before
+// the run died (then its input is done, and its rows are counted from the
+// input and the part).
+Status recount_parts(JobProgress& at, const OutputPlan& plan, const std::vector<std::string>& inputs,
+                     const std::vector<io::InputFormat>& formats, const io::SourceOptions& source_options,
+                     const std::string& output) {
+  for (int64_t f = 0; f < at.files_done; ++f) {
+    if (!path_exists(plan.paths[static_cast<size_t>(f)])) {
+      return invalid_argument(fmt::format(
+          "{}: cannot resume: {}, the part of a finished input, is missing; nothing was changed. Run with "
+          "--force to start over",
+          output, plan.paths[static_cast<size_t>(f)]));
+    }
+  }
+  if (at.files_done >= static_cast<int64_t>(plan.paths.size())) return Status();
+  const size_t f = static_cast<size_t>(at.files_done);
+  const std::string& part = plan.paths[f];
+  if (at.output.bytes > 0 && !path_exists(JobFiles::partial_of(part, true)) && path_exists(part)) {
+    INFERCOST_ASSIGN_OR_RETURN(int64_t rows, rows_consumed(inputs[f], formats[f], source_options));
+    INFERCOST_ASSIGN_OR_RETURN(int64_t in_part, io::rows_in_output(part, plan.formats[f], UINT64_MAX));
+    // Before this input: the checkpoint's counts less what it had of it.
+    at.rows_done += rows - at.position.rows;
+    at.rows_skipped += (rows - in_part) - (at.position.rows - at.output.rows);
+    at.files_done += 1;
+    at.position = {};
+    at.output = {};
+  }
+  return Status();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& options, const OutputPlan& plan,
@@ -218,13 +263,7 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
   const std::string& output = options.output;
   INFERCOST_ASSIGN_OR_RETURN(job->lock_, JobLock::acquire(job->files_.lock, output));
 
-  JobIdentity now;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    INFERCOST_ASSIGN_OR_RETURN(JobInput in, describe_input(inputs[i], io::input_format_name(formats[i])));
-    now.inputs.push_back(std::move(in));
-  }
-  INFERCOST_RETURN_IF_ERROR(describe_model(options.model_dir, now));
-  INFERCOST_ASSIGN_OR_RETURN(now.options, output_options(options, plan));
+  INFERCOST_ASSIGN_OR_RETURN(JobIdentity now, identity_of(options, plan, inputs, formats));
   job->checkpoint_.job = now;
   job->checkpoint_.written_by = std::string("infercost ") + kVersion;
 
@@ -266,32 +305,8 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
   job->checkpoint_.progress = previous->progress;
   JobProgress& at = job->checkpoint_.progress;
   const io::SourceOptions source_options = source_options_of(options);
-  // Parts of finished inputs must be there; the part in progress may have
-  // been renamed into place just before the run died (then its input is
-  // done, and its rows are counted from the input and the part).
   if (plan.per_file) {
-    for (int64_t f = 0; f < at.files_done; ++f) {
-      if (!path_exists(plan.paths[static_cast<size_t>(f)])) {
-        return invalid_argument(fmt::format(
-            "{}: cannot resume: {}, the part of a finished input, is missing; nothing was changed. Run with "
-            "--force to start over",
-            output, plan.paths[static_cast<size_t>(f)]));
-      }
-    }
-    if (at.files_done < static_cast<int64_t>(plan.paths.size())) {
-      const size_t f = static_cast<size_t>(at.files_done);
-      const std::string& part = plan.paths[f];
-      if (at.output.bytes > 0 && !path_exists(JobFiles::partial_of(part, true)) && path_exists(part)) {
-        INFERCOST_ASSIGN_OR_RETURN(int64_t rows, rows_consumed(inputs[f], formats[f], source_options));
-        INFERCOST_ASSIGN_OR_RETURN(int64_t in_part, io::rows_in_output(part, plan.formats[f], UINT64_MAX));
-        // Before this input: the checkpoint's counts less what it had of it.
-        at.rows_done += rows - at.position.rows;
-        at.rows_skipped += (rows - in_part) - (at.position.rows - at.output.rows);
-        at.files_done += 1;
-        at.position = {};
-        at.output = {};
-      }
-    }
+    INFERCOST_RETURN_IF_ERROR(recount_parts(at, plan, inputs, formats, source_options, output));
     job->complete_ = at.files_done == static_cast<int64_t>(plan.paths.size());
   } else if (!path_exists(JobFiles::partial_of(plan.paths[0], false)) && path_exists(plan.paths[0])) {
     job->complete_ = true;  // renamed into place; only the checkpoint's removal was missed

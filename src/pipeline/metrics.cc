@@ -453,6 +453,14 @@ std::string RunMetrics::to_summary() const {
                    "this run's\n",
                    resumed_rows, checkpoint);
   }
+  summarize_work(out);
+  summarize_devices(out);
+  summarize_setup(out);
+  return out;
+}
+
+void RunMetrics::summarize_work(std::string& out) const {
+  auto line = std::back_inserter(out);
   fmt::format_to(line, "rows            {} from {} file{}", rows, input_files, input_files == 1 ? "" : "s");
   if (rows_null > 0) fmt::format_to(line, " (+{} null texts, written with null outputs)", rows_null);
   if (rows_skipped > 0) {
@@ -477,6 +485,10 @@ std::string RunMetrics::to_summary() const {
   fmt::format_to(line, "model FLOPs     {:.4g} at real lengths, {:.4g} FLOP/s\n", model_flops,
                  model_flops_per_second());
   fmt::format_to(line, "peak RSS        {:.1f} MiB\n", peak_rss_bytes / (1024.0 * 1024.0));
+}
+
+void RunMetrics::summarize_devices(std::string& out) const {
+  auto line = std::back_inserter(out);
   if (workers > 1 || per_device.size() > 1) {
     fmt::format_to(line, "workers         {} over {} device{}:", workers, per_device.size(),
                    per_device.size() == 1 ? "" : "s");
@@ -511,6 +523,10 @@ std::string RunMetrics::to_summary() const {
                    g.memory_total_bytes / kGiB, 100.0 * g.utilization_mean, 100.0 * g.utilization_peak);
   }
   if (!gpu_monitor.empty()) fmt::format_to(line, "gpus            not monitored: {}\n", gpu_monitor);
+}
+
+void RunMetrics::summarize_setup(std::string& out) const {
+  auto line = std::back_inserter(out);
   if (!output_stream.empty()) {
     fmt::format_to(line, "output          streamed to {}: no checkpoint, so a rerun starts over\n",
                    output_stream);
@@ -541,7 +557,6 @@ std::string RunMetrics::to_summary() const {
         e.usd_per_million_rows, task == "embed" ? "vectors" : "rows", e.usd_per_million_tokens, e.corpus_rows,
         e.corpus_seconds / 3600.0, e.corpus_usd);
   }
-  return out;
 }
 
 }  // namespace infercost::pipeline

@@ -207,6 +207,15 @@ Status write_metrics(const RunOptions& options, const RunMetrics& metrics) {
   return io::write_whole_file(options.metrics_path, metrics.to_json());
 }
 
+// A run's metrics completed (the GPUs sampled since the model's load, the
+// cost of these rows) and written to --metrics.
+Status end_metrics(const RunOptions& options, RunMetrics& metrics, backend::RunGpuSampling& gpu_sampling,
+                   const RunCost& cost) {
+  add_gpu_metrics(metrics, gpu_sampling.finish());
+  estimate_run_cost(options, metrics, metrics.cost = cost);
+  return write_metrics(options, metrics);
+}
+
 }  // namespace
 
 bool output_is_stream(const std::string& output) {
@@ -214,6 +223,48 @@ bool output_is_stream(const std::string& output) {
   Result<OutputTarget> target = resolve_output_target(output);
   return target.ok() && target->kind == OutputTarget::Kind::kStream;
 }
+
+namespace {
+
+// Each input's format (--input-format, or the file's extension).
+Result<std::vector<io::InputFormat>> input_formats_of(const RunOptions& options,
+                                                      const std::vector<std::string>& inputs) {
+  std::vector<io::InputFormat> formats;
+  for (const std::string& path : inputs) {
+    INFERCOST_ASSIGN_OR_RETURN(io::InputFormat format, io::input_format_for(path, options.input_format));
+    formats.push_back(format);
+  }
+  return formats;
+}
+
+// The run's classifier on the devices resolved before the run (not asked for
+// again), its load timed as the "load" stage; options.on_model_loaded is left
+// to the caller, once the run's own checks pass.
+Result<std::unique_ptr<Classifier>> open_run_classifier(const RunOptions& options,
+                                                        const BackendFactory& factory,
+                                                        const std::vector<std::string>& device_names,
+                                                        RunMetrics& metrics) {
+  StageTimer timer(metrics, "load");
+  ClassifierOptions classifier_options = options;
+  classifier_options.on_model_loaded = nullptr;
+  BackendFactory resolved = factory;
+  resolved.resolve_devices = [&device_names](const backend::DeviceSpec&) { return device_names; };
+  return Classifier::open(options.model_dir, classifier_options, resolved);
+}
+
+// The progress line's start; a resumed job's reading starts past what earlier
+// runs did, and rows and bytes read count it.
+void begin_progress(RunProgress& progress, const std::vector<std::string>& inputs,
+                    const std::vector<io::InputFormat>& formats, const ResumableJob* job,
+                    std::chrono::steady_clock::time_point wall_start) {
+  start_progress(progress, inputs, formats, wall_start);
+  if (job) {
+    progress.rows_resumed.store(job->start().rows_done);
+    progress.rows_read.store(job->start().rows_done);
+  }
+}
+
+}  // namespace
 
 Result<RunMetrics> run_classification(const RunOptions& options, const BackendFactory& factory) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
@@ -224,11 +275,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> device_names,
                              resolve_classifier_devices(options, factory));
   INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> inputs, io::expand_inputs(options.inputs));
-  std::vector<io::InputFormat> input_formats;
-  for (const std::string& path : inputs) {
-    INFERCOST_ASSIGN_OR_RETURN(io::InputFormat format, io::input_format_for(path, options.input_format));
-    input_formats.push_back(format);
-  }
+  INFERCOST_ASSIGN_OR_RETURN(std::vector<io::InputFormat> input_formats, input_formats_of(options, inputs));
   INFERCOST_ASSIGN_OR_RETURN(OutputPlan plan, plan_outputs(options, inputs, input_formats));
   if (!options.metrics_path.empty()) {
     INFERCOST_RETURN_IF_ERROR(check_output_apart(
@@ -256,23 +303,13 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
     if (job->complete()) {
       metrics.already_complete = true;
       metrics.output_files = static_cast<int64_t>(plan.paths.size());
-      add_gpu_metrics(metrics, gpu_sampling.finish());
-      estimate_run_cost(options, metrics, metrics.cost = cost);
-      INFERCOST_RETURN_IF_ERROR(write_metrics(options, metrics));
+      INFERCOST_RETURN_IF_ERROR(end_metrics(options, metrics, gpu_sampling, cost));
       return metrics;
     }
   }
 
-  std::unique_ptr<Classifier> classifier;
-  {
-    StageTimer timer(metrics, "load");
-    ClassifierOptions classifier_options = options;
-    classifier_options.on_model_loaded = nullptr;  // called below, once the run's own checks pass
-    // The devices resolved above, not asked for again.
-    BackendFactory resolved = factory;
-    resolved.resolve_devices = [&device_names](const backend::DeviceSpec&) { return device_names; };
-    INFERCOST_ASSIGN_OR_RETURN(classifier, Classifier::open(options.model_dir, classifier_options, resolved));
-  }
+  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<Classifier> classifier,
+                             open_run_classifier(options, factory, device_names, metrics));
   // Seed batches count from each file's start across windows; whole batches
   // per window keep them from straddling two.
   const int batch_size = classifier->policy().batch_size;
@@ -305,14 +342,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   pipeline_config.job = job.get();
 
   const auto wall_start = std::chrono::steady_clock::now();
-  if (options.progress) {
-    start_progress(*options.progress, inputs, input_formats, wall_start);
-    if (job) {
-      // Reading starts past what earlier runs did: rows and bytes read count it.
-      options.progress->rows_resumed.store(job->start().rows_done);
-      options.progress->rows_read.store(job->start().rows_done);
-    }
-  }
+  if (options.progress) begin_progress(*options.progress, inputs, input_formats, job.get(), wall_start);
   Pipeline pipeline(pipeline_config);
   Status status = pipeline.run();
   const StageCounts& counts = pipeline.counts();
@@ -332,9 +362,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   }
   metrics.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   add_run_counts(metrics, *classifier, counts, plan);
-  add_gpu_metrics(metrics, gpu_sampling.finish());
-  estimate_run_cost(options, metrics, metrics.cost = cost);
-  INFERCOST_RETURN_IF_ERROR(write_metrics(options, metrics));
+  INFERCOST_RETURN_IF_ERROR(end_metrics(options, metrics, gpu_sampling, cost));
   return metrics;
 }
 

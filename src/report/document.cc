@@ -275,6 +275,45 @@ Section cost_section(Document& doc, const ReportModel& m) {
   return s;
 }
 
+// The throughput section's bars: a group per machine, device and model (and
+// data set where there are several), a key per precision and batching.
+struct ThroughputGroup {
+  std::string machine, device, model;
+  bool synthetic;
+  int data_set;
+  bool operator<(const ThroughputGroup& o) const {
+    return std::tie(machine, device, model, synthetic, data_set) <
+           std::tie(o.machine, o.device, o.model, o.synthetic, o.data_set);
+  }
+};
+struct ThroughputKey {
+  int rank;
+  std::string precision, batching;
+  bool operator<(const ThroughputKey& o) const {
+    return std::tie(rank, precision, batching) < std::tie(o.rank, o.precision, o.batching);
+  }
+};
+
+// The throughput table: the fastest point of each group and key, and its configuration.
+Table throughput_table(const ReportModel& m,
+                       const std::map<ThroughputGroup, std::map<ThroughputKey, size_t>>& best) {
+  Table t{{"Machine", "Device", "Model", "Data", "Precision", "Batching", "Fastest configuration",
+           "Batch size", "Rows/s (median)", "Spread", "Tokens/s (median)", "Spread"},
+          {false, false, false, false, false, false, false, true, true, true, true, true},
+          {}};
+  for (const auto& [g, by_key] : best) {
+    for (const auto& [k, i] : by_key) {
+      const Point& p = m.points[i];
+      const Configuration& c = m.configs[p.config];
+      t.rows.push_back({c.machine, c.device, c.model + (c.synthetic ? " (synthetic)" : ""),
+                        fmt::format("{} (data set {})", c.shape, c.data_set), c.precision, c.batching, c.name,
+                        batch_text(p), sig(p.rows_per_second.median), plus_minus(p.rows_per_second),
+                        sig(p.tokens_per_second.median), plus_minus(p.tokens_per_second)});
+    }
+  }
+  return t;
+}
+
 Section throughput_section(Document& doc, const ReportModel& m) {
   Section s = opening(
       "throughput", "3. Throughput by precision and batching policy",
@@ -285,22 +324,8 @@ Section throughput_section(Document& doc, const ReportModel& m) {
   // Group: machine, device, model (and data set when there are several);
   // key: precision and batching.
   const bool several_data = m.data_sets.size() > 1;
-  struct Group {
-    std::string machine, device, model;
-    bool synthetic;
-    int data_set;
-    bool operator<(const Group& o) const {
-      return std::tie(machine, device, model, synthetic, data_set) <
-             std::tie(o.machine, o.device, o.model, o.synthetic, o.data_set);
-    }
-  };
-  struct Key {
-    int rank;
-    std::string precision, batching;
-    bool operator<(const Key& o) const {
-      return std::tie(rank, precision, batching) < std::tie(o.rank, o.precision, o.batching);
-    }
-  };
+  using Group = ThroughputGroup;
+  using Key = ThroughputKey;
   // A data set by its shape, and its number where a shape has several.
   auto data_name = [&](int index) {
     const DataSet& d = m.data_sets.at(size_t(index - 1));
@@ -362,21 +387,7 @@ Section throughput_section(Document& doc, const ReportModel& m) {
       chart(doc, "throughput-rows.svg", grouped("Throughput: rows per second", "rows/s", false)));
   s.blocks.push_back(
       chart(doc, "throughput-tokens.svg", grouped("Throughput: real tokens per second", "tokens/s", true)));
-  Table t{{"Machine", "Device", "Model", "Data", "Precision", "Batching", "Fastest configuration",
-           "Batch size", "Rows/s (median)", "Spread", "Tokens/s (median)", "Spread"},
-          {false, false, false, false, false, false, false, true, true, true, true, true},
-          {}};
-  for (const auto& [g, by_key] : best) {
-    for (const auto& [k, i] : by_key) {
-      const Point& p = m.points[i];
-      const Configuration& c = m.configs[p.config];
-      t.rows.push_back({c.machine, c.device, c.model + (c.synthetic ? " (synthetic)" : ""),
-                        fmt::format("{} (data set {})", c.shape, c.data_set), c.precision, c.batching, c.name,
-                        batch_text(p), sig(p.rows_per_second.median), plus_minus(p.rows_per_second),
-                        sig(p.tokens_per_second.median), plus_minus(p.tokens_per_second)});
-    }
-  }
-  s.blocks.push_back(table(std::move(t)));
+  s.blocks.push_back(table(throughput_table(m, best)));
   return s;
 }
 
@@ -412,6 +423,107 @@ Section padding_section(Document& doc, const ReportModel& m) {
   return s;
 }
 
+// The memory section's GPU chart and table: memory used as a share of each
+// GPU's, by rows per GPU.
+void gpu_memory_blocks(Document& doc, const ReportModel& m, const std::vector<std::vector<size_t>>& by_config,
+                       Section& s) {
+  auto rows_per_gpu = [](const Point& p) {
+    return p.gpus > 0 ? sig(double(p.batch_size) / p.gpus) : std::string("-");
+  };
+  s.blocks.push_back(paragraph(
+      "The study explained why p3.8xlarge (4 V100) beat p3dn.24xlarge (8 V100) at 40 rows per GPU with GPU "
+      "memory: 33% vs 17% of each GPU's memory was in use, so the 8 GPUs were starved; at 70 rows per GPU "
+      "the 8-GPU machine won. The same measure for these records: memory used as a share of each GPU's "
+      "memory (peak and mean while the timed repetitions ran, averaged over the GPUs the point ran on), by "
+      "rows per GPU (batch size / the point's GPUs), the study's axis. Only GPU points (device cuda, "
+      "cuda:N or cuda:all) count; CPU points are in the host memory chart below."));
+  svg::XYChart c = batch_chart("GPU memory used / total vs batch size per GPU (solid: peak, dashed: mean)",
+                               "GPU memory used / total (%)");
+  c.x.title = "batch size per GPU (rows)";
+  c.y.min = 0;
+  c.y.max = 100;
+  for (size_t k = 0; k < m.configs.size(); ++k) {
+    svg::Series peak{m.configs[k].name, {}, int(k)};
+    svg::Series mean{m.configs[k].name + " (mean)", {}, int(k)};
+    mean.dashed = true;
+    mean.in_legend = false;
+    for (size_t i : by_config[k]) {
+      const Point& p = m.points[i];
+      if (p.gpus_monitored == 0 || p.gpus == 0) continue;
+      svg::XYPoint xy;
+      xy.x = double(p.batch_size) / p.gpus;
+      xy.y = p.gpu_memory_peak * 100;
+      xy.tooltip = fmt::format("{}: peak {} of {} per GPU", point_label(m, p), percent(p.gpu_memory_peak),
+                               gib(double(p.gpu_memory_total_bytes)));
+      peak.points.push_back(xy);
+      xy.y = p.gpu_memory_mean * 100;
+      xy.tooltip = fmt::format("{}: mean {}", point_label(m, p), percent(p.gpu_memory_mean));
+      mean.points.push_back(xy);
+    }
+    if (peak.points.empty()) continue;
+    c.series.push_back(peak);
+    c.series.push_back(mean);
+  }
+  s.blocks.push_back(chart(doc, "gpu-memory.svg", c));
+  Table t{{"Configuration", "Batch size", "Rows per GPU", "GPUs", "Memory per GPU",
+           "Peak used/total (mean of GPUs)", "Peak used/total (busiest GPU)", "Mean used/total",
+           "GPU utilization (mean)"},
+          {false, true, true, true, true, true, true, true, true},
+          {}};
+  for (const Point& p : m.points) {
+    if (!is_gpu_device(m.configs[p.config].device)) continue;
+    if (p.gpus_monitored == 0) {
+      t.rows.push_back({m.configs[p.config].name, batch_text(p), rows_per_gpu(p),
+                        p.gpus > 0 ? std::to_string(p.gpus) : "-", "not monitored", "-", "-", "-", "-"});
+      continue;
+    }
+    t.rows.push_back({m.configs[p.config].name, batch_text(p), rows_per_gpu(p), std::to_string(p.gpus),
+                      gib(double(p.gpu_memory_total_bytes)), percent(p.gpu_memory_peak),
+                      percent(p.gpu_memory_peak_max), percent(p.gpu_memory_mean),
+                      percent(p.gpu_utilization_mean)});
+  }
+  s.blocks.push_back(table(std::move(t)));
+}
+
+// The memory section's host chart: the peak RSS of the points without GPU
+// memory figures, by batch size, and why they are shown.
+void host_memory_blocks(Document& doc, const ReportModel& m,
+                        const std::vector<std::vector<size_t>>& by_config, bool any_gpu_point, Section& s) {
+  if (!any_gpu_point) {
+    s.blocks.push_back(paragraph(
+        "No point ran on a GPU (no config.device is cuda), so there is no GPU memory to show. Shown "
+        "instead: the host's peak resident memory (RSS) of the run vs batch size."));
+  } else if (!m.any_gpu_monitor) {
+    s.blocks.push_back(paragraph(
+        "No GPU point has GPU monitoring (monitor.gpus is empty in the records of every cuda point), so "
+        "GPU memory utilization cannot be shown. Shown instead: the host's peak resident memory (RSS) of "
+        "the run vs batch size."));
+  } else {
+    s.blocks.push_back(paragraph(
+        "Points without GPU memory figures (CPU points, and GPU points their records did not monitor): "
+        "the host's peak resident memory (RSS) of the run vs batch size."));
+  }
+  svg::XYChart c =
+      batch_chart(m.any_gpu_monitor ? "Host peak RSS vs batch size (points without GPU monitoring)"
+                                    : "Host peak RSS vs batch size (no GPU monitoring)",
+                  "host peak RSS (GiB)");
+  c.y.from_zero = true;
+  for (size_t k = 0; k < m.configs.size(); ++k) {
+    svg::Series series{m.configs[k].name, {}, int(k)};
+    for (size_t i : by_config[k]) {
+      const Point& p = m.points[i];
+      if (p.gpus_monitored > 0 || p.peak_rss_bytes <= 0) continue;
+      svg::XYPoint xy;
+      xy.x = p.batch_size;
+      xy.y = double(p.peak_rss_bytes) / (1024.0 * 1024.0 * 1024.0);
+      xy.tooltip = fmt::format("{}: {}", point_label(m, p), gib(double(p.peak_rss_bytes)));
+      series.points.push_back(xy);
+    }
+    if (!series.points.empty()) c.series.push_back(series);
+  }
+  s.blocks.push_back(chart(doc, "host-memory.svg", c));
+}
+
 Section memory_section(Document& doc, const ReportModel& m) {
   Section s{"memory", "5. Memory: GPU memory utilization vs batch size", {}};
   const auto by_config = points_by_config(m);
@@ -422,99 +534,8 @@ Section memory_section(Document& doc, const ReportModel& m) {
     any_gpu_point |= is_gpu_device(m.configs[p.config].device);
     any_host_point |= p.gpus_monitored == 0;
   }
-  auto rows_per_gpu = [](const Point& p) {
-    return p.gpus > 0 ? sig(double(p.batch_size) / p.gpus) : std::string("-");
-  };
-  if (m.any_gpu_monitor) {
-    s.blocks.push_back(paragraph(
-        "The study explained why p3.8xlarge (4 V100) beat p3dn.24xlarge (8 V100) at 40 rows per GPU with GPU "
-        "memory: 33% vs 17% of each GPU's memory was in use, so the 8 GPUs were starved; at 70 rows per GPU "
-        "the 8-GPU machine won. The same measure for these records: memory used as a share of each GPU's "
-        "memory (peak and mean while the timed repetitions ran, averaged over the GPUs the point ran on), by "
-        "rows per GPU (batch size / the point's GPUs), the study's axis. Only GPU points (device cuda, "
-        "cuda:N or cuda:all) count; CPU points are in the host memory chart below."));
-    svg::XYChart c = batch_chart("GPU memory used / total vs batch size per GPU (solid: peak, dashed: mean)",
-                                 "GPU memory used / total (%)");
-    c.x.title = "batch size per GPU (rows)";
-    c.y.min = 0;
-    c.y.max = 100;
-    for (size_t k = 0; k < m.configs.size(); ++k) {
-      svg::Series peak{m.configs[k].name, {}, int(k)};
-      svg::Series mean{m.configs[k].name + " (mean)", {}, int(k)};
-      mean.dashed = true;
-      mean.in_legend = false;
-      for (size_t i : by_config[k]) {
-        const Point& p = m.points[i];
-        if (p.gpus_monitored == 0 || p.gpus == 0) continue;
-        svg::XYPoint xy;
-        xy.x = double(p.batch_size) / p.gpus;
-        xy.y = p.gpu_memory_peak * 100;
-        xy.tooltip = fmt::format("{}: peak {} of {} per GPU", point_label(m, p), percent(p.gpu_memory_peak),
-                                 gib(double(p.gpu_memory_total_bytes)));
-        peak.points.push_back(xy);
-        xy.y = p.gpu_memory_mean * 100;
-        xy.tooltip = fmt::format("{}: mean {}", point_label(m, p), percent(p.gpu_memory_mean));
-        mean.points.push_back(xy);
-      }
-      if (peak.points.empty()) continue;
-      c.series.push_back(peak);
-      c.series.push_back(mean);
-    }
-    s.blocks.push_back(chart(doc, "gpu-memory.svg", c));
-    Table t{{"Configuration", "Batch size", "Rows per GPU", "GPUs", "Memory per GPU",
-             "Peak used/total (mean of GPUs)", "Peak used/total (busiest GPU)", "Mean used/total",
-             "GPU utilization (mean)"},
-            {false, true, true, true, true, true, true, true, true},
-            {}};
-    for (const Point& p : m.points) {
-      if (!is_gpu_device(m.configs[p.config].device)) continue;
-      if (p.gpus_monitored == 0) {
-        t.rows.push_back({m.configs[p.config].name, batch_text(p), rows_per_gpu(p),
-                          p.gpus > 0 ? std::to_string(p.gpus) : "-", "not monitored", "-", "-", "-", "-"});
-        continue;
-      }
-      t.rows.push_back({m.configs[p.config].name, batch_text(p), rows_per_gpu(p), std::to_string(p.gpus),
-                        gib(double(p.gpu_memory_total_bytes)), percent(p.gpu_memory_peak),
-                        percent(p.gpu_memory_peak_max), percent(p.gpu_memory_mean),
-                        percent(p.gpu_utilization_mean)});
-    }
-    s.blocks.push_back(table(std::move(t)));
-  }
-  if (any_host_point) {
-    if (!any_gpu_point) {
-      s.blocks.push_back(paragraph(
-          "No point ran on a GPU (no config.device is cuda), so there is no GPU memory to show. Shown "
-          "instead: the host's peak resident memory (RSS) of the run vs batch size."));
-    } else if (!m.any_gpu_monitor) {
-      s.blocks.push_back(paragraph(
-          "No GPU point has GPU monitoring (monitor.gpus is empty in the records of every cuda point), so "
-          "GPU memory utilization cannot be shown. Shown instead: the host's peak resident memory (RSS) of "
-          "the run vs batch size."));
-    } else {
-      s.blocks.push_back(paragraph(
-          "Points without GPU memory figures (CPU points, and GPU points their records did not monitor): "
-          "the host's peak resident memory (RSS) of the run vs batch size."));
-    }
-    svg::XYChart c =
-        batch_chart(m.any_gpu_monitor ? "Host peak RSS vs batch size (points without GPU monitoring)"
-                                      : "Host peak RSS vs batch size (no GPU monitoring)",
-                    "host peak RSS (GiB)");
-    c.y.from_zero = true;
-    for (size_t k = 0; k < m.configs.size(); ++k) {
-      svg::Series series{m.configs[k].name, {}, int(k)};
-      for (size_t i : by_config[k]) {
-        const Point& p = m.points[i];
-        if (p.gpus_monitored > 0 || p.peak_rss_bytes <= 0) continue;
-        svg::XYPoint xy;
-        xy.x = p.batch_size;
-        xy.y = double(p.peak_rss_bytes) / (1024.0 * 1024.0 * 1024.0);
-        xy.tooltip = fmt::format("{}: {}", point_label(m, p), gib(double(p.peak_rss_bytes)));
-        series.points.push_back(xy);
-      }
-      if (!series.points.empty()) c.series.push_back(series);
-    }
-    s.blocks.push_back(chart(doc, "host-memory.svg", c));
-  }
+  if (m.any_gpu_monitor) gpu_memory_blocks(doc, m, by_config, s);
+  if (any_host_point) host_memory_blocks(doc, m, by_config, any_gpu_point, s);
   s.blocks.push_back(paragraph("Host memory of every run (peak and mean resident set size of the process):"));
   Table t{{"Configuration", "Batch size", "Host peak RSS", "Host mean RSS"}, {false, true, true, true}, {}};
   for (const Point& p : m.points) {
@@ -526,28 +547,10 @@ Section memory_section(Document& doc, const ReportModel& m) {
   return s;
 }
 
-Section pareto_section(Document& doc, const ReportModel& m) {
-  Section s = opening(
-      "pareto", fmt::format("6. Runtime vs cost for {} rows", count(m.corpus_rows)),
-      fmt::format(
-          "Every priced point projected to a corpus of {} rows ({}): time at its measured rows/s, cost at "
-          "its "
-          "hourly price. The Pareto front holds the points that no other point beats on both time and cost; "
-          "every "
-          "other point is slower and costlier than one of them.",
-          count(m.corpus_rows),
-          m.corpus_rows_given ? "--corpus-rows" : "the largest data.rows among the records"));
-  std::vector<size_t> priced;
-  double max_seconds = 0;
-  for (size_t i = 0; i < m.points.size(); ++i) {
-    if (!m.points[i].priced) continue;
-    priced.push_back(i);
-    max_seconds = std::max(max_seconds, m.points[i].corpus_seconds.median);
-  }
-  std::stable_sort(priced.begin(), priced.end(), [&](size_t a, size_t b) {
-    return std::tie(m.points[a].corpus_seconds.median, m.points[a].corpus_usd.median) <
-           std::tie(m.points[b].corpus_seconds.median, m.points[b].corpus_usd.median);
-  });
+// The runtime vs cost chart of the priced points (`number`: each one's row in
+// the section's table), its time unit chosen from the longest.
+svg::XYChart pareto_chart(const ReportModel& m, const std::vector<size_t>& priced,
+                          std::map<size_t, int>& number, const std::set<size_t>& front, double max_seconds) {
   // The time unit of the chart.
   double unit = 1;
   std::string unit_name = "s";
@@ -559,10 +562,6 @@ Section pareto_section(Document& doc, const ReportModel& m) {
     unit_name = "min";
   }
   const std::vector<std::string> machines = machines_of(m);
-  std::map<size_t, int> number;  // point -> its number in the table
-  for (size_t k = 0; k < priced.size(); ++k) number[priced[k]] = int(k) + 1;
-  const std::set<size_t> front(m.pareto.begin(), m.pareto.end());
-
   svg::XYChart c;
   c.title =
       fmt::format("Runtime vs cost for {} rows (numbers: Pareto front, see the table)", count(m.corpus_rows));
@@ -604,7 +603,36 @@ Section pareto_section(Document& doc, const ReportModel& m) {
   for (size_t i : m.pareto)
     c.overlay.emplace_back(m.points[i].corpus_seconds.median / unit, m.points[i].corpus_usd.median);
   c.overlay_name = "Pareto front";
-  s.blocks.push_back(chart(doc, "runtime-vs-cost.svg", c));
+  return c;
+}
+
+Section pareto_section(Document& doc, const ReportModel& m) {
+  Section s = opening(
+      "pareto", fmt::format("6. Runtime vs cost for {} rows", count(m.corpus_rows)),
+      fmt::format(
+          "Every priced point projected to a corpus of {} rows ({}): time at its measured rows/s, cost at "
+          "its "
+          "hourly price. The Pareto front holds the points that no other point beats on both time and cost; "
+          "every "
+          "other point is slower and costlier than one of them.",
+          count(m.corpus_rows),
+          m.corpus_rows_given ? "--corpus-rows" : "the largest data.rows among the records"));
+  std::vector<size_t> priced;
+  double max_seconds = 0;
+  for (size_t i = 0; i < m.points.size(); ++i) {
+    if (!m.points[i].priced) continue;
+    priced.push_back(i);
+    max_seconds = std::max(max_seconds, m.points[i].corpus_seconds.median);
+  }
+  std::stable_sort(priced.begin(), priced.end(), [&](size_t a, size_t b) {
+    return std::tie(m.points[a].corpus_seconds.median, m.points[a].corpus_usd.median) <
+           std::tie(m.points[b].corpus_seconds.median, m.points[b].corpus_usd.median);
+  });
+  std::map<size_t, int> number;  // point -> its number in the table
+  for (size_t k = 0; k < priced.size(); ++k) number[priced[k]] = int(k) + 1;
+  const std::set<size_t> front(m.pareto.begin(), m.pareto.end());
+
+  s.blocks.push_back(chart(doc, "runtime-vs-cost.svg", pareto_chart(m, priced, number, front, max_seconds)));
 
   Table t{{"#", "Configuration", "Batch size", fmt::format("Corpus time ({} rows)", count(m.corpus_rows)),
            "Min\u2013max", "Corpus cost (USD)", "Min\u2013max (USD)", "Pareto front"},

@@ -297,7 +297,10 @@ Ticks ticks_for(const Axis& axis, double lo, double hi, const std::vector<double
   return t;
 }
 
-std::string render(const XYChart& chart, bool standalone) {
+namespace {
+
+// An XY chart's legend: its series shown there, then the overlay's line.
+std::vector<LegendItem> xy_legend_items(const XYChart& chart) {
   std::vector<LegendItem> items;
   for (const Series& s : chart.series) {
     if (s.in_legend) {
@@ -310,7 +313,47 @@ std::string render(const XYChart& chart, bool standalone) {
   if (!chart.overlay.empty() && !chart.overlay_name.empty()) {
     items.push_back({chart.overlay_name, kInk, LegendItem::kOverlay});
   }
-  const Legend legend = make_legend(items, kWidth - 32);
+  return items;
+}
+
+// An XY chart's data on its axes: the series' lines and error bars, the
+// overlay's line, then every point (over the lines), with its mark.
+void draw_xy_data(Canvas& c, const XYChart& chart, const Scale& sx, const Scale& sy) {
+  for (const Series& s : chart.series) {
+    if (s.line && s.points.size() > 1) {
+      std::vector<std::pair<double, double>> pts;
+      for (const XYPoint& p : s.points) pts.emplace_back(sx(p.x), sy(p.y));
+      c.polyline(pts, color(s.color), 2, s.dashed ? "6 4" : nullptr);
+    }
+    for (const XYPoint& p : s.points) {
+      if (p.has_error && p.y_high > p.y_low)
+        c.error_bar(sx(p.x), sy(p.y_low), sy(p.y_high), true, color(s.color));
+    }
+  }
+  if (!chart.overlay.empty()) {
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& [x, y] : chart.overlay) pts.emplace_back(sx(x), sy(y));
+    c.polyline(pts, kInk, 1.5, nullptr);
+  }
+  for (const Series& s : chart.series) {
+    for (const XYPoint& p : s.points) {
+      const std::string tip = p.tooltip.empty() ? s.name : p.tooltip;
+      if (p.emphasis) {
+        c.circle(sx(p.x), sy(p.y), 6, color(s.color), kInk, 2, tip);
+      } else if (s.dashed) {
+        c.circle(sx(p.x), sy(p.y), 3, "#ffffff", color(s.color), 1.5, tip);
+      } else {
+        c.circle(sx(p.x), sy(p.y), 3.5, color(s.color), nullptr, 0, tip);
+      }
+      if (!p.mark.empty()) c.text(sx(p.x) + 8, sy(p.y) - 8, p.mark, "start", kInk, 12, "bold");
+    }
+  }
+}
+
+}  // namespace
+
+std::string render(const XYChart& chart, bool standalone) {
+  const Legend legend = make_legend(xy_legend_items(chart), kWidth - 32);
 
   std::vector<double> xs, ys;
   for (const Series& s : chart.series) {
@@ -373,35 +416,7 @@ std::string render(const XYChart& chart, bool standalone) {
   if (empty) {
     empty_chart(c, left + plot_w / 2, top + plot_h / 2, chart.empty_text);
   }
-  for (const Series& s : chart.series) {
-    if (s.line && s.points.size() > 1) {
-      std::vector<std::pair<double, double>> pts;
-      for (const XYPoint& p : s.points) pts.emplace_back(sx(p.x), sy(p.y));
-      c.polyline(pts, color(s.color), 2, s.dashed ? "6 4" : nullptr);
-    }
-    for (const XYPoint& p : s.points) {
-      if (p.has_error && p.y_high > p.y_low)
-        c.error_bar(sx(p.x), sy(p.y_low), sy(p.y_high), true, color(s.color));
-    }
-  }
-  if (!chart.overlay.empty()) {
-    std::vector<std::pair<double, double>> pts;
-    for (const auto& [x, y] : chart.overlay) pts.emplace_back(sx(x), sy(y));
-    c.polyline(pts, kInk, 1.5, nullptr);
-  }
-  for (const Series& s : chart.series) {
-    for (const XYPoint& p : s.points) {
-      const std::string tip = p.tooltip.empty() ? s.name : p.tooltip;
-      if (p.emphasis) {
-        c.circle(sx(p.x), sy(p.y), 6, color(s.color), kInk, 2, tip);
-      } else if (s.dashed) {
-        c.circle(sx(p.x), sy(p.y), 3, "#ffffff", color(s.color), 1.5, tip);
-      } else {
-        c.circle(sx(p.x), sy(p.y), 3.5, color(s.color), nullptr, 0, tip);
-      }
-      if (!p.mark.empty()) c.text(sx(p.x) + 8, sy(p.y) - 8, p.mark, "start", kInk, 12, "bold");
-    }
-  }
+  draw_xy_data(c, chart, sx, sy);
   draw_legend(c, legend, legend_top, 16);
   return c.finish();
 }

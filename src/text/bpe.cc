@@ -220,6 +220,62 @@ std::vector<AddedToken> matched_on(const std::vector<AddedToken>& tokens, bool n
 
 BpeTokenizer::~BpeTokenizer() = default;
 
+namespace {
+
+// The merges by rank, each pair's and its result's ids (every one in the vocab).
+Status add_merges(detail::BpeTables& t, const BpeConfig& config) {
+  const std::string& prefix = config.continuing_subword_prefix;
+  t.merges.reserve(config.merges.size());
+  for (size_t rank = 0; rank < config.merges.size(); ++rank) {
+    const auto& [a, b] = config.merges[rank];
+    const std::string where = "merges: rank " + std::to_string(rank) + " ('" + a + " " + b + "'): ";
+    const int32_t a_id = t.vocab.find(a), b_id = t.vocab.find(b);
+    if (a_id < 0) return corruption(where + "'" + a + "' is not in the vocab");
+    if (b_id < 0) return corruption(where + "'" + b + "' is not in the vocab");
+    if (b.size() < prefix.size()) return corruption(where + "'" + b + "' is shorter than the subword prefix");
+    const std::string merged = a + b.substr(prefix.size());
+    const int32_t new_id = t.vocab.find(merged);
+    if (new_id < 0) return corruption(where + "the merged token '" + merged + "' is not in the vocab");
+    t.merges.insert(a_id, b_id, static_cast<uint32_t>(rank), new_id);
+  }
+  return Status();
+}
+
+// The word cache (a vocabulary without affixes): every vocabulary token that
+// is a whole word of its own (in the byte alphabet) with the ids the merges
+// give it.
+Status build_word_cache(detail::BpeTables& t, const BpeConfig& config) {
+  std::vector<std::string> words;
+  for (const auto& [token, id] : config.vocab) {
+    std::string raw;
+    bool ok = true;
+    for (size_t i = 0; i < token.size() && ok;) {
+      char32_t cp = 0;
+      const int len = detail::decode_utf8(reinterpret_cast<const unsigned char*>(token.data()) + i,
+                                          token.size() - i, &cp);
+      const int byte = len > 0 ? detail::unicode_to_byte(cp) : -1;
+      ok = byte >= 0;
+      raw.push_back(static_cast<char>(byte));
+      i += len > 0 ? static_cast<size_t>(len) : 1;
+    }
+    if (ok && !raw.empty()) words.push_back(std::move(raw));
+  }
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  std::vector<std::pair<std::string_view, int32_t>> keys;
+  keys.reserve(words.size());
+  for (const std::string& w : words) {
+    const auto offset = static_cast<uint32_t>(t.cache_ids.size());
+    detail::merge_word(t, w, t.cache_ids);
+    keys.emplace_back(w, static_cast<int32_t>(t.cache_entries.size()));
+    t.cache_entries.emplace_back(offset, static_cast<uint32_t>(t.cache_ids.size()) - offset);
+  }
+  if (!t.cache.build(keys)) return resource_exhausted("vocab: tokens too long in all for the word cache");
+  return Status();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::create(BpeConfig config) {
   auto t = std::make_unique<detail::BpeTables>();
   int32_t max_id = -1;
@@ -262,19 +318,7 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::create(BpeConfig config) {
     }
   }
 
-  t->merges.reserve(config.merges.size());
-  for (size_t rank = 0; rank < config.merges.size(); ++rank) {
-    const auto& [a, b] = config.merges[rank];
-    const std::string where = "merges: rank " + std::to_string(rank) + " ('" + a + " " + b + "'): ";
-    const int32_t a_id = lookup(a), b_id = lookup(b);
-    if (a_id < 0) return corruption(where + "'" + a + "' is not in the vocab");
-    if (b_id < 0) return corruption(where + "'" + b + "' is not in the vocab");
-    if (b.size() < prefix.size()) return corruption(where + "'" + b + "' is shorter than the subword prefix");
-    const std::string merged = a + b.substr(prefix.size());
-    const int32_t new_id = lookup(merged);
-    if (new_id < 0) return corruption(where + "the merged token '" + merged + "' is not in the vocab");
-    t->merges.insert(a_id, b_id, static_cast<uint32_t>(rank), new_id);
-  }
+  INFERCOST_RETURN_IF_ERROR(add_merges(*t, config));
 
   for (const AddedToken& a : config.added_tokens) {
     if (a.content.empty()) return corruption("added_tokens: id " + std::to_string(a.id) + ": empty content");
@@ -304,36 +348,7 @@ Result<std::unique_ptr<BpeTokenizer>> BpeTokenizer::create(BpeConfig config) {
                             std::to_string(specials) + " special tokens");
   }
 
-  // The word cache: every vocabulary token that is a whole word of its own
-  // (in the byte alphabet, no affixes) with the ids the merges give it.
-  if (prefix.empty() && suffix.empty()) {
-    std::vector<std::string> words;
-    for (const auto& [token, id] : config.vocab) {
-      std::string raw;
-      bool ok = true;
-      for (size_t i = 0; i < token.size() && ok;) {
-        char32_t cp = 0;
-        const int len = detail::decode_utf8(reinterpret_cast<const unsigned char*>(token.data()) + i,
-                                            token.size() - i, &cp);
-        const int byte = len > 0 ? detail::unicode_to_byte(cp) : -1;
-        ok = byte >= 0;
-        raw.push_back(static_cast<char>(byte));
-        i += len > 0 ? static_cast<size_t>(len) : 1;
-      }
-      if (ok && !raw.empty()) words.push_back(std::move(raw));
-    }
-    std::sort(words.begin(), words.end());
-    words.erase(std::unique(words.begin(), words.end()), words.end());
-    std::vector<std::pair<std::string_view, int32_t>> keys;
-    keys.reserve(words.size());
-    for (const std::string& w : words) {
-      const auto offset = static_cast<uint32_t>(t->cache_ids.size());
-      detail::merge_word(*t, w, t->cache_ids);
-      keys.emplace_back(w, static_cast<int32_t>(t->cache_entries.size()));
-      t->cache_entries.emplace_back(offset, static_cast<uint32_t>(t->cache_ids.size()) - offset);
-    }
-    if (!t->cache.build(keys)) return resource_exhausted("vocab: tokens too long in all for the word cache");
-  }
+  if (prefix.empty() && suffix.empty()) INFERCOST_RETURN_IF_ERROR(build_word_cache(*t, config));
 
   auto tok = std::unique_ptr<BpeTokenizer>(new BpeTokenizer());
   tok->config_ = std::move(config);

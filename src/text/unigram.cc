@@ -33,6 +33,42 @@ bool unigram_space_at(const unsigned char* p, size_t n, size_t i, int* len) {
   return (char_flags(cp) & kSpace) != 0;
 }
 
+// Lowercase's step: each character's full lowercase mapping, a byte that is
+// not UTF-8 as to_lower_full maps what decode_utf8 makes of it.
+void append_lowercase(std::string_view text, std::string& out) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    const int len = decode_utf8(p + i, text.size() - i, &cp);
+    char32_t lower[3];
+    const int k = to_lower_full(cp, lower);
+    for (int c = 0; c < k; ++c) {
+      char buf[4];
+      out.append(buf, static_cast<size_t>(encode_utf8(lower[c], buf)));
+    }
+    i += static_cast<size_t>(len > 0 ? len : 1);
+  }
+}
+
+// Strip's step: `text` without its white space on the left and / or right.
+std::string_view stripped(std::string_view text, bool left, bool right) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  size_t begin = 0, end = text.size();
+  int len;
+  if (left) {
+    while (begin < end && unigram_space_at(p, end, begin, &len)) begin += static_cast<size_t>(len);
+  }
+  if (right) {
+    while (end > begin) {
+      size_t start = end - 1;
+      while (start > begin && (p[start] & 0xC0) == 0x80) --start;
+      if (!unigram_space_at(p, end, start, &len)) break;
+      end = start;
+    }
+  }
+  return text.substr(begin, end - begin);
+}
+
 }  // namespace
 
 bool CharSet::contains(char32_t cp) const {
@@ -107,38 +143,11 @@ void NormalizerStep::apply(std::string_view text, std::string& out, bool* at_ori
     case Kind::kNfd: append_normalized(text, UnicodeForm::kNfd, out); return;
     case Kind::kNfkc: append_normalized(text, UnicodeForm::kNfkc, out); return;
     case Kind::kNfkd: append_normalized(text, UnicodeForm::kNfkd, out); return;
-    case Kind::kLowercase: {
-      const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-      for (size_t i = 0; i < text.size();) {
-        char32_t cp = 0;
-        const int len = decode_utf8(p + i, text.size() - i, &cp);
-        char32_t lower[3];
-        const int k = to_lower_full(cp, lower);
-        for (int c = 0; c < k; ++c) {
-          char buf[4];
-          out.append(buf, static_cast<size_t>(encode_utf8(lower[c], buf)));
-        }
-        i += static_cast<size_t>(len > 0 ? len : 1);
-      }
-      return;
-    }
+    case Kind::kLowercase: append_lowercase(text, out); return;
     case Kind::kStrip: {
-      const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-      size_t begin = 0, end = text.size();
-      int len;
-      if (strip_left) {
-        while (begin < end && unigram_space_at(p, end, begin, &len)) begin += static_cast<size_t>(len);
-      }
-      if (strip_right) {
-        while (end > begin) {
-          size_t start = end - 1;
-          while (start > begin && (p[start] & 0xC0) == 0x80) --start;
-          if (!unigram_space_at(p, end, start, &len)) break;
-          end = start;
-        }
-      }
-      if (begin > 0) *at_origin = false;
-      out.append(text.substr(begin, end - begin));
+      const std::string_view kept = stripped(text, strip_left, strip_right);
+      if (kept.data() != text.data()) *at_origin = false;
+      out.append(kept);
       return;
     }
     case Kind::kPrepend:

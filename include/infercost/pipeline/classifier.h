@@ -330,6 +330,10 @@ class Classifier {
   struct Device;
   struct Worker;
   Classifier();
+  // open()'s last steps: a worker per stream of every device, and the
+  // precision each device runs ("bf16+fp16" where GPUs differ).
+  void add_workers();
+  std::string precision_text() const;
   Status infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
                      std::vector<int32_t>* non_finite);
   Status non_finite_error(const std::string& rows, size_t worker) const;

@@ -234,6 +234,13 @@ struct RunMetrics {
   std::string to_json() const;
   // Human summary for stderr, several lines.
   std::string to_summary() const;
+
+ private:
+  // to_summary()'s parts: the rows and the work done; the workers and GPUs;
+  // how the run was set up (its output, checkpoints, settings and cost).
+  void summarize_work(std::string& out) const;
+  void summarize_devices(std::string& out) const;
+  void summarize_setup(std::string& out) const;
 };
 
 // Reads what RunMetrics::to_json() wrote (`infercost bench` reads its child
