@@ -171,22 +171,18 @@ Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const C
 
 }  // namespace
 
-Result<std::optional<HeadFunction>> check_head_options(const ClassifierOptions& options) {
-  INFERCOST_RETURN_IF_ERROR(check_settings(options));
-  if (options.function == "default") return std::optional<HeadFunction>();
-  INFERCOST_ASSIGN_OR_RETURN(HeadFunction f, parse_head_function(options.function));
-  return std::optional<HeadFunction>(f);
-}
-
-Result<std::vector<std::string>> resolve_classifier_devices(const ClassifierOptions& options,
-                                                            const BackendFactory& factory) {
-  INFERCOST_RETURN_IF_ERROR(check_settings(options));
+Result<ResolvedSettings> resolve_settings(const ClassifierOptions& options, const BackendFactory& factory) {
+  ResolvedSettings r;
   INFERCOST_ASSIGN_OR_RETURN(backend::DeviceSpec spec, backend::parse_device(options.device));
-  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> names, factory.resolve_devices
-                                                                 ? factory.resolve_devices(spec)
-                                                                 : backend::resolve_devices(spec));
-  if (names.empty()) return unavailable("device '" + options.device + "': no device to run on");
-  return names;
+  INFERCOST_ASSIGN_OR_RETURN(
+      r.devices, factory.resolve_devices ? factory.resolve_devices(spec) : backend::resolve_devices(spec));
+  if (r.devices.empty()) return unavailable("device '" + options.device + "': no device to run on");
+  INFERCOST_ASSIGN_OR_RETURN(r.precision, backend::resolve_precision(options.device, options.precision));
+  if (options.function != "default") {
+    INFERCOST_ASSIGN_OR_RETURN(HeadFunction f, parse_head_function(options.function));
+    r.function = f;
+  }
+  return r;
 }
 
 Task default_task(const std::string& model_dir) {
@@ -350,10 +346,18 @@ Status check_prefix_leaves_room(const text::Tokenizer& tokenizer, const std::str
 Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_dir,
                                                      const ClassifierOptions& options,
                                                      BackendFactory factory) {
-  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> names, resolve_classifier_devices(options, factory));
-  INFERCOST_ASSIGN_OR_RETURN(std::optional<HeadFunction> asked, check_head_options(options));
-  INFERCOST_ASSIGN_OR_RETURN(backend::Precision precision,
-                             backend::resolve_precision(options.device, options.precision));
+  INFERCOST_RETURN_IF_ERROR(check_settings(options));
+  INFERCOST_ASSIGN_OR_RETURN(ResolvedSettings settings, resolve_settings(options, factory));
+  return open(model_dir, options, settings, std::move(factory));
+}
+
+Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_dir,
+                                                     const ClassifierOptions& options,
+                                                     const ResolvedSettings& settings,
+                                                     BackendFactory factory) {
+  const std::vector<std::string>& names = settings.devices;
+  const std::optional<HeadFunction>& asked = settings.function;
+  const backend::Precision precision = settings.precision;
   std::unique_ptr<Classifier> c(new Classifier());
   c->threads_ = resolve_threads(options.threads);
   c->tokenizer_threads_ = resolved_tokenizer_threads(options, c->threads_);

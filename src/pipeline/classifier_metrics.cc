@@ -1,6 +1,9 @@
 #include "pipeline/classifier_metrics.h"
 
+#include <chrono>
+
 #include "core/threads.h"
+#include "pipeline/run_cost.h"
 
 namespace infercost::pipeline {
 
@@ -99,6 +102,22 @@ RunMetrics classify_call_metrics(const Classifier& c, const ClassifierOptions& o
   set_option_metrics(m, options, c.devices());
   add_classifier_metrics(m, c, stats_since(before, after));
   m.wall_seconds = wall_seconds;
+  return m;
+}
+
+Result<RunMetrics> measure_call(const Classifier& c, const RunOptions& options, const RunCost& cost,
+                                const std::function<Status()>& call) {
+  const ClassifierStats before = c.stats();
+  const auto start = std::chrono::steady_clock::now();
+  backend::RunGpuSampling gpu_sampling(options.device, options.nvml_library, options.gpu_sample_seconds);
+  gpu_sampling.start();
+  const Status status = call();
+  backend::GpuSampling sampled = gpu_sampling.finish();
+  if (!status.ok()) return status;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  RunMetrics m = classify_call_metrics(c, options, before, c.stats(), wall);
+  add_gpu_metrics(m, std::move(sampled));
+  estimate_run_cost(options, m, m.cost = cost);  // priced as a run of these rows
   return m;
 }
 

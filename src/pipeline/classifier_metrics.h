@@ -1,15 +1,17 @@
 // The run metrics made from a Classifier: its settings and what its
 // counters say it did. The file runner (runner.cc) adds what it counts
 // itself (files, reading and writing, checkpoints, GPU samples); a language
-// binding reports one classify() call with classify_call_metrics().
+// binding reports one classify() or embed() call with measure_call().
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "backend/gpu_monitor.h"
 #include "infercost/pipeline/classifier.h"
 #include "infercost/pipeline/metrics.h"
+#include "infercost/pipeline/runner.h"
 
 namespace infercost::pipeline {
 
@@ -42,5 +44,14 @@ ClassifierStats stats_since(const ClassifierStats& before, const ClassifierStats
 RunMetrics classify_call_metrics(const Classifier& c, const ClassifierOptions& options,
                                  const ClassifierStats& before, const ClassifierStats& after,
                                  double wall_seconds);
+
+// One classify() or embed() call of `c` (`call`, run here) measured as a run
+// of its rows, the same for every language binding: classify_call_metrics()
+// of its wall time, the GPUs sampled while it ran (as a run samples them;
+// nothing on the CPU), and its cost at `cost`'s price (resolve_run_cost of
+// `options`). `call`'s error, or the metrics. One call at a time per
+// classifier, so that its counters are the call's own.
+Result<RunMetrics> measure_call(const Classifier& c, const RunOptions& options, const RunCost& cost,
+                                const std::function<Status()>& call);
 
 }  // namespace infercost::pipeline

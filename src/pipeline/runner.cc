@@ -237,19 +237,18 @@ Result<std::vector<io::InputFormat>> input_formats_of(const RunOptions& options,
   return formats;
 }
 
-// The run's classifier on the devices resolved before the run (not asked for
-// again), its load timed as the "load" stage; options.on_model_loaded is left
-// to the caller, once the run's own checks pass.
+// The run's classifier with the settings resolved before the run (its
+// devices not asked for again), its load timed as the "load" stage;
+// options.on_model_loaded is left to the caller, once the run's own checks
+// pass.
 Result<std::unique_ptr<Classifier>> open_run_classifier(const RunOptions& options,
                                                         const BackendFactory& factory,
-                                                        const std::vector<std::string>& device_names,
+                                                        const ResolvedSettings& settings,
                                                         RunMetrics& metrics) {
   StageTimer timer(metrics, "load");
   ClassifierOptions classifier_options = options;
   classifier_options.on_model_loaded = nullptr;
-  BackendFactory resolved = factory;
-  resolved.resolve_devices = [&device_names](const backend::DeviceSpec&) { return device_names; };
-  return Classifier::open(options.model_dir, classifier_options, resolved);
+  return Classifier::open(options.model_dir, classifier_options, settings, factory);
 }
 
 // The progress line's start; a resumed job's reading starts past what earlier
@@ -272,8 +271,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   // The price is resolved before the run, so a typo costs nothing.
   INFERCOST_ASSIGN_OR_RETURN(RunCost cost, resolve_run_cost(options));
   // Before anything is read or created: a GPU run that cannot start here says why at once.
-  INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> device_names,
-                             resolve_classifier_devices(options, factory));
+  INFERCOST_ASSIGN_OR_RETURN(ResolvedSettings settings, resolve_settings(options, factory));
   INFERCOST_ASSIGN_OR_RETURN(std::vector<std::string> inputs, io::expand_inputs(options.inputs));
   INFERCOST_ASSIGN_OR_RETURN(std::vector<io::InputFormat> input_formats, input_formats_of(options, inputs));
   INFERCOST_ASSIGN_OR_RETURN(OutputPlan plan, plan_outputs(options, inputs, input_formats));
@@ -293,7 +291,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   // Samples from the model's load on; stopped (its thread joined) when the run ends, whatever its outcome.
   backend::RunGpuSampling gpu_sampling(options.device, options.nvml_library, options.gpu_sample_seconds);
   RunMetrics metrics;
-  set_option_metrics(metrics, options, device_names);
+  set_option_metrics(metrics, options, settings.devices);
   metrics.input_files = static_cast<int64_t>(inputs.size());
   if (plan.stream && options.output != "-") metrics.output_stream = plan.stream_what;
   if (job) {
@@ -309,7 +307,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   }
 
   INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<Classifier> classifier,
-                             open_run_classifier(options, factory, device_names, metrics));
+                             open_run_classifier(options, factory, settings, metrics));
   // Seed batches count from each file's start across windows; whole batches
   // per window keep them from straddling two.
   const int batch_size = classifier->policy().batch_size;

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -19,7 +18,6 @@
 #include "infercost/pipeline/runner.h"
 #include "io/prediction_writer.h"
 #include "pipeline/classifier_metrics.h"
-#include "pipeline/classifier_workers.h"
 #include "pipeline/run_cost.h"
 #include "python/py_support.h"
 #include "python/run.h"
@@ -379,7 +377,7 @@ class Model {
     d["batching"] = pipeline::batching_name(c->policy().batching);
     d["batch_size"] = c->policy().batch_size;
     d["max_batch_tokens"] = c->policy().max_batch_tokens;
-    d["workers"] = pipeline::ClassifierWorkers(*c).workers();
+    d["workers"] = c->workers();
     d["task"] = pipeline::task_name(c->task());
     d["head_function"] = pipeline::head_function_name(c->head_function());
     d["labels_column"] = c->label_set();
@@ -409,22 +407,11 @@ class Model {
     run_watching_signals(stop, [&] {
       // One call at a time per Model, so that its metrics are its own.
       std::lock_guard<std::mutex> lock(call_mu_);
-      const pipeline::ClassifierStats before = c->stats();
-      const auto start = std::chrono::steady_clock::now();
       try {
-        // The GPUs sampled as a run samples them (nothing on the CPU).
-        backend::RunGpuSampling gpu_sampling(options_.device, options_.nvml_library,
-                                             options_.gpu_sample_seconds);
-        gpu_sampling.start();
-        status = body(*c, column, stop);
-        backend::GpuSampling sampled = gpu_sampling.finish();
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (status.ok()) {
-          pipeline::RunMetrics m = pipeline::classify_call_metrics(*c, options_, before, c->stats(), wall);
-          pipeline::add_gpu_metrics(m, std::move(sampled));
-          pipeline::estimate_run_cost(options_, m, m.cost = cost_);  // priced as a run of these rows
-          metrics = m.to_json();
-        }
+        Result<pipeline::RunMetrics> measured =
+            pipeline::measure_call(*c, options_, cost_, [&] { return body(*c, column, stop); });
+        status = measured.status();
+        if (measured.ok()) metrics = measured->to_json();
       } catch (const std::exception& e) {
         status = internal_error(std::string("the call threw: ") + e.what());
       }

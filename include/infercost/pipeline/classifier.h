@@ -136,18 +136,23 @@ struct BackendFactory {
       create_backend;
 };
 
-// kInvalidArgument naming the flag for a --function other than softmax,
-// sigmoid, none and default, or a --threshold outside [0, 1]; else the
-// function asked for (nullopt: the model's).
-Result<std::optional<HeadFunction>> check_head_options(const ClassifierOptions& options);
+// A classifier's settings turned once into what the engine uses: the
+// devices the device setting names (factory.resolve_devices), the precision
+// they compute in, and the head function asked for (nullopt: the model's).
+struct ResolvedSettings {
+  std::vector<std::string> devices;
+  backend::Precision precision = backend::Precision::kFp32;
+  std::optional<HeadFunction> function;
+};
 
-// Every check of `options` that needs no model (kInvalidArgument naming the
-// flag), then the devices they name (factory.resolve_devices):
-// kInvalidArgument for a malformed --device, kUnsupported/kUnavailable when
-// CUDA cannot run here. Classifier::open calls it first; the file runner calls
-// it before it opens any file, so a GPU run that cannot start says why at once.
-Result<std::vector<std::string>> resolve_classifier_devices(const ClassifierOptions& options,
-                                                            const BackendFactory& factory = {});
+// The ResolvedSettings of `options`, which check_settings (settings.h) has
+// passed: kUnsupported / kUnavailable when CUDA cannot run here, or when no
+// device is left. Classifier::open(model_dir, options) checks and resolves
+// them; the file runner does both before it opens any file, so a GPU run that
+// cannot start says why at once, then opens the classifier with what it
+// resolved.
+Result<ResolvedSettings> resolve_settings(const ClassifierOptions& options,
+                                          const BackendFactory& factory = {});
 
 // The task a model directory is for when none is asked: kEmbed for one
 // without a classification head that sentence-transformers describes (its
@@ -260,10 +265,15 @@ class Classifier {
   // does not describe; kUnsupported for a sentence-transformers directory
   // asking for what the engine does not do; the model directory's errors
   // (kNotFound, ...);
-  // the device errors of resolve_classifier_devices and of the backends,
+  // the device errors of resolve_settings and of the backends,
   // prefixed with the device's name (kResourceExhausted when no batch fits).
   static Result<std::unique_ptr<Classifier>> open(const std::string& model_dir,
                                                   const ClassifierOptions& options,
+                                                  BackendFactory factory = {});
+  // The same with `options` checked and resolved already (resolve_settings).
+  static Result<std::unique_ptr<Classifier>> open(const std::string& model_dir,
+                                                  const ClassifierOptions& options,
+                                                  const ResolvedSettings& settings,
                                                   BackendFactory factory = {});
   ~Classifier();
   Classifier(const Classifier&) = delete;
@@ -322,6 +332,8 @@ class Classifier {
   int tokenizer_threads() const { return tokenizer_threads_; }
   int max_length() const { return max_length_; }
   std::vector<std::string> devices() const;
+  // Inference workers: one per stream of each device.
+  int workers() const { return static_cast<int>(workers_.size()); }
 
  private:
   // The file runner's seam (src/pipeline/classifier_workers.h): the workers

@@ -1,7 +1,9 @@
-// The CUDA backend (libinfercost_cuda.so): the post-LN encoder of
-// src/backend/cpu/cpu_backend.cc on one GPU, with cuBLASLt GEMMs and the
-// kernels of kernels.h, over packed variable-length batches. docs/cuda.md
-// describes the design; host.h holds the parts CI tests without a GPU.
+// The CUDA backend (libinfercost_cuda.so): every encoder family the CPU
+// backend runs (post-norm BERT-like, pre-norm ModernBERT with rotary and
+// windowed attention, DeBERTa's disentangled attention) on one GPU, with
+// cuBLASLt GEMMs and the kernels of kernels.h, over packed variable-length
+// batches, captured as CUDA graphs. docs/cuda.md describes the design;
+// host.h holds the parts CI tests without a GPU.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
