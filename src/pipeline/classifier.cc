@@ -371,8 +371,11 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
     INFERCOST_ASSIGN_OR_RETURN(c->embedding_, resolve_embedding(model_dir, options, load.max_length));
   }
   INFERCOST_ASSIGN_OR_RETURN(model::LoadedModel model, model::load_model_dir(model_dir, load));
+  // The head's function: the one asked for, else the model's; none for embeddings.
+  const HeadFunction function = options.task != Task::kClassify ? HeadFunction::kNone
+                                : asked                         ? *asked
+                                        : default_head_function(model.config).function;
   if (options.task == Task::kClassify) {  // every door writes the same columns: none may share a name
-    const HeadFunction function = asked ? *asked : default_head_function(model.config).function;
     INFERCOST_RETURN_IF_ERROR(
         io::check_label_columns(model.config.labels, writes_label_set(function, model.config.num_labels())));
   }
@@ -421,13 +424,11 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
 
   c->policy_ = resolve_batch_policy(resolved, c->capacity_, c->threads_, model.tokenizer->pad_id());
   c->precision_ = c->precision_text();
+  c->function_ = function;
   if (c->task_ == Task::kClassify) {
-    c->function_ = asked ? *asked : default_head_function(model.config).function;
     c->label_set_ = writes_label_set(c->function_, model.config.num_labels());
     INFERCOST_RETURN_IF_ERROR(check_threshold_applies(options, c->function_, c->label_set_, model.config));
     if (c->label_set_) c->threshold_ = options.threshold.value_or(kDefaultThreshold);
-  } else {
-    c->function_ = HeadFunction::kNone;
   }
   c->config_ = std::move(model.config);
   c->tokenizer_ = std::move(model.tokenizer);

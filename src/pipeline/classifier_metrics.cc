@@ -116,9 +116,14 @@ Result<RunMetrics> measure_call(const Classifier& c, const RunOptions& options, 
   if (!status.ok()) return status;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   RunMetrics m = classify_call_metrics(c, options, before, c.stats(), wall);
-  add_gpu_metrics(m, std::move(sampled));
-  estimate_run_cost(options, m, m.cost = cost);  // priced as a run of these rows
+  complete_run_metrics(m, std::move(sampled), options, cost);  // priced as a run of these rows
   return m;
+}
+
+void complete_run_metrics(RunMetrics& m, backend::GpuSampling sampled, const RunOptions& options,
+                          const RunCost& cost) {
+  add_gpu_metrics(m, std::move(sampled));
+  estimate_run_cost(options, m, m.cost = cost);
 }
 
 }  // namespace infercost::pipeline

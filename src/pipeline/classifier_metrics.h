@@ -33,6 +33,12 @@ void add_classifier_metrics(RunMetrics& m, const Classifier& c, const Classifier
 // or why there are none.
 void add_gpu_metrics(RunMetrics& m, backend::GpuSampling sampled);
 
+// The last figures of a run or of a call: its GPU samples (add_gpu_metrics)
+// and its cost at `cost`'s price (resolve_run_cost of `options`), projected
+// to the corpus.
+void complete_run_metrics(RunMetrics& m, backend::GpuSampling sampled, const RunOptions& options,
+                          const RunCost& cost);
+
 // The counters of what ran between two snapshots of one classifier's
 // stats() (`before` taken first): every count and busy time less what
 // `before` had; a device's streams and learned limit as `after` has them.

@@ -102,9 +102,10 @@ void Pipeline::fail(Status status) {
 namespace {
 
 // What is known of the inputs' size before any row is read. A file that
-// cannot be opened here fails later, in input order, in the reader.
+// cannot be opened here fails later, in input order, in the reader. A resumed
+// job's reading starts past what earlier runs did: rows and bytes read count it.
 void start_progress(RunProgress& progress, const std::vector<std::string>& inputs,
-                    const std::vector<io::InputFormat>& formats,
+                    const std::vector<io::InputFormat>& formats, const ResumableJob* job,
                     std::chrono::steady_clock::time_point start) {
   uint64_t bytes = 0;
   int64_t rows = 0;
@@ -121,6 +122,10 @@ void start_progress(RunProgress& progress, const std::vector<std::string>& input
   progress.rows_total.store(rows);
   progress.started_ns.store(
       std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count());
+  if (job) {
+    progress.rows_resumed.store(job->start().rows_done);
+    progress.rows_read.store(job->start().rows_done);
+  }
 }
 
 // A failed run: where it can be resumed from (an interruption, an I/O,
@@ -207,24 +212,12 @@ Status write_metrics(const RunOptions& options, const RunMetrics& metrics) {
   return io::write_whole_file(options.metrics_path, metrics.to_json());
 }
 
-// A run's metrics completed (the GPUs sampled since the model's load, the
-// cost of these rows) and written to --metrics.
+// A run's metrics completed (complete_run_metrics) and written to --metrics.
 Status end_metrics(const RunOptions& options, RunMetrics& metrics, backend::RunGpuSampling& gpu_sampling,
                    const RunCost& cost) {
-  add_gpu_metrics(metrics, gpu_sampling.finish());
-  estimate_run_cost(options, metrics, metrics.cost = cost);
+  complete_run_metrics(metrics, gpu_sampling.finish(), options, cost);
   return write_metrics(options, metrics);
 }
-
-}  // namespace
-
-bool output_is_stream(const std::string& output) {
-  if (output == "-") return true;
-  Result<OutputTarget> target = resolve_output_target(output);
-  return target.ok() && target->kind == OutputTarget::Kind::kStream;
-}
-
-namespace {
 
 // Each input's format (--input-format, or the file's extension).
 Result<std::vector<io::InputFormat>> input_formats_of(const RunOptions& options,
@@ -251,19 +244,13 @@ Result<std::unique_ptr<Classifier>> open_run_classifier(const RunOptions& option
   return Classifier::open(options.model_dir, classifier_options, settings, factory);
 }
 
-// The progress line's start; a resumed job's reading starts past what earlier
-// runs did, and rows and bytes read count it.
-void begin_progress(RunProgress& progress, const std::vector<std::string>& inputs,
-                    const std::vector<io::InputFormat>& formats, const ResumableJob* job,
-                    std::chrono::steady_clock::time_point wall_start) {
-  start_progress(progress, inputs, formats, wall_start);
-  if (job) {
-    progress.rows_resumed.store(job->start().rows_done);
-    progress.rows_read.store(job->start().rows_done);
-  }
-}
-
 }  // namespace
+
+bool output_is_stream(const std::string& output) {
+  if (output == "-") return true;
+  Result<OutputTarget> target = resolve_output_target(output);
+  return target.ok() && target->kind == OutputTarget::Kind::kStream;
+}
 
 Result<RunMetrics> run_classification(const RunOptions& options, const BackendFactory& factory) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
@@ -340,7 +327,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   pipeline_config.job = job.get();
 
   const auto wall_start = std::chrono::steady_clock::now();
-  if (options.progress) begin_progress(*options.progress, inputs, input_formats, job.get(), wall_start);
+  if (options.progress) start_progress(*options.progress, inputs, input_formats, job.get(), wall_start);
   Pipeline pipeline(pipeline_config);
   Status status = pipeline.run();
   const StageCounts& counts = pipeline.counts();

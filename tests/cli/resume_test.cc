@@ -314,10 +314,11 @@ void crash_and_resume(ResumeTest& t, const std::string& input, const std::string
     }
     EXPECT_TRUE(fs::exists(record_of(got, folder))) << "no job record";
     // Each round's output kept for pyarrow, which reads them all at the end.
-    const std::string kept = work.file("round-" + std::to_string(rounds));
-    fs::create_directories(kept);
-    fs::rename(got, fs::path(kept) / output_name.substr(0, output_name.find('/')));
-    finished.push_back((fs::path(kept) / output_name.substr(0, output_name.find('/'))).string());
+    const fs::path round = work.file("round-" + std::to_string(rounds));
+    const fs::path kept = round / output_name.substr(0, output_name.find('/'));  // "parts/" -> parts
+    fs::create_directories(round);
+    fs::rename(got, kept);
+    finished.push_back(kept.string());
   }
   if (contains(output_name, "parquet")) {
     if (python_available()) {

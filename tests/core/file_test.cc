@@ -135,16 +135,13 @@ TEST(File, StreamsAreWrittenInPlaceAndFilesKeepTheirMode) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   testing::FifoReader reader(fifo);
   {
-    auto out = AtomicOutputFile::create(fifo);
-    if (out.ok()) {
-      EXPECT_TRUE(out->stream());
-      EXPECT_EQ(count_entries(dir.path()), 1);
-      EXPECT_TRUE(out->write("rows\n").ok());
-      EXPECT_TRUE(out->sync().ok());
-      EXPECT_TRUE(out->commit().ok());
-    } else {
-      ADD_FAILURE() << out.status().to_string();
-    }
+    auto out = AtomicOutputFile::create(fifo);  // an ASSERT's return leaves the reader to its destructor
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_TRUE(out->stream());
+    EXPECT_EQ(count_entries(dir.path()), 1);
+    ASSERT_TRUE(out->write("rows\n").ok());
+    ASSERT_TRUE(out->sync().ok());
+    ASSERT_TRUE(out->commit().ok());
   }
   EXPECT_EQ(reader.finish(), "rows\n");
   struct stat st {};
