@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "model/program.h"
+
 namespace infercost::model {
 
 namespace {
@@ -32,9 +34,8 @@ void rotate(float* x, int d, int position, double theta) {
 // Softmax attention of every token over the tokens within `window` of it
 // (0: all) into ctx; q and k rotated already.
 void attend(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v, int n,
-            int h, int nh, int window, std::vector<float>& ctx) {
+            int h, int nh, int window, float scale, std::vector<float>& ctx) {
   const int dh = h / nh;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   std::vector<float> scores(static_cast<size_t>(n));
   for (int hd = 0; hd < nh; ++hd) {
     for (int t = 0; t < n; ++t) {
@@ -63,15 +64,13 @@ void attend(const std::vector<float>& q, const std::vector<float>& k, const std:
 }
 
 // DeBERTa's disentangled attention of every token over all: the score of
-// query t and key s is (q_t . k_s + q_t . pos_key[r] + k_s . pos_query[r]) /
-// sqrt(head size x the terms), r = relative_position_index(t - s), each term
-// where the layer has its table.
+// query t and key s is (q_t . k_s + q_t . pos_key[r] + k_s . pos_query[r]) x
+// scale, r = relative_position_index(t - s), each term where the layer has
+// its table.
 void attend_disentangled(const ModelConfig& c, const EncoderLayerWeights& l, const std::vector<float>& q,
-                         const std::vector<float>& k, const std::vector<float>& v, int n,
+                         const std::vector<float>& k, const std::vector<float>& v, int n, float scale,
                          std::vector<float>& ctx) {
   const int h = c.hidden_size, nh = c.num_heads, dh = h / nh;
-  const int terms = 1 + (l.pos_key.empty() ? 0 : 1) + (l.pos_query.empty() ? 0 : 1);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh * terms));
   std::vector<float> scores(static_cast<size_t>(n));
   const auto dot = [dh](const float* a, const float* b) {
     float d = 0;
@@ -104,46 +103,146 @@ void attend_disentangled(const ModelConfig& c, const EncoderLayerWeights& l, con
   }
 }
 
-// A pre-norm encoder (ModernBERT) from its embeddings `x`: per layer x +=
-// attention(norm(x)) (no norm in a layer without one), x += mlp(norm(x)),
-// then the final norm.
-void pre_norm_layers(const ModelConfig& c, const EncoderWeights& w, int n, std::vector<float>& x) {
-  const int h = c.hidden_size, nh = c.num_heads, dh = c.head_dim();
-  std::vector<float> ctx(x.size());
-  for (size_t layer = 0; layer < w.layers.size(); ++layer) {
-    const EncoderLayerWeights& l = w.layers[layer];
-    std::vector<float> normed = x;
-    if (!l.attn_ln.gamma.empty()) reference_layer_norm(normed.data(), n, h, l.attn_ln, c.layer_norm_eps);
-    std::vector<float> q = linear(l.q, normed, n), k = linear(l.k, normed, n);
-    const std::vector<float> v = linear(l.v, normed, n);
-    if (!c.rope_theta.empty()) {
-      for (int t = 0; t < n; ++t) {
+const LayerNormWeights& norm_weights(const EncoderWeights& w, const NormRef& norm) {
+  switch (norm.kind) {
+    case NormRef::Kind::kAttention: return w.layers[static_cast<size_t>(norm.layer)].attn_ln;
+    case NormRef::Kind::kFeedForward: return w.layers[static_cast<size_t>(norm.layer)].ffn_ln;
+    case NormRef::Kind::kFinal: break;
+  }
+  return w.final_ln;
+}
+
+// The program's steps on one unpadded sequence, in the fixed arithmetic the
+// header describes.
+class ReferenceExecutor final : public StepExecutor {
+ public:
+  ReferenceExecutor(const ModelConfig& c, const EncoderWeights& w, std::span<const int32_t> ids)
+      : c_(c), w_(w), ids_(ids), n_(static_cast<int>(ids.size())) {}
+
+  void run(const EmbedStep& step) override {
+    const int h = c_.hidden_size;
+    states_.assign(static_cast<size_t>(n_) * h, 0.0f);
+    std::vector<int32_t> positions(static_cast<size_t>(n_));
+    fill_position_ids(c_.position_scheme(), ids_.data(), n_, positions.data());
+    for (int t = 0; t < n_; ++t) {
+      const size_t position = static_cast<size_t>(positions[static_cast<size_t>(t)]);
+      for (int i = 0; i < h; ++i) {
+        states_[static_cast<size_t>(t) * h + i] =
+            w_.word_embeddings[static_cast<size_t>(ids_[static_cast<size_t>(t)]) * h + i] +
+            (step.position_table ? w_.position_embeddings[position * h + i] : 0.0f) +
+            w_.embedding_bias[static_cast<size_t>(i)];
+      }
+    }
+    reference_layer_norm(states_.data(), n_, h, w_.embeddings_ln, c_.layer_norm_eps);
+  }
+
+  void run(const NormStep& step) override {
+    std::vector<float>& out = slot(step.out);
+    out = states_;
+    reference_layer_norm(out.data(), n_, c_.hidden_size, norm_weights(w_, step.norm), c_.layer_norm_eps);
+  }
+
+  void run(const AttentionStep& step) override {
+    const int h = c_.hidden_size, nh = c_.num_heads, dh = c_.head_dim();
+    const EncoderLayerWeights& l = w_.layers[static_cast<size_t>(step.layer)];
+    const std::vector<float>& x = slot(step.in);
+    std::vector<float> q = linear(l.q, x, n_), k = linear(l.k, x, n_);
+    const std::vector<float> v = linear(l.v, x, n_);
+    if (step.rotary_theta > 0) {
+      for (int t = 0; t < n_; ++t) {
         for (int hd = 0; hd < nh; ++hd) {
-          rotate(q.data() + static_cast<size_t>(t) * h + hd * dh, dh, t, c.rope_theta[layer]);
-          rotate(k.data() + static_cast<size_t>(t) * h + hd * dh, dh, t, c.rope_theta[layer]);
+          rotate(q.data() + static_cast<size_t>(t) * h + hd * dh, dh, t, step.rotary_theta);
+          rotate(k.data() + static_cast<size_t>(t) * h + hd * dh, dh, t, step.rotary_theta);
         }
       }
     }
-    attend(q, k, v, n, h, nh, c.global_layer(static_cast<int>(layer)) ? 0 : c.attention_window[layer], ctx);
-    std::vector<float> tmp = linear(l.attn_out, ctx, n);
-    for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
-    normed = x;
-    reference_layer_norm(normed.data(), n, h, l.ffn_ln, c.layer_norm_eps);
-    const std::vector<float> wide = linear(l.ffn_in, normed, n);
-    const int f = c.intermediate_size, in = c.glu ? 2 * f : f;
-    std::vector<float> ffn(static_cast<size_t>(n) * f);
-    for (int t = 0; t < n; ++t) {
+    context_.resize(states_.size());
+    if (step.scores == Scores::kDisentangled) {
+      attend_disentangled(c_, l, q, k, v, n_, step.scale, context_);
+    } else {
+      attend(q, k, v, n_, h, nh, step.window, step.scale, context_);
+    }
+  }
+
+  void run(const FeedForwardStep& step) override {
+    const EncoderLayerWeights& l = w_.layers[static_cast<size_t>(step.layer)];
+    const std::vector<float> wide = linear(l.ffn_in, slot(step.in), n_);
+    const int f = c_.intermediate_size, in = step.glu ? 2 * f : f;
+    inner_.resize(static_cast<size_t>(n_) * f);
+    for (int t = 0; t < n_; ++t) {
       for (int i = 0; i < f; ++i) {
-        const float a = reference_activation(c.ffn_activation, wide[static_cast<size_t>(t) * in + i]);
-        ffn[static_cast<size_t>(t) * f + i] = c.glu ? a * wide[static_cast<size_t>(t) * in + f + i] : a;
+        const float a = reference_activation(step.activation, wide[static_cast<size_t>(t) * in + i]);
+        inner_[static_cast<size_t>(t) * f + i] = step.glu ? a * wide[static_cast<size_t>(t) * in + f + i] : a;
       }
     }
-    tmp = linear(l.ffn_out, ffn, n);
-    for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
   }
-  reference_layer_norm(x.data(), n, h, w.final_ln, c.layer_norm_eps);
-}
 
+  void run(const ResidualStep& step) override {
+    const EncoderLayerWeights& l = w_.layers[static_cast<size_t>(step.layer)];
+    const bool attention = step.projection == ResidualStep::Projection::kAttentionOutput;
+    const std::vector<float> tmp =
+        attention ? linear(l.attn_out, context_, n_) : linear(l.ffn_out, inner_, n_);
+    for (size_t i = 0; i < states_.size(); ++i) states_[i] += tmp[i];
+    run(NormStep{step.norm, step.out});
+  }
+
+  void run(const PoolStep& step) override { output_ = pool(step.pooling); }
+
+  void run(const HeadStep& step) override {
+    const std::vector<float> first =
+        step.pooling == Pooling::kCls ? std::vector<float>(states_.begin(), states_.begin() + c_.hidden_size)
+                                      : pool(step.pooling);
+    features_ = linear(w_.head.pre, first, 1);
+    for (auto& f : features_) f = reference_activation(step.activation, f);
+    if (step.norm) reference_layer_norm(features_.data(), 1, c_.hidden_size, w_.head.norm, c_.layer_norm_eps);
+    output_ = linear(w_.head.classifier, features_, 1);
+  }
+
+  std::vector<float>& states() { return states_; }
+  std::vector<float>& features() { return features_; }
+  std::vector<float>& output() { return output_; }
+
+ private:
+  std::vector<float>& slot(Slot s) {
+    switch (s) {
+      case Slot::kStates: return states_;
+      case Slot::kNormed: return normed_;
+      case Slot::kContext: return context_;
+      case Slot::kInner: return inner_;
+    }
+    return states_;
+  }
+
+  // The sequence's states pooled as sentence-transformers pools them, in double.
+  std::vector<float> pool(Pooling pooling) const {
+    const size_t n = ids_.size(), h = static_cast<size_t>(c_.hidden_size);
+    const std::vector<float>& x = states_;
+    std::vector<float> out(h);
+    for (size_t i = 0; i < h; ++i) {
+      double v = 0;
+      switch (pooling) {
+        case Pooling::kCls: v = x[i]; break;
+        case Pooling::kLastToken: v = x[(n - 1) * h + i]; break;
+        case Pooling::kMean:
+          for (size_t t = 0; t < n; ++t) v += x[t * h + i];
+          v /= static_cast<double>(n);
+          break;
+        case Pooling::kMax:
+          v = x[i];
+          for (size_t t = 1; t < n; ++t) v = std::max(v, static_cast<double>(x[t * h + i]));
+          break;
+      }
+      out[i] = static_cast<float>(v);
+    }
+    return out;
+  }
+
+  const ModelConfig& c_;
+  const EncoderWeights& w_;
+  std::span<const int32_t> ids_;
+  int n_;
+  std::vector<float> states_, normed_, context_, inner_, features_, output_;
+};
 }  // namespace
 
 void reference_linear(const Linear& l, const float* x, int rows, float* y) {
@@ -195,83 +294,31 @@ float reference_activation(Activation activation, float x) {
 
 std::vector<float> reference_token_states(const ModelConfig& c, const EncoderWeights& w,
                                           std::span<const int32_t> ids) {
-  const int n = static_cast<int>(ids.size()), h = c.hidden_size, nh = c.num_heads;
-  std::vector<float> x(static_cast<size_t>(n) * h);
-  std::vector<int32_t> positions(static_cast<size_t>(n));
-  fill_position_ids(c.position_scheme(), ids.data(), n, positions.data());
-  for (int t = 0; t < n; ++t) {
-    const size_t position = static_cast<size_t>(positions[static_cast<size_t>(t)]);
-    for (int i = 0; i < h; ++i) {
-      x[static_cast<size_t>(t) * h + i] =
-          w.word_embeddings[static_cast<size_t>(ids[static_cast<size_t>(t)]) * h + i] +
-          (c.position_table ? w.position_embeddings[position * h + i] : 0.0f) +
-          w.embedding_bias[static_cast<size_t>(i)];
-    }
-  }
-  reference_layer_norm(x.data(), n, h, w.embeddings_ln, c.layer_norm_eps);
-  if (c.norm_placement == NormPlacement::kPre) {
-    pre_norm_layers(c, w, n, x);
-    return x;
-  }
-  std::vector<float> ctx(x.size());
-  for (const auto& l : w.layers) {
-    const std::vector<float> q = linear(l.q, x, n), k = linear(l.k, x, n), v = linear(l.v, x, n);
-    if (c.relative_attention) {
-      attend_disentangled(c, l, q, k, v, n, ctx);
-    } else {
-      attend(q, k, v, n, h, nh, /*window=*/0, ctx);
-    }
-    std::vector<float> tmp = linear(l.attn_out, ctx, n);
-    for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
-    reference_layer_norm(x.data(), n, h, l.attn_ln, c.layer_norm_eps);
-    std::vector<float> ffn = linear(l.ffn_in, x, n);
-    for (auto& f : ffn) f = reference_activation(c.ffn_activation, f);
-    tmp = linear(l.ffn_out, ffn, n);
-    for (size_t i = 0; i < x.size(); ++i) x[i] += tmp[i];
-    reference_layer_norm(x.data(), n, h, l.ffn_ln, c.layer_norm_eps);
-  }
-  return x;
+  const ForwardProgram program = forward_program(c, Pooling::kCls);
+  ReferenceExecutor executor(c, w, ids);
+  run_program(program, executor, encoder_steps(program));
+  return std::move(executor.states());
 }
 
 std::vector<float> reference_pooled(const ModelConfig& c, const EncoderWeights& w,
                                     std::span<const int32_t> ids, Pooling pooling) {
-  const std::vector<float> x = reference_token_states(c, w, ids);
-  const size_t n = ids.size(), h = static_cast<size_t>(c.hidden_size);
-  std::vector<float> out(h);
-  for (size_t i = 0; i < h; ++i) {
-    double v = 0;
-    switch (pooling) {
-      case Pooling::kCls: v = x[i]; break;
-      case Pooling::kLastToken: v = x[(n - 1) * h + i]; break;
-      case Pooling::kMean:
-        for (size_t t = 0; t < n; ++t) v += x[t * h + i];
-        v /= static_cast<double>(n);
-        break;
-      case Pooling::kMax:
-        v = x[i];
-        for (size_t t = 1; t < n; ++t) v = std::max(v, static_cast<double>(x[t * h + i]));
-        break;
-    }
-    out[i] = static_cast<float>(v);
-  }
-  return out;
+  ReferenceExecutor executor(c, w, ids);
+  run_program(forward_program(c, pooling), executor);
+  return std::move(executor.output());
 }
 
 std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWeights& w,
                                            std::span<const int32_t> ids) {
-  const std::vector<float> cls = c.head_mean_pooling ? reference_pooled(c, w, ids, Pooling::kMean) : [&] {
-    const std::vector<float> x = reference_token_states(c, w, ids);
-    return std::vector<float>(x.begin(), x.begin() + c.hidden_size);
-  }();
-  std::vector<float> g = linear(w.head.pre, cls, 1);
-  for (auto& f : g) f = reference_activation(c.head_activation(), f);
-  if (c.head_norm) reference_layer_norm(g.data(), 1, c.hidden_size, w.head.norm, c.layer_norm_eps);
-  return g;
+  ReferenceExecutor executor(c, w, ids);
+  run_program(forward_program(c), executor);
+  return std::move(executor.features());
 }
 
 std::vector<float> reference_logits(const ModelConfig& c, const EncoderWeights& w,
                                     std::span<const int32_t> ids) {
-  return linear(w.head.classifier, reference_head_features(c, w, ids), 1);
+  ReferenceExecutor executor(c, w, ids);
+  run_program(forward_program(c), executor);
+  return std::move(executor.output());
 }
 
 }  // namespace infercost::model

@@ -108,7 +108,7 @@ TEST(Kernels, AttentionOverRealTokensMatchesMaskedPaddedAttention) {
   const int threads = omp_get_max_threads();
   std::vector<float> scratch(size_t(threads) * seq_len * seq_len);
   attention(qkv.data(), ctx.data(), offsets.data(), lengths.data(), nullptr, int(lengths.size()), heads, dh,
-            scratch.data(), seq_len * seq_len);
+            1.0f / std::sqrt(float(dh)), scratch.data(), seq_len * seq_len);
 
   for (size_t s = 0; s < lengths.size(); ++s) {
     const float* base = padded.data() + int64_t(s) * seq_len * 3 * hidden;
@@ -157,7 +157,7 @@ TEST(Kernels, LocalAndBlockedAttentionMatchNaiveMaskedAttention) {
     EXPECT_LE(per_thread, kAttentionQueryBlock * 300);
     std::vector<float> scratch(size_t(omp_get_max_threads()) * size_t(per_thread));
     attention(qkv.data(), ctx.data(), offsets.data(), lengths.data(), nullptr, int(lengths.size()), heads, dh,
-              scratch.data(), per_thread, window);
+              1.0f / std::sqrt(float(dh)), scratch.data(), per_thread, window);
     for (size_t s = 0; s < lengths.size(); ++s) {
       const float* base = qkv.data() + offsets[s] * 3 * hidden;
       for (int h = 0; h < heads; ++h) {

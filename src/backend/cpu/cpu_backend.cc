@@ -11,6 +11,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "backend/cpu/gemm_int8.h"
@@ -20,6 +21,7 @@
 #include "backend/rotary.h"
 #include "backend/validate.h"
 #include "core/threads.h"
+#include "model/program.h"
 
 namespace infercost::backend::cpu {
 namespace {
@@ -81,12 +83,15 @@ class Linear {
 struct PreparedLayer {
   Linear qkv, attn_out, ffn_in, ffn_out;
   std::vector<float> attn_ln_gamma, attn_ln_beta, ffn_ln_gamma, ffn_ln_beta;  // attn_ln empty: none
-  const std::vector<float>* rotary = nullptr;  // rotary_table() of the layer's theta; null: none
-  int window = 0;                              // tokens seen on each side; 0: all
-  std::vector<float> pos_key, pos_query;       // DeBERTa's c2p / p2c tables; empty: none
+  std::vector<float> pos_key, pos_query;  // DeBERTa's c2p / p2c tables; empty: none
 };
 
-class CpuBackend final : public Backend {
+// A LayerNorm's weights.
+struct NormWeights {
+  const float *gamma, *beta;
+};
+
+class CpuBackend final : public Backend, private model::StepExecutor {
  public:
   CpuBackend(int threads, Precision precision, bool emulate_bf16, std::optional<model::Pooling> pooling)
       : threads_(threads),
@@ -135,6 +140,7 @@ class CpuBackend final : public Backend {
   Status prepare_impl(const model::ModelConfig& config, const model::EncoderWeights& w) {
     INFERCOST_RETURN_IF_ERROR(validate_model(config, w, /*head=*/!pooling_));
     config_ = config;
+    program_ = model::forward_program(config, pooling_);
     word_ = w.word_embeddings;
     position_ = w.position_embeddings;
     embedding_bias_ = w.embedding_bias;
@@ -144,181 +150,225 @@ class CpuBackend final : public Backend {
     final_beta_ = w.final_ln.beta;
     head_gamma_ = w.head.norm.gamma;
     head_beta_ = w.head.norm.beta;
-    // The GLU's activation is applied by gelu_glu() after the GEMM.
-    const Activation ffn_act =
-        config.glu ? Activation::kNone : activation_as<Activation>(config.ffn_activation);
     rotary_.clear();
-    for (double theta : config.rope_theta) {
-      if (rotary_.count(theta)) continue;
-      rotary_table(theta, config.head_dim(), config.max_positions(), rotary_[theta]);
-    }
     relative_index_ = model::relative_position_table(config);
     layers_.clear();
     layers_.resize(w.layers.size());
     for (size_t i = 0; i < w.layers.size(); ++i) {
       const model::EncoderLayerWeights& src = w.layers[i];
       PreparedLayer& dst = layers_[i];
-      const std::string at = fmt::format("layer {}: ", i);
-      const Precision p = precision_;
-      const Precision after_norm = layer_norm_fed_precision();
-      const bool emu = emulate_bf16_;
-      INFERCOST_RETURN_IF_ERROR(dst.qkv.init(engine_, after_norm, emu, {&src.q, &src.k, &src.v},
-                                             Activation::kNone, false, at + "qkv"));
-      INFERCOST_RETURN_IF_ERROR(dst.attn_out.init(engine_, p, emu, {&src.attn_out}, Activation::kNone, true,
-                                                  at + "attention output"));
-      INFERCOST_RETURN_IF_ERROR(
-          dst.ffn_in.init(engine_, after_norm, emu, {&src.ffn_in}, ffn_act, false, at + "ffn in"));
-      INFERCOST_RETURN_IF_ERROR(
-          dst.ffn_out.init(engine_, p, emu, {&src.ffn_out}, Activation::kNone, true, at + "ffn out"));
       dst.attn_ln_gamma = src.attn_ln.gamma;
       dst.attn_ln_beta = src.attn_ln.beta;
       dst.ffn_ln_gamma = src.ffn_ln.gamma;
       dst.ffn_ln_beta = src.ffn_ln.beta;
-      if (!config.rope_theta.empty()) dst.rotary = &rotary_.at(config.rope_theta[i]);
       dst.pos_key = src.pos_key;
       dst.pos_query = src.pos_query;
-      if (!config.attention_window.empty()) dst.window = config.attention_window[i];
     }
-    if (pooling_) {
-      labels_ = config.hidden_size;
-      return Status();
+    // Each step's linear layers in the backend's precision, with the
+    // activation the step fuses into them.
+    for (const model::Step& step : program_.steps) {
+      if (const auto* a = std::get_if<model::AttentionStep>(&step)) {
+        const model::EncoderLayerWeights& src = w.layers[size_t(a->layer)];
+        if (a->rotary_theta > 0 && !rotary_.count(a->rotary_theta))
+          rotary_table(a->rotary_theta, config.head_dim(), config.max_positions(), rotary_[a->rotary_theta]);
+        INFERCOST_RETURN_IF_ERROR(layers_[size_t(a->layer)].qkv.init(
+            engine_, layer_norm_fed_precision(), emulate_bf16_, {&src.q, &src.k, &src.v}, Activation::kNone,
+            false, fmt::format("layer {}: qkv", a->layer)));
+      } else if (const auto* f = std::get_if<model::FeedForwardStep>(&step)) {
+        // A GLU's activation is applied by gelu_glu() after the GEMM.
+        const Activation act = f->glu ? Activation::kNone : activation_as<Activation>(f->activation);
+        INFERCOST_RETURN_IF_ERROR(layers_[size_t(f->layer)].ffn_in.init(
+            engine_, layer_norm_fed_precision(), emulate_bf16_, {&w.layers[size_t(f->layer)].ffn_in}, act,
+            false, fmt::format("layer {}: ffn in", f->layer)));
+      } else if (const auto* r = std::get_if<model::ResidualStep>(&step)) {
+        const bool attention = r->projection == model::ResidualStep::Projection::kAttentionOutput;
+        const model::EncoderLayerWeights& src = w.layers[size_t(r->layer)];
+        INFERCOST_RETURN_IF_ERROR(
+            (attention ? layers_[size_t(r->layer)].attn_out : layers_[size_t(r->layer)].ffn_out)
+                .init(engine_, precision_, emulate_bf16_, {attention ? &src.attn_out : &src.ffn_out},
+                      Activation::kNone, true,
+                      fmt::format("layer {}: {}", r->layer, attention ? "attention output" : "ffn out")));
+      } else if (const auto* head = std::get_if<model::HeadStep>(&step)) {
+        // The head runs on one row per sequence: it stays fp32 in every precision.
+        INFERCOST_RETURN_IF_ERROR(pre_.init(engine_, {&w.head.pre},
+                                            activation_as<Activation>(head->activation), false, "head pre"));
+        INFERCOST_RETURN_IF_ERROR(
+            classifier_.init(engine_, {&w.head.classifier}, Activation::kNone, false, "classifier"));
+      }
     }
-    // The head runs on one row per sequence: it stays fp32 in every precision.
-    INFERCOST_RETURN_IF_ERROR(pre_.init(
-        engine_, {&w.head.pre}, activation_as<Activation>(config.head_activation()), false, "head pre"));
-    INFERCOST_RETURN_IF_ERROR(
-        classifier_.init(engine_, {&w.head.classifier}, Activation::kNone, false, "classifier"));
-    labels_ = w.head.classifier.out;
+    labels_ = pooling_ ? config.hidden_size : w.head.classifier.out;
     return Status();
   }
 
+  // Packs the rows' tokens (every linear layer then runs on [total tokens,
+  // *]) and runs the program on them. Normally only real tokens are packed
+  // and padding costs nothing; with compute_padding every row keeps all
+  // seq_len positions (padding ids included) and attention masks the padded
+  // keys.
   Result<Logits> run_encoder(const TokenBatch& b) {
     Logits logits;
     logits.rows = b.batch;
     logits.labels = labels_;
     if (b.batch == 0) return logits;
-    const int hidden = config_.hidden_size;
-    const int inter = config_.intermediate_size;
-    const int heads = config_.num_heads;
-
-    // Pack the rows' tokens: every linear layer then runs on
-    // [total_tokens, *]. Normally only real tokens are packed and padding
-    // costs nothing; with compute_padding every row keeps all seq_len
-    // positions (padding ids included) and attention masks the padded keys.
-    const bool padded = b.compute_padding;
-    int64_t total = 0;
+    Pass& p = pass_;
+    p = Pass{};
+    p.batch = &b;
+    p.out = &logits;
     int32_t max_len = 0;
-    int64_t* offsets = ensure(offsets_, b.batch);
-    int32_t* row_len = ensure(row_len_, b.batch);
+    p.offsets = ensure(offsets_, b.batch);
+    p.row_len = ensure(row_len_, b.batch);
     for (int r = 0; r < b.batch; ++r) {
-      offsets[r] = total;
-      row_len[r] = padded ? b.seq_len : b.lengths[size_t(r)];
-      total += row_len[r];
-      max_len = std::max(max_len, row_len[r]);
+      p.offsets[r] = p.total;
+      p.row_len[r] = b.compute_padding ? b.seq_len : b.lengths[size_t(r)];
+      p.total += p.row_len[r];
+      max_len = std::max(max_len, p.row_len[r]);
     }
-    int32_t* ids = ensure(ids_, total);
-    int32_t* positions = ensure(positions_, total);
+    p.ids = ensure(ids_, p.total);
+    p.positions = ensure(positions_, p.total);
     const model::PositionScheme scheme = config_.position_scheme();
     for (int r = 0; r < b.batch; ++r) {
       const int32_t* row = b.ids.data() + int64_t(r) * b.seq_len;
-      std::memcpy(ids + offsets[r], row, sizeof(int32_t) * size_t(row_len[r]));
-      model::fill_position_ids(scheme, row, row_len[r], positions + offsets[r]);
+      std::memcpy(p.ids + p.offsets[r], row, sizeof(int32_t) * size_t(p.row_len[r]));
+      model::fill_position_ids(scheme, row, p.row_len[r], p.positions + p.offsets[r]);
     }
-    float* h = ensure(h_, total * hidden);
-    float* qkv = ensure(qkv_, total * 3 * hidden);
-    float* ctx = ensure(ctx_, total * hidden);
-    float* ffn = ensure(ffn_, total * inter);
-    int64_t per_thread = 0;
-    for (const PreparedLayer& layer : layers_)
-      per_thread = std::max(per_thread, attention_scratch_floats(max_len, layer.window));
-    if (config_.relative_attention)
-      per_thread = std::max(per_thread, disentangled_scratch_floats(max_len, config_.relative_span()));
-    float* scratch = ensure(scratch_, per_thread * omp_get_max_threads());
-    const int32_t* key_lengths = padded ? b.lengths.data() : nullptr;
-
-    const float eps = config_.layer_norm_eps;
-    embed_layer_norm(ids, positions, total, hidden, word_.data(),
-                     position_.empty() ? nullptr : position_.data(), embedding_bias_.data(),
-                     emb_gamma_.data(), emb_beta_.data(), eps, h);
-    auto attend = [&](const PreparedLayer& layer, const float* x) {
-      layer.qkv.run(stream_, x, total, qkv, linear_scratch_);
-      if (layer.rotary != nullptr) {
-        stream_.wait();
-        apply_rotary(qkv, total, positions, heads, hidden / heads, layer.rotary->data());
-      }
-      if (config_.relative_attention) {
-        RelativeAttention rel;
-        rel.pos_key = layer.pos_key.empty() ? nullptr : layer.pos_key.data();
-        rel.pos_query = layer.pos_query.empty() ? nullptr : layer.pos_query.data();
-        rel.index = relative_index_.data();
-        rel.max_delta = config_.max_positions() - 1;
-        const int terms = 1 + int(config_.c2p) + int(config_.p2c);
-        rel.scale = 1.0f / std::sqrt(float(hidden / heads) * float(terms));
-        disentangled_attention(qkv, ctx, offsets, row_len, key_lengths, b.batch, heads, hidden / heads, rel,
-                               scratch, per_thread);
-      } else {
-        attention(qkv, ctx, offsets, row_len, key_lengths, b.batch, heads, hidden / heads, scratch,
-                  per_thread, layer.window);
-      }
-      layer.attn_out.run(stream_, ctx, total, h, linear_scratch_);  // h += ctx W^T + b
-    };
-    if (config_.norm_placement == model::NormPlacement::kPre) {
-      // x = h; h += attention(norm(x)); h += mlp(norm(h)); after the layers, norm(h).
-      float* normed = ensure(normed_, total * hidden);
-      float* glu = config_.glu ? ensure(glu_, total * 2 * inter) : ffn;
-      for (const PreparedLayer& layer : layers_) {
-        const float* x = h;
-        if (!layer.attn_ln_gamma.empty()) {
-          layer_norm(h, normed, total, hidden, layer.attn_ln_gamma.data(), layer.attn_ln_beta.data(), eps);
-          x = normed;
-        }
-        attend(layer, x);
-        layer_norm(h, normed, total, hidden, layer.ffn_ln_gamma.data(), layer.ffn_ln_beta.data(), eps);
-        layer.ffn_in.run(stream_, normed, total, glu, linear_scratch_);
-        if (config_.glu) {
-          stream_.wait();
-          gelu_glu(glu, ffn, total, inter);
-        }
-        layer.ffn_out.run(stream_, ffn, total, h, linear_scratch_);  // h += ffn W^T + b
-      }
-      stream_.wait();
-      layer_norm(h, h, total, hidden, final_gamma_.data(), final_beta_.data(), eps);
-    } else {
-      for (const PreparedLayer& layer : layers_) {
-        attend(layer, h);
-        layer_norm(h, h, total, hidden, layer.attn_ln_gamma.data(), layer.attn_ln_beta.data(), eps);
-        layer.ffn_in.run(stream_, h, total, ffn, linear_scratch_);
-        layer.ffn_out.run(stream_, ffn, total, h, linear_scratch_);  // h += ffn W^T + b
-        layer_norm(h, h, total, hidden, layer.ffn_ln_gamma.data(), layer.ffn_ln_beta.data(), eps);
-      }
+    const int64_t hidden = config_.hidden_size;
+    p.h = ensure(h_, p.total * hidden);
+    p.normed = ensure(normed_, p.total * hidden);
+    p.qkv = ensure(qkv_, p.total * 3 * hidden);
+    p.ctx = ensure(ctx_, p.total * hidden);
+    p.ffn = ensure(ffn_, p.total * config_.intermediate_size);
+    if (config_.glu) p.glu = ensure(glu_, p.total * 2 * config_.intermediate_size);
+    for (const model::Step& step : program_.steps) {
+      const auto* a = std::get_if<model::AttentionStep>(&step);
+      if (a == nullptr) continue;
+      p.per_thread =
+          std::max(p.per_thread, a->scores == model::Scores::kDisentangled
+                                     ? disentangled_scratch_floats(max_len, config_.relative_span())
+                                     : attention_scratch_floats(max_len, a->window));
     }
-
-    if (pooling_) {
-      stream_.wait();
-      logits.values.resize(size_t(b.batch) * hidden);
-      for (int r = 0; r < b.batch; ++r) {
-        pool_row(*pooling_, h + offsets[r] * hidden, b.lengths[size_t(r)], hidden,
-                 logits.values.data() + int64_t(r) * hidden);
-      }
-      return logits;
-    }
-    // Head on the [CLS] (first) token of each row, or the mean of its real tokens.
-    float* cls = ensure(cls_, int64_t(b.batch) * hidden);
-    float* pooled = ensure(pooled_, int64_t(b.batch) * hidden);
-    stream_.wait();
-    for (int r = 0; r < b.batch; ++r) {
-      pool_row(config_.head_mean_pooling ? model::Pooling::kMean : model::Pooling::kCls,
-               h + offsets[r] * hidden, b.lengths[size_t(r)], hidden, cls + int64_t(r) * hidden);
-    }
-    pre_.run(stream_, cls, b.batch, pooled);
-    if (config_.head_norm) {
-      stream_.wait();
-      layer_norm(pooled, pooled, b.batch, hidden, head_gamma_.data(), head_beta_.data(), eps);
-    }
-    logits.values.resize(size_t(b.batch) * labels_);
-    classifier_.run(stream_, pooled, b.batch, logits.values.data());
-    stream_.wait();
+    p.scratch = ensure(scratch_, p.per_thread * omp_get_max_threads());
+    p.key_lengths = b.compute_padding ? b.lengths.data() : nullptr;
+    model::run_program(program_, *this);
     return logits;
+  }
+
+  // ---- model::StepExecutor: the program's steps on pass_'s packed tokens ----
+
+  void run(const model::EmbedStep& step) override {
+    const Pass& p = pass_;
+    embed_layer_norm(p.ids, p.positions, p.total, config_.hidden_size, word_.data(),
+                     step.position_table ? position_.data() : nullptr, embedding_bias_.data(),
+                     emb_gamma_.data(), emb_beta_.data(), config_.layer_norm_eps, p.h);
+  }
+
+  void run(const model::NormStep& step) override {
+    stream_.wait();
+    const NormWeights n = norm_weights(step.norm);
+    layer_norm(pass_.h, slot(step.out), pass_.total, config_.hidden_size, n.gamma, n.beta,
+               config_.layer_norm_eps);
+  }
+
+  void run(const model::AttentionStep& step) override {
+    const Pass& p = pass_;
+    const PreparedLayer& layer = layers_[size_t(step.layer)];
+    const int heads = config_.num_heads, head_dim = config_.head_dim();
+    layer.qkv.run(stream_, slot(step.in), p.total, p.qkv, linear_scratch_);
+    if (step.rotary_theta > 0) {
+      stream_.wait();
+      apply_rotary(p.qkv, p.total, p.positions, heads, head_dim, rotary_.at(step.rotary_theta).data());
+    }
+    if (step.scores == model::Scores::kDisentangled) {
+      RelativeAttention rel;
+      rel.pos_key = layer.pos_key.empty() ? nullptr : layer.pos_key.data();
+      rel.pos_query = layer.pos_query.empty() ? nullptr : layer.pos_query.data();
+      rel.index = relative_index_.data();
+      rel.max_delta = config_.max_positions() - 1;
+      rel.scale = step.scale;
+      disentangled_attention(p.qkv, p.ctx, p.offsets, p.row_len, p.key_lengths, p.batch->batch, heads,
+                             head_dim, rel, p.scratch, p.per_thread);
+    } else {
+      attention(p.qkv, p.ctx, p.offsets, p.row_len, p.key_lengths, p.batch->batch, heads, head_dim,
+                step.scale, p.scratch, p.per_thread, step.window);
+    }
+  }
+
+  void run(const model::FeedForwardStep& step) override {
+    const Pass& p = pass_;
+    layers_[size_t(step.layer)].ffn_in.run(stream_, slot(step.in), p.total, step.glu ? p.glu : p.ffn,
+                                           linear_scratch_);
+    if (step.glu) {
+      stream_.wait();
+      gelu_glu(p.glu, p.ffn, p.total, config_.intermediate_size);
+    }
+  }
+
+  void run(const model::ResidualStep& step) override {
+    const Pass& p = pass_;
+    const PreparedLayer& layer = layers_[size_t(step.layer)];
+    if (step.projection == model::ResidualStep::Projection::kAttentionOutput) {
+      layer.attn_out.run(stream_, p.ctx, p.total, p.h, linear_scratch_);  // h += ctx W^T + b
+    } else {
+      layer.ffn_out.run(stream_, p.ffn, p.total, p.h, linear_scratch_);  // h += ffn W^T + b
+    }
+    run(model::NormStep{step.norm, step.out});
+  }
+
+  void run(const model::PoolStep& step) override {
+    const Pass& p = pass_;
+    const int hidden = config_.hidden_size;
+    stream_.wait();
+    std::vector<float>& out = p.out->values;
+    out.resize(size_t(p.batch->batch) * hidden);
+    for (int r = 0; r < p.batch->batch; ++r) {
+      pool_row(step.pooling, p.h + p.offsets[r] * hidden, p.batch->lengths[size_t(r)], hidden,
+               out.data() + int64_t(r) * hidden);
+    }
+  }
+
+  // The head on each row's first token or the mean of its real tokens.
+  void run(const model::HeadStep& step) override {
+    const Pass& p = pass_;
+    const int hidden = config_.hidden_size, rows = p.batch->batch;
+    float* first = ensure(cls_, int64_t(rows) * hidden);
+    float* pooled = ensure(pooled_, int64_t(rows) * hidden);
+    stream_.wait();
+    for (int r = 0; r < rows; ++r) {
+      pool_row(step.pooling, p.h + p.offsets[r] * hidden, p.batch->lengths[size_t(r)], hidden,
+               first + int64_t(r) * hidden);
+    }
+    pre_.run(stream_, first, rows, pooled);
+    if (step.norm) {
+      stream_.wait();
+      layer_norm(pooled, pooled, rows, hidden, head_gamma_.data(), head_beta_.data(), config_.layer_norm_eps);
+    }
+    p.out->values.resize(size_t(rows) * labels_);
+    classifier_.run(stream_, pooled, rows, p.out->values.data());
+    stream_.wait();
+  }
+
+  float* slot(model::Slot s) const {
+    switch (s) {
+      case model::Slot::kStates: return pass_.h;
+      case model::Slot::kNormed: return pass_.normed;
+      case model::Slot::kContext: return pass_.ctx;
+      case model::Slot::kInner: return pass_.ffn;
+    }
+    return pass_.h;
+  }
+
+  NormWeights norm_weights(const model::NormRef& norm) const {
+    switch (norm.kind) {
+      case model::NormRef::Kind::kAttention: {
+        const PreparedLayer& l = layers_[size_t(norm.layer)];
+        return {l.attn_ln_gamma.data(), l.attn_ln_beta.data()};
+      }
+      case model::NormRef::Kind::kFeedForward: {
+        const PreparedLayer& l = layers_[size_t(norm.layer)];
+        return {l.ffn_ln_gamma.data(), l.ffn_ln_beta.data()};
+      }
+      case model::NormRef::Kind::kFinal: break;
+    }
+    return {final_gamma_.data(), final_beta_.data()};
   }
 
   // One row's vector from its `length` real tokens' states (`states`:
@@ -365,6 +415,7 @@ class CpuBackend final : public Backend {
   dnnl::stream stream_;
   bool prepared_ = false;
   model::ModelConfig config_;
+  model::ForwardProgram program_;
   int labels_ = 0;
   std::vector<float> word_, position_, embedding_bias_, emb_gamma_, emb_beta_;
   std::vector<float> final_gamma_, final_beta_, head_gamma_, head_beta_;  // pre-norm encoders, head norm
@@ -373,6 +424,19 @@ class CpuBackend final : public Backend {
       relative_index_;  // DeBERTa: relative_position_index() of each delta from -(positions - 1)
   std::vector<PreparedLayer> layers_;
   OnednnLinear pre_, classifier_;
+  // One forward() call: the batch, its packed tokens and where each slot is.
+  struct Pass {
+    const TokenBatch* batch = nullptr;
+    Logits* out = nullptr;
+    int64_t total = 0;  // tokens computed
+    int64_t* offsets = nullptr;
+    int32_t *row_len = nullptr, *ids = nullptr, *positions = nullptr;
+    const int32_t* key_lengths = nullptr;  // with compute_padding: each row's real tokens
+    float *h = nullptr, *normed = nullptr, *qkv = nullptr, *ctx = nullptr, *ffn = nullptr, *glu = nullptr;
+    float* scratch = nullptr;
+    int64_t per_thread = 0;  // scratch floats per thread
+  };
+  Pass pass_;
   // Scratch, reused across calls.
   std::vector<int64_t> offsets_;
   std::vector<int32_t> ids_, positions_, row_len_;

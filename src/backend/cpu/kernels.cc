@@ -292,12 +292,11 @@ class AttentionTasks {
 };
 
 void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const int32_t* lengths,
-               const int32_t* key_lengths, int sequences, int heads, int head_dim, float* scratch,
-               int64_t scratch_floats_per_thread, int window) {
+               const int32_t* key_lengths, int sequences, int heads, int head_dim, float scale,
+               float* scratch, int64_t scratch_floats_per_thread, int window) {
   if (key_lengths == nullptr) key_lengths = lengths;
   const int64_t hidden = int64_t(heads) * head_dim;
   const int64_t ld_qkv = 3 * hidden;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   const AttentionTasks tasks(lengths, sequences, heads);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t task = 0; task < tasks.count(); ++task) {

@@ -45,21 +45,18 @@ constexpr int64_t kAttentionQueryBlock = 128;
 
 // Multi-head self-attention over packed sequences. `qkv` is [tokens, 3*hidden]
 // holding [Q | K | V] per token; sequence s occupies rows
-// [seq_offsets[s], seq_offsets[s] + lengths[s]). Writes softmax(Q K^T /
-// sqrt(head_dim)) V per head into ctx [tokens, hidden] (head h at columns
-// h*head_dim). Sequence s attends to its first key_lengths[s] <= lengths[s]
-// positions only: with key_lengths null (all keys real) no mask is needed;
-// with padded sequences the padding is masked out as keys, as HF's attention
-// mask does, while padded queries are still computed.
-// With `window` > 0 (local attention), query i sees only keys j with
-// |i - j| <= window, and only those are computed. Queries go in blocks of
-// kAttentionQueryBlock, so the scores held at once are a block's, never a
-// sequence's length squared: `scratch` holds `scratch_floats_per_thread`
-// floats per OpenMP thread, at least attention_scratch_floats(max(lengths),
-// window) each.
+// [seq_offsets[s], seq_offsets[s] + lengths[s]). Writes softmax(Q K^T x
+// scale) V per head (scale: 1 / sqrt(head_dim) for a plain encoder) into ctx [tokens, hidden] (head h at
+// columns h*head_dim). Sequence s attends to its first key_lengths[s] <= lengths[s] positions only: with
+// key_lengths null (all keys real) no mask is needed; with padded sequences the padding is masked out as
+// keys, as HF's attention mask does, while padded queries are still computed. With `window` > 0 (local
+// attention), query i sees only keys j with |i - j| <= window, and only those are computed. Queries go in
+// blocks of kAttentionQueryBlock, so the scores held at once are a block's, never a sequence's length
+// squared: `scratch` holds `scratch_floats_per_thread` floats per OpenMP thread, at least
+// attention_scratch_floats(max(lengths), window) each.
 void attention(const float* qkv, float* ctx, const int64_t* seq_offsets, const int32_t* lengths,
-               const int32_t* key_lengths, int sequences, int heads, int head_dim, float* scratch,
-               int64_t scratch_floats_per_thread, int window = 0);
+               const int32_t* key_lengths, int sequences, int heads, int head_dim, float scale,
+               float* scratch, int64_t scratch_floats_per_thread, int window = 0);
 int64_t attention_scratch_floats(int max_length, int window);
 
 // DeBERTa's disentangled attention: what attention() computes (no window),

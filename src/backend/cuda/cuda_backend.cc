@@ -1,8 +1,7 @@
-// The CUDA backend (libinfercost_cuda.so): every encoder family the CPU
-// backend runs (post-norm BERT-like, pre-norm ModernBERT with rotary and
-// windowed attention, DeBERTa's disentangled attention) on one GPU, with
-// cuBLASLt GEMMs and the kernels of kernels.h, over packed variable-length
-// batches, captured as CUDA graphs. docs/cuda.md describes the design;
+// The CUDA backend (libinfercost_cuda.so): the model's forward program
+// (model/program.h: every family's steps) on one GPU, each step by cuBLASLt
+// GEMMs and the kernels of kernels.h (a residual add fused with the norm
+// after it), over packed variable-length batches, captured as CUDA graphs. docs/cuda.md describes the design;
 // host.h holds the parts CI tests without a GPU.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
@@ -21,6 +20,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 #include "backend/cuda/host.h"
@@ -29,6 +29,7 @@
 #include "backend/rotary.h"
 #include "backend/validate.h"
 #include "infercost/core/version.h"
+#include "model/program.h"
 
 namespace infercost::backend::cuda {
 namespace {
@@ -196,8 +197,7 @@ struct DeviceLayer {
   // attn_gamma null: no norm before attention (a pre-norm encoder's first layer).
   const float *attn_gamma = nullptr, *attn_beta = nullptr, *ffn_gamma = nullptr, *ffn_beta = nullptr;
   const float* rotary =
-      nullptr;     // rotary_table() of the layer's theta, [max_positions, head_dim]; null: none
-  int window = 0;  // keys seen on each side (local attention); 0: all
+      nullptr;  // rotary_table() of the layer's theta, [max_positions, head_dim]; null: none
   // DeBERTa: the relative embeddings through this layer's key and query
   // projections ([2 x relative_span(), hidden], in the dtype); null: no such term.
   const void *pos_key = nullptr, *pos_query = nullptr;
@@ -427,7 +427,6 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
     l.ffn_gamma = f32(at.ffn_gamma);
     l.ffn_beta = f32(at.ffn_beta);
     if (!config.rope_theta.empty()) l.rotary = f32(rotary.at(config.rope_theta[i]));
-    if (!config.attention_window.empty()) l.window = config.attention_window[i];
     if (!w.layers[i].pos_key.empty()) l.pos_key = base + at.pos_key;
     if (!w.layers[i].pos_query.empty()) l.pos_query = base + at.pos_query;
     out->layers.push_back(l);
@@ -733,7 +732,7 @@ struct DeviceFacts {
   int64_t memory_total_bytes = 0;
 };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, private model::StepExecutor {
  public:
   // Throws CudaFailure when the stream, the cuBLASLt handle or its workspace
   // cannot be made.
@@ -923,24 +922,34 @@ class CudaBackend final : public Backend {
     weights_ = std::move(weights);
     labels_ = pooling_ ? config.hidden_size : weights_->classifier.out;
     dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_, config.glu};
-    // The GLU's activation is applied by gelu_glu() after the GEMM.
-    const Act ffn_act = config.glu ? Act::kNone : activation_as<Act>(config.ffn_activation);
+    program_ = model::forward_program(config, pooling_);
     ops_.clear();
-    layer_ops_.clear();
-    for (size_t i = 0; i < weights_->layers.size(); ++i) {
-      const DeviceLayer& l = weights_->layers[i];
-      const std::string at = fmt::format("layer {} ", i);
-      LayerOps ops;
-      ops.qkv = add_op(make_linear_op(l.qkv, Act::kNone, at + "qkv"));
-      ops.attn_out = add_op(make_linear_op(l.attn_out, Act::kNone, at + "attention output"));
-      ops.ffn_in = add_op(make_linear_op(l.ffn_in, ffn_act, at + "ffn in"));
-      ops.ffn_out = add_op(make_linear_op(l.ffn_out, Act::kNone, at + "ffn out"));
-      layer_ops_.push_back(ops);
-    }
-    if (!pooling_) {
-      pre_ = add_op(make_head_op(weights_->pre, "head"));
-      pre_act_ = activation_as<Act>(config.head_activation());
-      classifier_ = add_op(make_head_op(weights_->classifier, "classifier"));
+    layer_ops_.assign(weights_->layers.size(), LayerOps{});
+    pre_ = classifier_ = nullptr;
+    // Each step's linear layers, with the activation the step fuses into them.
+    for (const model::Step& step : program_.steps) {
+      if (const auto* a = std::get_if<model::AttentionStep>(&step)) {
+        layer_ops_[size_t(a->layer)].qkv = add_op(make_linear_op(
+            weights_->layers[size_t(a->layer)].qkv, Act::kNone, fmt::format("layer {} qkv", a->layer)));
+      } else if (const auto* f = std::get_if<model::FeedForwardStep>(&step)) {
+        // A GLU's activation is applied by gelu_glu() after the GEMM.
+        const Act act = f->glu ? Act::kNone : activation_as<Act>(f->activation);
+        layer_ops_[size_t(f->layer)].ffn_in = add_op(make_linear_op(
+            weights_->layers[size_t(f->layer)].ffn_in, act, fmt::format("layer {} ffn in", f->layer)));
+      } else if (const auto* r = std::get_if<model::ResidualStep>(&step)) {
+        const DeviceLayer& l = weights_->layers[size_t(r->layer)];
+        LayerOps& ops = layer_ops_[size_t(r->layer)];
+        if (r->projection == model::ResidualStep::Projection::kAttentionOutput) {
+          ops.attn_out = add_op(
+              make_linear_op(l.attn_out, Act::kNone, fmt::format("layer {} attention output", r->layer)));
+        } else {
+          ops.ffn_out =
+              add_op(make_linear_op(l.ffn_out, Act::kNone, fmt::format("layer {} ffn out", r->layer)));
+        }
+      } else if (std::holds_alternative<model::HeadStep>(step)) {
+        pre_ = add_op(make_head_op(weights_->pre, "head"));
+        classifier_ = add_op(make_head_op(weights_->classifier, "classifier"));
+      }
     }
     layout_ = ActivationLayout{};
     activations_.reset();
@@ -1057,107 +1066,155 @@ class CudaBackend final : public Backend {
   };
 
   // The forward pass from the packed ints on the device to the logits on the
-  // device; only enqueues (it is what a graph captures).
+  // device: the program's steps; only enqueues (it is what a graph captures).
   void enqueue_forward(const GraphKey& k, const Pointers& p) {
+    pass_ = Pass{&k, &p, p.ffn};
+    model::run_program(program_, *this);
+  }
+
+  // ---- model::StepExecutor: the program's steps, enqueued on stream_ ----
+  // Slots: states in h; the normed states and attention's context share ctx
+  // (a norm is read by the QKV GEMM before attention writes ctx, and by the
+  // FFN's first GEMM after the attention output has been added); the
+  // feed-forward's activations in ffn (glu: in glu).
+
+  void run(const model::EmbedStep& step) override {
     const DeviceWeights& w = *weights_;
+    const Pointers& p = *pass_.p;
+    INFERCOST_CUDA_CHECK(embed_layer_norm(type_, p.ids, p.positions, pass_.k->total, config_.hidden_size,
+                                          w.word, step.position_table ? w.position : nullptr,
+                                          w.embedding_bias, w.emb_gamma, w.emb_beta, config_.layer_norm_eps,
+                                          p.h, stream_));
+  }
+
+  void run(const model::NormStep& step) override {
+    const NormAt n = norm_at(step.norm);
+    INFERCOST_CUDA_CHECK(residual_layer_norm(type_, pass_.p->h, nullptr, slot(step.out), pass_.k->total,
+                                             config_.hidden_size, n.gamma, n.beta, config_.layer_norm_eps,
+                                             stream_));
+  }
+
+  void run(const model::AttentionStep& step) override {
+    const DeviceLayer& l = weights_->layers[size_t(step.layer)];
+    const Pointers& p = *pass_.p;
+    const GraphKey& k = *pass_.k;
+    const int heads = config_.num_heads, head_dim = config_.head_dim();
+    gemm_->run(*layer_ops_[size_t(step.layer)].qkv, slot(step.in), k.total, p.qkv, stream_);
+    if (step.rotary_theta > 0) {
+      INFERCOST_CUDA_CHECK(rotary(type_, p.qkv, p.positions, k.total, heads, head_dim, l.rotary, stream_));
+    }
+    if (step.scores == model::Scores::kDisentangled) {
+      RelativeTables rel;
+      rel.pos_key = l.pos_key;
+      rel.pos_query = l.pos_query;
+      rel.index = weights_->relative_index;
+      rel.max_delta = weights_->max_delta;
+      INFERCOST_CUDA_CHECK(disentangled_attention(type_, p.qkv, p.ctx, p.seq_start, p.key_len, k.sequences,
+                                                  k.max_rows, heads, head_dim, step.scale, rel, stream_));
+    } else {
+      INFERCOST_CUDA_CHECK(attention(type_, p.qkv, p.ctx, p.seq_start, p.key_len, k.sequences, k.max_rows,
+                                     heads, head_dim, step.scale, stream_, step.window));
+    }
+  }
+
+  void run(const model::FeedForwardStep& step) override {
+    const Pointers& p = *pass_.p;
+    const int64_t t = pass_.k->total;
+    gemm_->run(*layer_ops_[size_t(step.layer)].ffn_in, slot(step.in), t, p.ffn, stream_);
+    pass_.inner = p.ffn;
+    if (step.glu) {
+      INFERCOST_CUDA_CHECK(gelu_glu(type_, p.ffn, p.glu, t, config_.intermediate_size, stream_));
+      pass_.inner = p.glu;
+    }
+  }
+
+  // The projection's output goes to a buffer its input no longer needs: Q|K|V
+  // after attention, ctx after the feed-forward. Then the residual add, fused
+  // with the norm after it.
+  void run(const model::ResidualStep& step) override {
+    const Pointers& p = *pass_.p;
+    const int64_t t = pass_.k->total;
+    const LayerOps& ops = layer_ops_[size_t(step.layer)];
+    void* delta = p.qkv;
+    if (step.projection == model::ResidualStep::Projection::kAttentionOutput) {
+      gemm_->run(*ops.attn_out, p.ctx, t, p.qkv, stream_);
+    } else {
+      gemm_->run(*ops.ffn_out, pass_.inner, t, p.ctx, stream_);
+      delta = p.ctx;
+    }
+    const NormAt n = norm_at(step.norm);
     const int hidden = config_.hidden_size;
-    const int heads = config_.num_heads;
-    const int head_dim = hidden / heads;
     const float eps = config_.layer_norm_eps;
-    const float scale = 1.0f / std::sqrt(float(head_dim));
-    // DeBERTa divides by sqrt(head_dim x its terms: content, c2p, p2c).
-    const int terms = 1 + int(config_.c2p) + int(config_.p2c);
-    const float relative_scale = 1.0f / std::sqrt(float(head_dim) * float(terms));
-    const int64_t t = k.total;
-    INFERCOST_CUDA_CHECK(embed_layer_norm(type_, p.ids, p.positions, t, hidden, w.word, w.position,
-                                          w.embedding_bias, w.emb_gamma, w.emb_beta, eps, p.h, stream_));
-    const auto attend = [&](const DeviceLayer& l, const LayerOps& ops, const void* x) {
-      gemm_->run(*ops.qkv, x, t, p.qkv, stream_);
-      if (l.rotary != nullptr) {
-        INFERCOST_CUDA_CHECK(rotary(type_, p.qkv, p.positions, t, heads, head_dim, l.rotary, stream_));
-      }
-      if (w.relative_index != nullptr) {
-        RelativeTables rel;
-        rel.pos_key = l.pos_key;
-        rel.pos_query = l.pos_query;
-        rel.index = w.relative_index;
-        rel.max_delta = w.max_delta;
-        INFERCOST_CUDA_CHECK(disentangled_attention(type_, p.qkv, p.ctx, p.seq_start, p.key_len, k.sequences,
-                                                    k.max_rows, heads, head_dim, relative_scale, rel,
-                                                    stream_));
-      } else {
-        INFERCOST_CUDA_CHECK(attention(type_, p.qkv, p.ctx, p.seq_start, p.key_len, k.sequences, k.max_rows,
-                                       heads, head_dim, scale, stream_, l.window));
-      }
-      gemm_->run(*ops.attn_out, p.ctx, t, p.qkv, stream_);  // Q|K|V are spent: reuse as [t, hidden]
-    };
-    if (config_.norm_placement == model::NormPlacement::kPre) {
-      // h += attention(norm(h)); h += mlp(norm(h)); after the layers h = norm(h).
-      // Each residual add is fused with the norm that follows it; the norm
-      // goes to ctx, free until attention writes it (after the QKV GEMM has
-      // read the norm) and again after the attention output GEMM.
-      const void* x = p.h;  // the first layer attends to h itself where it has no norm
-      if (!w.layers.empty() && w.layers.front().attn_gamma != nullptr) {
-        const DeviceLayer& l = w.layers.front();
-        INFERCOST_CUDA_CHECK(residual_layer_norm(type_, p.h, nullptr, p.ctx, t, hidden, l.attn_gamma,
-                                                 l.attn_beta, eps, stream_));
-        x = p.ctx;
-      }
-      for (size_t i = 0; i < w.layers.size(); ++i) {
-        const DeviceLayer& l = w.layers[i];
-        const LayerOps& ops = layer_ops_[i];
-        attend(l, ops, x);
-        INFERCOST_CUDA_CHECK(
-            residual_layer_norm(type_, p.h, p.qkv, p.ctx, t, hidden, l.ffn_gamma, l.ffn_beta, eps, stream_));
-        gemm_->run(*ops.ffn_in, p.ctx, t, p.ffn, stream_);
-        const void* mlp = p.ffn;
-        if (config_.glu) {
-          INFERCOST_CUDA_CHECK(gelu_glu(type_, p.ffn, p.glu, t, config_.intermediate_size, stream_));
-          mlp = p.glu;
-        }
-        gemm_->run(*ops.ffn_out, mlp, t, p.ctx, stream_);
-        // h += the MLP's output, then the next layer's attention norm, or the final norm in place.
-        const bool last = i + 1 == w.layers.size();
-        const float* gamma = last ? w.final_gamma : w.layers[i + 1].attn_gamma;
-        const float* beta = last ? w.final_beta : w.layers[i + 1].attn_beta;
-        INFERCOST_CUDA_CHECK(
-            residual_layer_norm(type_, p.h, p.ctx, last ? p.h : p.ctx, t, hidden, gamma, beta, eps, stream_));
-        x = p.ctx;
-      }
+    if (!step.keep_sum && step.out == model::Slot::kStates) {
+      INFERCOST_CUDA_CHECK(add_layer_norm(type_, p.h, delta, t, hidden, n.gamma, n.beta, eps, stream_));
     } else {
-      for (size_t i = 0; i < w.layers.size(); ++i) {
-        const DeviceLayer& l = w.layers[i];
-        const LayerOps& ops = layer_ops_[i];
-        attend(l, ops, p.h);
-        INFERCOST_CUDA_CHECK(
-            add_layer_norm(type_, p.h, p.qkv, t, hidden, l.attn_gamma, l.attn_beta, eps, stream_));
-        gemm_->run(*ops.ffn_in, p.h, t, p.ffn, stream_);
-        gemm_->run(*ops.ffn_out, p.ffn, t, p.ctx, stream_);  // ctx is spent too
-        INFERCOST_CUDA_CHECK(
-            add_layer_norm(type_, p.h, p.ctx, t, hidden, l.ffn_gamma, l.ffn_beta, eps, stream_));
-      }
+      INFERCOST_CUDA_CHECK(
+          residual_layer_norm(type_, p.h, delta, slot(step.out), t, hidden, n.gamma, n.beta, eps, stream_));
     }
-    if (pooling_) {  // each sequence's real tokens pooled into [sequences, hidden]
-      INFERCOST_CUDA_CHECK(pool_rows_f32(type_, p.h, p.seq_start, p.key_len, k.sequences, hidden,
-                                         Pool(int(*pooling_)), p.logits, stream_));
-      return;
-    }
-    if (config_.head_mean_pooling) {  // the mean of each sequence's real tokens
-      INFERCOST_CUDA_CHECK(pool_rows_f32(type_, p.h, p.seq_start, p.key_len, k.sequences, hidden, Pool::kMean,
-                                         p.cls, stream_));
+  }
+
+  // Each sequence's real tokens pooled into [sequences, hidden].
+  void run(const model::PoolStep& step) override {
+    const Pointers& p = *pass_.p;
+    INFERCOST_CUDA_CHECK(pool_rows_f32(type_, p.h, p.seq_start, p.key_len, pass_.k->sequences,
+                                       config_.hidden_size, pool_of(step.pooling), p.logits, stream_));
+  }
+
+  void run(const model::HeadStep& step) override {
+    const Pointers& p = *pass_.p;
+    const int sequences = pass_.k->sequences, hidden = config_.hidden_size;
+    if (step.pooling == model::Pooling::kCls) {
+      INFERCOST_CUDA_CHECK(gather_rows_f32(type_, p.h, p.cls_rows, sequences, hidden, p.cls, stream_));
     } else {
-      INFERCOST_CUDA_CHECK(gather_rows_f32(type_, p.h, p.cls_rows, k.sequences, hidden, p.cls, stream_));
+      INFERCOST_CUDA_CHECK(pool_rows_f32(type_, p.h, p.seq_start, p.key_len, sequences, hidden,
+                                         pool_of(step.pooling), p.cls, stream_));
     }
-    gemm_->run(*pre_, p.cls, k.sequences, p.pooled, stream_);
-    INFERCOST_CUDA_CHECK(bias_act_f32(p.pooled, static_cast<const float*>(pre_->w.bias), k.sequences, hidden,
-                                      pre_act_, stream_));
-    if (w.head_gamma != nullptr) {
-      INFERCOST_CUDA_CHECK(residual_layer_norm(DType::kF32, p.pooled, nullptr, p.pooled, k.sequences, hidden,
-                                               w.head_gamma, w.head_beta, eps, stream_));
+    gemm_->run(*pre_, p.cls, sequences, p.pooled, stream_);
+    INFERCOST_CUDA_CHECK(bias_act_f32(p.pooled, static_cast<const float*>(pre_->w.bias), sequences, hidden,
+                                      activation_as<Act>(step.activation), stream_));
+    if (step.norm) {
+      INFERCOST_CUDA_CHECK(residual_layer_norm(DType::kF32, p.pooled, nullptr, p.pooled, sequences, hidden,
+                                               weights_->head_gamma, weights_->head_beta,
+                                               config_.layer_norm_eps, stream_));
     }
-    gemm_->run(*classifier_, p.pooled, k.sequences, p.logits, stream_);
-    INFERCOST_CUDA_CHECK(bias_act_f32(p.logits, static_cast<const float*>(classifier_->w.bias), k.sequences,
+    gemm_->run(*classifier_, p.pooled, sequences, p.logits, stream_);
+    INFERCOST_CUDA_CHECK(bias_act_f32(p.logits, static_cast<const float*>(classifier_->w.bias), sequences,
                                       labels_, Act::kNone, stream_));
+  }
+
+  void* slot(model::Slot s) const {
+    switch (s) {
+      case model::Slot::kStates: return pass_.p->h;
+      case model::Slot::kNormed:
+      case model::Slot::kContext: return pass_.p->ctx;
+      case model::Slot::kInner: return pass_.inner;
+    }
+    return pass_.p->h;
+  }
+
+  struct NormAt {
+    const float *gamma, *beta;
+  };
+  NormAt norm_at(const model::NormRef& norm) const {
+    const DeviceWeights& w = *weights_;
+    switch (norm.kind) {
+      case model::NormRef::Kind::kAttention:
+        return {w.layers[size_t(norm.layer)].attn_gamma, w.layers[size_t(norm.layer)].attn_beta};
+      case model::NormRef::Kind::kFeedForward:
+        return {w.layers[size_t(norm.layer)].ffn_gamma, w.layers[size_t(norm.layer)].ffn_beta};
+      case model::NormRef::Kind::kFinal: break;
+    }
+    return {w.final_gamma, w.final_beta};
+  }
+
+  static Pool pool_of(model::Pooling pooling) {
+    switch (pooling) {
+      case model::Pooling::kCls: return Pool::kCls;
+      case model::Pooling::kMean: return Pool::kMean;
+      case model::Pooling::kMax: return Pool::kMax;
+      case model::Pooling::kLastToken: return Pool::kLastToken;
+    }
+    return Pool::kMean;
   }
 
   // The forward pass for this shape as a CUDA graph, captured on the
@@ -1281,7 +1338,15 @@ class CudaBackend final : public Backend {
   std::vector<std::unique_ptr<LinearOp>> ops_;
   std::vector<LayerOps> layer_ops_;
   const LinearOp *pre_ = nullptr, *classifier_ = nullptr;
-  Act pre_act_ = Act::kRelu;
+  model::ForwardProgram program_;
+  // The call enqueue_forward() is making: its shape, its buffers, and where
+  // the feed-forward's activations are (ffn, or glu after a GLU).
+  struct Pass {
+    const GraphKey* k = nullptr;
+    const Pointers* p = nullptr;
+    void* inner = nullptr;
+  };
+  Pass pass_;
   PackedBatch packed_;
   ActivationLayout layout_;
   DeviceBuffer activations_;

@@ -116,8 +116,9 @@ cudaError_t disentangled_attention(DType t, const void* qkv, void* ctx, const in
 cudaError_t gather_rows_f32(DType t, const void* x, const int32_t* rows, int n, int hidden, float* out,
                             cudaStream_t stream);
 
-// How pool_rows_f32 makes one vector of a sequence's rows (model::Pooling's
-// values, in its order).
+// How pool_rows_f32 makes one vector of a sequence's rows: model::Pooling's
+// choices (the backend maps one onto the other; the kernels include no
+// engine header).
 enum class Pool : int { kCls = 0, kMean = 1, kMax = 2, kLastToken = 3 };
 
 // out[s] = the pool of rows [seq_start[s], seq_start[s] + key_len[s]) of x

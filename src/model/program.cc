@@ -1,0 +1,68 @@
+#include "model/program.h"
+
+#include <cmath>
+
+namespace infercost::model {
+
+namespace {
+
+AttentionStep attention_step(const ModelConfig& c, int layer, Slot in) {
+  AttentionStep a;
+  a.layer = layer;
+  a.in = in;
+  a.scores = c.relative_attention ? Scores::kDisentangled : Scores::kDot;
+  a.window = c.global_layer(layer) ? 0 : c.attention_window[static_cast<size_t>(layer)];
+  a.rotary_theta = c.rope_theta.empty() ? 0.0 : c.rope_theta[static_cast<size_t>(layer)];
+  const int terms = c.relative_attention ? 1 + int(c.c2p) + int(c.p2c) : 1;
+  a.scale = 1.0f / std::sqrt(float(c.head_dim()) * float(terms));
+  return a;
+}
+
+NormRef norm_of(NormRef::Kind kind, int layer) {
+  return NormRef{kind, layer};
+}
+
+}  // namespace
+
+ForwardProgram forward_program(const ModelConfig& c, std::optional<Pooling> pooling) {
+  using Kind = NormRef::Kind;
+  using Projection = ResidualStep::Projection;
+  ForwardProgram p;
+  p.steps.push_back(EmbedStep{c.position_table});
+  const bool pre = c.norm_placement == NormPlacement::kPre;
+  for (int i = 0; i < c.num_layers; ++i) {
+    if (pre) {
+      // states += attention(norm(states)); states += mlp(norm(states)); the
+      // first layer attends to the embeddings themselves, and each layer's
+      // norm is made by the residual before it (the last one's: the final
+      // norm, in place).
+      const bool last = i + 1 == c.num_layers;
+      p.steps.push_back(attention_step(c, i, i == 0 ? Slot::kStates : Slot::kNormed));
+      p.steps.push_back(
+          ResidualStep{Projection::kAttentionOutput, i, norm_of(Kind::kFeedForward, i), Slot::kNormed, true});
+      p.steps.push_back(FeedForwardStep{i, Slot::kNormed, c.ffn_activation, c.glu});
+      p.steps.push_back(ResidualStep{Projection::kFeedForwardOutput, i,
+                                     last ? norm_of(Kind::kFinal, 0) : norm_of(Kind::kAttention, i + 1),
+                                     last ? Slot::kStates : Slot::kNormed, true});
+    } else {
+      // states = norm(states + attention(states)); states = norm(states + mlp(states)).
+      p.steps.push_back(attention_step(c, i, Slot::kStates));
+      p.steps.push_back(
+          ResidualStep{Projection::kAttentionOutput, i, norm_of(Kind::kAttention, i), Slot::kStates, false});
+      p.steps.push_back(FeedForwardStep{i, Slot::kStates, c.ffn_activation, c.glu});
+      p.steps.push_back(ResidualStep{Projection::kFeedForwardOutput, i, norm_of(Kind::kFeedForward, i),
+                                     Slot::kStates, false});
+    }
+  }
+  if (pooling) {
+    p.steps.push_back(PoolStep{*pooling});
+    p.output_width = c.hidden_size;
+  } else {
+    p.steps.push_back(
+        HeadStep{c.head_mean_pooling ? Pooling::kMean : Pooling::kCls, c.head_activation(), c.head_norm});
+    p.output_width = c.num_labels();
+  }
+  return p;
+}
+
+}  // namespace infercost::model

@@ -1,0 +1,96 @@
+#include <fmt/format.h>
+
+#include "model/program.h"
+
+namespace infercost::model {
+
+namespace {
+
+const char* slot_name(Slot slot) {
+  switch (slot) {
+    case Slot::kStates: return "states";
+    case Slot::kNormed: return "normed states";
+    case Slot::kContext: return "context";
+    case Slot::kInner: return "inner";
+  }
+  return "?";
+}
+
+std::string norm_name(const NormRef& n) {
+  switch (n.kind) {
+    case NormRef::Kind::kAttention: return "attention norm";
+    case NormRef::Kind::kFeedForward: return "feed-forward norm";
+    case NormRef::Kind::kFinal: return "final norm";
+  }
+  return "?";
+}
+
+struct Describer {
+  const ModelConfig& c;
+  std::string operator()(const EmbedStep& s) const {
+    return fmt::format("embeddings: words{} + type 0, LayerNorm",
+                       s.position_table ? " + positions (table)" : "");
+  }
+  std::string operator()(const NormStep& s) const {
+    return fmt::format("{} -> {}", norm_name(s.norm), slot_name(s.out));
+  }
+  std::string operator()(const AttentionStep& s) const {
+    std::string what = s.scores == Scores::kDisentangled ? "disentangled attention" : "attention";
+    if (s.scores == Scores::kDisentangled)
+      what += fmt::format(" ({}{}{} buckets)", c.c2p ? "c2p, " : "", c.p2c ? "p2c, " : "", c.relative_span());
+    if (s.rotary_theta > 0) what += fmt::format(", rotary (theta {:g})", s.rotary_theta);
+    what += s.window > 0 ? fmt::format(", window {} each side", s.window) : std::string(", global");
+    return fmt::format("{} heads x {}: {} of {}", c.num_heads, c.head_dim(), what, slot_name(s.in));
+  }
+  std::string operator()(const FeedForwardStep& s) const {
+    return fmt::format("feed-forward {} -> {}{} -> {} of {}", c.hidden_size, c.intermediate_size,
+                       s.glu ? " x 2 (gated)" : "", activation_name(s.activation), slot_name(s.in));
+  }
+  std::string operator()(const ResidualStep& s) const {
+    const char* what = s.projection == ResidualStep::Projection::kAttentionOutput ? "attention output"
+                                                                                  : "feed-forward output";
+    return fmt::format("states += {}; {} -> {}", what, norm_name(s.norm), slot_name(s.out));
+  }
+  std::string operator()(const PoolStep& s) const {
+    return fmt::format("output: {} pooling", pooling_name(s.pooling));
+  }
+  std::string operator()(const HeadStep& s) const {
+    return fmt::format("output: head on the {}: dense, {}{}, classifier to {} labels",
+                       s.pooling == Pooling::kMean ? "mean of the tokens" : "first token",
+                       activation_name(s.activation), s.norm ? ", LayerNorm" : "", c.num_labels());
+  }
+};
+
+int step_layer(const Step& step) {
+  return std::visit(
+      [](const auto& s) -> int {
+        if constexpr (requires { s.layer; }) {
+          return s.layer;
+        } else {
+          return -1;
+        }
+      },
+      step);
+}
+
+}  // namespace
+
+std::string describe(const ForwardProgram& program, const ModelConfig& config) {
+  std::string out;
+  bool repeated = false;
+  for (const Step& step : program.steps) {
+    const int layer = step_layer(step);
+    if (layer > 0) {
+      repeated = true;
+      continue;
+    }
+    if (repeated && layer < 0 && !out.empty()) {
+      out += fmt::format("  layers 1..{}: as layer 0\n", config.num_layers - 1);
+      repeated = false;
+    }
+    out += fmt::format("  {}{}\n", layer == 0 ? "layer 0: " : "", std::visit(Describer{config}, step));
+  }
+  return out;
+}
+
+}  // namespace infercost::model

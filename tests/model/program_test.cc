@@ -1,0 +1,154 @@
+// The forward program each family's config gives: the steps every executor
+// runs (their arithmetic is checked by the parity suites against HF).
+#include "model/program.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <variant>
+
+#include "infercost/model/config.h"
+
+namespace infercost::model {
+namespace {
+
+ModelConfig parse(const char* json) {
+  auto c = parse_config(json, "config.json");
+  EXPECT_TRUE(c.ok()) << c.status().to_string();
+  return c.value();
+}
+
+const char* kBert = R"({"model_type": "bert", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "type_vocab_size": 2,
+  "id2label": {"0": "a", "1": "b", "2": "c"}})";
+
+// ModernBERT-base's shape, 4 layers: global attention every third layer.
+const char* kModernBert = R"({"model_type": "modernbert", "hidden_size": 64, "intermediate_size": 96,
+  "num_attention_heads": 4, "num_hidden_layers": 4, "vocab_size": 100, "global_attn_every_n_layers": 3,
+  "global_rope_theta": 160000.0, "local_rope_theta": 10000.0, "local_attention": 128,
+  "classifier_pooling": "mean", "classifier_activation": "gelu", "pad_token_id": 0,
+  "id2label": {"0": "a", "1": "b"}})";
+
+const char* kDeberta = R"({"model_type": "deberta-v2", "hidden_size": 64, "intermediate_size": 128,
+  "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "relative_attention": true,
+  "position_buckets": 16, "pos_att_type": "p2c|c2p", "max_relative_positions": -1,
+  "position_biased_input": false, "type_vocab_size": 0, "id2label": {"0": "a", "1": "b"}})";
+
+template <typename T>
+const T& at(const ForwardProgram& p, size_t i) {
+  EXPECT_LT(i, p.steps.size());
+  EXPECT_TRUE(std::holds_alternative<T>(p.steps[i])) << "step " << i << " is of kind " << p.steps[i].index();
+  return std::get<T>(p.steps[i]);
+}
+
+TEST(Program, PostNormLayersAddThenNormTheStream) {
+  const ModelConfig c = parse(kBert);
+  const ForwardProgram p = forward_program(c);
+  ASSERT_EQ(p.steps.size(), 1u + 4u * 2u + 1u);
+  EXPECT_TRUE(at<EmbedStep>(p, 0).position_table);
+  for (int layer = 0; layer < 2; ++layer) {
+    const size_t s = 1 + 4 * size_t(layer);
+    const AttentionStep& a = at<AttentionStep>(p, s);
+    EXPECT_EQ(a.layer, layer);
+    EXPECT_EQ(a.in, Slot::kStates);
+    EXPECT_EQ(a.scores, Scores::kDot);
+    EXPECT_EQ(a.window, 0);
+    EXPECT_EQ(a.rotary_theta, 0.0);
+    EXPECT_EQ(a.scale, 1.0f / std::sqrt(16.0f));
+    const ResidualStep& r1 = at<ResidualStep>(p, s + 1);
+    EXPECT_EQ(r1.projection, ResidualStep::Projection::kAttentionOutput);
+    EXPECT_EQ(r1.norm.kind, NormRef::Kind::kAttention);
+    EXPECT_EQ(r1.norm.layer, layer);
+    EXPECT_EQ(r1.out, Slot::kStates);
+    EXPECT_FALSE(r1.keep_sum);
+    const FeedForwardStep& f = at<FeedForwardStep>(p, s + 2);
+    EXPECT_EQ(f.in, Slot::kStates);
+    EXPECT_EQ(f.activation, Activation::kGelu);
+    EXPECT_FALSE(f.glu);
+    const ResidualStep& r2 = at<ResidualStep>(p, s + 3);
+    EXPECT_EQ(r2.projection, ResidualStep::Projection::kFeedForwardOutput);
+    EXPECT_EQ(r2.norm.kind, NormRef::Kind::kFeedForward);
+    EXPECT_EQ(r2.out, Slot::kStates);
+  }
+  const HeadStep& head = at<HeadStep>(p, p.steps.size() - 1);
+  EXPECT_EQ(head.pooling, Pooling::kCls);
+  EXPECT_EQ(head.activation, Activation::kTanh);  // BERT's pooler
+  EXPECT_FALSE(head.norm);
+  EXPECT_EQ(p.output_width, 3);
+  EXPECT_FALSE(p.pooled());
+  EXPECT_EQ(encoder_steps(p), p.steps.size() - 1);
+}
+
+TEST(Program, AnEmbedderEndsInItsPooling) {
+  const ModelConfig c = parse(kBert);
+  const ForwardProgram p = forward_program(c, Pooling::kMax);
+  EXPECT_TRUE(p.pooled());
+  EXPECT_EQ(at<PoolStep>(p, p.steps.size() - 1).pooling, Pooling::kMax);
+  EXPECT_EQ(p.output_width, 64);
+  // The encoder's steps are the classifier's.
+  EXPECT_EQ(encoder_steps(p), encoder_steps(forward_program(c)));
+}
+
+TEST(Program, PreNormLayersNormBeforeEachBlockAndAtTheEnd) {
+  const ModelConfig c = parse(kModernBert);
+  const ForwardProgram p = forward_program(c);
+  ASSERT_EQ(p.steps.size(), 1u + 4u * 4u + 1u);
+  EXPECT_FALSE(at<EmbedStep>(p, 0).position_table);
+  for (int layer = 0; layer < 4; ++layer) {
+    const size_t s = 1 + 4 * size_t(layer);
+    const bool global = layer % 3 == 0;
+    const AttentionStep& a = at<AttentionStep>(p, s);
+    // The first layer attends to the embeddings: it has no attention norm.
+    EXPECT_EQ(a.in, layer == 0 ? Slot::kStates : Slot::kNormed);
+    EXPECT_EQ(a.window, global ? 0 : 64);
+    EXPECT_EQ(a.rotary_theta, global ? 160000.0 : 10000.0);
+    const ResidualStep& r1 = at<ResidualStep>(p, s + 1);
+    EXPECT_EQ(r1.norm.kind, NormRef::Kind::kFeedForward);
+    EXPECT_EQ(r1.out, Slot::kNormed);
+    EXPECT_TRUE(r1.keep_sum);
+    const FeedForwardStep& f = at<FeedForwardStep>(p, s + 2);
+    EXPECT_EQ(f.in, Slot::kNormed);
+    EXPECT_TRUE(f.glu);
+    const ResidualStep& r2 = at<ResidualStep>(p, s + 3);
+    EXPECT_TRUE(r2.keep_sum);
+    if (layer < 3) {  // the next layer's attention norm, for its attention to read
+      EXPECT_EQ(r2.norm.kind, NormRef::Kind::kAttention);
+      EXPECT_EQ(r2.norm.layer, layer + 1);
+      EXPECT_EQ(r2.out, Slot::kNormed);
+    } else {  // the final norm, in place
+      EXPECT_EQ(r2.norm.kind, NormRef::Kind::kFinal);
+      EXPECT_EQ(r2.out, Slot::kStates);
+    }
+  }
+  const HeadStep& head = at<HeadStep>(p, p.steps.size() - 1);
+  EXPECT_EQ(head.pooling, Pooling::kMean);
+  EXPECT_EQ(head.activation, Activation::kGelu);
+  EXPECT_TRUE(head.norm);
+}
+
+TEST(Program, DisentangledAttentionScalesByItsTerms) {
+  const ModelConfig c = parse(kDeberta);
+  const ForwardProgram p = forward_program(c);
+  const AttentionStep& a = at<AttentionStep>(p, 1);
+  EXPECT_EQ(a.scores, Scores::kDisentangled);
+  EXPECT_EQ(a.scale, 1.0f / std::sqrt(16.0f * 3.0f));  // content, c2p and p2c
+  EXPECT_FALSE(at<EmbedStep>(p, 0).position_table);
+}
+
+TEST(Program, DescribesOneLayerAndTheOutput) {
+  const ModelConfig c = parse(kModernBert);
+  const std::string text = describe(forward_program(c), c);
+  EXPECT_NE(text.find("layer 0: 4 heads x 16: attention, rotary (theta 160000), global of states"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("layers 1..3: as layer 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("gated"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("output: head on the mean of the tokens: dense, gelu, LayerNorm, classifier to 2 labels"),
+      std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace infercost::model
