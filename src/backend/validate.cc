@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
+#include <variant>
+
+#include "model/program.h"
 
 namespace infercost::backend {
 namespace {
@@ -49,29 +53,88 @@ Status validate_config(const model::ModelConfig& config) {
   return Status();
 }
 
-Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w, bool head) {
-  const int hidden = config.hidden_size;
-  const int inter = config.intermediate_size;
-  if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
-    return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
-                                        w.word_embeddings.size(), config.vocab_size, hidden));
+namespace {
+
+// What each step of the program reads from the weights, checked against the
+// config's sizes; errors name the tensor as the step uses it.
+struct StepWeightCheck {
+  const model::ModelConfig& config;
+  const model::EncoderWeights& w;
+
+  Status norm(const model::NormRef& n) const {
+    const int hidden = config.hidden_size;
+    switch (n.kind) {
+      case model::NormRef::Kind::kAttention:
+        return check_ln(w.layers[size_t(n.layer)].attn_ln, hidden,
+                        fmt::format("layer {}: attention LayerNorm", n.layer));
+      case model::NormRef::Kind::kFeedForward:
+        return check_ln(w.layers[size_t(n.layer)].ffn_ln, hidden,
+                        fmt::format("layer {}: output LayerNorm", n.layer));
+      case model::NormRef::Kind::kFinal: break;
+    }
+    return check_ln(w.final_ln, hidden, "final LayerNorm");
   }
-  if (w.position_embeddings.size() !=
-      (config.position_table ? size_t(config.max_position_embeddings) * hidden : 0)) {
-    return invalid_argument(fmt::format("position_embeddings has {} values, expected [{}, {}]",
-                                        w.position_embeddings.size(), config.max_position_embeddings,
-                                        hidden));
+
+  Status operator()(const model::EmbedStep& s) const {
+    const size_t hidden = size_t(config.hidden_size);
+    if (w.position_embeddings.size() !=
+        (s.position_table ? size_t(config.max_position_embeddings) * hidden : 0)) {
+      return invalid_argument(fmt::format("position_embeddings has {} values, expected [{}, {}]",
+                                          w.position_embeddings.size(), config.max_position_embeddings,
+                                          hidden));
+    }
+    return Status();
   }
-  if (w.embedding_bias.size() != size_t(hidden)) {
-    return invalid_argument(fmt::format("embedding_bias has {} values, expected [{}] (see embedding_bias_of)",
-                                        w.embedding_bias.size(), hidden));
+
+  Status operator()(const model::NormStep& s) const { return norm(s.norm); }
+
+  Status operator()(const model::AttentionStep& s) const {
+    const int hidden = config.hidden_size;
+    const model::EncoderLayerWeights& l = w.layers[size_t(s.layer)];
+    const std::string at = fmt::format("layer {}: ", s.layer);
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.q, hidden, hidden, at + "q"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.k, hidden, hidden, at + "k"));
+    INFERCOST_RETURN_IF_ERROR(check_linear(l.v, hidden, hidden, at + "v"));
+    if (s.rotary_theta > 0 && config.head_dim() % 2 != 0) {
+      return invalid_argument(
+          fmt::format("rotary positions need an even head size, not {}", config.head_dim()));
+    }
+    if (s.scores == model::Scores::kDisentangled) {
+      const size_t table = size_t(2) * size_t(config.relative_span()) * size_t(hidden);
+      if (l.pos_key.size() != (config.c2p ? table : 0) || l.pos_query.size() != (config.p2c ? table : 0)) {
+        return invalid_argument(fmt::format(
+            "layer {}: relative position tables of {} and {} values, expected {} (c2p) and {} (p2c)", s.layer,
+            l.pos_key.size(), l.pos_query.size(), config.c2p ? table : 0, config.p2c ? table : 0));
+      }
+    }
+    return Status();
   }
-  INFERCOST_RETURN_IF_ERROR(check_ln(w.embeddings_ln, hidden, "embeddings LayerNorm"));
-  if (w.layers.size() != size_t(config.num_layers)) {
-    return invalid_argument(
-        fmt::format("{} encoder layers in the weights, config says {}", w.layers.size(), config.num_layers));
+
+  Status operator()(const model::FeedForwardStep& s) const {
+    const int inter = config.intermediate_size;
+    if (s.glu && s.activation != model::Activation::kGelu) {
+      return unsupported(fmt::format("a gated feed-forward with activation '{}' (supported: gelu)",
+                                     model::activation_name(s.activation)));
+    }
+    return check_linear(w.layers[size_t(s.layer)].ffn_in, s.glu ? 2 * inter : inter, config.hidden_size,
+                        fmt::format("layer {}: ffn in", s.layer));
   }
-  if (head) {
+
+  Status operator()(const model::ResidualStep& s) const {
+    const model::EncoderLayerWeights& l = w.layers[size_t(s.layer)];
+    const int hidden = config.hidden_size;
+    const std::string at = fmt::format("layer {}: ", s.layer);
+    INFERCOST_RETURN_IF_ERROR(
+        s.projection == model::ResidualStep::Projection::kAttentionOutput
+            ? check_linear(l.attn_out, hidden, hidden, at + "attention output")
+            : check_linear(l.ffn_out, hidden, config.intermediate_size, at + "ffn out"));
+    return norm(s.norm);
+  }
+
+  Status operator()(const model::PoolStep&) const { return Status(); }
+
+  Status operator()(const model::HeadStep& s) const {
+    const int hidden = config.hidden_size;
     INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, "head (pooler or pre_classifier)"));
     if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
       return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
@@ -82,46 +145,39 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
       return invalid_argument(fmt::format("classifier has {} outputs but config.json names {} labels",
                                           w.head.classifier.out, config.num_labels()));
     }
+    if (s.norm) return check_ln(w.head.norm, hidden, "head LayerNorm");
+    return Status();
   }
-  for (size_t i = 0; i < w.layers.size(); ++i) {
-    const model::EncoderLayerWeights& l = w.layers[i];
-    const std::string at = fmt::format("layer {}: ", i);
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.q, hidden, hidden, at + "q"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.k, hidden, hidden, at + "k"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.v, hidden, hidden, at + "v"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.attn_out, hidden, hidden, at + "attention output"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_in, config.glu ? 2 * inter : inter, hidden, at + "ffn in"));
-    INFERCOST_RETURN_IF_ERROR(check_linear(l.ffn_out, hidden, inter, at + "ffn out"));
-    // A pre-norm encoder's first layer has no norm before attention.
-    const bool no_attn_ln = config.norm_placement == model::NormPlacement::kPre && i == 0;
-    if (!no_attn_ln || !l.attn_ln.gamma.empty())
-      INFERCOST_RETURN_IF_ERROR(check_ln(l.attn_ln, hidden, at + "attention LayerNorm"));
-    INFERCOST_RETURN_IF_ERROR(check_ln(l.ffn_ln, hidden, at + "output LayerNorm"));
+};
+
+}  // namespace
+
+Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w, bool head) {
+  const int hidden = config.hidden_size;
+  if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
+    return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
+                                        w.word_embeddings.size(), config.vocab_size, hidden));
   }
-  if (config.norm_placement == model::NormPlacement::kPre)
-    INFERCOST_RETURN_IF_ERROR(check_ln(w.final_ln, hidden, "final LayerNorm"));
-  if (head && config.head_norm) INFERCOST_RETURN_IF_ERROR(check_ln(w.head.norm, hidden, "head LayerNorm"));
+  if (w.embedding_bias.size() != size_t(hidden)) {
+    return invalid_argument(fmt::format("embedding_bias has {} values, expected [{}] (see embedding_bias_of)",
+                                        w.embedding_bias.size(), hidden));
+  }
+  INFERCOST_RETURN_IF_ERROR(check_ln(w.embeddings_ln, hidden, "embeddings LayerNorm"));
   const size_t layers = size_t(config.num_layers);
+  if (w.layers.size() != layers) {
+    return invalid_argument(
+        fmt::format("{} encoder layers in the weights, config says {}", w.layers.size(), config.num_layers));
+  }
   if ((!config.rope_theta.empty() && config.rope_theta.size() != layers) ||
       (!config.attention_window.empty() && config.attention_window.size() != layers)) {
     return invalid_argument(fmt::format("{} rotary bases and {} attention windows for {} layers",
                                         config.rope_theta.size(), config.attention_window.size(), layers));
   }
-  if (config.relative_attention) {
-    const size_t table = size_t(2) * size_t(config.relative_span()) * size_t(hidden);
-    for (size_t i = 0; i < w.layers.size(); ++i) {
-      const model::EncoderLayerWeights& l = w.layers[i];
-      if (l.pos_key.size() != (config.c2p ? table : 0) || l.pos_query.size() != (config.p2c ? table : 0)) {
-        return invalid_argument(fmt::format(
-            "layer {}: relative position tables of {} and {} values, expected {} (c2p) and {} (p2c)", i,
-            l.pos_key.size(), l.pos_query.size(), config.c2p ? table : 0, config.p2c ? table : 0));
-      }
-    }
-  }
-  if (!config.rope_theta.empty() && config.head_dim() % 2 != 0) {
-    return invalid_argument(
-        fmt::format("rotary positions need an even head size, not {}", config.head_dim()));
-  }
+  // Every step the model runs, as a classifier or (no head) an embedder.
+  const model::ForwardProgram program =
+      model::forward_program(config, head ? std::nullopt : std::optional(model::Pooling::kMean));
+  for (const model::Step& step : program.steps)
+    INFERCOST_RETURN_IF_ERROR(std::visit(StepWeightCheck{config, w}, step));
   return Status();
 }
 

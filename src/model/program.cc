@@ -13,8 +13,8 @@ AttentionStep attention_step(const ModelConfig& c, int layer, Slot in) {
   a.scores = c.relative_attention ? Scores::kDisentangled : Scores::kDot;
   a.window = c.global_layer(layer) ? 0 : c.attention_window[static_cast<size_t>(layer)];
   a.rotary_theta = c.rope_theta.empty() ? 0.0 : c.rope_theta[static_cast<size_t>(layer)];
-  const int terms = c.relative_attention ? 1 + int(c.c2p) + int(c.p2c) : 1;
-  a.scale = 1.0f / std::sqrt(float(c.head_dim()) * float(terms));
+  a.position_terms = c.relative_attention ? int(c.c2p) + int(c.p2c) : 0;
+  a.scale = 1.0f / std::sqrt(float(c.head_dim()) * float(1 + a.position_terms));
   return a;
 }
 

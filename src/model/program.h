@@ -69,6 +69,8 @@ struct AttentionStep {
   Scores scores = Scores::kDot;
   int window = 0;
   double rotary_theta = 0;
+  // kDisentangled: the relative-position terms each score adds (c2p, p2c).
+  int position_terms = 0;
   float scale = 1.0f;  // what the summed score terms are multiplied by
 };
 

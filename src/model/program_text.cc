@@ -37,7 +37,8 @@ struct Describer {
   std::string operator()(const AttentionStep& s) const {
     std::string what = s.scores == Scores::kDisentangled ? "disentangled attention" : "attention";
     if (s.scores == Scores::kDisentangled)
-      what += fmt::format(" ({}{}{} buckets)", c.c2p ? "c2p, " : "", c.p2c ? "p2c, " : "", c.relative_span());
+      what += fmt::format(" ({} position term{}, {} relative positions)", s.position_terms,
+                          s.position_terms == 1 ? "" : "s", 2 * c.relative_span());
     if (s.rotary_theta > 0) what += fmt::format(", rotary (theta {:g})", s.rotary_theta);
     what += s.window > 0 ? fmt::format(", window {} each side", s.window) : std::string(", global");
     return fmt::format("{} heads x {}: {} of {}", c.num_heads, c.head_dim(), what, slot_name(s.in));

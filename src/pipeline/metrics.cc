@@ -9,9 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "core/json_text.h"
 #include "infercost/core/file.h"
+#include "model/program.h"
 
 namespace infercost::pipeline {
 
@@ -55,16 +57,16 @@ std::vector<int64_t> bin_lengths(const std::vector<int64_t>& counts_by_length,
 }
 
 EncoderShape encoder_shape(const model::ModelConfig& c) {
-  EncoderShape s{c.num_layers, c.hidden_size, c.intermediate_size, c.glu, {}};
-  if (c.relative_attention) s.relative_terms = int(c.c2p) + int(c.p2c);
-  for (int layer = 0; layer < c.num_layers; ++layer) {
-    if (!c.global_layer(layer)) {
-      s.windows.assign(static_cast<size_t>(c.num_layers), 0);
-      break;
+  EncoderShape s{c.num_layers, c.hidden_size, c.intermediate_size};
+  for (const model::Step& step : model::forward_program(c).steps) {
+    if (const auto* f = std::get_if<model::FeedForwardStep>(&step)) s.glu = s.glu || f->glu;
+    const auto* a = std::get_if<model::AttentionStep>(&step);
+    if (a == nullptr) continue;
+    s.relative_terms = std::max(s.relative_terms, a->position_terms);
+    if (a->window > 0) {
+      s.windows.resize(static_cast<size_t>(c.num_layers), 0);
+      s.windows[static_cast<size_t>(a->layer)] = a->window;
     }
-  }
-  for (size_t layer = 0; layer < s.windows.size(); ++layer) {
-    if (!c.global_layer(static_cast<int>(layer))) s.windows[layer] = c.attention_window[layer];
   }
   return s;
 }

@@ -55,6 +55,7 @@ TEST(Program, PostNormLayersAddThenNormTheStream) {
     EXPECT_EQ(a.scores, Scores::kDot);
     EXPECT_EQ(a.window, 0);
     EXPECT_EQ(a.rotary_theta, 0.0);
+    EXPECT_EQ(a.position_terms, 0);
     EXPECT_EQ(a.scale, 1.0f / std::sqrt(16.0f));
     const ResidualStep& r1 = at<ResidualStep>(p, s + 1);
     EXPECT_EQ(r1.projection, ResidualStep::Projection::kAttentionOutput);
@@ -132,6 +133,7 @@ TEST(Program, DisentangledAttentionScalesByItsTerms) {
   const ForwardProgram p = forward_program(c);
   const AttentionStep& a = at<AttentionStep>(p, 1);
   EXPECT_EQ(a.scores, Scores::kDisentangled);
+  EXPECT_EQ(a.position_terms, 2);
   EXPECT_EQ(a.scale, 1.0f / std::sqrt(16.0f * 3.0f));  // content, c2p and p2c
   EXPECT_FALSE(at<EmbedStep>(p, 0).position_table);
 }
