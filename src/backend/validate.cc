@@ -200,6 +200,10 @@ Status validate_batch(const model::ModelConfig& config, const TokenBatch& b) {
     return invalid_argument(fmt::format("token batch: {} ids for a batch of {} x {} (expected {})",
                                         b.ids.size(), b.batch, b.seq_len, int64_t(b.batch) * b.seq_len));
   }
+  if (!b.type_ids.empty() && b.type_ids.size() != b.ids.size()) {
+    return invalid_argument(
+        fmt::format("token batch: {} token type ids for {} ids", b.type_ids.size(), b.ids.size()));
+  }
   if (b.lengths.size() != size_t(b.batch)) {
     return invalid_argument(
         fmt::format("token batch: {} lengths for a batch of {} rows", b.lengths.size(), b.batch));
@@ -217,6 +221,15 @@ Status validate_batch(const model::ModelConfig& config, const TokenBatch& b) {
         return invalid_argument(
             fmt::format("token batch: row {} position {} has id {}, outside the vocabulary 0..{} of model {}",
                         r, p, ids[p], config.vocab_size - 1, config.name));
+      }
+    }
+    if (b.type_ids.empty() || config.type_vocab_size == 0) continue;  // ignored without a type table
+    const int32_t* types = b.type_ids.data() + int64_t(r) * b.seq_len;
+    for (int32_t p = 0; p < checked; ++p) {
+      if (types[p] < 0 || types[p] >= config.type_vocab_size) {
+        return invalid_argument(
+            fmt::format("token batch: row {} position {} has token type {}, outside 0..{}", r, p, types[p],
+                        config.type_vocab_size - 1));
       }
     }
   }

@@ -28,7 +28,7 @@ ForwardProgram forward_program(const ModelConfig& c, std::optional<Pooling> pool
   using Kind = NormRef::Kind;
   using Projection = ResidualStep::Projection;
   ForwardProgram p;
-  p.steps.push_back(EmbedStep{c.position_table});
+  p.steps.push_back(EmbedStep{c.position_table, c.type_vocab_size > 0});
   const bool pre = c.norm_placement == NormPlacement::kPre;
   for (int i = 0; i < c.num_layers; ++i) {
     if (pre) {

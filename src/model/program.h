@@ -43,10 +43,13 @@ struct NormRef {
 };
 
 // states = LayerNorm(word[id] + position[position id] (where the model has
-// a position table) + the embedding bias). Position ids as
-// config.position_scheme() numbers them.
+// a position table) + type[type id] (where the model has a token type table
+// and the batch gives type ids, as for text pairs; otherwise the embedding
+// bias: type 0's row, or zeros)). Position ids as config.position_scheme()
+// numbers them.
 struct EmbedStep {
   bool position_table = true;
+  bool token_types = false;
 };
 
 // out = LayerNorm(states), with `norm`'s weights.

@@ -28,8 +28,8 @@ std::string norm_name(const NormRef& n) {
 struct Describer {
   const ModelConfig& c;
   std::string operator()(const EmbedStep& s) const {
-    return fmt::format("embeddings: words{} + type 0, LayerNorm",
-                       s.position_table ? " + positions (table)" : "");
+    return fmt::format("embeddings: words{}{}, LayerNorm", s.position_table ? " + positions (table)" : "",
+                       s.token_types ? " + token types" : "");
   }
   std::string operator()(const NormStep& s) const {
     return fmt::format("{} -> {}", norm_name(s.norm), slot_name(s.out));

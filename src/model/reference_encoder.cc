@@ -116,21 +116,26 @@ const LayerNormWeights& norm_weights(const EncoderWeights& w, const NormRef& nor
 // header describes.
 class ReferenceExecutor final : public StepExecutor {
  public:
-  ReferenceExecutor(const ModelConfig& c, const EncoderWeights& w, std::span<const int32_t> ids)
-      : c_(c), w_(w), ids_(ids), n_(static_cast<int>(ids.size())) {}
+  ReferenceExecutor(const ModelConfig& c, const EncoderWeights& w, std::span<const int32_t> ids,
+                    std::span<const int32_t> types)
+      : c_(c), w_(w), ids_(ids), types_(types), n_(static_cast<int>(ids.size())) {}
 
   void run(const EmbedStep& step) override {
     const int h = c_.hidden_size;
     states_.assign(static_cast<size_t>(n_) * h, 0.0f);
     std::vector<int32_t> positions(static_cast<size_t>(n_));
     fill_position_ids(c_.position_scheme(), ids_.data(), n_, positions.data());
+    const bool types = step.token_types && !types_.empty();
     for (int t = 0; t < n_; ++t) {
       const size_t position = static_cast<size_t>(positions[static_cast<size_t>(t)]);
+      // The token's type row, or type 0's (the embedding bias).
+      const float* type =
+          types ? w_.token_type_embeddings.data() + static_cast<size_t>(types_[static_cast<size_t>(t)]) * h
+                : w_.embedding_bias.data();
       for (int i = 0; i < h; ++i) {
         states_[static_cast<size_t>(t) * h + i] =
             w_.word_embeddings[static_cast<size_t>(ids_[static_cast<size_t>(t)]) * h + i] +
-            (step.position_table ? w_.position_embeddings[position * h + i] : 0.0f) +
-            w_.embedding_bias[static_cast<size_t>(i)];
+            (step.position_table ? w_.position_embeddings[position * h + i] : 0.0f) + type[i];
       }
     }
     reference_layer_norm(states_.data(), n_, h, w_.embeddings_ln, c_.layer_norm_eps);
@@ -239,7 +244,7 @@ class ReferenceExecutor final : public StepExecutor {
 
   const ModelConfig& c_;
   const EncoderWeights& w_;
-  std::span<const int32_t> ids_;
+  std::span<const int32_t> ids_, types_;
   int n_;
   std::vector<float> states_, normed_, context_, inner_, features_, output_;
 };
@@ -293,30 +298,31 @@ float reference_activation(Activation activation, float x) {
 }
 
 std::vector<float> reference_token_states(const ModelConfig& c, const EncoderWeights& w,
-                                          std::span<const int32_t> ids) {
+                                          std::span<const int32_t> ids, std::span<const int32_t> type_ids) {
   const ForwardProgram program = forward_program(c, Pooling::kCls);
-  ReferenceExecutor executor(c, w, ids);
+  ReferenceExecutor executor(c, w, ids, type_ids);
   run_program(program, executor, encoder_steps(program));
   return std::move(executor.states());
 }
 
 std::vector<float> reference_pooled(const ModelConfig& c, const EncoderWeights& w,
-                                    std::span<const int32_t> ids, Pooling pooling) {
-  ReferenceExecutor executor(c, w, ids);
+                                    std::span<const int32_t> ids, Pooling pooling,
+                                    std::span<const int32_t> type_ids) {
+  ReferenceExecutor executor(c, w, ids, type_ids);
   run_program(forward_program(c, pooling), executor);
   return std::move(executor.output());
 }
 
 std::vector<float> reference_head_features(const ModelConfig& c, const EncoderWeights& w,
                                            std::span<const int32_t> ids) {
-  ReferenceExecutor executor(c, w, ids);
+  ReferenceExecutor executor(c, w, ids, {});
   run_program(forward_program(c), executor);
   return std::move(executor.features());
 }
 
 std::vector<float> reference_logits(const ModelConfig& c, const EncoderWeights& w,
-                                    std::span<const int32_t> ids) {
-  ReferenceExecutor executor(c, w, ids);
+                                    std::span<const int32_t> ids, std::span<const int32_t> type_ids) {
+  ReferenceExecutor executor(c, w, ids, type_ids);
   run_program(forward_program(c), executor);
   return std::move(executor.output());
 }

@@ -34,16 +34,20 @@ float reference_gelu(float x);
 float reference_activation(Activation activation, float x);
 
 // The encoder's last hidden states of the sequence: [ids.size(),
-// hidden_size], row-major. Positions as config.position_scheme() numbers them
-// (a pre-norm encoder: rotary positions 0..n-1, each layer's window, the
-// final norm).
+// hidden_size], row-major: forward_program()'s steps up to its output.
+// Positions as config.position_scheme() numbers them (a pre-norm encoder:
+// rotary positions 0..n-1, each layer's window, the final norm); token types
+// `type_ids` (one per id) where given and the model has a type table, else
+// type 0.
 std::vector<float> reference_token_states(const ModelConfig& config, const EncoderWeights& weights,
-                                          std::span<const int32_t> ids);
+                                          std::span<const int32_t> ids,
+                                          std::span<const int32_t> type_ids = {});
 
 // One vector for the sequence: its token states pooled as sentence-transformers
 // pools them (every token of `ids` is a real one), in double; hidden_size values.
 std::vector<float> reference_pooled(const ModelConfig& config, const EncoderWeights& weights,
-                                    std::span<const int32_t> ids, Pooling pooling);
+                                    std::span<const int32_t> ids, Pooling pooling,
+                                    std::span<const int32_t> type_ids = {});
 
 // The classifier's input for the sequence: the head's activation of its first
 // layer on the first token (DistilBERT: relu(pre_classifier([CLS])); BERT:
@@ -53,8 +57,9 @@ std::vector<float> reference_pooled(const ModelConfig& config, const EncoderWeig
 std::vector<float> reference_head_features(const ModelConfig& config, const EncoderWeights& weights,
                                            std::span<const int32_t> ids);
 
-// The classifier's logits for the sequence; num_labels values.
+// The classifier's logits for the sequence; num_labels values. Token types
+// as reference_token_states.
 std::vector<float> reference_logits(const ModelConfig& config, const EncoderWeights& weights,
-                                    std::span<const int32_t> ids);
+                                    std::span<const int32_t> ids, std::span<const int32_t> type_ids = {});
 
 }  // namespace infercost::model

@@ -120,6 +120,68 @@ TEST_P(CpuForwardTest, MatchesReferenceInAnyBatching) {
   check({0, 1, 6}, 12, "padding computed, short batch", true);  // lengths 1, 2, 5
 }
 
+// A text pair's token types (0 for the first text, 1 for the second) pick
+// rows of the model's type table, in any batching, as the reference does; a
+// batch of type 0 everywhere is the batch without types, and a model without
+// a type table ignores them (as HF's DistilBERT and DeBERTa-v3 do).
+TEST(CpuForward, TokenTypesPickTheirRowsOfTheTypeTable) {
+  const model::ModelConfig config = testing::small_config(Architecture::kBert, "gelu");
+  ASSERT_EQ(config.type_vocab_size, 2);
+  const model::EncoderWeights weights = testing::random_weights(config, 7);
+  auto backend = make_cpu();
+  ASSERT_TRUE(backend->prepare(config, weights).ok());
+  std::mt19937 rng(8);
+  std::vector<std::vector<int32_t>> rows, types;
+  for (int len : {3, 17, 9, 30}) {
+    std::vector<int32_t> r(static_cast<size_t>(len), 0), t(static_cast<size_t>(len), 0);
+    for (int i = 0; i < len; ++i) {
+      r[size_t(i)] = int32_t(rng() % uint32_t(config.vocab_size));
+      t[size_t(i)] = i >= len / 2 ? 1 : 0;
+    }
+    rows.push_back(r);
+    types.push_back(t);
+  }
+  TokenBatch batch = make_batch(rows, 30, 5);
+  const TokenBatch untyped = batch;
+  for (const auto& t : types)
+    for (int p = 0; p < 30; ++p) batch.type_ids.push_back(p < int(t.size()) ? t[size_t(p)] : 0);
+  auto got = backend->forward(batch);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  double moved = 0;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const std::vector<float> want = model::reference_logits(config, weights, rows[k], types[k]);
+    const std::vector<float> type0 = model::reference_logits(config, weights, rows[k]);
+    for (int l = 0; l < 3; ++l) {
+      EXPECT_NEAR(got->values[k * 3 + size_t(l)], want[size_t(l)], 2e-4) << "row " << k << " label " << l;
+      moved = std::max(moved, double(std::abs(want[size_t(l)] - type0[size_t(l)])));
+    }
+  }
+  EXPECT_GT(moved, 1e-2) << "the second segment's type row changes nothing: the test cannot tell";
+
+  TokenBatch zeros = untyped;
+  zeros.type_ids.assign(zeros.ids.size(), 0);
+  EXPECT_EQ(backend->forward(zeros)->values, backend->forward(untyped)->values);
+
+  TokenBatch bad = batch;
+  bad.type_ids[1] = 2;
+  Result<Logits> refused = backend->forward(bad);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("row 0 position 1 has token type 2, outside 0..1"),
+            std::string::npos)
+      << refused.status().message();
+  bad.type_ids.pop_back();
+  EXPECT_EQ(backend->forward(bad).status().code(), StatusCode::kInvalidArgument);
+
+  const model::ModelConfig distil = testing::small_config(Architecture::kDistilBert, "gelu");
+  ASSERT_EQ(distil.type_vocab_size, 0);
+  const model::EncoderWeights distil_weights = testing::random_weights(distil, 9);
+  auto plain = make_cpu();
+  ASSERT_TRUE(plain->prepare(distil, distil_weights).ok());
+  TokenBatch typed = make_batch(rows, 30, 5);
+  typed.type_ids.assign(typed.ids.size(), 1);
+  EXPECT_EQ(plain->forward(typed)->values, plain->forward(make_batch(rows, 30, 5))->values);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Archs, CpuForwardTest,
     ::testing::Values(ArchCase{Architecture::kDistilBert, "gelu"},

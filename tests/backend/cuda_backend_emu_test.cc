@@ -458,6 +458,38 @@ TEST_F(CudaEmu, PoolsTheRealTokensAsTheCpuDoes) {
   }
 }
 
+// A pair's token types on the GPU, as on the CPU: eager, captured and
+// replayed, with and without computed padding; a batch without types after
+// typed ones (another graph) is the untyped batch's.
+TEST_F(CudaEmu, TokenTypesPickTheirRowsAsOnTheCpu) {
+  const SmallModel m(Architecture::kBert, "gelu", 55);
+  ASSERT_EQ(m.config.type_vocab_size, 2);
+  const Rows rows = m.rows(4, 2, 20, 56);
+  TokenBatch typed = batch_of(rows, 0, rows.size(), false, 5);
+  for (int r = 0; r < typed.batch; ++r) {
+    for (int p = 0; p < typed.seq_len; ++p)
+      typed.type_ids.push_back(2 * p >= int(rows[size_t(r)].size()) ? 1 : 0);
+  }
+  auto cpu = cpu_fp32(m.config, m.weights);
+  ASSERT_TRUE(cpu);
+  Result<Logits> want = cpu->forward(typed);
+  ASSERT_TRUE(want.ok()) << want.status().to_string();
+  const std::vector<float> untyped = logits_of(*cpu, rows, rows.size());
+  ASSERT_GT(max_abs_diff(want->values, untyped), 1e-2) << "the types change nothing: the test cannot tell";
+  auto gpu = prepared_gpu(Precision::kFp32, m.config, m.weights);
+  ASSERT_TRUE(gpu);
+  for (bool padded : {false, true}) {
+    typed.compute_padding = padded;
+    for (int round = 0; round < 3; ++round) {  // eager, captured, replayed
+      Result<Logits> got = gpu->forward(typed);
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      EXPECT_LE(max_abs_diff(got->values, want->values), 1e-4)
+          << (padded ? "padding computed, " : "") << round;
+    }
+  }
+  EXPECT_LE(max_abs_diff(logits_of(*gpu, rows, rows.size()), untyped), 1e-4);
+}
+
 // ---- Graphs -------------------------------------------------------------------------
 
 TEST_F(CudaEmu, GraphReplayGivesTheEagerLogits) {

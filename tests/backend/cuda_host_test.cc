@@ -100,6 +100,29 @@ TEST(PackBatch, OneContiguousBlockForTheCopy) {
   EXPECT_EQ(block, (std::vector<int32_t>{5, 6, 7, 8, 0, 1, 2, 0, 0, 3, 4, 3, 1, 0, 3, -99}));
 }
 
+// Token type ids go last in the block, packed like the ids, and only for a
+// model with a type table: the other offsets stay where they were.
+TEST(PackBatch, TokenTypesFollowTheOtherArrays) {
+  TokenBatch b = make_batch({{5, 6, 7}, {8}}, 3);
+  b.type_ids = {0, 1, 1, 1, 9, 9};           // row 1's padding is not packed
+  EXPECT_TRUE(pack_batch(b).types.empty());  // a model without a type table
+  const PackedBatch p = pack_batch(b, {}, /*types=*/true);
+  EXPECT_EQ(p.types, (std::vector<int32_t>{0, 1, 1, 1}));
+  const PackedOffsets o = packed_offsets(p.total, p.sequences(), true);
+  EXPECT_EQ(o.cls_rows, 13);
+  EXPECT_EQ(o.types, 15);
+  EXPECT_EQ(o.count, 19);
+  std::vector<int32_t> block(size_t(o.count) + 1, -99);
+  write_packed(p, block.data());
+  EXPECT_EQ(block, (std::vector<int32_t>{5, 6, 7, 8, 0, 1, 2, 0, 0, 3, 4, 3, 1, 0, 3, 0, 1, 1, 1, -99}));
+  // The activations keep room for them where the model may get them.
+  const ModelDims plain{64, 128, 2}, typed{64, 128, 2, false, true};
+  const ActivationLayout with = activation_layout(typed, Precision::kFp32, 100, 4);
+  const ActivationLayout without = activation_layout(plain, Precision::kFp32, 100, 4);
+  EXPECT_GE(with.cls - with.ints, packed_offsets(100, 4, true).count * 4);
+  EXPECT_LT(without.cls - without.ints, packed_offsets(100, 4, true).count * 4);
+}
+
 // ---- Validation: the CPU backend's own messages -------------------------------
 
 std::unique_ptr<Backend> cpu_backend(const model::ModelConfig& config, const model::EncoderWeights& weights) {

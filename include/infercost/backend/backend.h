@@ -31,6 +31,10 @@ struct TokenBatch {
   int seq_len = 0;
   std::vector<int32_t> ids;      // [batch * seq_len]
   std::vector<int32_t> lengths;  // [batch], 1 <= lengths[r] <= seq_len
+  // Token type ids (segment ids: 0 for a pair's first text, 1 for its
+  // second), [batch * seq_len] like ids, or empty: every token of type 0. A
+  // model without a token type table ignores them, as HF's do.
+  std::vector<int32_t> type_ids;
   // When true the backend computes all seq_len positions of every row, as a
   // framework that pads does (padding ids must then be valid ids too). The
   // padding is masked out of attention, so the logits are the same as without;

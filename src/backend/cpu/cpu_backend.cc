@@ -144,6 +144,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
     word_ = w.word_embeddings;
     position_ = w.position_embeddings;
     embedding_bias_ = w.embedding_bias;
+    token_types_ = w.token_type_embeddings;
     emb_gamma_ = w.embeddings_ln.gamma;
     emb_beta_ = w.embeddings_ln.beta;
     final_gamma_ = w.final_ln.gamma;
@@ -225,11 +226,16 @@ class CpuBackend final : public Backend, private model::StepExecutor {
     }
     p.ids = ensure(ids_, p.total);
     p.positions = ensure(positions_, p.total);
+    if (!b.type_ids.empty()) p.types = ensure(types_, p.total);
     const model::PositionScheme scheme = config_.position_scheme();
     for (int r = 0; r < b.batch; ++r) {
       const int32_t* row = b.ids.data() + int64_t(r) * b.seq_len;
       std::memcpy(p.ids + p.offsets[r], row, sizeof(int32_t) * size_t(p.row_len[r]));
       model::fill_position_ids(scheme, row, p.row_len[r], p.positions + p.offsets[r]);
+      if (p.types != nullptr) {
+        std::memcpy(p.types + p.offsets[r], b.type_ids.data() + int64_t(r) * b.seq_len,
+                    sizeof(int32_t) * size_t(p.row_len[r]));
+      }
     }
     const int64_t hidden = config_.hidden_size;
     p.h = ensure(h_, p.total * hidden);
@@ -256,9 +262,13 @@ class CpuBackend final : public Backend, private model::StepExecutor {
 
   void run(const model::EmbedStep& step) override {
     const Pass& p = pass_;
+    // The batch's token types pick rows of the type table; without them
+    // every token adds type 0's row (the embedding bias).
+    const bool types = step.token_types && p.types != nullptr;
     embed_layer_norm(p.ids, p.positions, p.total, config_.hidden_size, word_.data(),
-                     step.position_table ? position_.data() : nullptr, embedding_bias_.data(),
-                     emb_gamma_.data(), emb_beta_.data(), config_.layer_norm_eps, p.h);
+                     step.position_table ? position_.data() : nullptr,
+                     types ? token_types_.data() : embedding_bias_.data(), emb_gamma_.data(),
+                     emb_beta_.data(), config_.layer_norm_eps, p.h, types ? p.types : nullptr);
   }
 
   void run(const model::NormStep& step) override {
@@ -417,7 +427,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
   model::ModelConfig config_;
   model::ForwardProgram program_;
   int labels_ = 0;
-  std::vector<float> word_, position_, embedding_bias_, emb_gamma_, emb_beta_;
+  std::vector<float> word_, position_, embedding_bias_, token_types_, emb_gamma_, emb_beta_;
   std::vector<float> final_gamma_, final_beta_, head_gamma_, head_beta_;  // pre-norm encoders, head norm
   std::map<double, std::vector<float>> rotary_;                           // rotary_table() by theta
   std::vector<int32_t>
@@ -431,6 +441,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
     int64_t total = 0;  // tokens computed
     int64_t* offsets = nullptr;
     int32_t *row_len = nullptr, *ids = nullptr, *positions = nullptr;
+    int32_t* types = nullptr;              // token type ids, where the batch has them
     const int32_t* key_lengths = nullptr;  // with compute_padding: each row's real tokens
     float *h = nullptr, *normed = nullptr, *qkv = nullptr, *ctx = nullptr, *ffn = nullptr, *glu = nullptr;
     float* scratch = nullptr;
@@ -439,7 +450,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
   Pass pass_;
   // Scratch, reused across calls.
   std::vector<int64_t> offsets_;
-  std::vector<int32_t> ids_, positions_, row_len_;
+  std::vector<int32_t> ids_, positions_, types_, row_len_;
   std::vector<float> h_, qkv_, ctx_, ffn_, scratch_, cls_, pooled_, normed_, glu_;
   LinearScratch linear_scratch_;
 };

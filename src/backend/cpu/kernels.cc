@@ -240,15 +240,17 @@ void layer_norm(const float* x, float* y, int64_t rows, int cols, const float* g
 
 void embed_layer_norm(const int32_t* ids, const int32_t* positions, int64_t tokens, int hidden,
                       const float* word, const float* position, const float* token_type0, const float* gamma,
-                      const float* beta, float eps, float* out) {
+                      const float* beta, float eps, float* out, const int32_t* types) {
 #pragma omp parallel for schedule(static) if (tokens > 16)
   for (int64_t t = 0; t < tokens; ++t) {
     float* row = out + t * hidden;
     const float* w = word + int64_t(ids[t]) * hidden;
+    const float* type =
+        token_type0 != nullptr && types != nullptr ? token_type0 + int64_t(types[t]) * hidden : token_type0;
     if (position != nullptr) {
-      add3_row(w, position + int64_t(positions[t]) * hidden, token_type0, row, hidden);
-    } else if (token_type0 != nullptr) {
-      add3_row(w, token_type0, nullptr, row, hidden);
+      add3_row(w, position + int64_t(positions[t]) * hidden, type, row, hidden);
+    } else if (type != nullptr) {
+      add3_row(w, type, nullptr, row, hidden);
     } else {
       std::copy(w, w + hidden, row);
     }

@@ -25,13 +25,15 @@ T* ensure(std::vector<T>& buffer, int64_t count) {
 void layer_norm(const float* x, float* y, int64_t rows, int cols, const float* gamma, const float* beta,
                 float eps);
 
-// out[t] = LayerNorm(word[ids[t]] + position[positions[t]] + token_type0), for
-// t in [0, tokens). `token_type0` (one row of `hidden`, the model's embedding
-// bias) may be null; so may `position` (a model without a position table). ids and positions must already be
-// validated.
+// out[t] = LayerNorm(word[ids[t]] + position[positions[t]] + token_type[t]),
+// for t in [0, tokens): token_type[t] is row types[t] of the table at
+// `token_type0`, or, with types null, its row 0 (the model's embedding bias,
+// one row of `hidden`). `token_type0` may be null (nothing added); so may
+// `position` (a model without a position table). ids, positions and types
+// must already be validated.
 void embed_layer_norm(const int32_t* ids, const int32_t* positions, int64_t tokens, int hidden,
                       const float* word, const float* position, const float* token_type0, const float* gamma,
-                      const float* beta, float eps, float* out);
+                      const float* beta, float eps, float* out, const int32_t* types = nullptr);
 
 // In-place softmax of one row of n >= 1 values.
 void softmax_row(float* x, int n);

@@ -213,6 +213,7 @@ struct DeviceWeights {
   void* base = nullptr;
   int64_t bytes = 0;
   const void *word = nullptr, *position = nullptr, *embedding_bias = nullptr;  // position null: none
+  const void* token_types = nullptr;  // [type_vocab, hidden]; null: no type table
   const float *emb_gamma = nullptr, *emb_beta = nullptr;
   std::vector<DeviceLayer> layers;
   const float *final_gamma = nullptr, *final_beta = nullptr;  // pre-norm encoders' norm after the layers
@@ -347,6 +348,7 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
   const bool has_position = !w.position_embeddings.empty();
   const int64_t position = image.put(w.position_embeddings);
   const int64_t embedding_bias_at = image.put(w.embedding_bias);
+  const int64_t token_types_at = image.put(w.token_type_embeddings);
   const int64_t emb_gamma = image.put(w.embeddings_ln.gamma, DType::kF32);
   const int64_t emb_beta = image.put(w.embeddings_ln.beta, DType::kF32);
   // One rotary table per distinct theta, shared by the layers that use it.
@@ -411,6 +413,7 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
   out->word = base + word;
   out->position = has_position ? base + position : nullptr;
   out->embedding_bias = base + embedding_bias_at;
+  if (!w.token_type_embeddings.empty()) out->token_types = base + token_types_at;
   out->emb_gamma = f32(emb_gamma);
   out->emb_beta = f32(emb_beta);
   for (size_t i = 0; i < layers.size(); ++i) {
@@ -921,8 +924,10 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     config_ = config;
     weights_ = std::move(weights);
     labels_ = pooling_ ? config.hidden_size : weights_->classifier.out;
-    dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_, config.glu};
     program_ = model::forward_program(config, pooling_);
+    const auto& embed = std::get<model::EmbedStep>(program_.steps.front());
+    dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_, config.glu,
+                      embed.token_types && weights_->token_types != nullptr};
     ops_.clear();
     layer_ops_.assign(weights_->layers.size(), LayerOps{});
     pre_ = classifier_ = nullptr;
@@ -1000,10 +1005,11 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     void *h, *qkv, *ctx, *ffn, *glu;
     int32_t* ints;
     const int32_t *ids, *positions, *seq_start, *key_len, *cls_rows;
+    const int32_t* types;  // token type ids; null: the batch has none (or the model no type table)
     float *cls, *pooled, *logits;
   };
 
-  Pointers pointers(int64_t total, int sequences) const {
+  Pointers pointers(int64_t total, int sequences, bool types) const {
     uint8_t* base = activations_.get();
     Pointers p{};
     p.h = base + layout_.h;
@@ -1012,8 +1018,9 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     p.ffn = base + layout_.ffn;
     p.glu = base + layout_.glu;
     p.ints = reinterpret_cast<int32_t*>(base + layout_.ints);
-    const PackedOffsets o = packed_offsets(total, sequences);
+    const PackedOffsets o = packed_offsets(total, sequences, types);
     p.ids = p.ints + o.ids;
+    p.types = types ? p.ints + o.types : nullptr;
     p.positions = p.ints + o.positions;
     p.seq_start = p.ints + o.seq_start;
     p.key_len = p.ints + o.key_len;
@@ -1026,18 +1033,19 @@ class CudaBackend final : public Backend, private model::StepExecutor {
 
   void run_encoder(const TokenBatch& batch, Logits& logits) {
     INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
-    pack_batch(batch, config_.position_scheme(), packed_);
+    pack_batch(batch, config_.position_scheme(), packed_, dims_.token_types);
     const int64_t total = packed_.total;
     const int sequences = packed_.sequences();
-    const PackedOffsets offsets = packed_offsets(total, sequences);
+    const bool types = !packed_.types.empty();
+    const PackedOffsets offsets = packed_offsets(total, sequences, types);
     ensure_activations(total, sequences);
     ensure_staging(std::max<int64_t>(offsets.count * 4, int64_t(sequences) * labels_ * 4));
-    const Pointers p = pointers(total, sequences);
+    const Pointers p = pointers(total, sequences, types);
 
     write_packed(packed_, staging_.as<int32_t>());
     // Any capture happens first, on an idle stream; the graph then runs
     // after the copy like the eager kernels would.
-    const GraphKey key{sequences, total, packed_.max_rows, batch.compute_padding};
+    const GraphKey key{sequences, total, packed_.max_rows, batch.compute_padding, types};
     const cudaGraphExec_t graph = graph_for(key, p);
     INFERCOST_CUDA_CHECK(cudaMemcpyAsync(p.ints, staging_.as<int32_t>(), size_t(offsets.count) * 4,
                                          cudaMemcpyHostToDevice, stream_));
@@ -1059,9 +1067,10 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     int64_t total;
     int max_rows;
     bool padded;
+    bool types;  // the batch brings token type ids
     bool operator<(const GraphKey& o) const {
-      return std::tie(sequences, total, max_rows, padded) <
-             std::tie(o.sequences, o.total, o.max_rows, o.padded);
+      return std::tie(sequences, total, max_rows, padded, types) <
+             std::tie(o.sequences, o.total, o.max_rows, o.padded, o.types);
     }
   };
 
@@ -1081,10 +1090,13 @@ class CudaBackend final : public Backend, private model::StepExecutor {
   void run(const model::EmbedStep& step) override {
     const DeviceWeights& w = *weights_;
     const Pointers& p = *pass_.p;
+    // The batch's token types pick rows of the type table; without them
+    // every token adds type 0's row (the embedding bias).
+    const bool types = step.token_types && p.types != nullptr;
     INFERCOST_CUDA_CHECK(embed_layer_norm(type_, p.ids, p.positions, pass_.k->total, config_.hidden_size,
                                           w.word, step.position_table ? w.position : nullptr,
-                                          w.embedding_bias, w.emb_gamma, w.emb_beta, config_.layer_norm_eps,
-                                          p.h, stream_));
+                                          types ? w.token_types : w.embedding_bias, w.emb_gamma, w.emb_beta,
+                                          config_.layer_norm_eps, p.h, stream_, types ? p.types : nullptr));
   }
 
   void run(const model::NormStep& step) override {

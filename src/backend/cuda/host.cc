@@ -30,7 +30,7 @@ int64_t align_up(int64_t n) {
 
 // ---- Packing ---------------------------------------------------------------
 
-void pack_batch(const TokenBatch& b, const model::PositionScheme& scheme, PackedBatch& out) {
+void pack_batch(const TokenBatch& b, const model::PositionScheme& scheme, PackedBatch& out, bool types) {
   const int n = std::max(b.batch, 0);
   out.seq_start.resize(size_t(n) + 1);
   out.key_len.resize(size_t(n));
@@ -57,27 +57,36 @@ void pack_batch(const TokenBatch& b, const model::PositionScheme& scheme, Packed
     std::memcpy(out.ids.data() + start, row, sizeof(int32_t) * size_t(rows));
     model::fill_position_ids(scheme, row, rows, out.positions.data() + start);
   }
+  out.types.clear();
+  if (!types || b.type_ids.empty()) return;
+  out.types.resize(size_t(total));
+  for (int r = 0; r < n; ++r) {
+    const int32_t start = out.seq_start[size_t(r)];
+    std::memcpy(out.types.data() + start, b.type_ids.data() + int64_t(r) * b.seq_len,
+                sizeof(int32_t) * size_t(out.seq_start[size_t(r) + 1] - start));
+  }
 }
 
-PackedBatch pack_batch(const TokenBatch& batch, const model::PositionScheme& scheme) {
+PackedBatch pack_batch(const TokenBatch& batch, const model::PositionScheme& scheme, bool types) {
   PackedBatch out;
-  pack_batch(batch, scheme, out);
+  pack_batch(batch, scheme, out, types);
   return out;
 }
 
-PackedOffsets packed_offsets(int64_t total, int sequences) {
+PackedOffsets packed_offsets(int64_t total, int sequences, bool types) {
   PackedOffsets o;
   o.ids = 0;
   o.positions = total;
   o.seq_start = 2 * total;
   o.key_len = o.seq_start + sequences + 1;
   o.cls_rows = o.key_len + sequences;
-  o.count = o.cls_rows + sequences;
+  o.types = o.cls_rows + sequences;
+  o.count = o.types + (types ? total : 0);
   return o;
 }
 
 void write_packed(const PackedBatch& p, int32_t* dst) {
-  const PackedOffsets o = packed_offsets(p.total, p.sequences());
+  const PackedOffsets o = packed_offsets(p.total, p.sequences(), !p.types.empty());
   const auto put = [&](int64_t at, const std::vector<int32_t>& v) {
     if (!v.empty()) std::memcpy(dst + at, v.data(), sizeof(int32_t) * v.size());
   };
@@ -86,6 +95,7 @@ void write_packed(const PackedBatch& p, int32_t* dst) {
   put(o.seq_start, p.seq_start);
   put(o.key_len, p.key_len);
   put(o.cls_rows, p.cls_rows);
+  put(o.types, p.types);
 }
 
 // ---- Validation --------------------------------------------------------------
@@ -209,7 +219,8 @@ ActivationLayout activation_layout(const ModelDims& d, Precision precision, int6
   l.ctx = take(tokens * d.hidden * es);
   l.ffn = take(tokens * d.intermediate * (d.glu ? 2 : 1) * es);
   l.glu = take(d.glu ? tokens * d.intermediate * es : 0);
-  l.ints = take(packed_offsets(tokens, int(std::min<int64_t>(sequences, INT32_MAX))).count * 4);
+  l.ints =
+      take(packed_offsets(tokens, int(std::min<int64_t>(sequences, INT32_MAX)), d.token_types).count * 4);
   l.cls = take(sequences * d.hidden * 4);
   l.pooled = take(sequences * d.hidden * 4);
   l.logits = take(sequences * d.labels * 4);

@@ -28,25 +28,29 @@ struct PackedBatch {
   std::vector<int32_t> seq_start;  // [sequences + 1]
   std::vector<int32_t> key_len;    // [sequences]
   std::vector<int32_t> cls_rows;   // [sequences]: the [CLS] (first) row of each
+  std::vector<int32_t> types;      // [total] token type ids, or empty: none packed
   int64_t total = 0;               // rows of the packed matrix (computed tokens)
   int max_rows = 0;                // the most rows of any sequence
   int sequences() const { return static_cast<int>(key_len.size()); }
 };
 
 // Packs a batch that validate_batch() accepted, its positions numbered by
-// `scheme` (the model's position_scheme(); the default numbers 0..rows-1).
-// The overload taking `out` reuses its vectors' storage.
-void pack_batch(const TokenBatch& batch, const model::PositionScheme& scheme, PackedBatch& out);
-PackedBatch pack_batch(const TokenBatch& batch, const model::PositionScheme& scheme = {});
+// `scheme` (the model's position_scheme(); the default numbers 0..rows-1),
+// and its token type ids where it has them and `types` (the model has a
+// type table). The overload taking `out` reuses its vectors' storage.
+void pack_batch(const TokenBatch& batch, const model::PositionScheme& scheme, PackedBatch& out,
+                bool types = false);
+PackedBatch pack_batch(const TokenBatch& batch, const model::PositionScheme& scheme = {}, bool types = false);
 
 // The packed int32 arrays as one contiguous block, so one host-to-device copy
 // moves them all: ids [total], positions [total], seq_start [sequences + 1],
-// key_len [sequences], cls_rows [sequences], at these element offsets.
+// key_len [sequences], cls_rows [sequences] and, with `types`, token type ids
+// [total], at these element offsets.
 struct PackedOffsets {
-  int64_t ids = 0, positions = 0, seq_start = 0, key_len = 0, cls_rows = 0;
+  int64_t ids = 0, positions = 0, seq_start = 0, key_len = 0, cls_rows = 0, types = 0;
   int64_t count = 0;  // int32 values in all
 };
-PackedOffsets packed_offsets(int64_t total, int sequences);
+PackedOffsets packed_offsets(int64_t total, int sequences, bool types = false);
 // Writes `packed` at dst in that layout (dst holds packed_offsets(...).count values).
 void write_packed(const PackedBatch& packed, int32_t* dst);
 
@@ -86,7 +90,8 @@ struct ModelDims {
   int hidden = 0;
   int intermediate = 0;
   int labels = 0;
-  bool glu = false;  // the MLP's first GEMM makes [input | gate], 2 x intermediate (ModernBERT)
+  bool glu = false;          // the MLP's first GEMM makes [input | gate], 2 x intermediate (ModernBERT)
+  bool token_types = false;  // batches may bring token type ids (the model has a type table)
 };
 
 // Bytes of one activation value: 4 for fp32, 2 for fp16 and bf16 (int8 is
@@ -114,7 +119,7 @@ inline constexpr int64_t kDeviceAlignment = 256;
 //                                  [tokens, 2 * intermediate], the GEMM's
 //                                  [input | gate]
 //   glu    [tokens, intermediate]  with a GLU only: gelu(input) * gate
-//   ints   packed_offsets(tokens, sequences).count int32 (ids, positions, ...)
+//   ints   packed_offsets(tokens, sequences, token_types).count int32 (ids, positions, ...)
 //   cls    [sequences, hidden] fp32 gathered [CLS] rows
 //   pooled [sequences, hidden] fp32 head's first layer
 //   logits [sequences, labels] fp32

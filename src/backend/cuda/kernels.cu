@@ -195,14 +195,15 @@ __device__ __forceinline__ void layer_norm_store(float (&v)[kLnPerLane], int hid
 template <typename T, int V>
 __global__ void __launch_bounds__(kLnWarps * 32)
     embed_layer_norm_kernel(const int32_t* ids, const int32_t* positions, int64_t tokens, int hidden,
-                            const T* word, const T* position, const T* type0, const float* gamma,
-                            const float* beta, float eps, T* out) {
+                            const T* word, const T* position, const T* type0, const int32_t* types,
+                            const float* gamma, const float* beta, float eps, T* out) {
   constexpr int kChunks = kLnPerLane / V;
   const int64_t row = int64_t(blockIdx.x) * kLnWarps + threadIdx.x / 32;
   if (row >= tokens) return;  // the whole warp leaves together
   const int lane = threadIdx.x % 32;
   const T* w = word + int64_t(ids[row]) * hidden;
   const T* p = position != nullptr ? position + int64_t(positions[row]) * hidden : nullptr;
+  const T* type = type0 != nullptr && types != nullptr ? type0 + int64_t(types[row]) * hidden : type0;
   float v[kLnPerLane];
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
@@ -211,7 +212,7 @@ __global__ void __launch_bounds__(kLnWarps * 32)
     if (c < hidden) {
       load_vec<T, V>(w + c, a);
       if (p != nullptr) load_vec<T, V>(p + c, b);
-      if (type0 != nullptr) load_vec<T, V>(type0 + c, t);
+      if (type != nullptr) load_vec<T, V>(type + c, t);
     }
 #pragma unroll
     for (int j = 0; j < V; ++j) v[k * V + j] = a[j] + b[j] + t[j];
@@ -807,13 +808,13 @@ cudaError_t convert_f32(DType t, const void* src, void* dst, int64_t n, cudaStre
 cudaError_t embed_layer_norm(DType t, const int32_t* ids, const int32_t* positions, int64_t tokens,
                              int hidden, const void* word, const void* position, const void* type0,
                              const float* gamma, const float* beta, float eps, void* out,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, const int32_t* types) {
   const std::initializer_list<const void*> pointers = {word, position, type0, gamma, beta, out};
   return launch_layer_norm(t, tokens, hidden, pointers, [&](auto tag, auto width) {
     using T = typename decltype(tag)::type;
     embed_layer_norm_kernel<T, decltype(width)::value><<<ln_blocks(tokens), kLnWarps * 32, 0, stream>>>(
         ids, positions, tokens, hidden, static_cast<const T*>(word), static_cast<const T*>(position),
-        static_cast<const T*>(type0), gamma, beta, eps, static_cast<T*>(out));
+        static_cast<const T*>(type0), types, gamma, beta, eps, static_cast<T*>(out));
     return cudaGetLastError();
   });
 }

@@ -26,17 +26,18 @@ inline int dtype_size(DType t) {
 
 enum class Act { kNone, kGelu, kRelu, kTanh };
 
-// out[t] = LayerNorm(word[ids[t]] + position[positions[t]] + type0) * gamma + beta
-// for t in [0, tokens). word [vocab, hidden], position [max_pos, hidden] (null
-// for a model without a position table: ModernBERT) and type0 [hidden] (null
-// for DistilBERT) are in `t`; gamma, beta fp32 [hidden].
-// ids and positions are device arrays, already validated on the host.
+// out[t] = LayerNorm(word[ids[t]] + position[positions[t]] + type) * gamma + beta
+// for t in [0, tokens), type being row types[t] of the table at type0 or,
+// with types null, its row 0. word [vocab, hidden], position [max_pos,
+// hidden] (null for a model without a position table: ModernBERT) and type0
+// (null for DistilBERT: nothing added) are in `t`; gamma, beta fp32 [hidden].
+// ids, positions and types are device arrays, already validated on the host.
 // hidden <= 1024 (one warp holds a row in registers): cudaErrorInvalidValue
 // otherwise, as for any negative count.
 cudaError_t embed_layer_norm(DType t, const int32_t* ids, const int32_t* positions, int64_t tokens,
                              int hidden, const void* word, const void* position, const void* type0,
-                             const float* gamma, const float* beta, float eps, void* out,
-                             cudaStream_t stream);
+                             const float* gamma, const float* beta, float eps, void* out, cudaStream_t stream,
+                             const int32_t* types = nullptr);
 
 // x[r] = LayerNorm(x[r] + residual[r]) * gamma + beta over `rows` rows of
 // `hidden`, in place in x (the residual add and the normalization fused; the
