@@ -170,14 +170,13 @@ Result<std::optional<cost::PricedInstance>> find_spec_instance(const SweepSpec& 
 namespace {
 
 // GPUs of a device, for a 'gpus' batch-size rule.
-Result<int> device_gpus(const std::string& device, const Nvml* nvml, const std::string& nvml_reason) {
-  if (!is_gpu_device(device)) return invalid_argument(fmt::format("device '{}' has no GPUs", device));
-  Result<backend::DeviceSpec> spec = backend::parse_device(device);
-  if (spec.ok() && !spec->all) return static_cast<int>(spec->indices.size());
+Result<int> device_gpus(const DeviceSpec& device, const Nvml* nvml, const std::string& nvml_reason) {
+  if (!device.gpu()) return invalid_argument(fmt::format("device '{}' has no GPUs", device.text));
+  if (!device.all) return static_cast<int>(device.indices.size());
   if (nvml == nullptr)
-    return unsupported(fmt::format("cannot count the GPUs of device '{}': {}", device, nvml_reason));
+    return unsupported(fmt::format("cannot count the GPUs of device '{}': {}", device.text, nvml_reason));
   const int n = static_cast<int>(device_gpu_indices(device, nvml->device_count()).size());
-  if (n == 0) return unsupported(fmt::format("device '{}': NVML finds no GPU", device));
+  if (n == 0) return unsupported(fmt::format("device '{}': NVML finds no GPU", device.text));
   return n;
 }
 
@@ -503,13 +502,17 @@ class Bench {
           fmt::format("bench: point {}/{} {}: FAILED: {}", p.index, points_.size(), p.describe(), why));
       return r;
     };
-    // The GPUs sampled: the point's device's own, none for the CPU.
+    // The point's device (checked when the sweep was read), and the GPUs
+    // sampled: the device's own, none for the CPU.
+    DeviceSpec device;
+    device.text = p.device;
+    if (Result<DeviceSpec> parsed = parse_device(p.device); parsed.ok()) device = std::move(*parsed);
     const std::vector<int> gpus =
-        nvml_ ? device_gpu_indices(p.device, nvml_->device_count()) : std::vector<int>{};
+        nvml_ ? device_gpu_indices(device, nvml_->device_count()) : std::vector<int>{};
 
     int gpu_count = 0;
     if (p.batch_size.rule == BatchSize::Rule::kGpus) {
-      Result<int> n = device_gpus(p.device, nvml_.get(), nvml_reason_);
+      Result<int> n = device_gpus(device, nvml_.get(), nvml_reason_);
       if (!n.ok())
         return failed(fmt::format("--batch-size {}: {}", p.batch_size.text(), n.status().message()));
       gpu_count = *n;

@@ -12,6 +12,7 @@
 #include "backend/cpu_info.h"
 #include "cli/commands.h"
 #include "cli/setting_flags.h"
+#include "infercost/core/device.h"
 #include "infercost/pipeline/runner.h"
 #include "io/whole_file.h"
 #include "pipeline/precision_check.h"
@@ -31,7 +32,7 @@ struct PrecisionFlags {
 // The reduced precisions the device runs: bf16 and fp16 on a GPU; int8 on
 // the CPU, and bf16 where the CPU has native bf16.
 std::vector<std::string> default_precisions(const std::string& device) {
-  if (device.rfind("cuda", 0) == 0) return {"bf16", "fp16"};
+  if (is_gpu_device(device)) return {"bf16", "fp16"};
   std::vector<std::string> out = {"int8"};
   if (backend::cpu_info().native_bf16()) out.push_back("bf16");
   return out;

@@ -276,7 +276,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   }
 
   // Samples from the model's load on; stopped (its thread joined) when the run ends, whatever its outcome.
-  backend::RunGpuSampling gpu_sampling(options.device, options.nvml_library, options.gpu_sample_seconds);
+  backend::RunGpuSampling gpu_sampling(settings.device, options.nvml_library, options.gpu_sample_seconds);
   RunMetrics metrics;
   set_option_metrics(metrics, options, settings.devices);
   metrics.input_files = static_cast<int64_t>(inputs.size());
