@@ -80,6 +80,8 @@ void scan_settings(const pipeline::RunOptions& run, plan::ScanOptions& scan) {
 void execute_plan(PlanFlags& flags) {
   if (flags.embed) flags.run.task = pipeline::Task::kEmbed;
   flags.settings.apply(flags.run);
+  // The run's settings checked once, before anything is read.
+  if (Status s = pipeline::check_settings(flags.run); !s.ok()) fail(s);
   scan_settings(flags.run, flags.scan);
   // Everything that can be refused is checked before the (possibly long) scan.
   Result<std::vector<cost::PriceList>> lists = cost::price_lists_with(flags.price_files);

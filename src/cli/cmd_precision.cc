@@ -127,6 +127,9 @@ nlohmann::ordered_json to_json(const pipeline::PrecisionCheck& check, const pipe
 void execute_precision_check(PrecisionFlags& flags) {
   pipeline::RunOptions& options = flags.options;
   flags.settings.apply(options);
+  // Checked once before anything is read; each precision's classifier then
+  // checks its own (Classifier::open).
+  if (Status s = pipeline::check_settings(options); !s.ok()) fail(s);
   if (flags.rows < 1) fail(invalid_argument("--rows must be at least 1"));
   if (flags.precisions.empty()) flags.precisions = default_precisions(options.device);
   Result<pipeline::SampledRows> rows = pipeline::read_first_rows(options, flags.rows);
