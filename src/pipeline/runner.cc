@@ -272,7 +272,8 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   if (plan.stream) {
     if (options.resume) return resume_needs_a_file(options, plan);
   } else {
-    INFERCOST_ASSIGN_OR_RETURN(job, ResumableJob::open(options, plan, inputs, input_formats));
+    INFERCOST_ASSIGN_OR_RETURN(job,
+                               ResumableJob::open(options, settings.device, plan, inputs, input_formats));
   }
 
   // Samples from the model's load on; stopped (its thread joined) when the run ends, whatever its outcome.
