@@ -108,7 +108,9 @@ TEST(ParseDevice, TypedReadersAgreeWithTheSpelling) {
       Result<Precision> typed = resolve_precision(spec, precision);
       Result<Precision> spelled = resolve_precision(text, precision);
       ASSERT_EQ(typed.ok(), spelled.ok()) << text << " " << precision;
-      if (typed.ok()) EXPECT_EQ(*typed, *spelled) << text << " " << precision;
+      if (typed.ok()) {
+        EXPECT_EQ(*typed, *spelled) << text << " " << precision;
+      }
     }
   }
   EXPECT_EQ(resolve_precision(*parse_device("cuda:0"), "int8").status().code(), StatusCode::kUnsupported);
