@@ -70,11 +70,10 @@ void GpuMonitor::loop() {
   }
 }
 
-RunGpuSampling::RunGpuSampling(const std::string& device, const std::string& nvml_library,
+RunGpuSampling::RunGpuSampling(const DeviceSpec& device, const std::string& nvml_library,
                                double interval_seconds)
     : device_(device), interval_(interval_seconds) {
-  Result<DeviceSpec> spec = parse_device(device);
-  if (!spec.ok() || spec->kind != "cuda") return;
+  if (!device_.gpu()) return;
   Result<std::unique_ptr<Nvml>> loaded = Nvml::load(nvml_library.empty() ? kNvmlLibrary : nvml_library);
   if (loaded.ok()) {
     nvml_ = std::move(*loaded);
@@ -90,7 +89,7 @@ void RunGpuSampling::start() {
   std::vector<int> gpus = device_gpu_indices(device_, nvml_->device_count());
   if (gpus.empty()) {
     why_not_ =
-        fmt::format("NVML lists no GPU of device '{}' ({} GPUs listed)", device_, nvml_->device_count());
+        fmt::format("NVML lists no GPU of device '{}' ({} GPUs listed)", device_.text, nvml_->device_count());
     return;
   }
   monitor_ = std::make_unique<GpuMonitor>(*nvml_, std::move(gpus), interval_);

@@ -79,7 +79,7 @@ struct GpuSampling {
 // samples nothing and says nothing.
 class RunGpuSampling {
  public:
-  RunGpuSampling(const std::string& device, const std::string& nvml_library, double interval_seconds);
+  RunGpuSampling(const DeviceSpec& device, const std::string& nvml_library, double interval_seconds);
   ~RunGpuSampling();
   RunGpuSampling(const RunGpuSampling&) = delete;
   RunGpuSampling& operator=(const RunGpuSampling&) = delete;
@@ -88,7 +88,7 @@ class RunGpuSampling {
   GpuSampling finish();
 
  private:
-  std::string device_;
+  DeviceSpec device_;
   double interval_;
   std::unique_ptr<Nvml> nvml_;
   std::string why_not_;

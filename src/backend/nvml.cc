@@ -203,23 +203,29 @@ std::optional<std::vector<int>> cuda_visible_gpus(const char* cuda_visible_devic
 
 }  // namespace
 
-std::vector<int> device_gpu_indices(std::string_view device, int gpu_count) {
+std::vector<int> device_gpu_indices(const DeviceSpec& device, int gpu_count) {
   return device_gpu_indices(device, gpu_count, std::getenv("CUDA_VISIBLE_DEVICES"));
 }
 
 std::vector<int> device_gpu_indices(std::string_view device, int gpu_count,
                                     const char* cuda_visible_devices) {
+  Result<DeviceSpec> spec = parse_device(device);
+  if (!spec.ok()) return {};
+  return device_gpu_indices(*spec, gpu_count, cuda_visible_devices);
+}
+
+std::vector<int> device_gpu_indices(const DeviceSpec& device, int gpu_count,
+                                    const char* cuda_visible_devices) {
   std::vector<int> out;
-  Result<backend::DeviceSpec> spec = backend::parse_device(std::string(device));
-  if (!spec.ok() || spec->kind != "cuda") return out;
+  if (!device.gpu()) return out;
   std::vector<int> nvml;  // NVML's index of each CUDA ordinal
   if (std::optional<std::vector<int>> visible = cuda_visible_gpus(cuda_visible_devices, gpu_count)) {
     nvml = std::move(*visible);
   } else {
     for (int i = 0; i < gpu_count; ++i) nvml.push_back(i);
   }
-  if (spec->all) return nvml;
-  for (int n : spec->indices) {
+  if (device.all) return nvml;
+  for (int n : device.indices) {
     if (n < static_cast<int>(nvml.size())) out.push_back(nvml[static_cast<size_t>(n)]);
   }
   return out;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "infercost/core/device.h"
 #include "infercost/core/status.h"
 
 namespace infercost::backend {
@@ -76,8 +77,11 @@ class Nvml {
 // its N-th entry; where it is unset (or names GPUs by UUID), cuda:N is taken
 // to be NVML's GPU N (both count in PCI bus order on machines of one GPU
 // model).
-std::vector<int> device_gpu_indices(std::string_view device, int gpu_count);
+std::vector<int> device_gpu_indices(const DeviceSpec& device, int gpu_count);
 // The same with CUDA_VISIBLE_DEVICES given (nullptr: unset).
+std::vector<int> device_gpu_indices(const DeviceSpec& device, int gpu_count,
+                                    const char* cuda_visible_devices);
+// The same for a device as written (parse_device; none where it is not one).
 std::vector<int> device_gpu_indices(std::string_view device, int gpu_count, const char* cuda_visible_devices);
 
 }  // namespace infercost::backend

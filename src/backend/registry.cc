@@ -30,21 +30,26 @@ Result<Precision> parse_precision(const std::string& name) {
   return invalid_argument(fmt::format("unknown precision '{}' (accepted: fp32, bf16, fp16, int8)", name));
 }
 
-Result<Precision> resolve_precision(const std::string& device, const std::string& name) {
+Result<Precision> resolve_precision(const DeviceSpec& device, const std::string& name) {
   if (name != "auto") {
     INFERCOST_ASSIGN_OR_RETURN(Precision p, parse_precision(name));
-    if (p == Precision::kInt8 && device != "cpu") {
+    if (p == Precision::kInt8 && !device.cpu()) {
       return unsupported("--precision int8 runs on the CPU backend only; on GPUs use bf16 or fp16");
     }
     return p;
   }
-  if (device == "cpu") return cpu_info().native_bf16() ? Precision::kBf16 : Precision::kFp32;
+  if (device.cpu()) return cpu_info().native_bf16() ? Precision::kBf16 : Precision::kFp32;
   return Precision::kBf16;
 }
 
+Result<Precision> resolve_precision(const std::string& device, const std::string& name) {
+  Result<DeviceSpec> spec = parse_device(device);
+  return resolve_precision(spec.ok() ? *spec : DeviceSpec{}, name);  // not the CPU: as a GPU
+}
+
 Result<std::vector<std::string>> resolve_devices(const DeviceSpec& spec) {
-  if (spec.kind == "cpu") return std::vector<std::string>{"cpu"};
-  if (spec.kind != "cuda") return invalid_argument(fmt::format("unknown device kind '{}'", spec.kind));
+  if (spec.cpu()) return std::vector<std::string>{"cpu"};
+  if (!spec.gpu()) return invalid_argument(fmt::format("unknown device kind '{}'", spec.kind));
   INFERCOST_ASSIGN_OR_RETURN(std::vector<CudaDeviceInfo> gpus, cuda_devices());
   std::vector<std::string> out;
   if (spec.all) {
@@ -62,9 +67,9 @@ Result<std::vector<std::string>> resolve_devices(const DeviceSpec& spec) {
 }
 
 Result<std::unique_ptr<Backend>> create_backend(const std::string& device, const BackendOptions& options) {
-  if (device == "cpu") return cpu::make_cpu_backend(options);
   INFERCOST_ASSIGN_OR_RETURN(DeviceSpec spec, parse_device(device));
-  if (spec.kind == "cuda") {
+  if (spec.cpu()) return cpu::make_cpu_backend(options);
+  if (spec.gpu()) {
     if (spec.indices.size() > 1) {
       return invalid_argument(
           fmt::format("device '{}': one backend runs on one GPU; name one (cuda:N)", device));

@@ -25,6 +25,7 @@
 #include "infercost/backend/backend.h"
 #include "infercost/core/device.h"
 #include "infercost/core/file.h"
+#include "pipeline/settings.h"
 
 namespace infercost::bench {
 
@@ -120,39 +121,68 @@ std::string dataset_path(const SweepSpec& spec, const std::string& shape) {
   return (fs::path(dir) / name).string();
 }
 
+namespace {
+
+// A run setting the child is given: its value as the settings table takes it
+// (pipeline::SettingValue), and whether its flag is written at the run's
+// default too (the ones a record's run_command has always named).
+struct ChildSetting {
+  std::string_view name;
+  pipeline::SettingValue value;
+  bool always = true;
+};
+
+// The flags of `settings`, in the order given, named and spelled by the
+// settings table (pipeline/settings.h): each value stored into a child's
+// RunOptions by the table's setter and written back by its getter ("auto",
+// "512"); a switch is its flag alone when on; an empty or zero value is
+// left to the run's default unless `always`.
+void add_settings(std::vector<std::string>& a, std::initializer_list<ChildSetting> settings) {
+  pipeline::RunOptions child;
+  for (const ChildSetting& c : settings) {
+    const pipeline::Setting* s = pipeline::find_setting(c.name);
+    INFERCOST_CHECK(s != nullptr);
+    const Status applied = pipeline::apply_setting(child, *s, c.value, pipeline::Caller::kCli);
+    INFERCOST_CHECK(applied.ok());  // the sweep's values were checked when it was read (spec.cc)
+    const std::string value = s->get(child);
+    const std::string flag = pipeline::setting_label(*s, pipeline::Caller::kCli);
+    if (s->type == pipeline::SettingType::kSwitch) {
+      if (value == "true") a.push_back(flag);
+      continue;
+    }
+    if (!c.always && (value.empty() || value == "0")) continue;
+    a.push_back(flag);
+    a.push_back(value);
+  }
+}
+
+pipeline::SettingValue whole_or_auto(bool is_auto, int64_t value) {
+  return is_auto ? pipeline::SettingValue(std::string("auto")) : pipeline::SettingValue(value);
+}
+
+}  // namespace
+
 std::vector<std::string> run_arguments(const SweepSpec& spec, const Point& point,
                                        const std::vector<std::string>& inputs, int batch_size,
                                        const std::string& output_dir, const std::string& metrics_path) {
   std::vector<std::string> a = {spec.embed ? "embed" : "run"};
   a.insert(a.end(), inputs.begin(), inputs.end());
-  auto add = [&](const char* flag, const std::string& value) {
-    a.emplace_back(flag);
-    a.push_back(value);
-  };
-  add("--model", spec.model);
-  if (!spec.pooling.empty()) add("--pooling", spec.pooling);
-  add("--output", output_dir);
-  add("--metrics", metrics_path);
-  a.emplace_back("--quiet");
-  // A repetition killed by its timeout leaves a checkpoint; the next one starts over.
-  a.emplace_back("--force");
-  add("--column", spec.column);
-  add("--device", point.device);
-  add("--precision", point.precision);
-  add("--batching", point.batching);
-  if (point.batch_size.is_auto()) {
-    add("--batch-size", "auto");
-  } else if (batch_size > 0) {
-    add("--batch-size", std::to_string(batch_size));
-  }
-  if (point.max_batch_tokens == kAutoMaxBatchTokens) {
-    add("--max-batch-tokens", "auto");
-  } else if (point.max_batch_tokens > 0) {
-    add("--max-batch-tokens", std::to_string(point.max_batch_tokens));
-  }
-  add("--threads", std::to_string(point.threads));
-  if (spec.tokenizer_threads > 0) add("--tokenizer-threads", std::to_string(spec.tokenizer_threads));
-  add("--max-length", std::to_string(spec.max_length));
+  a.insert(a.end(), {"--model", spec.model});
+  add_settings(a, {{"pooling", spec.pooling, false}});
+  a.insert(a.end(), {"--output", output_dir, "--metrics", metrics_path, "--quiet"});
+  const bool auto_tokens = point.max_batch_tokens == kAutoMaxBatchTokens;
+  add_settings(a,
+               {// A repetition killed by its timeout leaves a checkpoint; the next one starts over.
+                {"force", true},
+                {"column", spec.column},
+                {"device", point.device},
+                {"precision", point.precision},
+                {"batching", point.batching},
+                {"batch_size", whole_or_auto(point.batch_size.is_auto(), std::max(batch_size, 0)), false},
+                {"max_batch_tokens", whole_or_auto(auto_tokens, std::max(point.max_batch_tokens, 0)), false},
+                {"threads", int64_t{point.threads}},
+                {"tokenizer_threads", int64_t{spec.tokenizer_threads}, false},
+                {"max_length", int64_t{spec.max_length}}});
   return a;
 }
 
@@ -170,14 +200,13 @@ Result<std::optional<cost::PricedInstance>> find_spec_instance(const SweepSpec& 
 namespace {
 
 // GPUs of a device, for a 'gpus' batch-size rule.
-Result<int> device_gpus(const std::string& device, const Nvml* nvml, const std::string& nvml_reason) {
-  if (!is_gpu_device(device)) return invalid_argument(fmt::format("device '{}' has no GPUs", device));
-  Result<backend::DeviceSpec> spec = backend::parse_device(device);
-  if (spec.ok() && !spec->all) return static_cast<int>(spec->indices.size());
+Result<int> device_gpus(const DeviceSpec& device, const Nvml* nvml, const std::string& nvml_reason) {
+  if (!device.gpu()) return invalid_argument(fmt::format("device '{}' has no GPUs", device.text));
+  if (!device.all) return static_cast<int>(device.indices.size());
   if (nvml == nullptr)
-    return unsupported(fmt::format("cannot count the GPUs of device '{}': {}", device, nvml_reason));
+    return unsupported(fmt::format("cannot count the GPUs of device '{}': {}", device.text, nvml_reason));
   const int n = static_cast<int>(device_gpu_indices(device, nvml->device_count()).size());
-  if (n == 0) return unsupported(fmt::format("device '{}': NVML finds no GPU", device));
+  if (n == 0) return unsupported(fmt::format("device '{}': NVML finds no GPU", device.text));
   return n;
 }
 
@@ -503,13 +532,17 @@ class Bench {
           fmt::format("bench: point {}/{} {}: FAILED: {}", p.index, points_.size(), p.describe(), why));
       return r;
     };
-    // The GPUs sampled: the point's device's own, none for the CPU.
+    // The point's device (checked when the sweep was read), and the GPUs
+    // sampled: the device's own, none for the CPU.
+    DeviceSpec device;
+    device.text = p.device;
+    if (Result<DeviceSpec> parsed = parse_device(p.device); parsed.ok()) device = std::move(*parsed);
     const std::vector<int> gpus =
-        nvml_ ? device_gpu_indices(p.device, nvml_->device_count()) : std::vector<int>{};
+        nvml_ ? device_gpu_indices(device, nvml_->device_count()) : std::vector<int>{};
 
     int gpu_count = 0;
     if (p.batch_size.rule == BatchSize::Rule::kGpus) {
-      Result<int> n = device_gpus(p.device, nvml_.get(), nvml_reason_);
+      Result<int> n = device_gpus(device, nvml_.get(), nvml_reason_);
       if (!n.ok())
         return failed(fmt::format("--batch-size {}: {}", p.batch_size.text(), n.status().message()));
       gpu_count = *n;

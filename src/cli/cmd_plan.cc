@@ -30,8 +30,8 @@ namespace infercost::cli {
 namespace {
 
 struct PlanFlags {
-  plan::ScanOptions scan;
-  pipeline::RunOptions run;  // the settings of the run the plan predicts (its flags: `settings`)
+  // The settings of the run the plan predicts (its flags: `settings`), which the scan reads.
+  plan::ScanOptions run;
   SettingFlags settings;
   std::string model_dir;
   std::vector<std::string> records;
@@ -60,27 +60,21 @@ struct ScanProgress {
   }
 };
 
-// The scan of the run `run` describes: its reading, tokenizing and batching settings.
-void scan_settings(const pipeline::RunOptions& run, plan::ScanOptions& scan) {
+// kInvalidArgument for a size the run would take from a device's memory.
+void refuse_auto_sizes(const pipeline::RunOptions& run) {
   if (run.batch_size_auto || run.max_batch_tokens_auto) {
     fail(invalid_argument(
         "--batch-size and --max-batch-tokens 'auto' are sized from a device's memory: plan has no device; "
         "give numbers (bench records tell which sizes a device took)"));
   }
-  scan.column = run.column;
-  scan.input_format = run.input_format;
-  scan.on_bad_row = run.on_bad_row;
-  scan.threads = run.threads;
-  scan.tokenizer_threads = run.tokenizer_threads;
-  scan.batch_size = run.batch_size;
-  scan.max_batch_tokens = run.max_batch_tokens;
-  scan.window_rows = run.window_rows;
 }
 
 void execute_plan(PlanFlags& flags) {
   if (flags.embed) flags.run.task = pipeline::Task::kEmbed;
   flags.settings.apply(flags.run);
-  scan_settings(flags.run, flags.scan);
+  // The run's settings checked once, before anything is read.
+  if (Status s = pipeline::check_settings(flags.run); !s.ok()) fail(s);
+  refuse_auto_sizes(flags.run);
   // Everything that can be refused is checked before the (possibly long) scan.
   Result<std::vector<cost::PriceList>> lists = cost::price_lists_with(flags.price_files);
   if (!lists.ok()) fail(lists.status());
@@ -106,7 +100,7 @@ void execute_plan(PlanFlags& flags) {
     fail(invalid_argument(fmt::format("--max-length {} exceeds the model's {} positions",
                                       flags.run.max_length, model->config.max_positions())));
   }
-  flags.scan.max_length = model->tokenizer->max_length();
+  flags.run.max_length = model->tokenizer->max_length();  // the limit the scan counts rows at
   std::shared_ptr<const text::Tokenizer> tokenizer = model->tokenizer;
   if (embedding && !embedding->prefix.empty()) {
     Result<std::shared_ptr<const text::Tokenizer>> prefixed = text::with_prefix(tokenizer, embedding->prefix);
@@ -121,7 +115,7 @@ void execute_plan(PlanFlags& flags) {
   options.model = plan::shape_of(model->config);
   options.model_name = model->config.name;
   options.model_synthetic = model->config.synthetic;
-  options.inputs = flags.scan.inputs;
+  options.inputs = flags.run.inputs;
   options.model_dir = flags.model_dir;
   if (embedding) {
     options.embedding_dimensions = embedding->dimensions;
@@ -139,15 +133,15 @@ void execute_plan(PlanFlags& flags) {
   ScanProgress progress;
   ProgressLine line(
       ProgressLine::wanted(flags.quiet), [&progress] { return progress.text(); }, 1.0);
-  flags.scan.progress = [&progress](int64_t rows, uint64_t done, uint64_t total) {
+  flags.run.on_progress = [&progress](int64_t rows, uint64_t done, uint64_t total) {
     progress.rows.store(rows);
     progress.bytes_done.store(done);
     progress.bytes_total.store(total);
     test_point("scan-progress");
   };
-  Result<plan::ScanResult> scan = plan::scan_inputs(flags.scan, *tokenizer);
+  Result<plan::ScanResult> scan = plan::scan_inputs(flags.run, *tokenizer);
   line.stop();
-  flags.scan.progress = nullptr;
+  flags.run.on_progress = nullptr;
   if (!scan.ok()) fail(scan.status());
   if (plan::needs_content_hash(*scan, *records)) {
     Status hashed = plan::hash_inputs(*scan);
@@ -168,7 +162,7 @@ void execute_plan(PlanFlags& flags) {
 
 void define_plan(CLI::App* cmd) {
   auto flags = bind_flags<PlanFlags>(*cmd, execute_plan);
-  plan::ScanOptions& s = flags->scan;
+  plan::ScanOptions& s = flags->run;
   cmd->footer(
       "\nExample:\n"
       "  infercost plan tweets/ --model distilbert-sst2 --records c5.jsonl --records p3.jsonl --json "

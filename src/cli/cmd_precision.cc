@@ -12,6 +12,7 @@
 #include "backend/cpu_info.h"
 #include "cli/commands.h"
 #include "cli/setting_flags.h"
+#include "infercost/core/device.h"
 #include "infercost/pipeline/runner.h"
 #include "io/whole_file.h"
 #include "pipeline/precision_check.h"
@@ -31,7 +32,7 @@ struct PrecisionFlags {
 // The reduced precisions the device runs: bf16 and fp16 on a GPU; int8 on
 // the CPU, and bf16 where the CPU has native bf16.
 std::vector<std::string> default_precisions(const std::string& device) {
-  if (device.rfind("cuda", 0) == 0) return {"bf16", "fp16"};
+  if (is_gpu_device(device)) return {"bf16", "fp16"};
   std::vector<std::string> out = {"int8"};
   if (backend::cpu_info().native_bf16()) out.push_back("bf16");
   return out;
@@ -126,6 +127,9 @@ nlohmann::ordered_json to_json(const pipeline::PrecisionCheck& check, const pipe
 void execute_precision_check(PrecisionFlags& flags) {
   pipeline::RunOptions& options = flags.options;
   flags.settings.apply(options);
+  // Checked once before anything is read; each precision's classifier then
+  // checks its own (Classifier::open).
+  if (Status s = pipeline::check_settings(options); !s.ok()) fail(s);
   if (flags.rows < 1) fail(invalid_argument("--rows must be at least 1"));
   if (flags.precisions.empty()) flags.precisions = default_precisions(options.device);
   Result<pipeline::SampledRows> rows = pipeline::read_first_rows(options, flags.rows);

@@ -56,7 +56,6 @@ void SettingFlags::apply(pipeline::RunOptions& options) const {
     if (Status s = pipeline::apply_setting(options, *f.setting, value, pipeline::Caller::kCli); !s.ok())
       fail(s);
   }
-  if (Status s = pipeline::check_settings(options); !s.ok()) fail(s);
 }
 
 }  // namespace infercost::cli

@@ -23,9 +23,11 @@ class SettingFlags {
   void add(CLI::App* cmd, std::initializer_list<std::string_view> names = {},
            std::optional<pipeline::Task> task = std::nullopt);
 
-  // The flags given, applied to `options` (named as the CLI names them), then
-  // every setting of `options` checked: fail() (a usage error, exit 2) on a
-  // bad value, before anything is read.
+  // The flags given, applied to `options` (named as the CLI names them):
+  // fail() (a usage error, exit 2) on a value of the wrong type or not one of
+  // a setting's choices. Ranges and the settings' agreement are checked once,
+  // where the command resolves them (run_classification, Classifier::open, or
+  // the command's own check_settings before anything is read).
   void apply(pipeline::RunOptions& options) const;
 
  private:

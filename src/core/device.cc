@@ -6,6 +6,7 @@ namespace infercost {
 
 Result<DeviceSpec> parse_device(std::string_view device) {
   DeviceSpec spec;
+  spec.text = std::string(device);
   if (device == "cpu") {
     spec.kind = "cpu";
     return spec;
@@ -42,6 +43,11 @@ Result<DeviceSpec> parse_device(std::string_view device) {
 bool is_gpu_device(std::string_view device) {
   Result<DeviceSpec> spec = parse_device(device);
   return spec.ok() && spec->gpu();
+}
+
+bool is_cpu_device(std::string_view device) {
+  Result<DeviceSpec> spec = parse_device(device);
+  return spec.ok() && spec->cpu();
 }
 
 }  // namespace infercost

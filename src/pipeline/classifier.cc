@@ -61,7 +61,7 @@ int clamp_to_int(int64_t value) {
 
 int resolved_tokenizer_threads(const ClassifierOptions& options, int threads) {
   if (options.tokenizer_threads > 0) return options.tokenizer_threads;
-  return options.device == "cpu" ? 1 : threads;
+  return is_cpu_device(options.device) ? 1 : threads;
 }
 
 // Adds `batch`'s rows and tokens to `s`.
@@ -173,11 +173,11 @@ Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const C
 
 Result<ResolvedSettings> resolve_settings(const ClassifierOptions& options, const BackendFactory& factory) {
   ResolvedSettings r;
-  INFERCOST_ASSIGN_OR_RETURN(backend::DeviceSpec spec, backend::parse_device(options.device));
-  INFERCOST_ASSIGN_OR_RETURN(
-      r.devices, factory.resolve_devices ? factory.resolve_devices(spec) : backend::resolve_devices(spec));
+  INFERCOST_ASSIGN_OR_RETURN(r.device, parse_device(options.device));
+  INFERCOST_ASSIGN_OR_RETURN(r.devices, factory.resolve_devices ? factory.resolve_devices(r.device)
+                                                                : backend::resolve_devices(r.device));
   if (r.devices.empty()) return unavailable("device '" + options.device + "': no device to run on");
-  INFERCOST_ASSIGN_OR_RETURN(r.precision, backend::resolve_precision(options.device, options.precision));
+  INFERCOST_ASSIGN_OR_RETURN(r.precision, backend::resolve_precision(r.device, options.precision));
   if (options.function != "default") {
     INFERCOST_ASSIGN_OR_RETURN(HeadFunction f, parse_head_function(options.function));
     r.function = f;
@@ -362,6 +362,7 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
   c->threads_ = resolve_threads(options.threads);
   c->tokenizer_threads_ = resolved_tokenizer_threads(options, c->threads_);
   c->on_bad_row_ = options.on_bad_row;
+  c->device_spec_ = settings.device;
 
   c->task_ = options.task;
   model::LoadOptions load;

@@ -109,7 +109,7 @@ Result<RunMetrics> measure_call(const Classifier& c, const RunOptions& options, 
                                 const std::function<Status()>& call) {
   const ClassifierStats before = c.stats();
   const auto start = std::chrono::steady_clock::now();
-  backend::RunGpuSampling gpu_sampling(options.device, options.nvml_library, options.gpu_sample_seconds);
+  backend::RunGpuSampling gpu_sampling(c.device_spec(), options.nvml_library, options.gpu_sample_seconds);
   gpu_sampling.start();
   const Status status = call();
   backend::GpuSampling sampled = gpu_sampling.finish();

@@ -30,8 +30,9 @@ std::string format_names(const OutputPlan& plan) {
 }
 
 // The settings that change what the output holds (settings.h), and what the
-// device and the output plan decide of them.
+// device (as resolve_settings parsed it) and the output plan decide of them.
 Result<std::vector<std::pair<std::string, std::string>>> output_options(const RunOptions& o,
+                                                                        const DeviceSpec& device,
                                                                         const OutputPlan& plan) {
   RunOptions resolved = o;
   if (o.task == Task::kEmbed) {  // the settings the vectors are made with, those the model gives included
@@ -47,8 +48,7 @@ Result<std::vector<std::pair<std::string, std::string>>> output_options(const Ru
   // An embedding job is another job (job_difference names the command first); a run's identity
   // stays as checkpoints before embeddings wrote it.
   if (o.task == Task::kEmbed) options.emplace_back(kJobCommandOption, "embed");
-  Result<backend::DeviceSpec> device = backend::parse_device(o.device);
-  options.emplace_back("--device (kind)", device.ok() ? device->kind : o.device);
+  options.emplace_back("--device (kind)", device.kind);
   options.emplace_back("--output (kind)", plan.per_file ? "folder" : "file");
   options.emplace_back("--output-format", format_names(plan));
   return options;
@@ -206,7 +206,7 @@ std::string rows_phrase(int64_t rows) {
 }
 
 // Who the job is: its inputs, its model and the options that change its output.
-Result<JobIdentity> identity_of(const RunOptions& options, const OutputPlan& plan,
+Result<JobIdentity> identity_of(const RunOptions& options, const DeviceSpec& device, const OutputPlan& plan,
                                 const std::vector<std::string>& inputs,
                                 const std::vector<io::InputFormat>& formats) {
   JobIdentity now;
@@ -215,7 +215,7 @@ Result<JobIdentity> identity_of(const RunOptions& options, const OutputPlan& pla
     now.inputs.push_back(std::move(in));
   }
   INFERCOST_RETURN_IF_ERROR(describe_model(options.model_dir, now));
-  INFERCOST_ASSIGN_OR_RETURN(now.options, output_options(options, plan));
+  INFERCOST_ASSIGN_OR_RETURN(now.options, output_options(options, device, plan));
   return now;
 }
 
@@ -252,7 +252,8 @@ Status recount_parts(JobProgress& at, const OutputPlan& plan, const std::vector<
 
 }  // namespace
 
-Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& options, const OutputPlan& plan,
+Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& options, const DeviceSpec& device,
+                                                         const OutputPlan& plan,
                                                          const std::vector<std::string>& inputs,
                                                          const std::vector<io::InputFormat>& formats) {
   std::unique_ptr<ResumableJob> job(new ResumableJob());
@@ -263,7 +264,7 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
   const std::string& output = options.output;
   INFERCOST_ASSIGN_OR_RETURN(job->lock_, JobLock::acquire(job->files_.lock, output));
 
-  INFERCOST_ASSIGN_OR_RETURN(JobIdentity now, identity_of(options, plan, inputs, formats));
+  INFERCOST_ASSIGN_OR_RETURN(JobIdentity now, identity_of(options, device, plan, inputs, formats));
   job->checkpoint_.job = now;
   job->checkpoint_.written_by = std::string("infercost ") + kVersion;
 

@@ -33,7 +33,9 @@ class ResumableJob {
   //   says and unchanged since, is complete() (nothing to do); anything else
   //   (another job's, changed since, no record) is refused.
   // - neither: the job starts.
-  static Result<std::unique_ptr<ResumableJob>> open(const RunOptions& options, const OutputPlan& plan,
+  // `device`: options.device as resolve_settings parsed it.
+  static Result<std::unique_ptr<ResumableJob>> open(const RunOptions& options, const DeviceSpec& device,
+                                                    const OutputPlan& plan,
                                                     const std::vector<std::string>& inputs,
                                                     const std::vector<io::InputFormat>& formats);
 

@@ -272,11 +272,12 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   if (plan.stream) {
     if (options.resume) return resume_needs_a_file(options, plan);
   } else {
-    INFERCOST_ASSIGN_OR_RETURN(job, ResumableJob::open(options, plan, inputs, input_formats));
+    INFERCOST_ASSIGN_OR_RETURN(job,
+                               ResumableJob::open(options, settings.device, plan, inputs, input_formats));
   }
 
   // Samples from the model's load on; stopped (its thread joined) when the run ends, whatever its outcome.
-  backend::RunGpuSampling gpu_sampling(options.device, options.nvml_library, options.gpu_sample_seconds);
+  backend::RunGpuSampling gpu_sampling(settings.device, options.nvml_library, options.gpu_sample_seconds);
   RunMetrics metrics;
   set_option_metrics(metrics, options, settings.devices);
   metrics.input_files = static_cast<int64_t>(inputs.size());

@@ -81,29 +81,11 @@ Result<ScanInputs> expand_scan_inputs(const ScanOptions& options) {
   return in;
 }
 
-// The settings of the run the scan predicts (a CPU run's: the scan's
-// tokenizer threads are its), checked and resolved as the run does.
-pipeline::RunOptions run_settings_of(const ScanOptions& options) {
-  pipeline::RunOptions run;
-  run.caller = pipeline::Caller::kCli;  // `infercost plan` scans
-  run.inputs = options.inputs;
-  run.input_format = options.input_format;
-  run.column = options.column;
-  run.on_bad_row = options.on_bad_row;
-  run.threads = options.threads;
-  run.tokenizer_threads = options.tokenizer_threads;
-  run.batch_size = options.batch_size;
-  run.max_batch_tokens = options.max_batch_tokens;
-  run.window_rows = options.window_rows;
-  run.max_length = options.max_length;
-  return run;
-}
-
 // The threads and each policy's resolved sizes, as the run resolves them.
 void resolve_scan(const ScanOptions& options, ScanResult& scan) {
   scan.max_length = options.max_length;
   scan.threads = resolve_threads(options.threads);
-  scan.tokenizer_threads = pipeline::resolve_tokenizer_threads(run_settings_of(options));
+  scan.tokenizer_threads = pipeline::resolve_tokenizer_threads(options);
 
   PolicyPadding& seed = scan.seed_padding;
   seed.batching = "seed";
@@ -172,8 +154,8 @@ Result<FileScan> scan_file(const ScanOptions& options, const ScanInputs& in, siz
       scan.first_skip_reason = sorted.first_skip.to_string();
     }
     count_window(window, sorted.classify, policy, file, scan);
-    if (options.progress)
-      options.progress(scan.rows + file.rows, bytes_before + source->bytes_read(), in.bytes);
+    if (options.on_progress)
+      options.on_progress(scan.rows + file.rows, bytes_before + source->bytes_read(), in.bytes);
   }
   if (source->rows_skipped() > 0) {
     file.rows_skipped += source->rows_skipped();
@@ -186,7 +168,7 @@ Result<FileScan> scan_file(const ScanOptions& options, const ScanInputs& in, siz
 
 Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer& tokenizer) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
-  INFERCOST_RETURN_IF_ERROR(pipeline::check_settings(run_settings_of(options)));
+  INFERCOST_RETURN_IF_ERROR(pipeline::check_settings(options));
   const auto start = std::chrono::steady_clock::now();
   INFERCOST_ASSIGN_OR_RETURN(ScanInputs in, expand_scan_inputs(options));
 

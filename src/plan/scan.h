@@ -25,25 +25,21 @@ using pipeline::kDefaultTokensBatchSize;
 using pipeline::kDefaultWindowRows;
 using pipeline::kSeedRowsPerThread;
 
-struct ScanOptions {
-  std::vector<std::string> inputs;                     // files, folders, globs (io::expand_inputs)
-  std::string input_format;                            // empty: each file's extension
-  std::string column = pipeline::RunOptions().column;  // the run's default
-  io::OnBadRow on_bad_row = io::OnBadRow::kFail;
-  // The run's threads (0: the CPUs in this process's affinity mask): the
-  // seed policy's default batch size is 100 x threads, as in `infercost run`.
-  int threads = 0;
-  // Threads tokenizing the scan; 0: the run's default on the CPU
-  // (pipeline::resolve_tokenizer_threads).
-  int tokenizer_threads = 0;
-  int batch_size = 0;                             // 0: 256 for tokens, 100 x threads for seed
-  int max_batch_tokens = kDefaultMaxBatchTokens;  // tokens policy
-  int window_rows = kDefaultWindowRows;
-  // Only counted (rows_at_max_length: the rows at the tokenizer's limit,
-  // which the caller passes); truncation is the tokenizer's. 0: none counted.
-  int max_length = 0;
+// What the scan reads and how: the settings of the run it predicts, one
+// pipeline::RunOptions (`infercost plan` fills it from the flags `infercost
+// run` takes), of which the scan uses the inputs and their reading
+// (input_format, column, on_bad_row, window_rows), threads and
+// tokenizer_threads (0: the run's default on the CPU,
+// pipeline::resolve_tokenizer_threads; the seed policy's default batch size
+// is 100 x threads, as in `infercost run`), batch_size (0: 256 for tokens,
+// 100 x threads for seed) and max_batch_tokens. max_length is only counted
+// (rows_at_max_length: the rows at the tokenizer's limit, which the caller
+// resolves and sets here); truncation is the tokenizer's; 0: none counted.
+// Errors name the settings as `infercost plan`'s flags.
+struct ScanOptions : pipeline::RunOptions {
+  ScanOptions() { caller = pipeline::Caller::kCli; }
   // Called after each window with (rows scanned, input bytes read, input bytes in all files).
-  std::function<void(int64_t, uint64_t, uint64_t)> progress;
+  std::function<void(int64_t, uint64_t, uint64_t)> on_progress;
 };
 
 struct FileScan {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "infercost/core/device.h"
+
 namespace infercost::plan {
 
 ModelShape shape_of(const model::ModelConfig& config) {
@@ -39,7 +41,7 @@ bool record_skips_padding(const record::Record& r, std::string* why) {
     }
     return skips;
   }
-  const bool cpu = r.config.device.empty() || r.config.device == "cpu";
+  const bool cpu = r.config.device.empty() || is_cpu_device(r.config.device);
   if (why) {
     *why = cpu ? "the CPU backend computes real tokens only"
                : "device " + r.config.device + " assumed to compute the padding of tokens batches";

@@ -326,13 +326,21 @@ class Model {
     options_.task = model_task(dir_, task, flags);
     // The classifier's settings (those of its task) and the pricing of its calls (kPrice).
     apply_settings("Model()", flags, pipeline::SettingScope::kPrice, options_);
+    // Checked once here, then resolved and opened without checking again.
+    if (Status checked = pipeline::check_settings(options_, pipeline::SettingScope::kPrice); !checked.ok())
+      raise_status(checked);
     Result<pipeline::RunCost> cost = pipeline::resolve_run_cost(options_);
     if (!cost.ok()) raise_status(cost.status());
     cost_ = std::move(*cost);
     Result<std::unique_ptr<pipeline::Classifier>> opened = internal_error("not opened");
     {
       nb::gil_scoped_release release;
-      opened = pipeline::Classifier::open(dir_, options_);
+      Result<pipeline::ResolvedSettings> settings = pipeline::resolve_settings(options_);
+      if (settings.ok()) {
+        opened = pipeline::Classifier::open(dir_, options_, *settings);
+      } else {
+        opened = settings.status();
+      }
     }
     if (!opened.ok()) raise_status(opened.status());
     classifier_ = std::shared_ptr<pipeline::Classifier>(std::move(*opened));

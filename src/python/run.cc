@@ -93,8 +93,6 @@ void apply_settings(const char* fn, nb::dict flags, pipeline::SettingScope wides
         pipeline::apply_setting(options, *s, setting_value(fn, *s, value), pipeline::Caller::kApi);
     if (!applied.ok()) raise_status(applied);
   }
-  Status checked = pipeline::check_settings(options, widest);
-  if (!checked.ok()) raise_status(checked);
 }
 
 nb::list settings() {

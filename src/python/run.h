@@ -24,11 +24,12 @@ std::string run(std::vector<std::string> inputs, std::string model_dir, std::str
                 nanobind::dict flags, std::optional<std::string> metrics_path);
 
 // The keyword arguments in `flags` applied to `options` through the engine's
-// settings table (pipeline/settings.h), every setting then checked: a
-// TypeError naming `fn` ("run()", "Model()") for an unknown keyword (one past
-// `widest`: Model() takes up to kPrice) or a wrong type, the engine's error
-// (a ValueError naming the keyword) for a bad value, or for a setting of the
-// other task than options.task's given other than its default.
+// settings table (pipeline/settings.h): a TypeError naming `fn` ("run()",
+// "Model()") for an unknown keyword (one past `widest`: Model() takes up to
+// kPrice) or a wrong type, the engine's error (a ValueError naming the
+// keyword) for a value not one of a setting's choices. The ranges and the
+// other task's settings are checked once, by what resolves them
+// (run_classification; Model() checks and resolves before it opens).
 void apply_settings(const char* fn, nanobind::dict flags, pipeline::SettingScope widest,
                     pipeline::RunOptions& options);
 

@@ -55,17 +55,11 @@ bool Setup::operator==(const Setup& o) const {
 
 Setup setup_of(const Record& r, double usd_per_hour) {
   Setup s;
-  s.machine = r.machine();
-  s.task = r.config.task;
-  s.device = r.config.device;
-  s.precision = r.config.precision;
-  s.batching = r.config.batching;
+  static_cast<RunSettings&>(s) = r.config;
   // Seed batching fills batches by rows only: its max_batch_tokens binds nothing.
-  s.max_batch_tokens = r.config.batching == "seed" ? 0 : r.config.max_batch_tokens;
-  s.max_length = r.config.max_length;
+  if (s.batching == "seed") s.max_batch_tokens = 0;
+  s.machine = r.machine();
   s.shape = r.data.shape;
-  s.threads = r.config.threads;
-  s.tokenizer_threads = r.config.tokenizer_threads;
   s.label = r.label == s.machine ? "" : r.label;
   s.model = r.model.name;
   s.synthetic = r.model.synthetic;

@@ -103,14 +103,14 @@ struct DataInfo {
   std::string content_sha256;  // of the input files' bytes, in input order
 };
 
-struct Config {
+// The run settings a point's runs were made with, as the runs resolved
+// them: one type for a record's Config and for the Setup (configuration) it
+// belongs to. (A run's own settings are pipeline::RunOptions, which record,
+// below pipeline, cannot name; the bench fills these from its point.)
+struct RunSettings {
   std::string device;     // "cpu", "cuda:0", "cuda:all"
   std::string precision;  // resolved: "fp32", "bf16", "fp16", "int8"
   std::string batching;   // "tokens" or "seed"
-  int batch_size = 0;     // resolved rows per batch
-  // How batch_size was chosen: "" when given as a number; "100xvcpus",
-  // "40xgpus", "70xgpus" (the study's per-device rules).
-  std::string batch_size_rule;
   int max_batch_tokens = 0;
   int threads = 0;
   int tokenizer_threads = 0;
@@ -119,6 +119,14 @@ struct Config {
   // (`infercost embed`); written for "embed" only, so a record without it
   // (every record before embeddings) is a classification's.
   std::string task = "classify";
+};
+
+// A point's settings and its batch size.
+struct Config : RunSettings {
+  int batch_size = 0;  // resolved rows per batch
+  // How batch_size was chosen: "" when given as a number; "100xvcpus",
+  // "40xgpus", "70xgpus" (the study's per-device rules).
+  std::string batch_size_rule;
 };
 
 // The instance a point represents and how it was priced (cost::Pricing).
@@ -211,18 +219,14 @@ struct Record : RunCounts {
 // `infercost report` groups records into configurations by it; `infercost
 // plan` names the one each prediction's record ran. Adding a field: here,
 // setup_of() and tied() (record.cc); the report names it where it differs.
-struct Setup {
+// Its RunSettings are the record's config's, but max_batch_tokens: the token
+// budget of "tokens" batching, 0 for "seed" (it has none).
+struct Setup : RunSettings {
   std::string machine;  // Record::machine()
-  std::string task;     // config.task
-  std::string device, precision, batching;
-  int max_batch_tokens = 0;  // the token budget of "tokens" batching; 0 for "seed" (it has none)
-  int max_length = 0;
-  std::string shape;  // data.shape
-  int data_set = 0;   // which data, numbered by the report (0: not numbered)
-  int threads = 0;
-  int tokenizer_threads = 0;
-  std::string label;  // the record's label; "" when it is machine()
-  std::string model;  // model name
+  std::string shape;    // data.shape
+  int data_set = 0;     // which data, numbered by the report (0: not numbered)
+  std::string label;    // the record's label; "" when it is machine()
+  std::string model;    // model name
   bool synthetic = false;
   double usd_per_hour = 0;  // the hourly price it was priced at; 0: unpriced
 

@@ -45,6 +45,78 @@ TEST(ParseDevice, RefusesOtherFormsNamingTheAcceptedOnes) {
   EXPECT_NE(parse_device("cuda:1,1").status().message().find("GPU 1 is named twice"), std::string::npos);
 }
 
+// parse_device is the one reader of a device's spelling: each accepted
+// spelling, with what the rest of the engine reads from it.
+TEST(ParseDevice, EachSpellingTyped) {
+  struct Case {
+    const char* text;
+    bool cpu;
+    bool all;
+    std::vector<int> indices;
+  };
+  for (const Case& c :
+       {Case{"cpu", true, false, {}}, Case{"cuda", false, true, {}}, Case{"cuda:all", false, true, {}},
+        Case{"cuda:0", false, false, {0}}, Case{"cuda:7", false, false, {7}},
+        Case{"cuda:0,1", false, false, {0, 1}}, Case{"cuda:3,1,2", false, false, {3, 1, 2}},
+        Case{"cuda:9999", false, false, {9999}}}) {
+    Result<DeviceSpec> spec = parse_device(c.text);
+    ASSERT_TRUE(spec.ok()) << c.text << ": " << spec.status().message();
+    EXPECT_EQ(spec->text, c.text);
+    EXPECT_EQ(spec->cpu(), c.cpu) << c.text;
+    EXPECT_EQ(spec->gpu(), !c.cpu) << c.text;
+    EXPECT_EQ(spec->kind, c.cpu ? "cpu" : "cuda") << c.text;
+    EXPECT_EQ(spec->all, c.all) << c.text;
+    EXPECT_EQ(spec->indices, c.indices) << c.text;
+    EXPECT_EQ(is_cpu_device(c.text), c.cpu) << c.text;
+    EXPECT_EQ(is_gpu_device(c.text), !c.cpu) << c.text;
+  }
+}
+
+// Each refusal says what is wrong with the value and which forms are taken.
+TEST(ParseDevice, EachRefusalSaysWhy) {
+  const std::string accepted = " (accepted: cpu, cuda, cuda:all, cuda:N, cuda:N,M,...)";
+  const std::pair<const char*, std::string> cases[] = {
+      {"gpu", "device 'gpu': unknown device" + accepted},
+      {"", "device '': unknown device" + accepted},
+      {"Cpu", "device 'Cpu': unknown device" + accepted},
+      {" cpu", "device ' cpu': unknown device" + accepted},
+      {"cuda0", "device 'cuda0': unknown device" + accepted},
+      {"cuda:", "device 'cuda:': '' is not a GPU ordinal" + accepted},
+      {"cuda:a", "device 'cuda:a': 'a' is not a GPU ordinal" + accepted},
+      {"cuda:+1", "device 'cuda:+1': '+1' is not a GPU ordinal" + accepted},
+      {"cuda:0,", "device 'cuda:0,': '' is not a GPU ordinal" + accepted},
+      {"cuda:0, 1", "device 'cuda:0, 1': ' 1' is not a GPU ordinal" + accepted},
+      {"cuda:12345", "device 'cuda:12345': '12345' is not a GPU ordinal" + accepted},
+      {"cuda:2,0,2", "device 'cuda:2,0,2': GPU 2 is named twice" + accepted},
+      {"cuda:0,00", "device 'cuda:0,00': GPU 0 is named twice" + accepted},
+  };
+  for (const auto& [text, message] : cases) {
+    Result<DeviceSpec> spec = parse_device(text);
+    ASSERT_FALSE(spec.ok()) << text;
+    EXPECT_EQ(spec.status().code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_EQ(spec.status().message(), message);
+    EXPECT_FALSE(is_cpu_device(text)) << text;
+    EXPECT_FALSE(is_gpu_device(text)) << text;
+  }
+}
+
+// What reads a parsed device reads the same as from its spelling.
+TEST(ParseDevice, TypedReadersAgreeWithTheSpelling) {
+  for (const char* text : {"cpu", "cuda", "cuda:all", "cuda:1", "cuda:1,0"}) {
+    const DeviceSpec spec = *parse_device(text);
+    for (const char* precision : {"auto", "fp32", "bf16", "fp16", "int8"}) {
+      Result<Precision> typed = resolve_precision(spec, precision);
+      Result<Precision> spelled = resolve_precision(text, precision);
+      ASSERT_EQ(typed.ok(), spelled.ok()) << text << " " << precision;
+      if (typed.ok()) {
+        EXPECT_EQ(*typed, *spelled) << text << " " << precision;
+      }
+    }
+  }
+  EXPECT_EQ(resolve_precision(*parse_device("cuda:0"), "int8").status().code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(resolve_precision(*parse_device("cpu"), "int8").ok());
+}
+
 // Sets INFERCOST_CUDA_MODULE while in scope, then puts back what was there.
 class ModuleEnv {
  public:

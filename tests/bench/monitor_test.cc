@@ -196,9 +196,9 @@ TEST(Gpus, CudaVisibleDevicesRenumbersTheOrdinals) {
   const char* saved = std::getenv("CUDA_VISIBLE_DEVICES");
   const std::string saved_value = saved ? saved : "";
   ::setenv("CUDA_VISIBLE_DEVICES", "3", 1);
-  EXPECT_EQ(device_gpu_indices("cuda:0", 4), (std::vector<int>{3}));
+  EXPECT_EQ(device_gpu_indices(*parse_device("cuda:0"), 4), (std::vector<int>{3}));
   ::unsetenv("CUDA_VISIBLE_DEVICES");
-  EXPECT_EQ(device_gpu_indices("cuda:0", 4), (std::vector<int>{0}));
+  EXPECT_EQ(device_gpu_indices(*parse_device("cuda:0"), 4), (std::vector<int>{0}));
   if (saved) ::setenv("CUDA_VISIBLE_DEVICES", saved_value.c_str(), 1);
 }
 
@@ -207,13 +207,13 @@ TEST(Gpus, CudaVisibleDevicesRenumbersTheOrdinals) {
 TEST(RunGpuSampling, ACudaRunSaysWhyItsGpusWereNotSampled) {
   // What every front door of a run reports (RunMetrics::gpu_monitor): a CUDA
   // device without NVML names why; a CPU run says nothing.
-  backend::RunGpuSampling cpu("cpu", "libnvidia-ml-not-here.so.1", 0.2);
+  backend::RunGpuSampling cpu(*parse_device("cpu"), "libnvidia-ml-not-here.so.1", 0.2);
   cpu.start();
   const backend::GpuSampling on_cpu = cpu.finish();
   EXPECT_TRUE(on_cpu.why_not.empty()) << on_cpu.why_not;
   EXPECT_EQ(on_cpu.samples, 0);
   EXPECT_EQ(on_cpu.interval_seconds, 0);
-  backend::RunGpuSampling cuda("cuda:0", "libnvidia-ml-not-here.so.1", 0.2);
+  backend::RunGpuSampling cuda(*parse_device("cuda:0"), "libnvidia-ml-not-here.so.1", 0.2);
   cuda.start();
   const backend::GpuSampling on_cuda = cuda.finish();
   EXPECT_EQ(on_cuda.why_not.rfind("NVML not available: ", 0), 0u) << on_cuda.why_not;

@@ -14,6 +14,7 @@
 #include "corpus/tweets.h"
 #include "infercost/model/describe.h"
 #include "infercost/pipeline/metrics.h"
+#include "pipeline/settings.h"
 #include "record/record.h"
 #include "test_utils.h"
 
@@ -227,6 +228,62 @@ TEST(RunArguments, CarryThePointAndTheSweepSettings) {
   EXPECT_EQ(dataset_path(s, "json-3"), "/cache/json-3-500rows-seed3-gen1");
   EXPECT_EQ(dataset_path(s, "parquet"), "/cache/parquet-500rows-seed3-gen1.parquet");
   EXPECT_EQ(dataset_path(s, "jsonl"), "/cache/jsonl-500rows-seed3-gen1.jsonl");
+}
+
+// The child's flags are spelled by the run's settings table: "auto" sizes,
+// the embedding's pooling, and the defaults left out.
+TEST(RunArguments, SpellAutoSizesAndPoolingAsTheRunTakesThem) {
+  SweepSpec s;
+  s.model = "/m";
+  s.embed = true;
+  s.pooling = "mean";
+  Point p;
+  p.device = "cuda:0,1";
+  p.precision = "auto";
+  p.batching = "seed";
+  p.batch_size.rule = BatchSize::Rule::kAuto;
+  p.max_batch_tokens = kAutoMaxBatchTokens;
+  const std::vector<std::string> a = run_arguments(s, p, {"/d/a.jsonl"}, 0, "/t/out/", "/t/m.json");
+  const std::vector<std::string> expected = {"embed",
+                                             "/d/a.jsonl",
+                                             "--model",
+                                             "/m",
+                                             "--pooling",
+                                             "mean",
+                                             "--output",
+                                             "/t/out/",
+                                             "--metrics",
+                                             "/t/m.json",
+                                             "--quiet",
+                                             "--force",
+                                             "--column",
+                                             "full_text",
+                                             "--device",
+                                             "cuda:0,1",
+                                             "--precision",
+                                             "auto",
+                                             "--batching",
+                                             "seed",
+                                             "--batch-size",
+                                             "auto",
+                                             "--max-batch-tokens",
+                                             "auto",
+                                             "--threads",
+                                             "0",
+                                             "--max-length",
+                                             "0"};
+  EXPECT_EQ(a, expected);
+  // Each flag is one `infercost run` takes.
+  for (const std::string& arg : a) {
+    if (arg.rfind("--", 0) != 0 || arg == "--model" || arg == "--output" || arg == "--metrics" ||
+        arg == "--quiet")
+      continue;
+    bool found = false;
+    for (const pipeline::Setting& setting : pipeline::run_settings()) {
+      found |= pipeline::setting_label(setting, pipeline::Caller::kCli) == arg;
+    }
+    EXPECT_TRUE(found) << arg;
+  }
 }
 
 TEST(ModelInfo, ReadsConfigAndCountsParameters) {

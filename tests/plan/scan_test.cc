@@ -249,7 +249,7 @@ TEST(Scan, ManyRowsOnSeveralTokenizerThreadsMatchOneThread) {
   ScanOptions four = one;
   four.tokenizer_threads = 4;
   int64_t calls = 0;
-  four.progress = [&calls](int64_t, uint64_t done, uint64_t total) {
+  four.on_progress = [&calls](int64_t, uint64_t done, uint64_t total) {
     ++calls;
     EXPECT_LE(done, total);
   };

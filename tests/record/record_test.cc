@@ -19,7 +19,7 @@ Record sample() {
   r.label = "laptop";
   r.command = {"infercost", "bench", "a.jsonl"};
   r.run_command = {"infercost", "run", "a.jsonl", "--batch-size", "32"};
-  r.config = {"cpu", "fp32", "seed", 32, "100xvcpus", 4096, 2, 1, 512};
+  r.config = {{"cpu", "fp32", "seed", 4096, 2, 1, 512}, 32, "100xvcpus"};
   InstanceInfo i;
   i.name = "c5.12xlarge";
   i.price_list = "seed-2021";

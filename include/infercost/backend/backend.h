@@ -71,16 +71,19 @@ const char* precision_name(Precision precision);
 // naming the accepted values.
 Result<Precision> parse_precision(const std::string& name);
 
+// The --device grammar (include/infercost/core/device.h).
+using infercost::DeviceSpec;
+using infercost::parse_device;
+
 // Resolves a --precision value for a device: "auto" is the device's default
 // (CPU: bf16 where the CPU has native bf16 matmuls (AVX512_BF16 or AMX),
 // otherwise fp32; GPU: bf16, which a GPU older than compute capability 8.0
 // turns into fp16, see BackendOptions::precision_is_default); other names as
 // parse_precision.
+Result<Precision> resolve_precision(const DeviceSpec& device, const std::string& name);
+// The same for a device as written ("cpu", "cuda:0"; through parse_device).
 Result<Precision> resolve_precision(const std::string& device, const std::string& name);
 
-// The --device grammar (include/infercost/core/device.h).
-using infercost::DeviceSpec;
-using infercost::parse_device;
 // The device names one worker each runs on: {"cpu"} for cpu, {"cuda:0",
 // "cuda:1", ...} for cuda (asking the CUDA module how many GPUs there are for
 // "all"). kUnavailable with the reason when CUDA cannot run here (no module,

@@ -136,10 +136,12 @@ struct BackendFactory {
       create_backend;
 };
 
-// A classifier's settings turned once into what the engine uses: the
-// devices the device setting names (factory.resolve_devices), the precision
-// they compute in, and the head function asked for (nullopt: the model's).
+// A classifier's settings turned once into what the engine uses: the device
+// setting as parsed (parse_device), the devices it names
+// (factory.resolve_devices), the precision they compute in, and the head
+// function asked for (nullopt: the model's).
 struct ResolvedSettings {
+  DeviceSpec device;
   std::vector<std::string> devices;
   backend::Precision precision = backend::Precision::kFp32;
   std::optional<HeadFunction> function;
@@ -332,6 +334,8 @@ class Classifier {
   int tokenizer_threads() const { return tokenizer_threads_; }
   int max_length() const { return max_length_; }
   std::vector<std::string> devices() const;
+  // The device setting as parsed (ResolvedSettings::device).
+  const DeviceSpec& device_spec() const { return device_spec_; }
   // Inference workers: one per stream of each device.
   int workers() const { return static_cast<int>(workers_.size()); }
 
@@ -370,6 +374,7 @@ class Classifier {
   BatchPolicy policy_;
   backend::BatchCapacity capacity_;
   std::string precision_;
+  DeviceSpec device_spec_;
   HeadFunction function_ = HeadFunction::kSoftmax;
   Task task_ = Task::kClassify;
   std::optional<EmbeddingSettings> embedding_;
