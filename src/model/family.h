@@ -24,14 +24,13 @@
 #include "infercost/core/status.h"
 #include "infercost/model/config.h"
 #include "infercost/model/weights.h"
+#include "model/synth_parts.h"
 
 namespace infercost::model {
 
 class ConfigKeys;        // config_keys.h
 class TensorSource;      // tensor_source.h
 struct CheckpointNames;  // checkpoint_names.h
-struct SynthTensor;      // synth_parts.h
-struct SynthTokenizer;   // synth_parts.h
 
 // A config.json model_type the family answers to and the HF class of its
 // sequence classifier ("xlm-roberta", "XLMRobertaForSequenceClassification").
