@@ -12,6 +12,7 @@
 #include "infercost/model/model_dir.h"
 #include "infercost/pipeline/head.h"
 #include "io/prediction_writer.h"
+#include "model/family.h"
 #include "model/synth.h"
 #include "pipeline/model_info.h"
 
@@ -129,8 +130,7 @@ void run_info(const ModelFlags& flags) {
   std::printf("vocab           %d\n", c.vocab_size);
   std::printf("max positions   %d\n", c.max_positions());
   print_positions_and_attention(c);
-  if (c.architecture == model::Architecture::kBert || c.architecture == model::Architecture::kRoberta)
-    std::printf("token types     %d\n", c.type_vocab_size);
+  if (model::family_of(c).shows_token_types) std::printf("token types     %d\n", c.type_vocab_size);
   std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
   std::printf("parameters      %s\n", group_thousands(m.parameters).c_str());
   std::printf("weights dtype   %s (model.safetensors)\n", m.weights_dtype.c_str());

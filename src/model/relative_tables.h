@@ -1,5 +1,5 @@
-// DeBERTa's tables derived from the checkpoint once (weights.cc reads them,
-// synth.cc makes them for its preset): the relative embeddings normed as
+// DeBERTa's tables derived from the checkpoint once (families/deberta.cc reads them
+// and makes them for its preset): the relative embeddings normed as
 // norm_rel_ebd says, and a layer's position key or query table, the
 // relative embeddings through a projection with its bias. Private to
 // src/model.

@@ -11,13 +11,13 @@
 
 #include "checkpoint_names.h"
 #include "corpus/tweets.h"
+#include "family.h"
 #include "infercost/core/file.h"
 #include "infercost/model/safetensors.h"
 #include "infercost/model/weights.h"
 #include "infercost/text/tokenizer.h"
 #include "model/reference_encoder.h"
-#include "model/relative_tables.h"
-#include "synth_tokenizers.h"
+#include "synth_parts.h"
 
 namespace infercost::model {
 
@@ -66,8 +66,8 @@ class Rng {
   double spare_ = 0;
 };
 
-// Each tensor draws from its own stream (seed x name), so adding a tensor
-// never changes the values of the others.
+}  // namespace
+
 std::vector<float> normal_tensor(uint64_t seed, const std::string& name, size_t n, double stddev) {
   Rng rng(seed, name);
   std::vector<float> v(n);
@@ -75,7 +75,7 @@ std::vector<float> normal_tensor(uint64_t seed, const std::string& name, size_t 
   return v;
 }
 
-constexpr double kInitStd = 0.02;  // HF initializer_range
+namespace {
 
 // Standard deviation of the logit difference (positive - negative) over the
 // calibration texts. Chosen with tools/check_synth_model.py so that, on
@@ -101,19 +101,9 @@ std::vector<std::string> utf8_chars(const std::string& word) {
   return chars;
 }
 
-// What the head's calibration draws its texts from: [first_word, end_word)
-// between bos and eos. `tokens` is the BERT vocabulary (vocab.txt); the
-// RoBERTa family's tokenizers are written from their own structures.
-struct SynthVocab {
-  std::vector<std::string> tokens;
-  int32_t first_word = 0, end_word = 0;  // [first_word, end_word): lexicon words
-  int32_t bos = 101, eos = 102;          // [CLS] and [SEP] in BERT's layout
-  // Where set, the calibration draws these ids instead (the RoBERTa family's
-  // whole-word tokens, which sit among the other pieces).
-  std::vector<int32_t> word_ids;
-};
+}  // namespace
 
-Result<SynthVocab> build_vocab(int vocab_size) {
+Result<SynthVocab> build_wordpiece_vocab(int vocab_size) {
   SynthVocab v;
   std::unordered_set<std::string> seen;
   auto add = [&](const std::string& t) {
@@ -177,6 +167,8 @@ Result<SynthVocab> build_vocab(int vocab_size) {
   }
   return v;
 }
+
+namespace {
 
 // Rounds to 4 significant digits, so that a last-bit difference in the
 // calibration arithmetic on another platform does not change the file.
@@ -243,6 +235,8 @@ void calibrate_head(const ModelConfig& c, const SynthVocab& vocab, uint64_t seed
   cls.bias.back() = half_bias;
 }
 
+}  // namespace
+
 // ---- Weights.
 
 Linear make_linear(uint64_t seed, const std::string& name, int out, int in) {
@@ -261,24 +255,16 @@ LayerNormWeights make_ln(int h) {
   return ln;
 }
 
-struct Named {
-  std::string name;
-  std::vector<int64_t> shape;
-  const std::vector<float>* data;
-};
-
-void add_linear(std::vector<Named>& out, const std::string& name, const Linear& l) {
+void add_linear(std::vector<SynthTensor>& out, const std::string& name, const Linear& l) {
   out.push_back({name + ".weight", {l.out, l.in}, &l.weight});
   out.push_back({name + ".bias", {l.out}, &l.bias});
 }
 
-void add_ln(std::vector<Named>& out, const std::string& name, const LayerNormWeights& ln) {
+void add_ln(std::vector<SynthTensor>& out, const std::string& name, const LayerNormWeights& ln) {
   out.push_back({name + ".weight", {static_cast<int64_t>(ln.gamma.size())}, &ln.gamma});
   out.push_back({name + ".bias", {static_cast<int64_t>(ln.beta.size())}, &ln.beta});
 }
 
-// A post-norm layer in BERT's layout at prefix `p`: random linears (streams
-// named by their tensors), LayerNorms 1 / 0.
 void make_bert_layer(uint64_t seed, const CheckpointNames& n, const std::string& p, int h, int f,
                      EncoderLayerWeights& l) {
   l.q = make_linear(seed, p + n.q, h, h);
@@ -291,8 +277,10 @@ void make_bert_layer(uint64_t seed, const CheckpointNames& n, const std::string&
   l.ffn_ln = make_ln(h);
 }
 
-// Its tensors under their HF names.
-void add_bert_layer(std::vector<Named>& names, const CheckpointNames& n, const std::string& p,
+namespace {
+
+// A layer's tensors under their HF names.
+void add_bert_layer(std::vector<SynthTensor>& names, const CheckpointNames& n, const std::string& p,
                     const EncoderLayerWeights& l) {
   add_linear(names, p + n.q, l.q);
   add_linear(names, p + n.k, l.k);
@@ -304,15 +292,15 @@ void add_bert_layer(std::vector<Named>& names, const CheckpointNames& n, const s
   add_ln(names, p + n.ffn_ln, l.ffn_ln);
 }
 
-// Every layer of w under BERT's names (layer.N.).
-void add_bert_layers(std::vector<Named>& names, const CheckpointNames& n, const EncoderWeights& w) {
+}  // namespace
+
+void add_bert_layers(std::vector<SynthTensor>& names, const CheckpointNames& n, const EncoderWeights& w) {
   for (size_t i = 0; i < w.layers.size(); ++i)
     add_bert_layer(names, n, n.layer + std::to_string(i) + ".", w.layers[i]);
 }
 
-// Random weights under HF names (the names double as PRNG stream names).
-EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Named>& names) {
-  const CheckpointNames& n = checkpoint_names(c.architecture);
+EncoderWeights make_bert_layout_weights(const ModelConfig& c, uint64_t seed, const CheckpointNames& n,
+                                        std::vector<SynthTensor>& names) {
   const int h = c.hidden_size, f = c.intermediate_size;
   const std::string emb = n.embeddings;
   EncoderWeights w;
@@ -354,311 +342,12 @@ EncoderWeights make_weights(const ModelConfig& c, uint64_t seed, std::vector<Nam
   return w;
 }
 
-// DeBERTa-v3's tensors under HF's names (checkpoint_names.h): BERT's layers
-// (query_proj, key_proj, value_proj), no position or token type table, the
-// relative embeddings [2 x 256, hidden] and their LayerNorm, the pooler; the
-// position key / query tables derived as the reader derives them (the
-// layers' own key_proj / query_proj: share_att_key). `rel` keeps the tensors
-// `names` points at.
-EncoderWeights make_deberta_weights(const ModelConfig& c, uint64_t seed, std::vector<Named>& names,
-                                    std::vector<std::vector<float>>& rel) {
-  const CheckpointNames& n = checkpoint_names(c.architecture);
-  const DebertaNames& x = kDebertaExtraNames;
-  const int h = c.hidden_size, f = c.intermediate_size, rows = 2 * c.relative_span();
-  const std::string emb = n.embeddings;
-  EncoderWeights w;
-  w.word_embeddings =
-      normal_tensor(seed, emb + "word_embeddings.weight", static_cast<size_t>(c.vocab_size) * h, kInitStd);
-  std::fill_n(w.word_embeddings.begin() + static_cast<ptrdiff_t>(c.pad_token_id) * h, h, 0.0f);
-  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
-  w.embeddings_ln = make_ln(h);
-  rel.resize(2);
-  rel[0] =
-      normal_tensor(seed, std::string(x.rel_embeddings) + ".weight", static_cast<size_t>(rows) * h, kInitStd);
-  const LayerNormWeights rel_ln = make_ln(h);
-  rel[1] = rel_ln.gamma;
-  rel.push_back(rel_ln.beta);
-  std::vector<float> normed = rel[0];
-  normalize_relative_embeddings(c, rel_ln, normed);
-  w.layers.resize(static_cast<size_t>(c.num_layers));
-  for (int i = 0; i < c.num_layers; ++i) {
-    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = n.layer + std::to_string(i) + ".";
-    make_bert_layer(seed, n, p, h, f, l);
-    l.pos_key = project_rows(normed, rows, h, l.k.weight, h, &l.k.bias);
-    l.pos_query = project_rows(normed, rows, h, l.q.weight, h, &l.q.bias);
-  }
-  w.head.pre = make_linear(seed, n.head_pre, h, h);
-  w.head.classifier = make_linear(seed, n.classifier, c.num_labels(), h);
-
-  names.push_back({emb + "word_embeddings.weight", {c.vocab_size, h}, &w.word_embeddings});
-  add_ln(names, emb + "LayerNorm", w.embeddings_ln);
-  add_bert_layers(names, n, w);
-  names.push_back({std::string(x.rel_embeddings) + ".weight", {rows, h}, &rel[0]});
-  names.push_back({std::string(x.rel_norm) + ".weight", {h}, &rel[1]});
-  names.push_back({std::string(x.rel_norm) + ".bias", {h}, &rel[2]});
-  add_linear(names, n.head_pre, w.head.pre);
-  add_linear(names, n.classifier, w.head.classifier);
-  return w;
-}
-
-// ModernBERT's tensors under HF's names (checkpoint_names.h): no biases and
-// no norm biases (the preset has none; the weights read them as zeros), a
-// fused Wqkv split into q, k and v, a GLU's Wi of 2 f rows. `fused` keeps the
-// Wqkv tensors `names` points at.
-EncoderWeights make_modernbert_weights(const ModelConfig& c, uint64_t seed, std::vector<Named>& names,
-                                       std::vector<std::vector<float>>& fused) {
-  const CheckpointNames& n = checkpoint_names(c.architecture);
-  const ModernBertNames& x = kModernBertExtraNames;
-  const int h = c.hidden_size, f = c.intermediate_size;
-  const std::string emb = n.embeddings;
-  auto unbiased = [&](const std::string& name, int out, int in) {
-    Linear l = make_linear(seed, name, out, in);
-    names.push_back({name + ".weight", {out, in}, nullptr});
-    return l;
-  };
-  EncoderWeights w;
-  const std::string tok = emb + x.tok_embeddings + ".weight";
-  w.word_embeddings = normal_tensor(seed, tok, static_cast<size_t>(c.vocab_size) * h, kInitStd);
-  std::fill_n(w.word_embeddings.begin() + static_cast<ptrdiff_t>(c.pad_token_id) * h, h, 0.0f);
-  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
-  w.embeddings_ln = make_ln(h);
-  w.layers.resize(static_cast<size_t>(c.num_layers));
-  fused.resize(static_cast<size_t>(c.num_layers));
-  names.push_back({tok, {c.vocab_size, h}, &w.word_embeddings});
-  names.push_back({emb + x.embeddings_norm + ".weight", {h}, &w.embeddings_ln.gamma});
-  for (int i = 0; i < c.num_layers; ++i) {
-    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = n.layer + std::to_string(i) + ".";
-    if (i > 0) {
-      l.attn_ln = make_ln(h);
-      names.push_back({p + n.attn_ln + ".weight", {h}, &l.attn_ln.gamma});
-    }
-    const Linear qkv = make_linear(seed, p + n.q, 3 * h, h);
-    fused[static_cast<size_t>(i)] = qkv.weight;
-    names.push_back({p + n.q + ".weight", {3 * h, h}, &fused[static_cast<size_t>(i)]});
-    Linear* parts[] = {&l.q, &l.k, &l.v};
-    for (int part = 0; part < 3; ++part) {
-      Linear& out = *parts[part];
-      out.out = h;
-      out.in = h;
-      const auto row0 = static_cast<std::ptrdiff_t>(part) * h;
-      out.weight.assign(qkv.weight.begin() + row0 * h, qkv.weight.begin() + (row0 + h) * h);
-      out.bias.assign(static_cast<size_t>(h), 0.0f);
-    }
-    l.attn_out = unbiased(p + n.attn_out, h, h);
-    names.back().data = &l.attn_out.weight;
-    l.ffn_ln = make_ln(h);
-    names.push_back({p + n.ffn_ln + ".weight", {h}, &l.ffn_ln.gamma});
-    l.ffn_in = unbiased(p + n.ffn_in, 2 * f, h);
-    names.back().data = &l.ffn_in.weight;
-    l.ffn_out = unbiased(p + n.ffn_out, h, f);
-    names.back().data = &l.ffn_out.weight;
-  }
-  w.final_ln = make_ln(h);
-  names.push_back({std::string(x.final_norm) + ".weight", {h}, &w.final_ln.gamma});
-  w.head.pre = unbiased(n.head_pre, h, h);
-  names.back().data = &w.head.pre.weight;
-  w.head.norm = make_ln(h);
-  names.push_back({std::string(x.head_norm) + ".weight", {h}, &w.head.norm.gamma});
-  w.head.classifier = make_linear(seed, n.classifier, c.num_labels(), h);
-  add_linear(names, n.classifier, w.head.classifier);
-  return w;
-}
+namespace {
 
 Status write_text(const std::string& path, const std::string& text) {
   INFERCOST_ASSIGN_OR_RETURN(auto f, AtomicOutputFile::create(path));
   INFERCOST_RETURN_IF_ERROR(f.write(text));
   return f.commit();
-}
-
-}  // namespace
-
-std::vector<std::string> synth_presets() {
-  return {"distilbert-base", "bert-base",       "roberta-base", "xlm-roberta-base",
-          "modernbert-base", "deberta-v3-base", "tiny"};
-}
-
-Result<ModelConfig> synth_config(const std::string& preset) {
-  ModelConfig c;
-  c.vocab_size = 30522;
-  c.max_position_embeddings = 512;
-  c.ffn_activation = Activation::kGelu;
-  c.layer_norm_eps = 1e-12f;
-  c.pad_token_id = 0;
-  c.labels = {"NEGATIVE", "POSITIVE"};
-  c.synthetic = true;
-  c.synthetic_preset = preset;
-  if (preset == "distilbert-base" || preset == "tiny") {
-    c.architecture = Architecture::kDistilBert;
-    c.model_type = "distilbert";
-    c.type_vocab_size = 0;
-    if (preset == "tiny") {
-      c.hidden_size = 32;
-      c.num_layers = 2;
-      c.num_heads = 2;
-      c.intermediate_size = 64;
-    }
-  } else if (preset == "bert-base") {
-    c.architecture = Architecture::kBert;
-    c.model_type = "bert";
-    c.num_layers = 12;
-    c.type_vocab_size = 2;
-  } else if (preset == "roberta-base" || preset == "xlm-roberta-base") {
-    // As roberta-base's and xlm-roberta-base's config.json say.
-    c.architecture = Architecture::kRoberta;
-    c.model_type = preset == "roberta-base" ? "roberta" : "xlm-roberta";
-    c.vocab_size = preset == "roberta-base" ? 50265 : 250002;
-    c.num_layers = 12;
-    c.max_position_embeddings = 514;
-    c.pad_token_id = kRobertaPadId;
-    c.layer_norm_eps = 1e-5f;
-    c.type_vocab_size = 1;
-    c.labels = {"negative", "neutral", "positive"};
-  } else if (preset == "modernbert-base") {
-    // As answerdotai/ModernBERT-base's config.json says, with a 2-label mean-pooling head.
-    c.architecture = Architecture::kModernBert;
-    c.model_type = "modernbert";
-    c.vocab_size = 50368;
-    c.num_layers = 22;
-    c.intermediate_size = 1152;
-    c.max_position_embeddings = 8192;
-    c.pad_token_id = kModernBertPadId;
-    c.layer_norm_eps = 1e-5f;
-    c.type_vocab_size = 0;
-    c.norm_placement = NormPlacement::kPre;
-    c.position_table = false;
-    c.glu = true;
-    c.attention_bias = c.mlp_bias = c.norm_bias = c.head_bias = false;
-    c.head_mean_pooling = true;
-    c.head_norm = true;
-    c.classifier_activation = Activation::kGelu;
-    for (int i = 0; i < c.num_layers; ++i) {  // every third layer global, the others see 64 tokens each side
-      c.attention_window.push_back(i % 3 == 0 ? 0 : 64);
-      c.rope_theta.push_back(i % 3 == 0 ? 160000.0 : 10000.0);
-    }
-  } else if (preset == "deberta-v3-base") {
-    // As microsoft/deberta-v3-base's config.json says, with a 2-label head.
-    c.architecture = Architecture::kDebertaV2;
-    c.model_type = "deberta-v2";
-    c.vocab_size = 128100;
-    c.num_layers = 12;
-    c.layer_norm_eps = 1e-7f;
-    c.type_vocab_size = 0;
-    c.position_table = false;
-    c.relative_attention = true;
-    c.c2p = c.p2c = true;
-    c.position_buckets = 256;
-    c.max_relative_positions = 512;
-    c.share_att_key = true;
-    c.norm_relative_embeddings = true;
-    c.classifier_activation = Activation::kGelu;
-  } else {
-    std::string presets;
-    for (const std::string& p : synth_presets()) presets += (presets.empty() ? "" : ", ") + p;
-    return invalid_argument("unknown synthetic preset '" + preset + "' (" + presets + ")");
-  }
-  c.name = "infercost-synthetic-" + preset;
-  return c;
-}
-
-namespace {
-
-// The RoBERTa family's tokenizer files, built from the tweet lexicon, and the
-// calibration's view of them.
-struct FamilyTokenizer {
-  std::vector<std::pair<std::string, std::string>> files;  // name, contents
-  SynthVocab calibration;
-};
-
-// ModernBERT's: a byte-level BPE in a tokenizer.json of ModernBERT's layout.
-Result<FamilyTokenizer> build_modernbert_tokenizer(const ModelConfig& c) {
-  FamilyTokenizer t;
-  t.calibration.bos = kModernBertClsId;
-  t.calibration.eos = kModernBertSepId;
-  INFERCOST_ASSIGN_OR_RETURN(
-      ByteLevelBpe bpe, learn_byte_level_bpe(bpe_training_words(corpus::tweet_lexicon()), kModernBertUnkId));
-  t.files.emplace_back("tokenizer.json", modernbert_tokenizer_json(bpe));
-  const nlohmann::ordered_json tc = {{"tokenizer_class", "PreTrainedTokenizerFast"},
-                                     {"model_max_length", c.max_positions()},
-                                     {"clean_up_tokenization_spaces", true},
-                                     {"cls_token", "[CLS]"},
-                                     {"sep_token", "[SEP]"},
-                                     {"pad_token", "[PAD]"},
-                                     {"unk_token", "[UNK]"},
-                                     {"mask_token", "[MASK]"},
-                                     {"model_input_names", {"input_ids", "attention_mask"}}};
-  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
-  t.calibration.first_word = bpe.first_merged;
-  t.calibration.end_word = bpe.end_merged;
-  t.calibration.word_ids = bpe.word_ids;
-  return t;
-}
-
-// DeBERTa-v3's: a Unigram in a tokenizer.json with [PAD] [CLS] [SEP] [UNK]
-// first, in DebertaV2Tokenizer's pipeline (which transformers 5 and the
-// engine rebuild from tokenizer_config.json's class anyway).
-Result<FamilyTokenizer> build_deberta_tokenizer(const ModelConfig& c) {
-  FamilyTokenizer t;
-  t.calibration.bos = kDebertaClsId;
-  t.calibration.eos = kDebertaSepId;
-  INFERCOST_ASSIGN_OR_RETURN(UnigramVocab unigram,
-                             build_unigram_vocab(corpus::tweet_lexicon(), c.vocab_size));
-  t.files.emplace_back("tokenizer.json", deberta_tokenizer_json(unigram));
-  const nlohmann::ordered_json tc = {{"tokenizer_class", "DebertaV2Tokenizer"},
-                                     {"model_max_length", c.max_positions()},
-                                     {"do_lower_case", false},
-                                     {"split_by_punct", false},
-                                     {"bos_token", "[CLS]"},
-                                     {"eos_token", "[SEP]"},
-                                     {"cls_token", "[CLS]"},
-                                     {"sep_token", "[SEP]"},
-                                     {"pad_token", "[PAD]"},
-                                     {"unk_token", "[UNK]"},
-                                     {"mask_token", "[MASK]"}};
-  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
-  t.calibration.first_word = unigram.first_word;
-  t.calibration.end_word = unigram.end_word;
-  t.calibration.word_ids = unigram.word_ids;
-  return t;
-}
-
-Result<FamilyTokenizer> build_roberta_tokenizer(const ModelConfig& c) {
-  FamilyTokenizer t;
-  t.calibration.bos = kRobertaBosId;
-  t.calibration.eos = kRobertaEosId;
-  nlohmann::ordered_json tc = {
-      {"tokenizer_class", c.model_type == "roberta" ? "RobertaTokenizer" : "XLMRobertaTokenizer"},
-      {"model_max_length", c.max_positions()},
-      {"bos_token", "<s>"},
-      {"eos_token", "</s>"},
-      {"sep_token", "</s>"},
-      {"cls_token", "<s>"},
-      {"unk_token", "<unk>"},
-      {"pad_token", "<pad>"},
-      {"mask_token", "<mask>"}};
-  if (c.model_type == "roberta") {
-    INFERCOST_ASSIGN_OR_RETURN(
-        ByteLevelBpe bpe, learn_byte_level_bpe(bpe_training_words(corpus::tweet_lexicon()), c.vocab_size));
-    t.files.emplace_back("vocab.json", bpe_vocab_json(bpe));
-    t.files.emplace_back("merges.txt", bpe_merges_txt(bpe));
-    tc["add_prefix_space"] = false;
-    tc["errors"] = "replace";
-    tc["trim_offsets"] = true;
-    t.calibration.first_word = bpe.first_merged;
-    t.calibration.end_word = bpe.end_merged;
-    t.calibration.word_ids = bpe.word_ids;
-  } else {
-    INFERCOST_ASSIGN_OR_RETURN(UnigramVocab unigram,
-                               build_unigram_vocab(corpus::tweet_lexicon(), c.vocab_size));
-    t.files.emplace_back("tokenizer.json", unigram_tokenizer_json(unigram));
-    tc["add_prefix_space"] = true;
-    t.calibration.first_word = unigram.first_word;
-    t.calibration.end_word = unigram.end_word;
-    t.calibration.word_ids = unigram.word_ids;
-  }
-  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
-  return t;
 }
 
 // The tokenizer files of --tokenizer PATH: a tokenizer.json, or a folder with
@@ -685,18 +374,81 @@ Result<std::vector<std::pair<std::string, std::string>>> given_tokenizer(const s
   auto has = [&](const char* name) {
     return std::any_of(files.begin(), files.end(), [&](const auto& f) { return f.first == name; });
   };
-  const bool bpe_files = c.model_type == "roberta" && has("vocab.json") && has("merges.txt");
-  const bool wordpiece = c.architecture == Architecture::kBert || c.architecture == Architecture::kDistilBert;
-  if (!has("tokenizer.json") && !bpe_files && !(wordpiece && has("vocab.txt"))) {
-    return not_found(path + ": no tokenizer here: expected tokenizer.json" +
-                     std::string(c.model_type == "roberta" ? " or vocab.json + merges.txt"
-                                 : wordpiece               ? " or vocab.txt"
-                                                           : ""));
+  // The files that may stand for a tokenizer.json (RoBERTa's vocab.json +
+  // merges.txt, BERT's vocab.txt), as the family says of the model_type.
+  std::span<const std::string_view> other;
+  for (const FamilyModelType& t : family_of(c).model_types) {
+    if (t.model_type == c.model_type) other = t.tokenizer_files;
+  }
+  bool other_present = !other.empty();
+  std::string other_text;
+  for (std::string_view name : other) {
+    other_present = other_present && has(std::string(name).c_str());
+    other_text += (other_text.empty() ? " or " : " + ") + std::string(name);
+  }
+  if (!has("tokenizer.json") && !other_present) {
+    return not_found(path + ": no tokenizer here: expected tokenizer.json" + other_text);
   }
   return files;
 }
 
 }  // namespace
+
+Result<SynthTokenizer> wordpiece_tokenizer(const ModelConfig& c, const char* tokenizer_class) {
+  SynthTokenizer t;
+  INFERCOST_ASSIGN_OR_RETURN(t.calibration, build_wordpiece_vocab(c.vocab_size));
+  std::string vocab_text;
+  for (const auto& token : t.calibration.tokens) vocab_text += token + "\n";
+  t.files.emplace_back("vocab.txt", std::move(vocab_text));
+  nlohmann::ordered_json tc = {
+      {"do_lower_case", true},
+      {"strip_accents", nullptr},
+      {"tokenize_chinese_chars", true},
+      {"clean_up_tokenization_spaces", true},
+      {"model_max_length", c.max_position_embeddings},
+      {"unk_token", "[UNK]"},
+      {"sep_token", "[SEP]"},
+      {"pad_token", "[PAD]"},
+      {"cls_token", "[CLS]"},
+      {"mask_token", "[MASK]"},
+      {"tokenizer_class", tokenizer_class},
+  };
+  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
+  return t;
+}
+
+std::vector<std::string> synth_presets() {
+  std::vector<std::string> full, small;
+  for (const Family* f : families()) {
+    for (const SynthPreset& p : f->presets) (p.small ? small : full).emplace_back(p.name);
+  }
+  full.insert(full.end(), small.begin(), small.end());
+  return full;
+}
+
+Result<ModelConfig> synth_config(const std::string& preset) {
+  ModelConfig c;
+  c.vocab_size = 30522;
+  c.max_position_embeddings = 512;
+  c.ffn_activation = Activation::kGelu;
+  c.layer_norm_eps = 1e-12f;
+  c.pad_token_id = 0;
+  c.labels = {"NEGATIVE", "POSITIVE"};
+  c.synthetic = true;
+  c.synthetic_preset = preset;
+  for (const Family* f : families()) {
+    for (const SynthPreset& p : f->presets) {
+      if (p.name != preset) continue;
+      apply_family(*f, c);
+      p.configure(c);
+      c.name = "infercost-synthetic-" + preset;
+      return c;
+    }
+  }
+  std::string presets;
+  for (const std::string& p : synth_presets()) presets += (presets.empty() ? "" : ", ") + p;
+  return invalid_argument("unknown synthetic preset '" + preset + "' (" + presets + ")");
+}
 
 Status synthesize_model(const SynthOptions& options) {
   INFERCOST_ASSIGN_OR_RETURN(ModelConfig c, synth_config(options.preset));
@@ -718,34 +470,10 @@ Status synthesize_model(const SynthOptions& options) {
   // preset and seed only.
   SynthVocab vocab;
   std::vector<std::pair<std::string, std::string>> files;
-  if (c.architecture == Architecture::kRoberta || c.architecture == Architecture::kModernBert ||
-      c.architecture == Architecture::kDebertaV2) {
-    INFERCOST_ASSIGN_OR_RETURN(FamilyTokenizer t,
-                               c.architecture == Architecture::kRoberta     ? build_roberta_tokenizer(c)
-                               : c.architecture == Architecture::kDebertaV2 ? build_deberta_tokenizer(c)
-                                                                            : build_modernbert_tokenizer(c));
-    vocab = std::move(t.calibration);
-    files = std::move(t.files);
-  } else {
-    INFERCOST_ASSIGN_OR_RETURN(vocab, build_vocab(c.vocab_size));
-    std::string vocab_text;
-    for (const auto& t : vocab.tokens) vocab_text += t + "\n";
-    files.emplace_back("vocab.txt", std::move(vocab_text));
-    nlohmann::ordered_json tc = {
-        {"do_lower_case", true},
-        {"strip_accents", nullptr},
-        {"tokenize_chinese_chars", true},
-        {"clean_up_tokenization_spaces", true},
-        {"model_max_length", c.max_position_embeddings},
-        {"unk_token", "[UNK]"},
-        {"sep_token", "[SEP]"},
-        {"pad_token", "[PAD]"},
-        {"cls_token", "[CLS]"},
-        {"mask_token", "[MASK]"},
-        {"tokenizer_class", c.architecture == Architecture::kBert ? "BertTokenizer" : "DistilBertTokenizer"},
-    };
-    files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
-  }
+  const Family& family = family_of(c);
+  INFERCOST_ASSIGN_OR_RETURN(SynthTokenizer t, family.make_tokenizer(c));
+  vocab = std::move(t.calibration);
+  files = std::move(t.files);
   if (!given.empty()) {
     // The given files replace ours; a tokenizer_config.json of ours stays
     // where the folder has none.
@@ -756,12 +484,11 @@ Status synthesize_model(const SynthOptions& options) {
     }
   }
 
-  std::vector<Named> names;
-  std::vector<std::vector<float>> fused;
-  EncoderWeights w =
-      c.architecture == Architecture::kModernBert  ? make_modernbert_weights(c, options.seed, names, fused)
-      : c.architecture == Architecture::kDebertaV2 ? make_deberta_weights(c, options.seed, names, fused)
-                                                   : make_weights(c, options.seed, names);
+  std::vector<SynthTensor> names;
+  std::vector<std::vector<float>> keep;
+  EncoderWeights w = family.make_weights != nullptr
+                         ? family.make_weights(c, options.seed, names, keep)
+                         : make_bert_layout_weights(c, options.seed, *family.names, names);
   calibrate_head(c, vocab, options.seed, w);
 
   const std::string dir = options.out_dir;

@@ -14,7 +14,7 @@ namespace infercost::model {
 
 struct SynthOptions {
   std::string out_dir;
-  // distilbert-base | bert-base | roberta-base | xlm-roberta-base | tiny
+  // One of synth_presets(): each family's (src/model/families/), "tiny" last.
   std::string preset = "distilbert-base";
   uint64_t seed = 1;
   // Where the tokenizer files come from: "" for the ones the project builds,

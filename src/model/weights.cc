@@ -5,155 +5,14 @@
 #include <string>
 
 #include "checkpoint_names.h"
+#include "family.h"
 #include "infercost/model/model_dir.h"
 #include "infercost/model/safetensors.h"
 #include "model/relative_tables.h"
+#include "tensor_source.h"
 
 namespace infercost::model {
 
-namespace {
-
-// Looks tensors up by their HF name, trying legacy aliases (TF-era BERT
-// checkpoints say LayerNorm.gamma/beta) and, for base-model checkpoints, the
-// name without the "distilbert."/"bert." prefix. Errors name the canonical name.
-// Without a file (a header alone), each tensor is found and checked as reading
-// would check it, and only counted: read() then gives an empty vector.
-class TensorSource {
- public:
-  TensorSource(const SafeTensorsFile& file, std::string prefix)
-      : tensors_(file.tensors()), path_(file.path()), file_(&file), prefix_(std::move(prefix)) {}
-  TensorSource(const SafeTensorsHeader& header, std::string path, std::string prefix)
-      : tensors_(header.tensors), path_(std::move(path)), prefix_(std::move(prefix)) {}
-
-  Result<std::vector<float>> read(const std::string& name, std::vector<int64_t> shape) {
-    for (const std::string& candidate : candidates(name)) {
-      auto it = tensors_.find(candidate);
-      if (it == tensors_.end()) continue;
-      if (file_) return file_->read_f32(candidate, shape);
-      INFERCOST_RETURN_IF_ERROR(check_f32_tensor(path_, it->second, shape));
-      counted_ += it->second.numel();
-      return std::vector<float>();
-    }
-    return not_found(path_ + ": tensor '" + name + "' not found");
-  }
-
-  Status linear(const std::string& name, int out, int in, Linear& l) {
-    l.out = out;
-    l.in = in;
-    INFERCOST_ASSIGN_OR_RETURN(l.weight, read(name + ".weight", {out, in}));
-    INFERCOST_ASSIGN_OR_RETURN(l.bias, read(name + ".bias", {out}));
-    return Status();
-  }
-
-  Status layer_norm(const std::string& name, int hidden, LayerNormWeights& ln) {
-    INFERCOST_ASSIGN_OR_RETURN(ln.gamma, read(name + ".weight", {hidden}));
-    INFERCOST_ASSIGN_OR_RETURN(ln.beta, read(name + ".bias", {hidden}));
-    return Status();
-  }
-
-  // A bias the config says the checkpoint has (read), or has not (zeros,
-  // counted in `zero_filled`).
-  Result<std::vector<float>> bias(const std::string& name, bool present, int size, size_t& zero_filled) {
-    if (present) return read(name, {size});
-    zero_filled += static_cast<size_t>(size);
-    return file_ ? std::vector<float>(static_cast<size_t>(size), 0.0f) : std::vector<float>();
-  }
-
-  bool has(const std::string& name) const {
-    for (const std::string& candidate : candidates(name)) {
-      if (tensors_.count(candidate)) return true;
-    }
-    return false;
-  }
-
-  // The elements of the tensors read() found and checked without a file.
-  int64_t counted() const { return counted_; }
-
- private:
-  std::vector<std::string> candidates(const std::string& name) const {
-    std::vector<std::string> out{name};
-    auto ends_with = [&](const std::string& s, const std::string& suffix) {
-      return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    if (ends_with(name, ".weight")) out.push_back(name.substr(0, name.size() - 7) + ".gamma");
-    if (ends_with(name, ".bias")) out.push_back(name.substr(0, name.size() - 5) + ".beta");
-    if (!prefix_.empty() && name.rfind(prefix_, 0) == 0) {
-      size_t n = out.size();
-      for (size_t i = 0; i < n; ++i) out.push_back(out[i].substr(prefix_.size()));
-    }
-    return out;
-  }
-
-  const std::map<std::string, TensorInfo>& tensors_;
-  std::string path_;
-  const SafeTensorsFile* file_ = nullptr;
-  std::string prefix_;
-  int64_t counted_ = 0;
-};
-
-// ModernBERT's encoder and head (checkpoint_names.h): Wqkv split into q, k
-// and v; the biases and norm biases the config says are absent as zeros.
-Result<EncoderWeights> read_modernbert_weights(TensorSource& src, const ModelConfig& c,
-                                               const CheckpointNames& n, bool classifier) {
-  const int h = c.hidden_size, f = c.intermediate_size;
-  EncoderWeights w;
-  size_t& zeros = w.zero_filled;
-  auto norm = [&](const std::string& name, LayerNormWeights& ln) -> Status {
-    INFERCOST_ASSIGN_OR_RETURN(ln.gamma, src.read(name + ".weight", {h}));
-    INFERCOST_ASSIGN_OR_RETURN(ln.beta, src.bias(name + ".bias", c.norm_bias, h, zeros));
-    return Status();
-  };
-  auto linear = [&](const std::string& name, int out, int in, bool bias, Linear& l) -> Status {
-    l.out = out;
-    l.in = in;
-    INFERCOST_ASSIGN_OR_RETURN(l.weight, src.read(name + ".weight", {out, in}));
-    INFERCOST_ASSIGN_OR_RETURN(l.bias, src.bias(name + ".bias", bias, out, zeros));
-    return Status();
-  };
-  const std::string e = n.embeddings;
-  const ModernBertNames& x = kModernBertExtraNames;
-  INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings,
-                             src.read(e + x.tok_embeddings + ".weight", {c.vocab_size, h}));
-  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
-  INFERCOST_RETURN_IF_ERROR(norm(e + x.embeddings_norm, w.embeddings_ln));
-  w.layers.resize(static_cast<size_t>(c.num_layers));
-  for (int i = 0; i < c.num_layers; ++i) {
-    const std::string p = n.layer + std::to_string(i) + ".";
-    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    if (i > 0) INFERCOST_RETURN_IF_ERROR(norm(p + n.attn_ln, l.attn_ln));
-    Linear qkv;
-    INFERCOST_RETURN_IF_ERROR(linear(p + n.q, 3 * h, h, c.attention_bias, qkv));
-    Linear* parts[] = {&l.q, &l.k, &l.v};
-    for (int part = 0; part < 3; ++part) {  // rows [q | k | v], as HF views Wqkv's output
-      Linear& out = *parts[part];
-      out.out = h;
-      out.in = h;
-      if (qkv.weight.empty()) continue;  // counting only
-      const auto row0 = static_cast<std::ptrdiff_t>(part) * h;
-      out.weight.assign(qkv.weight.begin() + row0 * h, qkv.weight.begin() + (row0 + h) * h);
-      out.bias.assign(qkv.bias.begin() + row0, qkv.bias.begin() + row0 + h);
-    }
-    INFERCOST_RETURN_IF_ERROR(linear(p + n.attn_out, h, h, c.attention_bias, l.attn_out));
-    INFERCOST_RETURN_IF_ERROR(norm(p + n.ffn_ln, l.ffn_ln));
-    INFERCOST_RETURN_IF_ERROR(linear(p + n.ffn_in, 2 * f, h, c.mlp_bias, l.ffn_in));
-    INFERCOST_RETURN_IF_ERROR(linear(p + n.ffn_out, h, f, c.mlp_bias, l.ffn_out));
-  }
-  INFERCOST_RETURN_IF_ERROR(norm(x.final_norm, w.final_ln));
-  if (!classifier) {
-    if (src.has(std::string(n.head_pre) + ".weight")) {
-      INFERCOST_RETURN_IF_ERROR(linear(n.head_pre, h, h, c.head_bias, w.head.pre));
-      INFERCOST_RETURN_IF_ERROR(norm(x.head_norm, w.head.norm));
-    }
-    return w;
-  }
-  INFERCOST_RETURN_IF_ERROR(linear(n.head_pre, h, h, c.head_bias, w.head.pre));
-  INFERCOST_RETURN_IF_ERROR(norm(x.head_norm, w.head.norm));
-  INFERCOST_RETURN_IF_ERROR(src.linear(n.classifier, c.num_labels(), h, w.head.classifier));
-  return w;
-}
-
-// A post-norm layer in BERT's layout under the names `n` gives, at `p` (the
-// layer's prefix).
 Status read_bert_layer(TensorSource& src, const CheckpointNames& n, const std::string& p, int h, int f,
                        EncoderLayerWeights& l) {
   INFERCOST_RETURN_IF_ERROR(src.linear(p + n.q, h, h, l.q));
@@ -166,9 +25,6 @@ Status read_bert_layer(TensorSource& src, const CheckpointNames& n, const std::s
   return src.layer_norm(p + n.ffn_ln, h, l.ffn_ln);
 }
 
-// The head's first layer and the classifier; without `classifier` (an
-// encoder without a head), the first layer where the checkpoint has it
-// (BERT's pooler) and no output layer.
 Status read_head(TensorSource& src, const ModelConfig& c, const CheckpointNames& n, bool classifier,
                  ClassifierHeadWeights& head) {
   const int h = c.hidden_size;
@@ -180,96 +36,8 @@ Status read_head(TensorSource& src, const ModelConfig& c, const CheckpointNames&
   return src.linear(n.classifier, c.num_labels(), h, head.classifier);
 }
 
-// DeBERTa-v2/v3's encoder and ContextPooler head (checkpoint_names.h), with
-// what the checkpoint stores in other forms folded into the tables the
-// backends read: the word (and position, token type) embeddings through
-// embed_proj where embedding_size differs from the hidden size (a linear map
-// without bias, so projecting each table is projecting their sum), and per
-// layer the relative embeddings (LayerNorm'd where norm_rel_ebd says) through
-// the position key and query projections (the layer's own key_proj /
-// query_proj with share_att_key, else pos_key_proj / pos_query_proj).
-Result<EncoderWeights> read_deberta_weights(TensorSource& src, const ModelConfig& c, const CheckpointNames& n,
-                                            bool classifier) {
-  const int h = c.hidden_size, f = c.intermediate_size;
-  const int width = c.embedding_size > 0 ? c.embedding_size : h;
-  const DebertaNames& x = kDebertaExtraNames;
-  EncoderWeights w;
-  int64_t checkpoint = 0, tables = 0;  // the elements folded, and the tables' that stand for them
-  const std::string e = n.embeddings;
-  INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings,
-                             src.read(e + "word_embeddings.weight", {c.vocab_size, width}));
-  if (c.position_table) {
-    INFERCOST_ASSIGN_OR_RETURN(w.position_embeddings, src.read(e + "position_embeddings.weight",
-                                                               {c.max_position_embeddings, width}));
-  }
-  if (c.type_vocab_size > 0) {
-    INFERCOST_ASSIGN_OR_RETURN(w.token_type_embeddings,
-                               src.read(e + "token_type_embeddings.weight", {c.type_vocab_size, width}));
-  }
-  if (width != h) {
-    INFERCOST_ASSIGN_OR_RETURN(std::vector<float> proj, src.read(e + x.embed_proj + ".weight", {h, width}));
-    if (!proj.empty()) {
-      for (std::vector<float>* table :
-           {&w.word_embeddings, &w.position_embeddings, &w.token_type_embeddings}) {
-        if (table->empty()) continue;
-        const int rows = static_cast<int>(table->size() / static_cast<size_t>(width));
-        checkpoint += static_cast<int64_t>(table->size());
-        *table = project_rows(*table, rows, width, proj, h);
-        tables += static_cast<int64_t>(table->size());
-      }
-      checkpoint += static_cast<int64_t>(proj.size());
-    }
-  }
-  w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
-  INFERCOST_RETURN_IF_ERROR(src.layer_norm(e + "LayerNorm", h, w.embeddings_ln));
-  std::vector<float> rel;  // [2 span, hidden], normed
-  const int rel_rows = 2 * c.relative_span();
-  if (c.relative_attention) {
-    INFERCOST_ASSIGN_OR_RETURN(rel, src.read(std::string(x.rel_embeddings) + ".weight", {rel_rows, h}));
-    checkpoint += static_cast<int64_t>(rel.size());
-    if (c.norm_relative_embeddings) {
-      LayerNormWeights ln;
-      INFERCOST_RETURN_IF_ERROR(src.layer_norm(x.rel_norm, h, ln));
-      checkpoint += static_cast<int64_t>(ln.gamma.size() + ln.beta.size());
-      if (!rel.empty()) normalize_relative_embeddings(c, ln, rel);
-    }
-  }
-  w.layers.resize(static_cast<size_t>(c.num_layers));
-  for (int i = 0; i < c.num_layers; ++i) {
-    const std::string p = n.layer + std::to_string(i) + ".";
-    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    INFERCOST_RETURN_IF_ERROR(read_bert_layer(src, n, p, h, f, l));
-    if (!c.relative_attention) continue;
-    const auto positions = [&](bool wanted, const Linear& shared, const char* own,
-                               std::vector<float>& out) -> Status {
-      if (!wanted) return Status();
-      Linear separate;
-      const Linear* proj = &shared;
-      if (!c.share_att_key) {
-        INFERCOST_RETURN_IF_ERROR(src.linear(p + own, h, h, separate));
-        checkpoint += static_cast<int64_t>(separate.weight.size() + separate.bias.size());
-        proj = &separate;
-      }
-      if (!rel.empty() && !proj->weight.empty()) {
-        out = project_rows(rel, rel_rows, h, proj->weight, h, &proj->bias);
-        tables += static_cast<int64_t>(out.size());
-      }
-      return Status();
-    };
-    INFERCOST_RETURN_IF_ERROR(positions(c.c2p, l.k, x.pos_key_proj, l.pos_key));
-    INFERCOST_RETURN_IF_ERROR(positions(c.p2c, l.q, x.pos_query_proj, l.pos_query));
-  }
-  w.derived_delta = checkpoint - tables;
-  INFERCOST_RETURN_IF_ERROR(read_head(src, c, n, classifier, w.head));
-  return w;
-}
-
-// Every tensor of the encoder and its head, in one walk for reading and
-// counting (read_head says what `classifier` changes).
-Result<EncoderWeights> read_weights(TensorSource& src, const ModelConfig& c, const CheckpointNames& n,
-                                    bool classifier = true) {
-  if (c.architecture == Architecture::kModernBert) return read_modernbert_weights(src, c, n, classifier);
-  if (c.architecture == Architecture::kDebertaV2) return read_deberta_weights(src, c, n, classifier);
+Result<EncoderWeights> read_bert_layout_weights(TensorSource& src, const ModelConfig& c,
+                                                const CheckpointNames& n, bool classifier) {
   const int h = c.hidden_size, f = c.intermediate_size;
   EncoderWeights w;
   const std::string e = n.embeddings;
@@ -290,6 +58,16 @@ Result<EncoderWeights> read_weights(TensorSource& src, const ModelConfig& c, con
   }
   INFERCOST_RETURN_IF_ERROR(read_head(src, c, n, classifier, w.head));
   return w;
+}
+
+namespace {
+
+// Every tensor of the encoder and its head, in one walk for reading and
+// counting (read_head says what `classifier` changes).
+Result<EncoderWeights> read_family_weights(const Family& family, TensorSource& src, const ModelConfig& c,
+                                           bool classifier) {
+  if (family.read_weights != nullptr) return family.read_weights(src, c, classifier);
+  return read_bert_layout_weights(src, c, *family.names, classifier);
 }
 
 size_t linear_count(const Linear& l) {
@@ -361,23 +139,23 @@ Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const M
                                             bool classifier) {
   if (classifier && config.num_labels() < 1)
     return invalid_argument(file.path() + ": the config has no labels");
-  const CheckpointNames& names = checkpoint_names(config.architecture);
-  TensorSource src(file, names.prefix);
-  return read_weights(src, config, names, classifier);
+  const Family& family = family_of(config);
+  TensorSource src(file, family.names->prefix);
+  return read_family_weights(family, src, config, classifier);
 }
 
 Result<int64_t> count_encoder_parameters(const SafeTensorsHeader& header, const std::string& path,
                                          const ModelConfig& config, bool classifier) {
   if (classifier && config.num_labels() < 1) return invalid_argument(path + ": the config has no labels");
-  const CheckpointNames& names = checkpoint_names(config.architecture);
-  TensorSource src(header, path, names.prefix);
-  INFERCOST_RETURN_IF_ERROR(read_weights(src, config, names, classifier).status());
+  const Family& family = family_of(config);
+  TensorSource src(header, path, family.names->prefix);
+  INFERCOST_RETURN_IF_ERROR(read_family_weights(family, src, config, classifier).status());
   return src.counted();
 }
 
 bool has_classification_head(const std::map<std::string, TensorInfo>& tensors, const ModelConfig& config) {
   // The output layer decides: BERT's pooler is in bare BertModel checkpoints too.
-  return tensors.count(std::string(checkpoint_names(config.architecture).classifier) + ".weight") > 0;
+  return tensors.count(std::string(family_of(config).names->classifier) + ".weight") > 0;
 }
 
 }  // namespace infercost::model

@@ -11,6 +11,7 @@
 
 #include "infercost/model/config.h"
 #include "infercost/model/weights.h"
+#include "model/family.h"
 
 namespace infercost::backend::testing {
 
@@ -71,6 +72,7 @@ inline model::ModelConfig small_config(model::Architecture arch, std::string_vie
   }
   c.ffn_activation = activation == "relu" ? model::Activation::kRelu : model::Activation::kGelu;
   c.labels = {"NEGATIVE", "POSITIVE", "NEUTRAL"};
+  model::apply_family(model::family_of(c), c);  // the head's activation, the position numbering
   return c;
 }
 

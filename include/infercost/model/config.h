@@ -10,6 +10,8 @@
 
 namespace infercost::model {
 
+// Which family (src/model/family.h) a config was read as; what the family
+// computes is the data below, which the backends read instead.
 // kRoberta: RoBERTa and the models built on it (XLM-RoBERTa, CamemBERT).
 // kModernBert: ModernBERT (and the encoders that share its modules).
 // kDebertaV2: DeBERTa-v2 and -v3 (model_type deberta-v2), disentangled attention.
@@ -102,7 +104,13 @@ struct ModelConfig {
   // (classifier_activation) where the family does not fix it.
   bool head_mean_pooling = false;
   bool head_norm = false;
-  Activation classifier_activation = Activation::kGelu;  // ModernBERT; DeBERTa's pooler_hidden_act
+  // The head's activation (head_activation()): the family's where it fixes
+  // one (DistilBERT's relu, BERT's and RoBERTa's tanh), else config.json's
+  // (ModernBERT's classifier_activation, DeBERTa's pooler_hidden_act).
+  Activation classifier_activation = Activation::kRelu;
+  // Position ids count from pad_token_id + 1 and a pad id takes the pad row
+  // (RoBERTa's create_position_ids_from_input_ids); false: 0..len-1.
+  bool padding_positions = false;
   // DeBERTa's disentangled attention (relative_attention), as data: besides
   // content-to-content, the content-to-position (c2p: a query against the
   // relative position's key) and position-to-content (p2c: a key against the
@@ -118,7 +126,7 @@ struct ModelConfig {
   // max_relative_positions.
   int relative_span() const { return position_buckets > 0 ? position_buckets : max_relative_positions; }
   // How the checkpoint stores what the weights reader folds into tables
-  // (weights.cc): the word embeddings' width where it is not hidden_size
+  // (src/model/families/deberta.cc): the word embeddings' width where it is not hidden_size
   // (DeBERTa's embedding_size, projected by embed_proj; 0: hidden_size), the
   // relative embeddings' LayerNorm (norm_rel_ebd "layer_norm") and whether
   // they go through the layer's own query / key projections (share_att_key)
@@ -136,11 +144,7 @@ struct ModelConfig {
   // The head's activation, the family's: DistilBERT's pre_classifier ReLU,
   // BERT's pooler tanh, RoBERTa's classifier.dense tanh, ModernBERT's
   // classifier_activation.
-  Activation head_activation() const {
-    if (architecture == Architecture::kModernBert || architecture == Architecture::kDebertaV2)
-      return classifier_activation;
-    return architecture == Architecture::kDistilBert ? Activation::kRelu : Activation::kTanh;
-  }
+  Activation head_activation() const { return classifier_activation; }
   // Whether layer `layer` attends to every token (no window).
   bool global_layer(int layer) const {
     return attention_window.empty() || attention_window[static_cast<size_t>(layer)] == 0;
@@ -148,13 +152,13 @@ struct ModelConfig {
   // The first position id of a row: pad_token_id + 1 for RoBERTa (rows
   // 0..pad_token_id of its position table are never used by a text token), 0
   // otherwise.
-  int position_offset() const { return architecture == Architecture::kRoberta ? pad_token_id + 1 : 0; }
+  int position_offset() const { return padding_positions ? pad_token_id + 1 : 0; }
   // The most tokens a row may have: the position table's rows from
   // position_offset() on (512 for roberta-base's 514).
   int max_positions() const { return max_position_embeddings - position_offset(); }
   // How the backends number a row's positions (PositionScheme).
   PositionScheme position_scheme() const {
-    if (architecture != Architecture::kRoberta) return PositionScheme{};
+    if (!padding_positions) return PositionScheme{};
     return PositionScheme{pad_token_id + 1, pad_token_id};
   }
 };

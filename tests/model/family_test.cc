@@ -1,0 +1,84 @@
+// The registry of model families (src/model/family.h): each model_type is
+// found, each family's data is what the former per-family switches gave, and
+// each preset's config.json reads back as the same family.
+#include "model/family.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "model/checkpoint_names.h"
+#include "model/synth.h"
+
+namespace infercost::model {
+namespace {
+
+TEST(Family, EveryModelTypeIsFoundOnceAndListed) {
+  std::set<std::string_view> seen;
+  std::string listed;
+  for (const Family* f : families()) {
+    ASSERT_FALSE(f->model_types.empty());
+    ASSERT_NE(f->names, nullptr);
+    ASSERT_NE(f->read_config, nullptr);
+    ASSERT_NE(f->write_config, nullptr);
+    ASSERT_NE(f->make_tokenizer, nullptr);
+    for (const FamilyModelType& t : f->model_types) {
+      EXPECT_TRUE(seen.insert(t.model_type).second) << t.model_type;
+      EXPECT_EQ(find_family(t.model_type), f) << t.model_type;
+      EXPECT_TRUE(is_classifier_class(t.classifier_class)) << t.classifier_class;
+      listed += (listed.empty() ? "" : ", ") + std::string(t.model_type);
+    }
+    ModelConfig c;
+    c.architecture = f->architecture;
+    EXPECT_EQ(&family_of(c), f);
+  }
+  EXPECT_EQ(supported_model_types(), listed);
+  EXPECT_EQ(find_family("gpt2"), nullptr);
+  EXPECT_EQ(find_family("deberta"), nullptr);  // DeBERTa v1: refused with a message of its own
+}
+
+// What ModelConfig's accessors switched on the family for, now the family's data.
+TEST(Family, HeadActivationAndPositionsAreTheFamilysData) {
+  struct Case {
+    std::string_view model_type;
+    Activation head;
+    int offset;  // with pad_token_id 1
+  };
+  for (const Case& k : {Case{"distilbert", Activation::kRelu, 0}, Case{"bert", Activation::kTanh, 0},
+                        Case{"roberta", Activation::kTanh, 2}, Case{"xlm-roberta", Activation::kTanh, 2},
+                        Case{"camembert", Activation::kTanh, 2}}) {
+    ModelConfig c;
+    c.pad_token_id = 1;
+    apply_family(*find_family(k.model_type), c);
+    EXPECT_EQ(c.head_activation(), k.head) << k.model_type;
+    EXPECT_EQ(c.position_offset(), k.offset) << k.model_type;
+    EXPECT_EQ(c.position_scheme().first, k.offset) << k.model_type;
+    EXPECT_EQ(c.position_scheme().pad_id, k.offset > 0 ? 1 : -1) << k.model_type;
+  }
+  for (std::string_view type : {"modernbert", "deberta-v2"}) {
+    ModelConfig c;
+    c.classifier_activation = Activation::kGelu;  // read from config.json
+    apply_family(*find_family(type), c);
+    EXPECT_EQ(c.head_activation(), Activation::kGelu) << type;
+    EXPECT_EQ(c.position_offset(), 0) << type;
+  }
+}
+
+TEST(Family, EveryPresetReadsBackAsItsFamily) {
+  for (const std::string& preset : synth_presets()) {
+    const ModelConfig c = synth_config(preset).value();
+    const Family& family = family_of(c);
+    EXPECT_EQ(find_family(c.model_type), &family) << preset;
+    const Result<ModelConfig> back = parse_config(config_to_json(c), preset);
+    ASSERT_TRUE(back.ok()) << preset << ": " << back.status().to_string();
+    EXPECT_EQ(back->architecture, c.architecture) << preset;
+    EXPECT_EQ(back->model_type, c.model_type) << preset;
+    EXPECT_EQ(back->head_activation(), c.head_activation()) << preset;
+    EXPECT_EQ(back->position_offset(), c.position_offset()) << preset;
+    EXPECT_EQ(std::string(hf_classifier_class(*back)), hf_classifier_class(c)) << preset;
+  }
+}
+
+}  // namespace
+}  // namespace infercost::model
