@@ -55,6 +55,81 @@ class WeightImage {
   std::vector<uint8_t> bytes_;
 };
 
+// Where a linear layer and an encoder layer sit in the image: byte offsets.
+struct LinearAt {
+  int64_t weight = 0, bias = 0;
+  int out = 0, in = 0;
+  DType type = DType::kF32;
+};
+struct LayerAt {
+  LinearAt qkv, attn_out, ffn_in, ffn_out;
+  int64_t attn_gamma = 0, attn_beta = 0, ffn_gamma = 0, ffn_beta = 0, pos_key = 0, pos_query = 0;
+};
+
+// Appends the concatenation of `parts`' weights, then of their biases, in
+// `t`: q, k and v become one [3h, h] layer.
+LinearAt put_linear(WeightImage& image, const std::vector<const model::Linear*>& parts, DType t) {
+  LinearAt at;
+  std::vector<const std::vector<float>*> weights, biases;
+  for (const model::Linear* p : parts) {
+    weights.push_back(&p->weight);
+    biases.push_back(&p->bias);
+    at.out += p->out;
+  }
+  at.in = parts.front()->in;
+  at.type = t;
+  at.weight = image.put(weights, t);
+  at.bias = image.put(biases, t);
+  return at;
+}
+
+// One encoder layer: its linears and DeBERTa's relative tables in `type`,
+// its norms in fp32.
+LayerAt put_layer(WeightImage& image, const model::EncoderLayerWeights& l, DType type) {
+  LayerAt at;
+  at.qkv = put_linear(image, {&l.q, &l.k, &l.v}, type);
+  at.attn_out = put_linear(image, {&l.attn_out}, type);
+  at.ffn_in = put_linear(image, {&l.ffn_in}, type);
+  at.ffn_out = put_linear(image, {&l.ffn_out}, type);
+  at.attn_gamma = image.put(l.attn_ln.gamma, DType::kF32);
+  at.attn_beta = image.put(l.attn_ln.beta, DType::kF32);
+  at.ffn_gamma = image.put(l.ffn_ln.gamma, DType::kF32);
+  at.ffn_beta = image.put(l.ffn_ln.beta, DType::kF32);
+  at.pos_key = image.put(l.pos_key);
+  at.pos_query = image.put(l.pos_query);
+  return at;
+}
+
+DeviceLinear linear_at(uint8_t* base, const LinearAt& at) {
+  DeviceLinear l;
+  l.weight = base + at.weight;
+  l.bias = base + at.bias;
+  l.out = at.out;
+  l.in = at.in;
+  l.type = at.type;
+  return l;
+}
+
+// The layer at `at` of the image uploaded to `base`; what the host layer
+// lacks (an attention norm, a c2p or p2c table) stays null.
+DeviceLayer layer_at(uint8_t* base, const LayerAt& at, const model::EncoderLayerWeights& host) {
+  const auto f32 = [&](int64_t offset) { return reinterpret_cast<const float*>(base + offset); };
+  DeviceLayer l;
+  l.qkv = linear_at(base, at.qkv);
+  l.attn_out = linear_at(base, at.attn_out);
+  l.ffn_in = linear_at(base, at.ffn_in);
+  l.ffn_out = linear_at(base, at.ffn_out);
+  if (!host.attn_ln.gamma.empty()) {
+    l.attn_gamma = f32(at.attn_gamma);
+    l.attn_beta = f32(at.attn_beta);
+  }
+  l.ffn_gamma = f32(at.ffn_gamma);
+  l.ffn_beta = f32(at.ffn_beta);
+  if (!host.pos_key.empty()) l.pos_key = base + at.pos_key;
+  if (!host.pos_query.empty()) l.pos_query = base + at.pos_query;
+  return l;
+}
+
 }  // namespace
 
 Status check_fp16_range(const model::EncoderWeights& w) {
@@ -92,25 +167,6 @@ Status check_fp16_range(const model::EncoderWeights& w) {
 std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const model::ModelConfig& config,
                                               const model::EncoderWeights& w, cudaStream_t stream) {
   WeightImage image(type);
-  struct LinearAt {
-    int64_t weight, bias;
-    int out, in;
-    DType type;
-  };
-  const auto put_linear = [&](const std::vector<const model::Linear*>& parts, DType t) {
-    LinearAt at{};
-    std::vector<const std::vector<float>*> weights, biases;
-    for (const model::Linear* p : parts) {
-      weights.push_back(&p->weight);
-      biases.push_back(&p->bias);
-      at.out += p->out;
-    }
-    at.in = parts.front()->in;
-    at.type = t;
-    at.weight = image.put(weights, t);
-    at.bias = image.put(biases, t);
-    return at;
-  };
   const int64_t word = image.put(w.word_embeddings);
   const bool has_position = !w.position_embeddings.empty();
   const int64_t position = image.put(w.position_embeddings);
@@ -127,29 +183,12 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
     rotary[theta] = image.put(table, DType::kF32);
   }
   const int64_t relative_index_at = image.put(model::relative_position_table(config));
-  struct LayerAt {
-    LinearAt qkv, attn_out, ffn_in, ffn_out;
-    int64_t attn_gamma, attn_beta, ffn_gamma, ffn_beta, pos_key, pos_query;
-  };
   std::vector<LayerAt> layers;
-  for (const model::EncoderLayerWeights& l : w.layers) {
-    LayerAt at{};
-    at.qkv = put_linear({&l.q, &l.k, &l.v}, type);
-    at.attn_out = put_linear({&l.attn_out}, type);
-    at.ffn_in = put_linear({&l.ffn_in}, type);
-    at.ffn_out = put_linear({&l.ffn_out}, type);
-    at.attn_gamma = image.put(l.attn_ln.gamma, DType::kF32);
-    at.attn_beta = image.put(l.attn_ln.beta, DType::kF32);
-    at.ffn_gamma = image.put(l.ffn_ln.gamma, DType::kF32);
-    at.ffn_beta = image.put(l.ffn_ln.beta, DType::kF32);
-    at.pos_key = image.put(l.pos_key);
-    at.pos_query = image.put(l.pos_query);
-    layers.push_back(at);
-  }
+  for (const model::EncoderLayerWeights& l : w.layers) layers.push_back(put_layer(image, l, type));
   // A backend that pools the token vectors has no head to upload.
   const bool head = !w.head.classifier.weight.empty();
-  const LinearAt pre = head ? put_linear({&w.head.pre}, DType::kF32) : LinearAt{};
-  const LinearAt classifier = head ? put_linear({&w.head.classifier}, DType::kF32) : LinearAt{};
+  const LinearAt pre = head ? put_linear(image, {&w.head.pre}, DType::kF32) : LinearAt{};
+  const LinearAt classifier = head ? put_linear(image, {&w.head.classifier}, DType::kF32) : LinearAt{};
   const int64_t final_gamma = image.put(w.final_ln.gamma, DType::kF32);
   const int64_t final_beta = image.put(w.final_ln.beta, DType::kF32);
   const bool head_norm = head && config.head_norm;
@@ -168,15 +207,6 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
   INFERCOST_CUDA_CHECK(cudaStreamSynchronize(stream));
   uint8_t* base = static_cast<uint8_t*>(out->base);
   const auto f32 = [&](int64_t at) { return reinterpret_cast<const float*>(base + at); };
-  const auto linear = [&](const LinearAt& at) {
-    DeviceLinear l;
-    l.weight = base + at.weight;
-    l.bias = base + at.bias;
-    l.out = at.out;
-    l.in = at.in;
-    l.type = at.type;
-    return l;
-  };
   out->word = base + word;
   out->position = has_position ? base + position : nullptr;
   out->embedding_bias = base + embedding_bias_at;
@@ -184,29 +214,16 @@ std::shared_ptr<DeviceWeights> upload_weights(int device, DType type, const mode
   out->emb_gamma = f32(emb_gamma);
   out->emb_beta = f32(emb_beta);
   for (size_t i = 0; i < layers.size(); ++i) {
-    const LayerAt& at = layers[i];
-    DeviceLayer l;
-    l.qkv = linear(at.qkv);
-    l.attn_out = linear(at.attn_out);
-    l.ffn_in = linear(at.ffn_in);
-    l.ffn_out = linear(at.ffn_out);
-    if (!w.layers[i].attn_ln.gamma.empty()) {
-      l.attn_gamma = f32(at.attn_gamma);
-      l.attn_beta = f32(at.attn_beta);
-    }
-    l.ffn_gamma = f32(at.ffn_gamma);
-    l.ffn_beta = f32(at.ffn_beta);
+    DeviceLayer l = layer_at(base, layers[i], w.layers[i]);
     if (!config.rope_theta.empty()) l.rotary = f32(rotary.at(config.rope_theta[i]));
-    if (!w.layers[i].pos_key.empty()) l.pos_key = base + at.pos_key;
-    if (!w.layers[i].pos_query.empty()) l.pos_query = base + at.pos_query;
     out->layers.push_back(l);
   }
   if (!w.final_ln.gamma.empty()) {
     out->final_gamma = f32(final_gamma);
     out->final_beta = f32(final_beta);
   }
-  out->pre = linear(pre);
-  out->classifier = linear(classifier);
+  out->pre = linear_at(base, pre);
+  out->classifier = linear_at(base, classifier);
   if (head_norm) {
     out->head_gamma = f32(head_gamma);
     out->head_beta = f32(head_beta);
