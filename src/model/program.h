@@ -131,8 +131,10 @@ struct ForwardProgram {
 ForwardProgram forward_program(const ModelConfig& config, std::optional<Pooling> pooling = std::nullopt);
 
 // One line per step of the first layer (the others repeat it, with their
-// own windows and rotary bases), for `model info` and error messages.
-std::string describe(const ForwardProgram& program, const ModelConfig& config);
+// own windows and rotary bases) and of the output, each indented two spaces,
+// for `model info`; the first `steps` steps only where given (the encoder's:
+// encoder_steps()).
+std::string describe(const ForwardProgram& program, const ModelConfig& config, size_t steps = SIZE_MAX);
 
 // What an executor implements: one function per kind of step. run_program()
 // calls them in the program's order.

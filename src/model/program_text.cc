@@ -74,23 +74,44 @@ int step_layer(const Step& step) {
       step);
 }
 
+// What layers 1.. do differently from layer 0 (their windows and rotary
+// bases, the pre-norm encoder's final norm), for the line that stands for them.
+std::string later_layers(const ForwardProgram& program, const ModelConfig& config, size_t steps) {
+  bool own_attention = false, final_norm = false;
+  const AttentionStep* first = nullptr;
+  for (size_t i = 0; i < program.steps.size() && i < steps; ++i) {
+    if (const auto* a = std::get_if<AttentionStep>(&program.steps[i])) {
+      if (first == nullptr) first = a;
+      own_attention = own_attention || a->window != first->window || a->rotary_theta != first->rotary_theta;
+    } else if (const auto* r = std::get_if<ResidualStep>(&program.steps[i])) {
+      final_norm = final_norm || r->norm.kind == NormRef::Kind::kFinal;
+    }
+  }
+  std::string out = fmt::format("  layers 1..{}: the same steps", config.num_layers - 1);
+  if (own_attention) out += ", each with its own window and rotary base (above)";
+  if (final_norm) out += "; the last layer's last norm is the final norm, in place";
+  return out + "\n";
+}
+
 }  // namespace
 
-std::string describe(const ForwardProgram& program, const ModelConfig& config) {
+std::string describe(const ForwardProgram& program, const ModelConfig& config, size_t steps) {
   std::string out;
   bool repeated = false;
-  for (const Step& step : program.steps) {
+  for (size_t i = 0; i < program.steps.size() && i < steps; ++i) {
+    const Step& step = program.steps[i];
     const int layer = step_layer(step);
     if (layer > 0) {
       repeated = true;
       continue;
     }
-    if (repeated && layer < 0 && !out.empty()) {
-      out += fmt::format("  layers 1..{}: as layer 0\n", config.num_layers - 1);
+    if (repeated && layer < 0) {
+      out += later_layers(program, config, steps);
       repeated = false;
     }
     out += fmt::format("  {}{}\n", layer == 0 ? "layer 0: " : "", std::visit(Describer{config}, step));
   }
+  if (repeated) out += later_layers(program, config, steps);
   return out;
 }
 

@@ -562,7 +562,7 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
   const int64_t computed = computed_tokens(t, worker.engine->skips_padding());
   if (t.batch > 1 && computed > device.limit.load()) return classify_halves(t, worker, out);
   const auto start = std::chrono::steady_clock::now();
-  Result<backend::Logits> logits = worker.engine->forward(t);
+  Result<backend::ForwardOutput> logits = worker.engine->forward(t);
   worker.infer_s += seconds_since(start);
   if (!logits.ok()) {
     const Status& error = logits.status();
@@ -580,7 +580,7 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
     return classify_halves(t, worker, out);
   }
   const int labels = outputs();
-  if (logits->rows != t.batch || logits->labels != labels) {
+  if (logits->rows != t.batch || logits->width != labels) {
     return internal_error(fmt::format("{}: backend returned outputs of the wrong shape", device.name));
   }
   // A row with a logit that is not finite is all NaN (infer_batch finds it

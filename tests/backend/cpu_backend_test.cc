@@ -99,7 +99,7 @@ TEST_P(CpuForwardTest, MatchesReferenceInAnyBatching) {
     auto got = backend->forward(batch);
     ASSERT_TRUE(got.ok()) << got.status().to_string();
     ASSERT_EQ(got->rows, int(order.size()));
-    ASSERT_EQ(got->labels, 3);
+    ASSERT_EQ(got->width, 3);
     for (size_t k = 0; k < order.size(); ++k) {
       for (int l = 0; l < 3; ++l) {
         EXPECT_NEAR(got->values[k * 3 + size_t(l)], want[order[k]][size_t(l)], 2e-4)
@@ -164,7 +164,7 @@ TEST(CpuForward, TokenTypesPickTheirRowsOfTheTypeTable) {
 
   TokenBatch bad = batch;
   bad.type_ids[1] = 2;
-  Result<Logits> refused = backend->forward(bad);
+  Result<ForwardOutput> refused = backend->forward(bad);
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(refused.status().message().find("row 0 position 1 has token type 2, outside 0..1"),
             std::string::npos)
@@ -222,7 +222,7 @@ TEST(CpuBackend, PoolsTheRealTokensOfEachRow) {
         auto got = backend->forward(batch);
         ASSERT_TRUE(got.ok()) << what << ": " << got.status().to_string();
         ASSERT_EQ(got->rows, int(rows.size()));
-        ASSERT_EQ(got->labels, config.hidden_size) << what;
+        ASSERT_EQ(got->width, config.hidden_size) << what;
         for (size_t r = 0; r < rows.size(); ++r) {
           const std::vector<float> want = model::reference_pooled(config, weights, rows[r], pooling);
           for (int i = 0; i < config.hidden_size; ++i) {

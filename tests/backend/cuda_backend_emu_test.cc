@@ -69,7 +69,7 @@ std::vector<float> logits_of(Backend& backend, const Rows& rows, size_t chunk) {
   std::vector<float> out;
   for (size_t start = 0; start < rows.size(); start += chunk) {
     const size_t end = std::min(rows.size(), start + chunk);
-    Result<Logits> l = backend.forward(batch_of(rows, start, end));
+    Result<ForwardOutput> l = backend.forward(batch_of(rows, start, end));
     EXPECT_TRUE(l.ok()) << l.status().to_string();
     if (!l.ok()) return {};
     EXPECT_EQ(l->rows, int(end - start));
@@ -404,8 +404,8 @@ TEST_P(CudaEmuModel, ComputedPaddingGivesTheSameLogits) {
   for (Precision p : {Precision::kFp32, Precision::kBf16}) {
     auto gpu = prepared_gpu(p, m.config, m.weights);
     ASSERT_TRUE(gpu);
-    Result<Logits> packed = gpu->forward(batch_of(rows, 0, rows.size(), false, 5));
-    Result<Logits> padded = gpu->forward(batch_of(rows, 0, rows.size(), true, 5));
+    Result<ForwardOutput> packed = gpu->forward(batch_of(rows, 0, rows.size(), false, 5));
+    Result<ForwardOutput> padded = gpu->forward(batch_of(rows, 0, rows.size(), true, 5));
     ASSERT_TRUE(packed.ok() && padded.ok()) << packed.status().to_string() << padded.status().to_string();
     EXPECT_LE(max_abs_diff(packed->values, padded->values), 1e-6) << cuda::dtype_name(p);
   }
@@ -447,9 +447,9 @@ TEST_F(CudaEmu, PoolsTheRealTokensAsTheCpuDoes) {
       const double tolerance = p == Precision::kFp32 ? 1e-4 : 0.1;  // bf16: its activations are bf16
       for (bool padded : {false, true}) {
         for (int round = 0; round < 3; ++round) {  // eager, captured, replayed
-          Result<Logits> got = gpu->forward(batch_of(rows, 0, rows.size(), padded, 5));
+          Result<ForwardOutput> got = gpu->forward(batch_of(rows, 0, rows.size(), padded, 5));
           ASSERT_TRUE(got.ok()) << got.status().to_string();
-          ASSERT_EQ(got->labels, m.config.hidden_size);
+          ASSERT_EQ(got->width, m.config.hidden_size);
           EXPECT_LE(max_abs_diff(got->values, want), tolerance)
               << cuda::dtype_name(p) << (padded ? ", padding computed" : "") << ", round " << round;
         }
@@ -472,7 +472,7 @@ TEST_F(CudaEmu, TokenTypesPickTheirRowsAsOnTheCpu) {
   }
   auto cpu = cpu_fp32(m.config, m.weights);
   ASSERT_TRUE(cpu);
-  Result<Logits> want = cpu->forward(typed);
+  Result<ForwardOutput> want = cpu->forward(typed);
   ASSERT_TRUE(want.ok()) << want.status().to_string();
   const std::vector<float> untyped = logits_of(*cpu, rows, rows.size());
   ASSERT_GT(max_abs_diff(want->values, untyped), 1e-2) << "the types change nothing: the test cannot tell";
@@ -481,7 +481,7 @@ TEST_F(CudaEmu, TokenTypesPickTheirRowsAsOnTheCpu) {
   for (bool padded : {false, true}) {
     typed.compute_padding = padded;
     for (int round = 0; round < 3; ++round) {  // eager, captured, replayed
-      Result<Logits> got = gpu->forward(typed);
+      Result<ForwardOutput> got = gpu->forward(typed);
       ASSERT_TRUE(got.ok()) << got.status().to_string();
       EXPECT_LE(max_abs_diff(got->values, want->values), 1e-4)
           << (padded ? "padding computed, " : "") << round;
@@ -607,7 +607,7 @@ TEST_F(CudaEmu, OutOfMemoryIsResourceExhaustedAndTheBackendRecovers) {
   huge.seq_len = 40;
   huge.ids.assign(size_t(huge.batch) * 40, 3);
   huge.lengths.assign(size_t(huge.batch), 40);
-  Result<Logits> refused = gpu->forward(huge);
+  Result<ForwardOutput> refused = gpu->forward(huge);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
   const std::string& why = refused.status().message();
@@ -701,7 +701,7 @@ TEST_F(CudaEmu, CapacityIsWhatFitsAndTheBatchItAllowsRuns) {
   EXPECT_LT(cap->max_tokens, cuda::kMaxBatchTokens);
   EXPECT_NE(cap->basis.find("cuda:0 (Emulated GPU): "), std::string::npos) << cap->basis;
   const Rows full = m.rows(cap->max_rows, max_length, max_length, 53);
-  Result<Logits> ran = gpu->forward(batch_of(full, 0, full.size()));
+  Result<ForwardOutput> ran = gpu->forward(batch_of(full, 0, full.size()));
   ASSERT_TRUE(ran.ok()) << ran.status().to_string();
   EXPECT_EQ(ran->rows, cap->max_rows);
   // Measured again while holding that batch's memory: the same answer.
@@ -765,7 +765,7 @@ TEST_F(CudaEmu, AStickyErrorMakesTheBackendSayItIsUnusable) {
   ASSERT_TRUE(gpu);
   ASSERT_EQ(logits_of(*gpu, rows, 3).size(), 9u);
   emu::device().sticky_error = cudaErrorIllegalAddress;
-  Result<Logits> failed = gpu->forward(batch_of(rows, 0, 3));
+  Result<ForwardOutput> failed = gpu->forward(batch_of(rows, 0, 3));
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(failed.status().message().find("cuda:0: classify: the CUDA context on cuda:0 is unusable: "),
@@ -792,12 +792,12 @@ TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(), "cuda:0: prepare test-distilbert: layer 0: v: shape [7, 32], expected [32, 32]");
   ASSERT_TRUE(gpu.prepare(m.config, m.weights).ok());
-  Result<Logits> empty = gpu.forward(TokenBatch{});
+  Result<ForwardOutput> empty = gpu.forward(TokenBatch{});
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->rows, 0);
-  EXPECT_EQ(empty->labels, 3);
+  EXPECT_EQ(empty->width, 3);
   TokenBatch long_row = batch_of({std::vector<int32_t>(41, 1)}, 0, 1);
-  Result<Logits> refused = gpu.forward(long_row);
+  Result<ForwardOutput> refused = gpu.forward(long_row);
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(refused.status().message(),
             "cuda:0: classify: token batch: seq_len 41 exceeds the model's 40 positions");

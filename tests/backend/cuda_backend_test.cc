@@ -51,17 +51,17 @@ using testing::batch_of;
 using testing::random_rows;
 using testing::Rows;
 
-// Logits per row, `chunk` rows per batch (in the order given).
+// ForwardOutput per row, `chunk` rows per batch (in the order given).
 std::vector<std::vector<float>> logits_of(Backend& backend, const Rows& rows, size_t chunk) {
   std::vector<std::vector<float>> out;
   for (size_t start = 0; start < rows.size(); start += chunk) {
     const size_t end = std::min(rows.size(), start + chunk);
-    Result<Logits> l = backend.forward(batch_of(rows, start, end));
+    Result<ForwardOutput> l = backend.forward(batch_of(rows, start, end));
     EXPECT_TRUE(l.ok()) << backend.name() << ": " << l.status().to_string();
     if (!l.ok()) return {};
     EXPECT_EQ(l->rows, int(end - start));
     for (int r = 0; r < l->rows; ++r) {
-      out.emplace_back(l->values.begin() + r * l->labels, l->values.begin() + (r + 1) * l->labels);
+      out.emplace_back(l->values.begin() + r * l->width, l->values.begin() + (r + 1) * l->width);
     }
   }
   return out;
@@ -79,9 +79,9 @@ double max_abs_diff(const std::vector<std::vector<float>>& a, const std::vector<
   return worst;
 }
 
-double max_abs_diff(const Logits& a, const Logits& b) {
+double max_abs_diff(const ForwardOutput& a, const ForwardOutput& b) {
   EXPECT_EQ(a.rows, b.rows);
-  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(a.width, b.width);
   EXPECT_EQ(a.values.size(), b.values.size());
   double worst = 0;
   for (size_t i = 0; i < std::min(a.values.size(), b.values.size()); ++i) {
@@ -160,8 +160,8 @@ TEST_P(CudaSmallModel, ComputedPaddingChangesNothing) {
     auto gpu = prepared("cuda:0", p, config, weights);
     ASSERT_TRUE(gpu);
     // Padding ids that are valid but different from any real pad: masked keys.
-    Result<Logits> packed = gpu->forward(batch_of(rows, 0, rows.size(), false, 7));
-    Result<Logits> padded = gpu->forward(batch_of(rows, 0, rows.size(), true, 7));
+    Result<ForwardOutput> packed = gpu->forward(batch_of(rows, 0, rows.size(), false, 7));
+    Result<ForwardOutput> padded = gpu->forward(batch_of(rows, 0, rows.size(), true, 7));
     ASSERT_TRUE(packed.ok() && padded.ok()) << packed.status().to_string() << padded.status().to_string();
     const double diff = max_abs_diff(*packed, *padded);
     std::printf("[cuda] small %s %s: computed padding vs packed max |logit diff| %.3g\n",
@@ -229,13 +229,13 @@ TEST_F(CudaGraphs, ReplayGivesTheEagerLogits) {
     for (int32_t& id : r) id = (id * 7 + 3) % config.vocab_size;
   }
   const TokenBatch ba = batch_of(a, 0, a.size()), bb = batch_of(b, 0, b.size());
-  Result<Logits> want_a = eager.forward(ba), want_b = eager.forward(bb);
+  Result<ForwardOutput> want_a = eager.forward(ba), want_b = eager.forward(bb);
   ASSERT_TRUE(want_a.ok() && want_b.ok());
   ASSERT_GT(max_abs_diff(*want_a, *want_b), 1e-3) << "the two batches must differ";
   // First sight eager, second captured and replayed, then replayed.
   for (int round = 0; round < 4; ++round) {
-    Result<Logits> got_a = graphs.forward(ba);
-    Result<Logits> got_b = graphs.forward(bb);
+    Result<ForwardOutput> got_a = graphs.forward(ba);
+    Result<ForwardOutput> got_b = graphs.forward(bb);
     ASSERT_TRUE(got_a.ok() && got_b.ok()) << got_a.status().to_string() << got_b.status().to_string();
     EXPECT_LE(max_abs_diff(*want_a, *got_a), 1e-5) << "round " << round;
     EXPECT_LE(max_abs_diff(*want_b, *got_b), 1e-5) << "round " << round;
@@ -244,7 +244,7 @@ TEST_F(CudaGraphs, ReplayGivesTheEagerLogits) {
   const Rows big = random_rows(200, 20, config.max_positions(), config.vocab_size, 8);
   ASSERT_TRUE(graphs.forward(batch_of(big, 0, big.size())).ok());
   for (int round = 0; round < 3; ++round) {
-    Result<Logits> got_a = graphs.forward(ba);
+    Result<ForwardOutput> got_a = graphs.forward(ba);
     ASSERT_TRUE(got_a.ok());
     EXPECT_LE(max_abs_diff(*want_a, *got_a), 1e-5) << "after regrowth, round " << round;
   }
@@ -293,7 +293,7 @@ TEST(CudaBackend, ErrorsAndEdgeCases) {
   Result<std::unique_ptr<Backend>> made = create_backend("cuda:0", options);
   ASSERT_TRUE(made.ok()) << made.status().to_string();
   std::unique_ptr<Backend> gpu = std::move(made).value();
-  Result<Logits> early = gpu->forward(batch_of({{1, 2}}, 0, 1));
+  Result<ForwardOutput> early = gpu->forward(batch_of({{1, 2}}, 0, 1));
   EXPECT_EQ(early.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(gpu->capacity(128).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(gpu->fork().status().code(), StatusCode::kInvalidArgument);
@@ -305,11 +305,11 @@ TEST(CudaBackend, ErrorsAndEdgeCases) {
             std::string::npos)
       << refused.message();
   ASSERT_TRUE(gpu->prepare(config, weights).ok());
-  Result<Logits> empty = gpu->forward(TokenBatch{});
+  Result<ForwardOutput> empty = gpu->forward(TokenBatch{});
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->rows, 0);
-  EXPECT_EQ(empty->labels, 3);
-  Result<Logits> bad_id = gpu->forward(batch_of({{1, config.vocab_size}}, 0, 1));
+  EXPECT_EQ(empty->width, 3);
+  Result<ForwardOutput> bad_id = gpu->forward(batch_of({{1, config.vocab_size}}, 0, 1));
   EXPECT_EQ(bad_id.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad_id.status().message().find("cuda:0: classify: token batch: row 0 position 1 has id 97"),
             std::string::npos)
@@ -474,7 +474,7 @@ TEST_F(CudaDistilBertBase, ImpossibleBatchIsResourceExhaustedAndTheBackendRecove
   huge.seq_len = 512;
   huge.ids.assign(size_t(rows) * 512, 101);
   huge.lengths.assign(size_t(rows), 512);
-  Result<Logits> refused = gpu->forward(huge);
+  Result<ForwardOutput> refused = gpu->forward(huge);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted) << refused.status().to_string();
   EXPECT_NE(refused.status().message().find("batch of " + std::to_string(rows) + " rows"), std::string::npos)
@@ -507,7 +507,7 @@ TEST_F(CudaDistilBertBase, CapacityFitsAndTheBatchItAllowsRuns) {
         cap->free_bytes - cuda::reserve_bytes(cap->total_bytes));
     // The batch it allows runs: max_rows rows of max_length tokens.
     const Rows full = random_rows(cap->max_rows, max_length, max_length, config_->vocab_size, 33);
-    Result<Logits> ran = gpu->forward(batch_of(full, 0, full.size()));
+    Result<ForwardOutput> ran = gpu->forward(batch_of(full, 0, full.size()));
     ASSERT_TRUE(ran.ok()) << ran.status().to_string();
     EXPECT_EQ(ran->rows, cap->max_rows);
     for (float x : ran->values) ASSERT_TRUE(std::isfinite(x));

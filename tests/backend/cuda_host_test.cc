@@ -173,7 +173,7 @@ TEST(ValidateBatch, SameVerdictAndMessageAsTheCpuBackend) {
     const std::string& name = names[i];
     const TokenBatch& batch = batches[i];
     const Status ours = validate_batch(config, batch);
-    const Result<Logits> theirs = cpu->forward(batch);
+    const Result<ForwardOutput> theirs = cpu->forward(batch);
     EXPECT_EQ(ours.ok(), theirs.ok()) << name;
     if (!theirs.ok()) {
       ++failures;

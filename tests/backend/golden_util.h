@@ -114,7 +114,7 @@ inline double max_diff(Backend& backend, const Golden& g, const std::vector<size
     auto got = backend.forward(b);
     EXPECT_TRUE(got.ok()) << got.status().to_string();
     if (!got.ok()) return INFINITY;
-    EXPECT_EQ(got->labels, labels);
+    EXPECT_EQ(got->width, labels);
     for (size_t i = start; i < end; ++i) {
       const auto& want = g.cases[order[i]].logits;
       EXPECT_EQ(want.size(), size_t(labels));

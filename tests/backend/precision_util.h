@@ -62,11 +62,11 @@ inline std::vector<std::vector<double>> random_row_probs(Backend& backend, const
     EXPECT_TRUE(logits.ok()) << logits.status().to_string();
     if (!logits.ok()) return {};
     for (int r = 0; r < b.batch; ++r) {
-      const float* l = logits->values.data() + size_t(r) * size_t(logits->labels);
-      const double mx = *std::max_element(l, l + logits->labels);
-      std::vector<double> p(size_t(logits->labels));
+      const float* l = logits->values.data() + size_t(r) * size_t(logits->width);
+      const double mx = *std::max_element(l, l + logits->width);
+      std::vector<double> p(size_t(logits->width));
       double sum = 0;
-      for (int i = 0; i < logits->labels; ++i) sum += p[size_t(i)] = std::exp(double(l[i]) - mx);
+      for (int i = 0; i < logits->width; ++i) sum += p[size_t(i)] = std::exp(double(l[i]) - mx);
       for (double& x : p) x /= sum;
       probs.push_back(std::move(p));
     }

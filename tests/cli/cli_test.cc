@@ -297,6 +297,16 @@ TEST_F(CliTest, ModelInfoDescribesTheModel) {
   EXPECT_NE(info.output.find("POSITIVE"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("synthetic"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("head function   softmax (2 labels)\n"), std::string::npos) << info.output;
+  // The forward program every backend runs: DistilBERT's post-norm layer and its ReLU head.
+  EXPECT_NE(info.output.find("steps per row\n  embeddings: words + positions (table), LayerNorm\n"),
+            std::string::npos)
+      << info.output;
+  EXPECT_NE(info.output.find("  layer 0: states += attention output; attention norm -> states\n"),
+            std::string::npos)
+      << info.output;
+  EXPECT_NE(info.output.find("  output: head on the first token: dense, relu, classifier to 2 labels\n"),
+            std::string::npos)
+      << info.output;
   // A multi-label config: the function and what decided it.
   TempDir work;
   std::filesystem::copy(model(), work.file("multi"), std::filesystem::copy_options::recursive);

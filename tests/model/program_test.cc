@@ -144,7 +144,15 @@ TEST(Program, DescribesOneLayerAndTheOutput) {
   EXPECT_NE(text.find("layer 0: 4 heads x 16: attention, rotary (theta 160000), global of states"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("layers 1..3: as layer 0"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("layers 1..3: the same steps, each with its own window and rotary base (above); the last "
+                "layer's last norm is the final norm, in place"),
+      std::string::npos)
+      << text;
+  // Without the output: the encoder's steps.
+  const std::string encoder = describe(forward_program(c), c, encoder_steps(forward_program(c)));
+  EXPECT_EQ(encoder.find("output:"), std::string::npos) << encoder;
+  EXPECT_NE(encoder.find("layers 1..3: the same steps"), std::string::npos) << encoder;
   EXPECT_NE(text.find("gated"), std::string::npos) << text;
   EXPECT_NE(
       text.find("output: head on the mean of the tokens: dense, gelu, LayerNorm, classifier to 2 labels"),

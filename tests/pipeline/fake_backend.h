@@ -95,7 +95,7 @@ inline void meet(int running) {
   g_meet_cv.notify_all();
 }
 
-// Logits that depend on nothing but the row's own ids and length, so every
+// ForwardOutput that depend on nothing but the row's own ids and length, so every
 // batching and every worker gives bit-identical outputs.
 inline void row_logits(const int32_t* ids, int length, int labels, float* out) {
   uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(length);
@@ -119,7 +119,7 @@ class FakeBackend : public backend::Backend {
     labels_ = config.num_labels();
     return Status();
   }
-  Result<backend::Logits> forward(const backend::TokenBatch& batch) override {
+  Result<backend::ForwardOutput> forward(const backend::TokenBatch& batch) override {
     if (batch.ids.size() != static_cast<size_t>(batch.batch) * batch.seq_len ||
         batch.lengths.size() != static_cast<size_t>(batch.batch)) {
       return internal_error("malformed batch");
@@ -171,9 +171,9 @@ class FakeBackend : public backend::Backend {
       std::this_thread::sleep_for(std::chrono::microseconds(us));
       --g_running;
     }
-    backend::Logits logits;
+    backend::ForwardOutput logits;
     logits.rows = batch.batch;
-    logits.labels = labels_;
+    logits.width = labels_;
     logits.values.resize(static_cast<size_t>(batch.batch) * labels_);
     for (int r = 0; r < batch.batch; ++r) {
       if (batch.lengths[r] < 1 || batch.lengths[r] > batch.seq_len) return internal_error("bad length");

@@ -145,10 +145,10 @@ class FixedLogitsBackend : public backend::Backend {
     labels_ = config.num_labels();
     return labels_ == 2 ? Status() : internal_error("the fake backend gives 2 labels");
   }
-  Result<backend::Logits> forward(const backend::TokenBatch& batch) override {
-    backend::Logits logits;
+  Result<backend::ForwardOutput> forward(const backend::TokenBatch& batch) override {
+    backend::ForwardOutput logits;
     logits.rows = batch.batch;
-    logits.labels = labels_;
+    logits.width = labels_;
     for (int r = 0; r < batch.batch; ++r) {
       for (float v : fake_logits(batch.lengths[static_cast<size_t>(r)])) logits.values.push_back(v);
     }

@@ -298,7 +298,7 @@ std::vector<std::vector<float>> reference_probs(const std::string& model_dir,
     b.lengths = {b.seq_len};
     auto logits = (*engine)->forward(b);
     EXPECT_TRUE(logits.ok()) << logits.status().to_string();
-    softmax_rows(logits->values.data(), 1, logits->labels);
+    softmax_rows(logits->values.data(), 1, logits->width);
     out.push_back(logits->values);
   }
   return out;

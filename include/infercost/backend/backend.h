@@ -44,13 +44,14 @@ struct TokenBatch {
   int64_t padded_tokens() const { return int64_t(batch) * seq_len; }
 };
 
-// What forward() returns, row-major [rows, labels], one row per batch row:
-// the classifier's logits, or, for a backend made with a pooling
-// (BackendOptions::pooling), each row's pooled token vectors, `labels` then
-// the hidden size.
-struct Logits {
+// What forward() returns, row-major [rows, width], one row per batch row: the
+// output of the model's forward program (model::forward_program): the
+// classifier's logits (width: the labels), or, for a backend made with a
+// pooling (BackendOptions::pooling), each row's pooled token vector (width:
+// the hidden size).
+struct ForwardOutput {
   int rows = 0;
-  int labels = 0;
+  int width = 0;  // values per row
   std::vector<float> values;
 };
 
@@ -164,10 +165,10 @@ class Backend {
   // Converts/reorders the weights for this device. The backend keeps what it
   // needs; `weights` may be freed afterwards.
   virtual Status prepare(const model::ModelConfig& config, const model::EncoderWeights& weights) = 0;
-  // Logits for every row of `batch` (padding ignored through `lengths`).
+  // The output of every row of `batch` (padding ignored through `lengths`).
   // kResourceExhausted when the batch does not fit in the device's memory:
   // the backend stays usable, and a smaller batch may succeed.
-  virtual Result<Logits> forward(const TokenBatch& batch) = 0;
+  virtual Result<ForwardOutput> forward(const TokenBatch& batch) = 0;
   // After prepare(): the largest batch that fits, for rows of up to
   // `max_length` tokens, from the memory free now. The default is the CPU's
   // fixed default (memory is rarely what binds there).

@@ -121,7 +121,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
     }
   }
 
-  Result<Logits> forward(const TokenBatch& batch) override {
+  Result<ForwardOutput> forward(const TokenBatch& batch) override {
     if (!prepared_) return invalid_argument("cpu backend: forward() called before a successful prepare()");
     INFERCOST_RETURN_IF_ERROR(validate_batch(config_, batch));
     try {
@@ -206,10 +206,10 @@ class CpuBackend final : public Backend, private model::StepExecutor {
   // and padding costs nothing; with compute_padding every row keeps all
   // seq_len positions (padding ids included) and attention masks the padded
   // keys.
-  Result<Logits> run_encoder(const TokenBatch& b) {
-    Logits logits;
+  Result<ForwardOutput> run_encoder(const TokenBatch& b) {
+    ForwardOutput logits;
     logits.rows = b.batch;
-    logits.labels = labels_;
+    logits.width = labels_;
     if (b.batch == 0) return logits;
     Pass& p = pass_;
     p = Pass{};
@@ -437,7 +437,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
   // One forward() call: the batch, its packed tokens and where each slot is.
   struct Pass {
     const TokenBatch* batch = nullptr;
-    Logits* out = nullptr;
+    ForwardOutput* out = nullptr;
     int64_t total = 0;  // tokens computed
     int64_t* offsets = nullptr;
     int32_t *row_len = nullptr, *ids = nullptr, *positions = nullptr;

@@ -112,15 +112,15 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     });
   }
 
-  Result<Logits> forward(const TokenBatch& batch) override {
+  Result<ForwardOutput> forward(const TokenBatch& batch) override {
     const std::string context = fmt::format("{}: classify", name());
     if (!prepared_) return invalid_argument(context + ": called before a successful prepare()");
     if (broken_) return unusable(context);
     Status st = validate_batch(config_, batch);
     if (!st.ok()) return st.with_context(context);
-    Logits logits;
+    ForwardOutput logits;
     logits.rows = batch.batch;
-    logits.labels = labels_;
+    logits.width = labels_;
     if (batch.batch == 0) return logits;
     int64_t total = 0;
     for (int r = 0; r < batch.batch; ++r)
@@ -344,7 +344,7 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     return p;
   }
 
-  void run_encoder(const TokenBatch& batch, Logits& logits) {
+  void run_encoder(const TokenBatch& batch, ForwardOutput& logits) {
     INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
     pack_batch(batch, config_.position_scheme(), packed_, dims_.token_types);
     const int64_t total = packed_.total;
