@@ -10,7 +10,7 @@
 
 #include "cost/prices.h"
 #include "infercost/core/status.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/pipeline/options.h"
 
 namespace infercost::bench {
 

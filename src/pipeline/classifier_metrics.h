@@ -11,7 +11,7 @@
 #include "backend/gpu_monitor.h"
 #include "infercost/pipeline/classifier.h"
 #include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/pipeline/options.h"
 
 namespace infercost::pipeline {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/pipeline/options.h"
 #include "io/prediction_writer.h"
 #include "io/row_source.h"
 #include "pipeline/checkpoint.h"

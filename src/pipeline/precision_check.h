@@ -14,7 +14,7 @@
 
 #include "infercost/core/status.h"
 #include "infercost/pipeline/classifier.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/pipeline/options.h"
 
 namespace infercost::pipeline {
 

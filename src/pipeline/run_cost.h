@@ -5,7 +5,7 @@
 
 #include "infercost/core/status.h"
 #include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/pipeline/options.h"
 
 namespace infercost::pipeline {
 

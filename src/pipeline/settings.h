@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "infercost/core/status.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/pipeline/options.h"
 
 namespace infercost::pipeline {
 

@@ -14,7 +14,7 @@
 #include "infercost/io/rows.h"
 #include "infercost/pipeline/batching.h"
 #include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/pipeline/options.h"
 #include "infercost/text/tokenizer.h"
 
 namespace infercost::plan {

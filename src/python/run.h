@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "infercost/pipeline/runner.h"
+#include "infercost/pipeline/options.h"
 #include "pipeline/settings.h"
 
 namespace infercost::python {

@@ -32,98 +32,10 @@
 #include "infercost/pipeline/batching.h"
 #include "infercost/pipeline/head.h"
 #include "infercost/pipeline/metrics.h"
+#include "infercost/pipeline/options.h"
 #include "infercost/text/tokenizer.h"
 
 namespace infercost::pipeline {
-
-inline constexpr int kMaxStreamsPerDevice = 16;
-// The most inference or tokenizer threads a run takes: more than the largest
-// machines' cores, few enough that each gets its stack and scratch.
-inline constexpr int kMaxThreads = 1024;
-
-// Who reads the engine's errors, and so how they name a setting: by its
-// name as a member here and a Python keyword ("max_length"), or by its
-// `infercost run` flag ("--max-length").
-enum class Caller { kApi, kCli };
-
-// What the engine computes for each row: the classifier head's outputs
-// (scores per label), or the encoder's token vectors pooled into one vector
-// (an embedding, model/embedding.h).
-enum class Task { kClassify, kEmbed };
-const char* task_name(Task task);  // "classify", "embed"
-
-// What a classifier runs on and how it batches (the model, device and
-// batching flags of `infercost run`). Each member a user sets is described
-// once, with its checks, default and help, in src/pipeline/settings.cc.
-struct ClassifierOptions {
-  // "cpu", "cuda" / "cuda:all" (every GPU), "cuda:N" or "cuda:N,M,..."
-  // (backend::parse_device). One worker per stream of each device.
-  std::string device = "cpu";
-  // Backends per device, each with its own stream and scratch memory, so a
-  // device has several batches in flight; 0: 2 where the backend can fork()
-  // (GPUs), else 1; at most kMaxStreamsPerDevice. A backend that cannot fork
-  // runs 1 whatever is asked.
-  int streams_per_device = 0;
-  // "auto", "fp32", "bf16", "fp16", "int8" (backend::resolve_precision).
-  std::string precision = "auto";
-  int threads = 0;  // 0: all hardware threads; the inference thread pool
-  // Threads that tokenize; 0 -> 1 for the CPU backend (tokenizing costs about
-  // 1% of CPU inference and would steal its cores), `threads` otherwise.
-  int tokenizer_threads = 0;
-  // Tokens per row, longer rows truncated; 0: the model's limit (the smaller
-  // of its positions and its tokenizer_config.json's model_max_length; to
-  // embed, sentence-transformers' max_seq_length where the model has one,
-  // model::sentence_transformers_max_length).
-  int max_length = 0;
-  Batching batching = Batching::kTokens;
-  // Rows per batch; 0 picks the policy's default: tokens ->
-  // kDefaultTokensBatchSize (a cap, the token budget usually binds first),
-  // seed -> kSeedRowsPerThread x threads (the study's CPU rule, "batch 100 x
-  // vCPUs").
-  int batch_size = 0;
-  // kTokens: most tokens per batch (rows x longest row), at least 1.
-  int max_batch_tokens = kDefaultMaxBatchTokens;
-  // "auto" sizes, from Backend::capacity() of every device once the model is
-  // loaded (each device's figures divided by its streams, the smallest
-  // taken); the numbers above are then ignored.
-  //   kTokens: max_batch_tokens = capacity tokens; batch_size = capacity rows,
-  //            with --batch-size auto measured for rows of 2 tokens (the
-  //            shortest; the token budget bounds real batches first) while a
-  //            row of max_length fits that budget, else for rows of max_length.
-  //   kSeed:   batch_size = the least of capacity rows and capacity tokens /
-  //            max_length, measured for rows of max_length (a seed batch is
-  //            padded to at most max_length).
-  bool batch_size_auto = false;
-  bool max_batch_tokens_auto = false;
-  // The head's output function (head.h): "softmax", "sigmoid", "none", or
-  // "default" for the model's (default_head_function).
-  std::string function = "default";
-  // Sigmoid over several labels: the value at or above which a label is in a
-  // row's label set, in [0, 1]; unset: kDefaultThreshold. Set with any other
-  // output it is kInvalidArgument (there is no label set for it to decide).
-  std::optional<double> threshold;
-  // classify(): a row the tokenizer refuses (invalid UTF-8, say) fails the
-  // call (kFail) or comes back null and flagged as skipped (kSkip). The file
-  // runner applies it to unreadable rows too.
-  io::OnBadRow on_bad_row = io::OnBadRow::kFail;
-  // Called by open() once the model is loaded on every device.
-  std::function<void(const model::ModelConfig&)> on_model_loaded;
-  // How errors name the settings above.
-  Caller caller = Caller::kApi;
-
-  Task task = Task::kClassify;
-  // Embeddings (Task::kEmbed) only; each unset takes the model's
-  // sentence-transformers description (model::EmbeddingConfig), and a
-  // setting of them under kClassify is kInvalidArgument.
-  //   pooling:   "cls", "mean", "max" or "lasttoken" (model::parse_pooling);
-  //              required for a plain Hugging Face encoder directory.
-  //   normalize: unit-length vectors (the model's Normalize module).
-  //   prefix:    text put before every row's text (the model's default
-  //              prompt; "" for none).
-  std::string pooling;
-  std::optional<bool> normalize;
-  std::optional<std::string> prefix;
-};
 
 // How a classifier finds its devices and makes its backends. Unset members
 // are the real ones (backend::resolve_devices, backend::create_backend);
