@@ -198,8 +198,8 @@ int main(int argc, char** argv) {
         const double t = now_s() - t0;
         if (!out.ok()) {
           why = out.status().to_string();
-        } else if (out->rows != s.batch || out->values.size() != size_t(s.batch) * out->labels) {
-          why = fmt::format("classify returned {} rows x {} labels for {} rows", out->rows, out->labels,
+        } else if (out->rows != s.batch || out->values.size() != size_t(s.batch) * out->width) {
+          why = fmt::format("classify returned {} rows x {} labels for {} rows", out->rows, out->width,
                             s.batch);
         } else if (!std::all_of(out->values.begin(), out->values.end(),
                                 [](float v) { return std::isfinite(v); })) {
