@@ -207,13 +207,6 @@ std::vector<int> device_gpu_indices(const DeviceSpec& device, int gpu_count) {
   return device_gpu_indices(device, gpu_count, std::getenv("CUDA_VISIBLE_DEVICES"));
 }
 
-std::vector<int> device_gpu_indices(std::string_view device, int gpu_count,
-                                    const char* cuda_visible_devices) {
-  Result<DeviceSpec> spec = parse_device(device);
-  if (!spec.ok()) return {};
-  return device_gpu_indices(*spec, gpu_count, cuda_visible_devices);
-}
-
 std::vector<int> device_gpu_indices(const DeviceSpec& device, int gpu_count,
                                     const char* cuda_visible_devices) {
   std::vector<int> out;

@@ -81,7 +81,5 @@ std::vector<int> device_gpu_indices(const DeviceSpec& device, int gpu_count);
 // The same with CUDA_VISIBLE_DEVICES given (nullptr: unset).
 std::vector<int> device_gpu_indices(const DeviceSpec& device, int gpu_count,
                                     const char* cuda_visible_devices);
-// The same for a device as written (parse_device; none where it is not one).
-std::vector<int> device_gpu_indices(std::string_view device, int gpu_count, const char* cuda_visible_devices);
 
 }  // namespace infercost::backend

@@ -62,17 +62,7 @@ struct StepWeightCheck {
   const model::EncoderWeights& w;
 
   Status norm(const model::NormRef& n) const {
-    const int hidden = config.hidden_size;
-    switch (n.kind) {
-      case model::NormRef::Kind::kAttention:
-        return check_ln(w.layers[size_t(n.layer)].attn_ln, hidden,
-                        fmt::format("layer {}: attention LayerNorm", n.layer));
-      case model::NormRef::Kind::kFeedForward:
-        return check_ln(w.layers[size_t(n.layer)].ffn_ln, hidden,
-                        fmt::format("layer {}: output LayerNorm", n.layer));
-      case model::NormRef::Kind::kFinal: break;
-    }
-    return check_ln(w.final_ln, hidden, "final LayerNorm");
+    return check_ln(model::norm_weights(w, n), config.hidden_size, model::norm_label(n));
   }
 
   Status operator()(const model::EmbedStep& s) const {

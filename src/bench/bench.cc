@@ -534,9 +534,7 @@ class Bench {
     };
     // The point's device (checked when the sweep was read), and the GPUs
     // sampled: the device's own, none for the CPU.
-    DeviceSpec device;
-    device.text = p.device;
-    if (Result<DeviceSpec> parsed = parse_device(p.device); parsed.ok()) device = std::move(*parsed);
+    const DeviceSpec device = parse_device(p.device).value();
     const std::vector<int> gpus =
         nvml_ ? device_gpu_indices(device, nvml_->device_count()) : std::vector<int>{};
 

@@ -262,8 +262,7 @@ Status validate(const SweepSpec& spec) {
         "drop "
         "the inputs");
   }
-  const bool any_cpu =
-      std::any_of(a.devices.begin(), a.devices.end(), [](const std::string& d) { return is_cpu_device(d); });
+  const bool any_cpu = std::any_of(a.devices.begin(), a.devices.end(), is_cpu_device);
   for (const BatchSize& b : a.batch_sizes) {
     if (b.rule == BatchSize::Rule::kGpus && any_cpu) {
       return invalid_argument(fmt::format(

@@ -1,6 +1,7 @@
 #include "model/program.h"
 
 #include <cmath>
+#include <string>
 
 namespace infercost::model {
 
@@ -63,6 +64,15 @@ ForwardProgram forward_program(const ModelConfig& c, std::optional<Pooling> pool
     p.output_width = c.num_labels();
   }
   return p;
+}
+
+std::string norm_label(const NormRef& norm) {
+  switch (norm.kind) {
+    case NormRef::Kind::kAttention: return "layer " + std::to_string(norm.layer) + ": attention LayerNorm";
+    case NormRef::Kind::kFeedForward: return "layer " + std::to_string(norm.layer) + ": output LayerNorm";
+    case NormRef::Kind::kFinal: break;
+  }
+  return "final LayerNorm";
 }
 
 }  // namespace infercost::model

@@ -23,6 +23,7 @@
 
 #include "infercost/model/config.h"
 #include "infercost/model/embedding.h"
+#include "infercost/model/weights.h"
 
 namespace infercost::model {
 
@@ -124,6 +125,17 @@ struct ForwardProgram {
   int output_width = 0;
   bool pooled() const { return !steps.empty() && std::holds_alternative<PoolStep>(steps.back()); }
 };
+
+// The weights of the LayerNorm `norm` names, and how errors name it.
+inline const LayerNormWeights& norm_weights(const EncoderWeights& w, const NormRef& norm) {
+  switch (norm.kind) {
+    case NormRef::Kind::kAttention: return w.layers[static_cast<size_t>(norm.layer)].attn_ln;
+    case NormRef::Kind::kFeedForward: return w.layers[static_cast<size_t>(norm.layer)].ffn_ln;
+    case NormRef::Kind::kFinal: break;
+  }
+  return w.final_ln;
+}
+std::string norm_label(const NormRef& norm);  // "layer 3: attention LayerNorm", "final LayerNorm"
 
 // The program of `config`'s encoder ending in its classifier head, or, where
 // `pooling` is set, in that pooling of the last states (an embedder).

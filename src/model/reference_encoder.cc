@@ -103,15 +103,6 @@ void attend_disentangled(const ModelConfig& c, const EncoderLayerWeights& l, con
   }
 }
 
-const LayerNormWeights& norm_weights(const EncoderWeights& w, const NormRef& norm) {
-  switch (norm.kind) {
-    case NormRef::Kind::kAttention: return w.layers[static_cast<size_t>(norm.layer)].attn_ln;
-    case NormRef::Kind::kFeedForward: return w.layers[static_cast<size_t>(norm.layer)].ffn_ln;
-    case NormRef::Kind::kFinal: break;
-  }
-  return w.final_ln;
-}
-
 // The program's steps on one unpadded sequence, in the fixed arithmetic the
 // header describes.
 class ReferenceExecutor final : public StepExecutor {

@@ -160,38 +160,44 @@ TEST(ProcStatus, ReadsAnyKibField) {
   EXPECT_EQ(parse_status_bytes("VmRSSx:\t1 kB\n", "VmRSS").status().code(), StatusCode::kNotFound);
 }
 
+// The GPUs a device as written samples: none where it is not a device.
+std::vector<int> gpus_of(std::string_view device, int gpu_count, const char* cuda_visible_devices) {
+  Result<DeviceSpec> spec = parse_device(device);
+  return spec.ok() ? device_gpu_indices(*spec, gpu_count, cuda_visible_devices) : std::vector<int>{};
+}
+
 TEST(Gpus, ADeviceSamplesItsOwnGpusOnly) {
-  EXPECT_TRUE(device_gpu_indices("cpu", 4, nullptr).empty());
-  EXPECT_EQ(device_gpu_indices("cuda", 4, nullptr), (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(device_gpu_indices("cuda:all", 2, nullptr), (std::vector<int>{0, 1}));
-  EXPECT_EQ(device_gpu_indices("cuda:1", 4, nullptr), (std::vector<int>{1}));
-  EXPECT_EQ(device_gpu_indices("cuda:0", 1, nullptr), (std::vector<int>{0}));
-  EXPECT_TRUE(device_gpu_indices("cuda:4", 4, nullptr).empty());  // no such GPU
-  EXPECT_TRUE(device_gpu_indices("cuda", 0, nullptr).empty());
-  EXPECT_TRUE(device_gpu_indices("cuda:x", 4, nullptr).empty());
-  EXPECT_TRUE(device_gpu_indices("cuda:-1", 4, nullptr).empty());
-  EXPECT_TRUE(device_gpu_indices("cuda:", 4, nullptr).empty());
-  EXPECT_EQ(device_gpu_indices("cuda:2,0", 4, nullptr), (std::vector<int>{2, 0}));
-  EXPECT_EQ(device_gpu_indices("cuda:1,7", 4, nullptr), (std::vector<int>{1}));  // 7: no such GPU
-  EXPECT_TRUE(device_gpu_indices("cuda:1,1", 4, nullptr).empty());               // not a valid device
+  EXPECT_TRUE(gpus_of("cpu", 4, nullptr).empty());
+  EXPECT_EQ(gpus_of("cuda", 4, nullptr), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(gpus_of("cuda:all", 2, nullptr), (std::vector<int>{0, 1}));
+  EXPECT_EQ(gpus_of("cuda:1", 4, nullptr), (std::vector<int>{1}));
+  EXPECT_EQ(gpus_of("cuda:0", 1, nullptr), (std::vector<int>{0}));
+  EXPECT_TRUE(gpus_of("cuda:4", 4, nullptr).empty());  // no such GPU
+  EXPECT_TRUE(gpus_of("cuda", 0, nullptr).empty());
+  EXPECT_TRUE(gpus_of("cuda:x", 4, nullptr).empty());
+  EXPECT_TRUE(gpus_of("cuda:-1", 4, nullptr).empty());
+  EXPECT_TRUE(gpus_of("cuda:", 4, nullptr).empty());
+  EXPECT_EQ(gpus_of("cuda:2,0", 4, nullptr), (std::vector<int>{2, 0}));
+  EXPECT_EQ(gpus_of("cuda:1,7", 4, nullptr), (std::vector<int>{1}));  // 7: no such GPU
+  EXPECT_TRUE(gpus_of("cuda:1,1", 4, nullptr).empty());               // not a valid device
 }
 
 TEST(Gpus, CudaVisibleDevicesRenumbersTheOrdinals) {
   // CUDA sees NVML's GPUs 2 and 3 as cuda:0 and cuda:1.
-  EXPECT_EQ(device_gpu_indices("cuda", 4, "2,3"), (std::vector<int>{2, 3}));
-  EXPECT_EQ(device_gpu_indices("cuda:all", 4, " 3 , 1 "), (std::vector<int>{3, 1}));
-  EXPECT_EQ(device_gpu_indices("cuda:1", 4, "2,3"), (std::vector<int>{3}));
-  EXPECT_EQ(device_gpu_indices("cuda:1,0", 4, "2,3"), (std::vector<int>{3, 2}));
-  EXPECT_TRUE(device_gpu_indices("cuda:2", 4, "2,3").empty());  // CUDA has no third GPU
+  EXPECT_EQ(gpus_of("cuda", 4, "2,3"), (std::vector<int>{2, 3}));
+  EXPECT_EQ(gpus_of("cuda:all", 4, " 3 , 1 "), (std::vector<int>{3, 1}));
+  EXPECT_EQ(gpus_of("cuda:1", 4, "2,3"), (std::vector<int>{3}));
+  EXPECT_EQ(gpus_of("cuda:1,0", 4, "2,3"), (std::vector<int>{3, 2}));
+  EXPECT_TRUE(gpus_of("cuda:2", 4, "2,3").empty());  // CUDA has no third GPU
   // CUDA stops at the first entry it cannot use.
-  EXPECT_EQ(device_gpu_indices("cuda", 4, "1,9,2"), (std::vector<int>{1}));
-  EXPECT_EQ(device_gpu_indices("cuda", 4, "1,x,2"), (std::vector<int>{1}));
-  EXPECT_EQ(device_gpu_indices("cuda", 4, "1,1"), (std::vector<int>{1}));
-  EXPECT_TRUE(device_gpu_indices("cuda", 4, "").empty());  // no GPU visible
-  EXPECT_TRUE(device_gpu_indices("cuda", 4, "-1").empty());
+  EXPECT_EQ(gpus_of("cuda", 4, "1,9,2"), (std::vector<int>{1}));
+  EXPECT_EQ(gpus_of("cuda", 4, "1,x,2"), (std::vector<int>{1}));
+  EXPECT_EQ(gpus_of("cuda", 4, "1,1"), (std::vector<int>{1}));
+  EXPECT_TRUE(gpus_of("cuda", 4, "").empty());  // no GPU visible
+  EXPECT_TRUE(gpus_of("cuda", 4, "-1").empty());
   // UUIDs cannot be matched here: the ordinals are taken to be NVML's.
-  EXPECT_EQ(device_gpu_indices("cuda:1", 4, "GPU-8f0c1e2a-0000"), (std::vector<int>{1}));
-  EXPECT_TRUE(device_gpu_indices("cpu", 4, "2,3").empty());
+  EXPECT_EQ(gpus_of("cuda:1", 4, "GPU-8f0c1e2a-0000"), (std::vector<int>{1}));
+  EXPECT_TRUE(gpus_of("cpu", 4, "2,3").empty());
   // Without the third argument, the variable itself.
   const char* saved = std::getenv("CUDA_VISIBLE_DEVICES");
   const std::string saved_value = saved ? saved : "";

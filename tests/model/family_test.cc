@@ -34,6 +34,8 @@ TEST(Family, EveryModelTypeIsFoundOnceAndListed) {
     EXPECT_EQ(&family_of(c), f);
   }
   EXPECT_EQ(supported_model_types(), listed);
+  EXPECT_EQ(supported_model_types(),
+            "distilbert, bert, roberta, xlm-roberta, camembert, modernbert, deberta-v2");
   EXPECT_EQ(find_family("gpt2"), nullptr);
   EXPECT_EQ(find_family("deberta"), nullptr);  // DeBERTa v1: refused with a message of its own
 }
