@@ -26,11 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "bench_util.h"
-#include "infercost/backend/backend.h"
-#include "infercost/core/file.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/pipeline/metrics.h"
+#include "core/file.h"
+#include "infercost/metrics.h"
+#include "model/model_dir.h"
 #include "model/synth.h"
 
 namespace {

@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "backend/cpu_info.h"
 #include "bench_util.h"
-#include "infercost/backend/backend.h"
-#include "infercost/model/config.h"
-#include "infercost/model/weights.h"
+#include "model/config.h"
+#include "model/weights.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "text/unigram_json.h"
 
 using infercost::bench::now_s;

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/model/config.h"
+#include "model/config.h"
 #include "text/tokenizer_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

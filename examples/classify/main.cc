@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/pipeline/classifier.h"
+#include "pipeline/classifier.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {

@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "backend/backend.h"
 #include "backend/cuda_module_api.h"
-#include "infercost/backend/backend.h"
-#include "infercost/core/version.h"
+#include "infercost/version.h"
 
 namespace infercost::backend {
 namespace {

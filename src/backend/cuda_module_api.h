@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "infercost/backend/backend.h"
+#include "backend/backend.h"
 
 // Bump when this struct or the classes passed through it change.
 #define INFERCOST_CUDA_MODULE_ABI 1

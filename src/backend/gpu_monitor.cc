@@ -6,7 +6,7 @@
 #include <chrono>
 #include <utility>
 
-#include "infercost/backend/backend.h"
+#include "backend/backend.h"
 
 namespace infercost::backend {
 

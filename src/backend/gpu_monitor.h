@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backend/nvml.h"
-#include "infercost/core/gpu_usage.h"
+#include "infercost/gpu_usage.h"
 
 namespace infercost::backend {
 

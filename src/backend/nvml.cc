@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "infercost/backend/backend.h"
+#include "backend/backend.h"
 
 namespace infercost::backend {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/core/device.h"
-#include "infercost/core/status.h"
+#include "core/device.h"
+#include "infercost/status.h"
 
 namespace infercost::backend {
 

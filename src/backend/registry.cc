@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "backend/backend.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu_info.h"
 #include "core/enum_names.h"
-#include "infercost/backend/backend.h"
 
 namespace infercost::backend {
 

@@ -4,10 +4,10 @@
 // ("cpu backend: prepare <model>: ", "cuda:0: classify: ").
 #pragma once
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/status.h"
-#include "infercost/model/config.h"
-#include "infercost/model/weights.h"
+#include "backend/backend.h"
+#include "infercost/status.h"
+#include "model/config.h"
+#include "model/weights.h"
 
 namespace infercost::backend {
 

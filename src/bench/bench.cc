@@ -14,17 +14,17 @@
 #include <map>
 #include <random>
 
+#include "backend/backend.h"
 #include "bench/child.h"
 #include "bench/environment.h"
 #include "bench/monitor.h"
 #include "bench/nvml.h"
 #include "bench/progress.h"
+#include "core/device.h"
+#include "core/file.h"
 #include "core/threads.h"
 #include "core/time_text.h"
 #include "corpus/tweets.h"
-#include "infercost/backend/backend.h"
-#include "infercost/core/device.h"
-#include "infercost/core/file.h"
 #include "pipeline/settings.h"
 
 namespace infercost::bench {

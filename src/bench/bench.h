@@ -12,8 +12,8 @@
 
 #include "bench/spec.h"
 #include "cost/prices.h"
-#include "infercost/core/status.h"
-#include "infercost/pipeline/metrics.h"
+#include "infercost/metrics.h"
+#include "infercost/status.h"
 #include "record/record.h"
 
 namespace infercost::bench {

@@ -18,7 +18,7 @@
 #include <thread>
 #include <utility>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 
 namespace infercost::bench {
 

@@ -11,7 +11,7 @@
 
 #include "bench/monitor.h"
 #include "bench/nvml.h"
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost::bench {
 

@@ -11,12 +11,12 @@
 #include <utility>
 
 #include "backend/cpu_info.h"
+#include "core/file.h"
 #include "core/sha256.h"
-#include "infercost/core/file.h"
-#include "infercost/core/version.h"
-#include "infercost/model/describe.h"
-#include "infercost/pipeline/metrics.h"
+#include "infercost/metrics.h"
+#include "infercost/version.h"
 #include "io/row_source.h"
+#include "model/describe.h"
 
 #ifndef INFERCOST_GIT_REVISION
 #define INFERCOST_GIT_REVISION ""

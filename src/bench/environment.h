@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bench/nvml.h"
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "record/record.h"
 
 namespace infercost::bench {

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 
 namespace infercost::bench {
 

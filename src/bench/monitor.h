@@ -13,7 +13,7 @@
 
 #include "backend/gpu_monitor.h"
 #include "bench/nvml.h"
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "record/record.h"
 
 namespace infercost::bench {

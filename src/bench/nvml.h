@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backend/nvml.h"
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "record/record.h"
 
 namespace infercost::bench {

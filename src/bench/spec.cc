@@ -11,14 +11,14 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "backend/backend.h"
+#include "core/device.h"
+#include "core/file.h"
 #include "core/json_text.h"
 #include "corpus/tweets.h"
-#include "infercost/backend/backend.h"
-#include "infercost/core/device.h"
-#include "infercost/core/file.h"
-#include "infercost/model/embedding.h"
-#include "infercost/pipeline/runner.h"
-#include "infercost/text/tokenizer.h"
+#include "model/embedding.h"
+#include "pipeline/runner.h"
+#include "text/tokenizer.h"
 
 namespace infercost::bench {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cost/prices.h"
-#include "infercost/core/status.h"
-#include "infercost/pipeline/options.h"
+#include "infercost/options.h"
+#include "infercost/status.h"
 
 namespace infercost::bench {
 

@@ -11,7 +11,7 @@
 #include "bench/bench.h"
 #include "bench/spec.h"
 #include "cli/commands.h"
-#include "infercost/core/file.h"
+#include "core/file.h"
 
 namespace infercost::cli {
 

@@ -7,11 +7,11 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "core/file.h"
 #include "corpus/tweets.h"
-#include "infercost/core/file.h"
-#include "infercost/pipeline/runner.h"
 #include "io/whole_file.h"
 #include "model/synth.h"
+#include "pipeline/runner.h"
 
 namespace infercost::cli {
 

@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "backend/backend.h"
 #include "backend/cpu_info.h"
 #include "bench/environment.h"
 #include "bench/nvml.h"
 #include "cli/commands.h"
-#include "infercost/backend/backend.h"
-#include "infercost/core/file.h"
+#include "core/file.h"
 
 namespace infercost::cli {
 namespace {

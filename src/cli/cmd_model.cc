@@ -8,13 +8,13 @@
 
 #include "cli/commands.h"
 #include "core/numbers.h"
-#include "infercost/model/describe.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/pipeline/head.h"
 #include "io/prediction_writer.h"
+#include "model/describe.h"
 #include "model/family.h"
+#include "model/model_dir.h"
 #include "model/program.h"
 #include "model/synth.h"
+#include "pipeline/head.h"
 #include "pipeline/model_info.h"
 
 namespace infercost::cli {

@@ -12,19 +12,19 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
 #include "cli/setting_flags.h"
+#include "core/file.h"
 #include "core/test_point.h"
 #include "cost/prices.h"
-#include "infercost/backend/backend.h"
-#include "infercost/core/file.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/pipeline/classifier.h"
-#include "infercost/text/tokenizer.h"
 #include "io/whole_file.h"
+#include "model/model_dir.h"
+#include "pipeline/classifier.h"
 #include "plan/plan.h"
 #include "plan/print.h"
+#include "text/tokenizer.h"
 
 namespace infercost::cli {
 namespace {

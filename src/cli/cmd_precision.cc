@@ -12,10 +12,10 @@
 #include "backend/cpu_info.h"
 #include "cli/commands.h"
 #include "cli/setting_flags.h"
-#include "infercost/core/device.h"
-#include "infercost/pipeline/runner.h"
+#include "core/device.h"
 #include "io/whole_file.h"
 #include "pipeline/precision_check.h"
+#include "pipeline/runner.h"
 
 namespace infercost::cli {
 namespace {

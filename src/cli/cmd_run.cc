@@ -10,13 +10,13 @@
 #include <optional>
 #include <vector>
 
+#include "backend/backend.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
 #include "cli/setting_flags.h"
-#include "infercost/backend/backend.h"
-#include "infercost/core/file.h"
-#include "infercost/pipeline/runner.h"
+#include "core/file.h"
 #include "io/whole_file.h"
+#include "pipeline/runner.h"
 
 namespace infercost::cli {
 

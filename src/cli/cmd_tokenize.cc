@@ -10,9 +10,9 @@
 
 #include "cli/commands.h"
 #include "core/threads.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/text/tokenizer.h"
+#include "model/model_dir.h"
 #include "pipeline/run_input.h"
+#include "text/tokenizer.h"
 
 namespace infercost::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost::cli {
 

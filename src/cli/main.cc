@@ -2,8 +2,8 @@
 #include <exception>
 
 #include "cli/commands.h"
-#include "infercost/core/file.h"
-#include "infercost/core/version.h"
+#include "core/file.h"
+#include "infercost/version.h"
 
 namespace infercost::cli {
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "core/numbers.h"
-#include "infercost/pipeline/progress.h"
+#include "infercost/progress.h"
 
 namespace infercost::cli {
 

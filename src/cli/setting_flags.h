@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/pipeline/options.h"
+#include "infercost/options.h"
 #include "pipeline/settings.h"
 
 namespace infercost::cli {

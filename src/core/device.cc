@@ -1,4 +1,4 @@
-#include "infercost/core/device.h"
+#include "core/device.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "infercost/core/file.h"
+#include "core/file.h"
 
 #include <dirent.h>
 #include <fcntl.h>

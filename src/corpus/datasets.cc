@@ -1,9 +1,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/file.h"
 #include "core/json_text.h"
 #include "corpus/tweets.h"
-#include "infercost/core/file.h"
 #include "parquet/compression.h"
 #include "parquet/writer.h"
 

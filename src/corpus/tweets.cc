@@ -6,9 +6,9 @@
 #include <string_view>
 #include <utility>
 
+#include "core/file.h"
 #include "core/json_text.h"
 #include "corpus/tweet_words.h"
-#include "infercost/core/file.h"
 
 namespace infercost::corpus {
 

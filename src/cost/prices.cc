@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/file.h"
 #include "core/json_text.h"
-#include "infercost/core/file.h"
 
 namespace infercost::cost {
 

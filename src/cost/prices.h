@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/cost/estimate.h"
+#include "infercost/cost.h"
+#include "infercost/status.h"
 
 namespace infercost::cost {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <utility>
 
-#include "infercost/core/status.h"
-#include "infercost/io/rows.h"
+#include "infercost/status.h"
+#include "io/rows.h"
 
 namespace infercost::io {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/file.h"
 #include "core/json_text.h"
-#include "infercost/core/file.h"
 #include "text_sources.h"
 
 namespace infercost::io {

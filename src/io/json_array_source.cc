@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "text_sources.h"
 
 namespace infercost::io {

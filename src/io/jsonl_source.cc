@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "text_sources.h"
 
 namespace infercost::io {

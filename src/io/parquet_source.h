@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "io/row_source.h"
 
 namespace infercost::io {

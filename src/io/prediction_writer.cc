@@ -6,9 +6,9 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/file.h"
 #include "core/json_text.h"
 #include "file_names.h"
-#include "infercost/core/file.h"
 #include "parquet/metadata.h"
 #include "parquet/reader.h"
 #include "parquet_prediction_writer.h"

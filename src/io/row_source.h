@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/io/rows.h"
+#include "infercost/status.h"
+#include "io/rows.h"
 
 namespace infercost::io {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "io/bad_rows.h"
 #include "io/row_source.h"
 

@@ -1,6 +1,6 @@
 #include "io/whole_file.h"
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 
 namespace infercost::io {
 

@@ -4,7 +4,7 @@
 // weights.cc, written by synth.cc. Private to src/model.
 #pragma once
 
-#include "infercost/model/config.h"
+#include "model/config.h"
 
 namespace infercost::model {
 

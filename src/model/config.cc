@@ -1,4 +1,4 @@
-#include "infercost/model/config.h"
+#include "model/config.h"
 
 #include <fmt/format.h>
 
@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "config_keys.h"
+#include "core/file.h"
 #include "core/json_text.h"
 #include "family.h"
-#include "infercost/core/file.h"
 
 namespace infercost::model {
 

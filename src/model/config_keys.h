@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/model/config.h"
+#include "infercost/status.h"
+#include "model/config.h"
 
 namespace infercost::model {
 

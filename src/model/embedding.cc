@@ -1,4 +1,4 @@
-#include "infercost/model/embedding.h"
+#include "model/embedding.h"
 
 #include <fmt/format.h>
 
@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/file.h"
 #include "core/json_text.h"
-#include "infercost/core/file.h"
 #include "json_keys.h"
 
 namespace infercost::model {

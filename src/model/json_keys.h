@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost::model {
 

@@ -1,4 +1,4 @@
-#include "infercost/model/model_dir.h"
+#include "model/model_dir.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/file.h"
 #include "core/json_text.h"
-#include "infercost/core/file.h"
-#include "infercost/model/describe.h"
 #include "model/checkpoint_names.h"
+#include "model/describe.h"
 #include "model/family.h"
 
 namespace infercost::model {

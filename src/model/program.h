@@ -21,9 +21,9 @@
 #include <variant>
 #include <vector>
 
-#include "infercost/model/config.h"
-#include "infercost/model/embedding.h"
-#include "infercost/model/weights.h"
+#include "model/config.h"
+#include "model/embedding.h"
+#include "model/weights.h"
 
 namespace infercost::model {
 

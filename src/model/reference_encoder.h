@@ -16,9 +16,9 @@
 #include <span>
 #include <vector>
 
-#include "infercost/model/config.h"
-#include "infercost/model/embedding.h"
-#include "infercost/model/weights.h"
+#include "model/config.h"
+#include "model/embedding.h"
+#include "model/weights.h"
 
 namespace infercost::model {
 

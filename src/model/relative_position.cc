@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "infercost/model/config.h"
+#include "model/config.h"
 
 namespace infercost::model {
 

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "infercost/model/config.h"
-#include "infercost/model/weights.h"
+#include "model/config.h"
+#include "model/weights.h"
 
 namespace infercost::model {
 

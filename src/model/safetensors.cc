@@ -1,4 +1,4 @@
-#include "infercost/model/safetensors.h"
+#include "model/safetensors.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -10,14 +10,14 @@
 #include <unordered_set>
 
 #include "checkpoint_names.h"
+#include "core/file.h"
 #include "corpus/tweets.h"
 #include "family.h"
-#include "infercost/core/file.h"
-#include "infercost/model/safetensors.h"
-#include "infercost/model/weights.h"
-#include "infercost/text/tokenizer.h"
 #include "model/reference_encoder.h"
+#include "model/safetensors.h"
+#include "model/weights.h"
 #include "synth_parts.h"
+#include "text/tokenizer.h"
 
 namespace infercost::model {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/model/config.h"
+#include "infercost/status.h"
+#include "model/config.h"
 
 namespace infercost::model {
 

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/model/config.h"
-#include "infercost/model/weights.h"
+#include "infercost/status.h"
+#include "model/config.h"
+#include "model/weights.h"
 
 namespace infercost::model {
 

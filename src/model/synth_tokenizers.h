@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost::model {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "infercost/model/safetensors.h"
-#include "infercost/model/weights.h"
+#include "model/safetensors.h"
+#include "model/weights.h"
 
 namespace infercost::model {
 

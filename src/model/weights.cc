@@ -1,4 +1,4 @@
-#include "infercost/model/weights.h"
+#include "model/weights.h"
 
 #include <cmath>
 #include <map>
@@ -6,9 +6,9 @@
 
 #include "checkpoint_names.h"
 #include "family.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/model/safetensors.h"
+#include "model/model_dir.h"
 #include "model/relative_tables.h"
+#include "model/safetensors.h"
 #include "tensor_source.h"
 
 namespace infercost::model {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "parquet/compression.h"
 #include "parquet/encoding.h"
 #include "parquet/writer.h"

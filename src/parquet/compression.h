@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "parquet/metadata.h"
 
 namespace infercost::parquet {

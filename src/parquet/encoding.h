@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost::parquet {
 

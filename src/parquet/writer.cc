@@ -9,8 +9,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/file.h"
 #include "core/test_point.h"
-#include "infercost/core/file.h"
 #include "parquet/arrow_schema.h"
 #include "parquet/column_chunk_writer.h"
 #include "parquet/compression.h"

@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/io/rows.h"
+#include "infercost/status.h"
+#include "io/rows.h"
 
 namespace infercost::pipeline {
 

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/status.h"
-#include "infercost/io/rows.h"
-#include "infercost/pipeline/batching.h"
+#include "backend/backend.h"
+#include "infercost/status.h"
 #include "io/row_source.h"
+#include "io/rows.h"
+#include "pipeline/batching.h"
 
 namespace infercost::pipeline {
 

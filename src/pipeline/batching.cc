@@ -1,4 +1,4 @@
-#include "infercost/pipeline/batching.h"
+#include "pipeline/batching.h"
 
 #include <algorithm>
 #include <thread>

@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/file.h"
 #include "core/json_text.h"
 #include "core/sha256.h"
 #include "core/test_point.h"
 #include "core/time_text.h"
-#include "infercost/core/file.h"
 
 namespace infercost::pipeline {
 

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "io/prediction_writer.h"
 #include "io/row_source.h"
 

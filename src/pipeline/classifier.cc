@@ -1,4 +1,4 @@
-#include "infercost/pipeline/classifier.h"
+#include "pipeline/classifier.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,9 +13,9 @@
 
 #include "core/test_point.h"
 #include "core/threads.h"
-#include "infercost/model/describe.h"
-#include "infercost/model/model_dir.h"
 #include "io/prediction_writer.h"
+#include "model/describe.h"
+#include "model/model_dir.h"
 #include "pipeline/bad_rows.h"
 #include "pipeline/classifier_workers.h"
 #include "pipeline/settings.h"

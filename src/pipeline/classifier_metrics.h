@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "backend/gpu_monitor.h"
-#include "infercost/pipeline/classifier.h"
-#include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/options.h"
+#include "infercost/metrics.h"
+#include "infercost/options.h"
+#include "pipeline/classifier.h"
 
 namespace infercost::pipeline {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/status.h"
-#include "infercost/pipeline/classifier.h"
+#include "backend/backend.h"
+#include "infercost/status.h"
+#include "pipeline/classifier.h"
 
 namespace infercost::pipeline {
 

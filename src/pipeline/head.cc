@@ -1,4 +1,4 @@
-#include "infercost/pipeline/head.h"
+#include "pipeline/head.h"
 
 #include <fmt/format.h>
 

@@ -7,12 +7,12 @@
 #include <chrono>
 #include <cstdio>
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/file.h"
-#include "infercost/core/version.h"
-#include "infercost/model/embedding.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/pipeline/classifier.h"
+#include "backend/backend.h"
+#include "core/file.h"
+#include "infercost/version.h"
+#include "model/embedding.h"
+#include "model/model_dir.h"
+#include "pipeline/classifier.h"
 #include "pipeline/settings.h"
 
 namespace infercost::pipeline {

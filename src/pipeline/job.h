@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/pipeline/options.h"
+#include "infercost/options.h"
+#include "infercost/status.h"
 #include "io/prediction_writer.h"
 #include "io/row_source.h"
 #include "pipeline/checkpoint.h"

@@ -1,4 +1,4 @@
-#include "infercost/pipeline/metrics.h"
+#include "infercost/metrics.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,8 +11,8 @@
 #include <utility>
 #include <variant>
 
+#include "core/file.h"
 #include "core/json_text.h"
-#include "infercost/core/file.h"
 #include "model/program.h"
 
 namespace infercost::pipeline {

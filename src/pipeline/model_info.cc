@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "infercost/backend/backend.h"
-#include "infercost/pipeline/head.h"
+#include "backend/backend.h"
 #include "io/prediction_writer.h"
+#include "pipeline/head.h"
 
 namespace infercost::pipeline {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "infercost/model/describe.h"
+#include "model/describe.h"
 
 namespace infercost::pipeline {
 

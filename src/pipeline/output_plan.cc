@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 
 namespace infercost::pipeline {
 

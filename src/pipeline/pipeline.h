@@ -25,16 +25,16 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/pipeline/classifier.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/status.h"
 #include "io/prediction_writer.h"
 #include "pipeline/batcher.h"
 #include "pipeline/bounded_queue.h"
+#include "pipeline/classifier.h"
 #include "pipeline/classifier_workers.h"
 #include "pipeline/job.h"
 #include "pipeline/output_plan.h"
 #include "pipeline/run_input.h"
+#include "pipeline/runner.h"
 
 namespace infercost::pipeline {
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <memory>
 
-#include "infercost/pipeline/head.h"
 #include "io/row_source.h"
+#include "pipeline/head.h"
 #include "pipeline/run_input.h"
 
 namespace infercost::pipeline {

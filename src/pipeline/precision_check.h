@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/pipeline/classifier.h"
-#include "infercost/pipeline/options.h"
+#include "infercost/options.h"
+#include "infercost/status.h"
+#include "pipeline/classifier.h"
 
 namespace infercost::pipeline {
 

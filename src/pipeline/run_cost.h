@@ -3,9 +3,9 @@
 // every front door (the CLI, infercost.run()).
 #pragma once
 
-#include "infercost/core/status.h"
-#include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/options.h"
+#include "infercost/metrics.h"
+#include "infercost/options.h"
+#include "infercost/status.h"
 
 namespace infercost::pipeline {
 

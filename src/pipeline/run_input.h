@@ -9,12 +9,12 @@
 #include <memory>
 #include <string>
 
-#include "infercost/core/status.h"
-#include "infercost/io/rows.h"
-#include "infercost/text/tokenizer.h"
+#include "infercost/status.h"
 #include "io/row_source.h"
+#include "io/rows.h"
 #include "pipeline/bad_rows.h"
 #include "pipeline/batcher.h"
+#include "text/tokenizer.h"
 
 namespace infercost::pipeline {
 

@@ -1,4 +1,4 @@
-#include "infercost/pipeline/runner.h"
+#include "pipeline/runner.h"
 
 #include <fmt/format.h>
 
@@ -11,10 +11,10 @@
 #include <mutex>
 #include <thread>
 
+#include "backend/backend.h"
 #include "backend/gpu_monitor.h"
+#include "core/file.h"
 #include "core/test_point.h"
-#include "infercost/backend/backend.h"
-#include "infercost/core/file.h"
 #include "io/prediction_writer.h"
 #include "io/row_source.h"
 #include "io/whole_file.h"

@@ -12,10 +12,10 @@
 #include <optional>
 #include <type_traits>
 
-#include "infercost/backend/backend.h"
-#include "infercost/model/embedding.h"
-#include "infercost/pipeline/head.h"
-#include "infercost/text/tokenizer.h"
+#include "backend/backend.h"
+#include "model/embedding.h"
+#include "pipeline/head.h"
+#include "text/tokenizer.h"
 
 namespace infercost::pipeline {
 

@@ -19,8 +19,8 @@
 #include <variant>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/pipeline/options.h"
+#include "infercost/options.h"
+#include "infercost/status.h"
 
 namespace infercost::pipeline {
 

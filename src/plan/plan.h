@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "cost/prices.h"
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "plan/scan.h"
 #include "plan/work.h"
 #include "record/record.h"

@@ -11,9 +11,9 @@
 
 #include "core/sha256.h"
 #include "core/threads.h"
-#include "infercost/pipeline/batching.h"
-#include "infercost/pipeline/classifier.h"
 #include "io/row_source.h"
+#include "pipeline/batching.h"
+#include "pipeline/classifier.h"
 #include "pipeline/run_input.h"
 #include "pipeline/settings.h"
 

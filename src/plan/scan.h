@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/io/rows.h"
-#include "infercost/pipeline/batching.h"
-#include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/options.h"
-#include "infercost/text/tokenizer.h"
+#include "infercost/metrics.h"
+#include "infercost/options.h"
+#include "infercost/status.h"
+#include "io/rows.h"
+#include "pipeline/batching.h"
+#include "text/tokenizer.h"
 
 namespace infercost::plan {
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "infercost/core/device.h"
+#include "core/device.h"
 
 namespace infercost::plan {
 

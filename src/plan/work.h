@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/model/config.h"
-#include "infercost/pipeline/metrics.h"
+#include "infercost/metrics.h"
+#include "infercost/status.h"
+#include "model/config.h"
 #include "record/record.h"
 
 namespace infercost::plan {

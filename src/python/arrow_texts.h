@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 extern "C" {
 // The Arrow C data interface (ABI-stable; field order and types are the

@@ -14,11 +14,11 @@
 #include <cstring>
 #include <mutex>
 
-#include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/runner.h"
+#include "infercost/metrics.h"
 #include "io/prediction_writer.h"
 #include "pipeline/classifier_metrics.h"
 #include "pipeline/run_cost.h"
+#include "pipeline/runner.h"
 #include "python/py_support.h"
 #include "python/run.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "infercost/pipeline/classifier.h"
+#include "pipeline/classifier.h"
 
 struct ArrowSchema;
 struct ArrowArray;

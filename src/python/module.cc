@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/version.h"
-#include "infercost/model/describe.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/pipeline/head.h"
-#include "infercost/text/tokenizer.h"
+#include "infercost/version.h"
 #include "io/prediction_writer.h"
+#include "model/describe.h"
+#include "model/model_dir.h"
+#include "pipeline/head.h"
 #include "pipeline/model_info.h"
 #include "python/model.h"
 #include "python/py_support.h"
 #include "python/run.h"
+#include "text/tokenizer.h"
 
 namespace nb = nanobind;
 

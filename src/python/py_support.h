@@ -7,7 +7,7 @@
 #include <atomic>
 #include <functional>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "python/arrow_texts.h"
 
 namespace infercost::python {

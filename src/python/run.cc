@@ -10,10 +10,10 @@
 #include <atomic>
 #include <exception>
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/file.h"
-#include "infercost/pipeline/runner.h"
+#include "backend/backend.h"
+#include "core/file.h"
 #include "io/whole_file.h"
+#include "pipeline/runner.h"
 #include "pipeline/settings.h"
 #include "python/py_support.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "infercost/pipeline/options.h"
+#include "infercost/options.h"
 #include "pipeline/settings.h"
 
 namespace infercost::python {

@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/core/gpu_usage.h"
-#include "infercost/core/status.h"
-#include "infercost/cost/estimate.h"
+#include "infercost/cost.h"
+#include "infercost/gpu_usage.h"
+#include "infercost/status.h"
 
 namespace infercost::record {
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <tuple>
 
-#include "infercost/core/device.h"
+#include "core/device.h"
 #include "report/format.h"
 
 namespace infercost::report {

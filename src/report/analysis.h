@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "cost/prices.h"
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "record/record.h"
 
 namespace infercost::report {

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "infercost/core/device.h"
+#include "core/device.h"
 #include "report/format.h"
 #include "report/report.h"
 #include "report/svg.h"

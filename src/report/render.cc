@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "report/format.h"
 #include "report/report.h"
 

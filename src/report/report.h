@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "report/analysis.h"
 
 namespace infercost::report {

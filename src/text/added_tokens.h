@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "text/bpe.h"
 
 namespace infercost::text::detail {

@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/text/tokenizer.h"
+#include "infercost/status.h"
+#include "text/tokenizer.h"
 
 namespace infercost::text {
 

@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/file.h"
 #include "core/json_text.h"
-#include "infercost/core/file.h"
 #include "text/added_tokens.h"
 
 namespace infercost::text {

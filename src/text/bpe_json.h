@@ -6,7 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "text/bpe.h"
 
 namespace infercost::text {

@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/file.h"
 #include "core/json_text.h"
-#include "infercost/core/file.h"
-#include "infercost/text/tokenizer.h"
 #include "text/bpe.h"
 #include "text/bpe_json.h"
 #include "text/sentencepiece_model.h"
+#include "text/tokenizer.h"
 #include "text/tokenizer_json.h"
 #include "text/unigram.h"
 #include "text/unigram_json.h"

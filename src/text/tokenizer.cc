@@ -12,7 +12,7 @@
 //  - special tokens in the text ("[CLS]") are kept whole by the fast
 //    tokenizer's added-token matcher, which runs on the raw text before
 //    normalization; the slow one splits "[", "cls", "]" unless never_split.
-#include "infercost/text/tokenizer.h"
+#include "text/tokenizer.h"
 
 #include <algorithm>
 #include <cstring>

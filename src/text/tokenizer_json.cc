@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/file.h"
 #include "core/json_text.h"
-#include "infercost/core/file.h"
-#include "infercost/text/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace infercost::text {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "infercost/text/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace infercost::text::detail {
 

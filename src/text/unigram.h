@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/text/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace infercost::text {
 

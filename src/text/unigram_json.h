@@ -7,7 +7,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 #include "text/unigram.h"
 
 namespace infercost::text {

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost::text::detail {
 

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "infercost/core/file.h"
-#include "infercost/text/tokenizer.h"
+#include "core/file.h"
+#include "text/tokenizer.h"
 
 namespace infercost::text {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "infercost/backend/backend.h"
+#include "backend/backend.h"
 #include "model/reference_encoder.h"
 #include "random_weights.h"
 

@@ -20,11 +20,11 @@
 #include <thread>
 #include <vector>
 
+#include "backend/backend.h"
 #include "backend/cuda/host.h"
 #include "backend/cuda_module_api.h"
 #include "cuda_test_util.h"
-#include "infercost/backend/backend.h"
-#include "infercost/core/version.h"
+#include "infercost/version.h"
 #include "model/synth.h"
 #include "parity_suite.h"
 #include "precision_util.h"

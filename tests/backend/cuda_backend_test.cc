@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "backend/backend.h"
 #include "backend/cuda/host.h"
 #include "cuda_test_util.h"
 #include "golden_util.h"
-#include "infercost/backend/backend.h"
 #include "model/synth.h"
 #include "parity_suite.h"
 #include "random_weights.h"

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cuda/host.h"
 #include "backend/validate.h"
 #include "cuda_test_util.h"
-#include "infercost/backend/backend.h"
 #include "random_weights.h"
 #include "test_utils.h"
 

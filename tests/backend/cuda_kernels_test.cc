@@ -35,7 +35,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cuda/kernels.h"
 #include "backend/rotary.h"
-#include "infercost/model/config.h"
+#include "model/config.h"
 
 namespace infercost::backend::cuda {
 namespace {

@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/model/config.h"
-#include "infercost/model/weights.h"
+#include "backend/backend.h"
+#include "model/config.h"
+#include "model/weights.h"
 
 namespace infercost::backend::testing {
 

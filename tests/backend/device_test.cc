@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "infercost/backend/backend.h"
+#include "backend/backend.h"
 
 namespace infercost::backend {
 namespace {

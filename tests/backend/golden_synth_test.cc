@@ -9,8 +9,8 @@
 #include <map>
 
 #include "golden_util.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/model/safetensors.h"
+#include "model/model_dir.h"
+#include "model/safetensors.h"
 #include "model/synth.h"
 #include "test_utils.h"
 

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/model/config.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/model/safetensors.h"
-#include "infercost/model/weights.h"
+#include "backend/backend.h"
+#include "model/config.h"
+#include "model/model_dir.h"
+#include "model/safetensors.h"
 #include "model/synth.h"
+#include "model/weights.h"
 
 namespace infercost::backend::testing {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <tuple>
 
+#include "backend/backend.h"
 #include "golden_util.h"
-#include "infercost/backend/backend.h"
 
 namespace infercost::backend::testing {
 

@@ -9,11 +9,11 @@
 #include <random>
 #include <vector>
 
+#include "backend/backend.h"
 #include "backend/cpu/gemm_int8.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu_info.h"
 #include "golden_util.h"
-#include "infercost/backend/backend.h"
 #include "precision_util.h"
 #include "random_weights.h"
 #include "test_utils.h"

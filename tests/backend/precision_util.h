@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/model/config.h"
-#include "infercost/model/weights.h"
+#include "backend/backend.h"
+#include "model/config.h"
+#include "model/weights.h"
 
 namespace infercost::backend::testing {
 

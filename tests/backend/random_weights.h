@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "infercost/model/config.h"
-#include "infercost/model/weights.h"
+#include "model/config.h"
 #include "model/family.h"
+#include "model/weights.h"
 
 namespace infercost::backend::testing {
 

@@ -18,8 +18,8 @@
 #include "bench/child.h"
 #include "bench/monitor.h"
 #include "bench/nvml.h"
-#include "infercost/core/file.h"
-#include "infercost/pipeline/metrics.h"
+#include "core/file.h"
+#include "infercost/metrics.h"
 #include "record/record.h"
 #include "test_utils.h"
 

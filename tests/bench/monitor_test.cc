@@ -23,7 +23,7 @@
 #include "bench/child.h"
 #include "bench/environment.h"
 #include "bench/nvml.h"
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "test_utils.h"
 
 namespace infercost::bench {

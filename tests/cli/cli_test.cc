@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "backend/backend.h"
 #include "backend/cpu_info.h"
-#include "infercost/backend/backend.h"
 #include "test_utils.h"
 
 namespace infercost {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "infercost/model/model_dir.h"
+#include "model/model_dir.h"
 #include "test_utils.h"
 
 namespace infercost {

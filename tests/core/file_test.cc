@@ -1,4 +1,4 @@
-#include "infercost/core/file.h"
+#include "core/file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 #include <gtest/gtest.h>
 

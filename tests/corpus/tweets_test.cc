@@ -14,8 +14,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/file.h"
 #include "core/json_text.h"
-#include "infercost/core/file.h"
 
 namespace infercost::corpus {
 namespace {

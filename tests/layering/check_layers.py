@@ -1,15 +1,14 @@
 #!/usr/bin/env python3
 """Fails when a stage of the engine includes a stage above it.
 
-Each folder of src/ is a stage with a library of its own; the headers of the
-library's API are include/infercost/<stage>/ (installed), the others beside
-the stage's sources in src/<stage>/. A stage may include only itself and
-the stages listed for it in LAYERS below; the list is the one place the
-layering is written down (src/CMakeLists.txt points here). Every quoted
-include of a file in src/<stage>/ or include/infercost/<stage>/ is checked:
-"infercost/<stage>/x.h" (public) and "<stage>/x.h" (a private header, from
-src/). A stage missing from the table is an error too, so a new folder must
-say where it stands.
+Each folder of src/ is a stage with a library of its own, its headers beside
+its sources in src/<stage>/ (included as "<stage>/x.h"). A stage may include
+only itself and the stages listed for it in LAYERS below; the list is the one
+place the layering is written down (src/CMakeLists.txt points here). A stage
+missing from the table is an error too, so a new folder must say where it
+stands. The installed API is include/infercost/x.h (included as
+"infercost/x.h", any stage may): those headers include only each other, never
+a stage's header, so an installed tree needs nothing from src/.
 
     check_layers.py SOURCE_DIR
 """
@@ -44,17 +43,14 @@ SUFFIXES = (".h", ".cc", ".cu", ".cuh")
 
 
 def files_of(root, stage):
-    for base in (os.path.join(root, "src", stage), os.path.join(root, "include", "infercost", stage)):
-        for folder, _, names in os.walk(base):
-            for name in sorted(names):
-                if name.endswith(SUFFIXES):
-                    yield os.path.join(folder, name)
+    for folder, _, names in os.walk(os.path.join(root, "src", stage)):
+        for name in sorted(names):
+            if name.endswith(SUFFIXES):
+                yield os.path.join(folder, name)
 
 
 def included_stage(path):
     parts = path.split("/")
-    if parts[0] == "infercost" and len(parts) > 2:
-        return parts[1]
     if len(parts) > 1 and parts[0] in LAYERS:
         return parts[0]
     return None  # a file beside the includer, or a third-party header
@@ -87,6 +83,19 @@ def main():
                         problems.append("%s:%d includes \"%s\": %s may use only %s" % (
                             os.path.relpath(path, root), number, m.group(1), stage,
                             ", ".join(sorted(allowed - {stage})) or "nothing below it"))
+    public = os.path.join(root, "include", "infercost")
+    for name in sorted(os.listdir(public)):
+        path = os.path.join(public, name)
+        if os.path.isdir(path):
+            problems.append("%s: the installed API is flat (include/infercost/x.h)" % os.path.relpath(path, root))
+            continue
+        checked += 1
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                m = INCLUDE.match(line)
+                if m and not m.group(1).startswith("infercost/"):
+                    problems.append("%s:%d includes \"%s\": an installed header includes only infercost/*.h" % (
+                        os.path.relpath(path, root), number, m.group(1)))
     for p in problems:
         print(p)
     if checked == 0:

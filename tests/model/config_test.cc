@@ -1,4 +1,4 @@
-#include "infercost/model/config.h"
+#include "model/config.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // describe_model_dir: what loading the directory gives, without reading a
 // tensor.
-#include "infercost/model/describe.h"
+#include "model/describe.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "infercost/model/model_dir.h"
+#include "model/model_dir.h"
 #include "model/synth.h"
 #include "test_utils.h"
 

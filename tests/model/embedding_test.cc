@@ -1,7 +1,7 @@
 // read_sentence_transformers: a sentence-transformers directory's modules
 // and settings, read to one description, and everything the engine does not
 // run refused by name.
-#include "infercost/model/embedding.h"
+#include "model/embedding.h"
 
 #include <gtest/gtest.h>
 

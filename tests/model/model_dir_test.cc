@@ -1,4 +1,4 @@
-#include "infercost/model/model_dir.h"
+#include "model/model_dir.h"
 
 #include <gtest/gtest.h>
 

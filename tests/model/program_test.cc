@@ -8,7 +8,7 @@
 #include <string>
 #include <variant>
 
-#include "infercost/model/config.h"
+#include "model/config.h"
 
 namespace infercost::model {
 namespace {

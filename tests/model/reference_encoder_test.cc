@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "infercost/model/config.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/model/safetensors.h"
-#include "infercost/model/weights.h"
+#include "model/config.h"
+#include "model/model_dir.h"
+#include "model/safetensors.h"
+#include "model/weights.h"
 #include "test_utils.h"
 
 namespace infercost::model {

@@ -1,4 +1,4 @@
-#include "infercost/model/safetensors.h"
+#include "model/safetensors.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "corpus/tweets.h"
-#include "infercost/model/model_dir.h"
+#include "model/model_dir.h"
 #include "test_utils.h"
 
 namespace infercost::model {

@@ -1,4 +1,4 @@
-#include "infercost/model/weights.h"
+#include "model/weights.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "infercost/model/model_dir.h"
-#include "infercost/model/safetensors.h"
+#include "model/model_dir.h"
+#include "model/safetensors.h"
 #include "test_utils.h"
 
 namespace infercost::model {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <random>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "parquet/reader.h"
 #include "parquet/reader_test_util.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
 #include "test_utils.h"

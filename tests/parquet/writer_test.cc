@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <map>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "parquet/arrow_schema.h"
 #include "parquet/reader.h"
 #include "test_utils.h"

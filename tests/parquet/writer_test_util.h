@@ -17,7 +17,7 @@
 #include <variant>
 #include <vector>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "parquet/compression.h"
 #include "parquet/encoding.h"
 #include "parquet/metadata.h"

@@ -2,7 +2,7 @@
 // models against run_classification's outputs, and with fake backends
 // (fake_backend.h, through BackendFactory): input order, nulls, bad rows,
 // threads, workers, out-of-memory splits and the counters.
-#include "infercost/pipeline/classifier.h"
+#include "pipeline/classifier.h"
 
 #include <gtest/gtest.h>
 
@@ -20,8 +20,8 @@
 
 #include "corpus/tweets.h"
 #include "fake_backend.h"
-#include "infercost/pipeline/runner.h"
 #include "pipeline/classifier_workers.h"
+#include "pipeline/runner.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 

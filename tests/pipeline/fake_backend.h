@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/pipeline/classifier.h"
+#include "backend/backend.h"
+#include "pipeline/classifier.h"
 
 namespace infercost::pipeline {
 

@@ -1,6 +1,6 @@
 // The head's output function (softmax, sigmoid, none), HF's rule for the
 // default, and the multi-label `labels` column, through run_classification.
-#include "infercost/pipeline/head.h"
+#include "pipeline/head.h"
 
 #include <gtest/gtest.h>
 
@@ -14,11 +14,11 @@
 #include <optional>
 #include <sstream>
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/file.h"
-#include "infercost/model/config.h"
-#include "infercost/pipeline/runner.h"
+#include "backend/backend.h"
+#include "core/file.h"
 #include "io/row_source.h"
+#include "model/config.h"
+#include "pipeline/runner.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 

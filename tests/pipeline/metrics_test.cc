@@ -1,6 +1,6 @@
 // The run metrics JSON: RunMetrics::to_json() and parse_run_metrics() are one
 // format; every field survives the round trip.
-#include "infercost/pipeline/metrics.h"
+#include "infercost/metrics.h"
 
 #include <gtest/gtest.h>
 

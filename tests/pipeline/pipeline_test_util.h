@@ -9,8 +9,8 @@
 #include <future>
 #include <string>
 
-#include "infercost/pipeline/runner.h"
 #include "model/synth.h"
+#include "pipeline/runner.h"
 #include "test_utils.h"
 
 namespace infercost::pipeline {

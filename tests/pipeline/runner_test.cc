@@ -1,4 +1,4 @@
-#include "infercost/pipeline/runner.h"
+#include "pipeline/runner.h"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "backend/backend.h"
 #include "corpus/tweets.h"
-#include "infercost/backend/backend.h"
-#include "infercost/model/model_dir.h"
+#include "model/model_dir.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 

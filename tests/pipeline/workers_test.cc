@@ -13,11 +13,11 @@
 #include <sstream>
 #include <thread>
 
+#include "backend/backend.h"
 #include "corpus/tweets.h"
 #include "fake_backend.h"
-#include "infercost/backend/backend.h"
-#include "infercost/model/model_dir.h"
-#include "infercost/pipeline/runner.h"
+#include "model/model_dir.h"
+#include "pipeline/runner.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 

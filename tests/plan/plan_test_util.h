@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "infercost/model/model_dir.h"
+#include "model/model_dir.h"
 
 namespace infercost::plan::test {
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
+#include "core/device.h"
 #include "cost/prices.h"
-#include "infercost/core/device.h"
 #include "report/format.h"
 #include "report/report.h"
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/file.h"
 #include "golden_replay.h"
-#include "infercost/core/file.h"
 #include "text/bpe.h"
 #include "text/bpe_json.h"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../test_utils.h"
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "text/bpe_json.h"
 #include "text/byte_level.h"
 

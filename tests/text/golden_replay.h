@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "infercost/text/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace infercost::text::golden {
 

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "infercost/core/file.h"
-#include "infercost/text/tokenizer.h"
+#include "core/file.h"
 #include "test_utils.h"
+#include "text/tokenizer.h"
 
 namespace infercost::text {
 namespace {

@@ -1,6 +1,6 @@
 // Unit tests on a vocabulary built here; tokenizer.json loading on the small
 // file tools/gen_tokenizer_golden.py saved with HF `tokenizers`.
-#include "infercost/text/tokenizer.h"
+#include "text/tokenizer.h"
 
 #include <gtest/gtest.h>
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/file.h"
 #include "golden_replay.h"
-#include "infercost/core/file.h"
 #include "text/unigram_json.h"
 
 namespace infercost::text {

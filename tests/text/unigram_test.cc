@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/file.h"
+#include "core/file.h"
 #include "text/precompiled.h"
 #include "text/unigram_json.h"
 #include "text/unigram_model.h"

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "core/file.h"
 #include "golden_replay.h"
-#include "infercost/core/file.h"
-#include "infercost/text/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace infercost::text {
 namespace {

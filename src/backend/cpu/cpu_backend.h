@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "infercost/backend/backend.h"
+#include "backend/backend.h"
 
 namespace infercost::backend::cpu {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "backend/cpu/gemm_onednn.h"
-#include "infercost/core/status.h"
-#include "infercost/model/weights.h"
+#include "infercost/status.h"
+#include "model/weights.h"
 
 namespace infercost::backend::cpu {
 

@@ -7,8 +7,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <vector>
 
-#include "infercost/core/status.h"
-#include "infercost/model/weights.h"
+#include "infercost/status.h"
+#include "model/weights.h"
 
 namespace infercost::backend::cpu {
 

@@ -33,7 +33,7 @@
 #include "backend/cuda_module_api.h"
 #include "backend/rotary.h"
 #include "backend/validate.h"
-#include "infercost/core/version.h"
+#include "infercost/version.h"
 #include "model/program.h"
 
 namespace infercost::backend::cuda {

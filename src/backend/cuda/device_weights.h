@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "backend/cuda/runtime.h"
-#include "infercost/model/config.h"
-#include "infercost/model/weights.h"
+#include "model/config.h"
+#include "model/weights.h"
 
 namespace infercost::backend::cuda {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/status.h"
-#include "infercost/model/config.h"
-#include "infercost/model/weights.h"
+#include "backend/backend.h"
+#include "infercost/status.h"
+#include "model/config.h"
+#include "model/weights.h"
 
 namespace infercost::backend::cuda {
 

@@ -17,7 +17,7 @@
 
 #include "backend/cuda/host.h"
 #include "backend/cuda/kernels.h"
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost::backend::cuda {
 

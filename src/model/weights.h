@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "infercost/model/config.h"
+#include "model/config.h"
 
 namespace infercost::model {
 

@@ -12,16 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/status.h"
-#include "infercost/io/rows.h"
-#include "infercost/model/config.h"
-#include "infercost/pipeline/batching.h"
-#include "infercost/pipeline/classifier.h"
-#include "infercost/pipeline/head.h"
-#include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/options.h"
-#include "infercost/pipeline/progress.h"
+#include "backend/backend.h"
+#include "infercost/metrics.h"
+#include "infercost/options.h"
+#include "infercost/progress.h"
+#include "infercost/status.h"
+#include "io/rows.h"
+#include "model/config.h"
+#include "pipeline/batching.h"
+#include "pipeline/classifier.h"
+#include "pipeline/head.h"
 
 namespace infercost::pipeline {
 

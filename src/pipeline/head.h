@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "infercost/core/status.h"
-#include "infercost/model/config.h"
+#include "infercost/status.h"
+#include "model/config.h"
 
 namespace infercost::pipeline {
 

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/device.h"
-#include "infercost/core/status.h"
-#include "infercost/model/config.h"
-#include "infercost/model/embedding.h"
-#include "infercost/model/weights.h"
+#include "core/device.h"
+#include "infercost/status.h"
+#include "model/config.h"
+#include "model/embedding.h"
+#include "model/weights.h"
 
 namespace infercost::backend {
 

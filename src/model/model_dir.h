@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "infercost/model/config.h"
-#include "infercost/model/safetensors.h"
-#include "infercost/model/weights.h"
-#include "infercost/text/tokenizer.h"
+#include "model/config.h"
+#include "model/safetensors.h"
+#include "model/weights.h"
+#include "text/tokenizer.h"
 
 namespace infercost::model {
 

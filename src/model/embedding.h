@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost::model {
 

@@ -16,10 +16,10 @@
 #include <optional>
 #include <string>
 
-#include "infercost/core/status.h"
-#include "infercost/model/config.h"
-#include "infercost/model/embedding.h"
-#include "infercost/text/tokenizer.h"
+#include "infercost/status.h"
+#include "model/config.h"
+#include "model/embedding.h"
+#include "text/tokenizer.h"
 
 namespace infercost::model {
 

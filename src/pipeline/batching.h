@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/status.h"
-#include "infercost/text/tokenizer.h"
+#include "backend/backend.h"
+#include "infercost/status.h"
+#include "text/tokenizer.h"
 
 namespace infercost::pipeline {
 

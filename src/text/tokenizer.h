@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost::text {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "infercost/core/status.h"
+#include "infercost/status.h"
 
 namespace infercost {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "infercost/io/rows.h"
-#include "infercost/model/config.h"
-#include "infercost/pipeline/batching.h"
+#include "io/rows.h"
+#include "model/config.h"
+#include "pipeline/batching.h"
 
 namespace infercost::pipeline {
 

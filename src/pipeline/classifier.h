@@ -24,16 +24,16 @@
 #include <string_view>
 #include <vector>
 
-#include "infercost/backend/backend.h"
-#include "infercost/core/status.h"
-#include "infercost/io/rows.h"
-#include "infercost/model/config.h"
-#include "infercost/model/embedding.h"
-#include "infercost/pipeline/batching.h"
-#include "infercost/pipeline/head.h"
-#include "infercost/pipeline/metrics.h"
-#include "infercost/pipeline/options.h"
-#include "infercost/text/tokenizer.h"
+#include "backend/backend.h"
+#include "infercost/metrics.h"
+#include "infercost/options.h"
+#include "infercost/status.h"
+#include "io/rows.h"
+#include "model/config.h"
+#include "model/embedding.h"
+#include "pipeline/batching.h"
+#include "pipeline/head.h"
+#include "text/tokenizer.h"
 
 namespace infercost::pipeline {
 

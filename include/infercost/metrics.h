@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "infercost/core/gpu_usage.h"
-#include "infercost/core/status.h"
-#include "infercost/cost/estimate.h"
-#include "infercost/model/config.h"
+#include "infercost/cost.h"
+#include "infercost/gpu_usage.h"
+#include "infercost/status.h"
+#include "model/config.h"
 
 namespace infercost::pipeline {
 

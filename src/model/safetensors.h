@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "infercost/core/file.h"
-#include "infercost/core/status.h"
+#include "core/file.h"
+#include "infercost/status.h"
 
 namespace infercost::model {
 
