@@ -14,6 +14,7 @@
 
 #include "io/rows.h"
 #include "model/config.h"
+#include "model/embedding.h"
 #include "pipeline/batching.h"
 
 namespace infercost::pipeline {
@@ -99,12 +100,13 @@ struct ClassifierOptions {
   // Embeddings (Task::kEmbed) only; each unset takes the model's
   // sentence-transformers description (model::EmbeddingConfig), and a
   // setting of them under kClassify is kInvalidArgument.
-  //   pooling:   "cls", "mean", "max" or "lasttoken" (model::parse_pooling);
+  //   pooling:   cls, mean, max or lasttoken (the setting's text parsed
+  //              once, by model::parse_pooling, where it is set);
   //              required for a plain Hugging Face encoder directory.
   //   normalize: unit-length vectors (the model's Normalize module).
   //   prefix:    text put before every row's text (the model's default
   //              prompt; "" for none).
-  std::string pooling;
+  std::optional<model::Pooling> pooling;
   std::optional<bool> normalize;
   std::optional<std::string> prefix;
 };

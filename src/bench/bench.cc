@@ -123,28 +123,23 @@ std::string dataset_path(const SweepSpec& spec, const std::string& shape) {
 
 namespace {
 
-// A run setting the child is given: its value as the settings table takes it
-// (pipeline::SettingValue), and whether its flag is written at the run's
-// default too (the ones a record's run_command has always named).
-struct ChildSetting {
+// A setting the child is given, and whether its flag is written at the
+// run's default too (the ones a record's run_command has always named).
+struct ChildFlag {
   std::string_view name;
-  pipeline::SettingValue value;
   bool always = true;
 };
 
-// The flags of `settings`, in the order given, named and spelled by the
-// settings table (pipeline/settings.h): each value stored into a child's
-// RunOptions by the table's setter and written back by its getter ("auto",
-// "512"); a switch is its flag alone when on; an empty or zero value is
-// left to the run's default unless `always`.
-void add_settings(std::vector<std::string>& a, std::initializer_list<ChildSetting> settings) {
-  pipeline::RunOptions child;
-  for (const ChildSetting& c : settings) {
+// The flags of `flags`, in the order given, named and spelled by the
+// settings table (pipeline/settings.h) from `run` ("auto", "512"); a switch
+// is its flag alone when on; an empty or zero value is left to the run's
+// default unless `always`.
+void add_flags(std::vector<std::string>& a, const pipeline::RunOptions& run,
+               std::initializer_list<ChildFlag> flags) {
+  for (const ChildFlag& c : flags) {
     const pipeline::Setting* s = pipeline::find_setting(c.name);
     INFERCOST_CHECK(s != nullptr);
-    const Status applied = pipeline::apply_setting(child, *s, c.value, pipeline::Caller::kCli);
-    INFERCOST_CHECK(applied.ok());  // the sweep's values were checked when it was read (spec.cc)
-    const std::string value = s->get(child);
+    const std::string value = s->get(run);
     const std::string flag = pipeline::setting_label(*s, pipeline::Caller::kCli);
     if (s->type == pipeline::SettingType::kSwitch) {
       if (value == "true") a.push_back(flag);
@@ -156,8 +151,22 @@ void add_settings(std::vector<std::string>& a, std::initializer_list<ChildSettin
   }
 }
 
-pipeline::SettingValue whole_or_auto(bool is_auto, int64_t value) {
-  return is_auto ? pipeline::SettingValue(std::string("auto")) : pipeline::SettingValue(value);
+// What a record says of the settings its runs were made with: `run` as the
+// runs resolve it (the precision of its device, every thread of the machine
+// for threads 0); an "auto" token budget is 0 until fill_measurements gives
+// the run's own.
+record::RunSettings recorded_settings(const pipeline::RunOptions& run) {
+  record::RunSettings s;
+  s.task = pipeline::task_name(run.task);
+  s.device = run.device;
+  Result<backend::Precision> precision = backend::resolve_precision(run.device, run.precision);
+  s.precision = precision.ok() ? backend::precision_name(*precision) : run.precision;
+  s.batching = pipeline::batching_name(run.batching);
+  s.max_batch_tokens = run.max_batch_tokens_auto ? 0 : run.max_batch_tokens;
+  s.threads = resolve_threads(run.threads);
+  s.tokenizer_threads = run.tokenizer_threads;
+  s.max_length = run.max_length;
+  return s;
 }
 
 }  // namespace
@@ -165,24 +174,23 @@ pipeline::SettingValue whole_or_auto(bool is_auto, int64_t value) {
 std::vector<std::string> run_arguments(const SweepSpec& spec, const Point& point,
                                        const std::vector<std::string>& inputs, int batch_size,
                                        const std::string& output_dir, const std::string& metrics_path) {
-  std::vector<std::string> a = {spec.embed ? "embed" : "run"};
+  const pipeline::RunOptions run = point_settings(spec, point, batch_size);
+  std::vector<std::string> a = {run.task == pipeline::Task::kEmbed ? "embed" : "run"};
   a.insert(a.end(), inputs.begin(), inputs.end());
   a.insert(a.end(), {"--model", spec.model});
-  add_settings(a, {{"pooling", spec.pooling, false}});
+  add_flags(a, run, {{"pooling", false}});
   a.insert(a.end(), {"--output", output_dir, "--metrics", metrics_path, "--quiet"});
-  const bool auto_tokens = point.max_batch_tokens == kAutoMaxBatchTokens;
-  add_settings(a,
-               {// A repetition killed by its timeout leaves a checkpoint; the next one starts over.
-                {"force", true},
-                {"column", spec.column},
-                {"device", point.device},
-                {"precision", point.precision},
-                {"batching", point.batching},
-                {"batch_size", whole_or_auto(point.batch_size.is_auto(), std::max(batch_size, 0)), false},
-                {"max_batch_tokens", whole_or_auto(auto_tokens, std::max(point.max_batch_tokens, 0)), false},
-                {"threads", int64_t{point.threads}},
-                {"tokenizer_threads", int64_t{spec.tokenizer_threads}, false},
-                {"max_length", int64_t{spec.max_length}}});
+  add_flags(a, run,
+            {{"force"},
+             {"column"},
+             {"device"},
+             {"precision"},
+             {"batching"},
+             {"batch_size", false},
+             {"max_batch_tokens", false},
+             {"threads"},
+             {"tokenizer_threads", false},
+             {"max_length"}});
   return a;
 }
 
@@ -513,17 +521,8 @@ class Bench {
     r.data.files = static_cast<int64_t>(d.files.files.size());
     r.data.bytes = d.files.bytes;
     r.data.content_sha256 = d.files.content_sha256;
-    r.config.task = spec_.embed ? "embed" : "classify";
-    r.config.device = p.device;
-    Result<backend::Precision> precision = backend::resolve_precision(p.device, p.precision);
-    r.config.precision = precision.ok() ? backend::precision_name(*precision) : p.precision;
-    r.config.batching = p.batching;
+    static_cast<record::RunSettings&>(r.config) = recorded_settings(point_settings(spec_, p, 0));
     r.config.batch_size_rule = p.batch_size.rule_text();
-    // "auto" (-1) becomes the run's resolved budget in fill_measurements; 0 until then.
-    r.config.max_batch_tokens = std::max(p.max_batch_tokens, 0);
-    r.config.threads = resolve_threads(p.threads);
-    r.config.tokenizer_threads = spec_.tokenizer_threads;
-    r.config.max_length = spec_.max_length;
     progress_.start_point(p.index, p.describe());
     auto failed = [&](const std::string& why) {
       r.status = "failed";

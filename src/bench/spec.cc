@@ -16,8 +16,12 @@
 #include "core/file.h"
 #include "core/json_text.h"
 #include "corpus/tweets.h"
+#include "backend/backend.h"
+#include "core/device.h"
+#include "core/file.h"
 #include "model/embedding.h"
 #include "pipeline/runner.h"
+#include "pipeline/settings.h"
 #include "text/tokenizer.h"
 
 namespace infercost::bench {
@@ -163,6 +167,12 @@ Result<BatchSize> parse_batch_size(std::string_view text) {
   return bad(fmt::format("unknown rule '{}'", rule));
 }
 
+Status set_pooling(SweepSpec& spec, const std::string& pooling) {
+  const pipeline::Setting* s = pipeline::find_setting("pooling");
+  INFERCOST_CHECK(s != nullptr);
+  return pipeline::apply_setting(spec.run, *s, pooling, pipeline::Caller::kCli);
+}
+
 int max_repetitions(const SweepSpec& spec) {
   return std::max(spec.repetitions, 100);
 }
@@ -272,13 +282,12 @@ Status validate(const SweepSpec& spec) {
     }
   }
   if (spec.rows < 1) return invalid_argument(fmt::format("--rows must be at least 1, got {}", spec.rows));
-  if (spec.max_length != 0) INFERCOST_RETURN_IF_ERROR(text::check_max_length(spec.max_length));
-  if (spec.tokenizer_threads < 0) return invalid_argument("--tokenizer-threads must be >= 0");
-  if (spec.column.empty()) return invalid_argument("--column must not be empty");
-  if (!spec.pooling.empty()) {
-    if (!spec.embed) return invalid_argument("--pooling is for embedding runs: add --embed");
-    Result<model::Pooling> pooling = model::parse_pooling(spec.pooling);
-    if (!pooling.ok()) return invalid_argument("--pooling: " + pooling.status().message());
+  const pipeline::RunOptions& run = spec.run;
+  if (run.max_length != 0) INFERCOST_RETURN_IF_ERROR(text::check_max_length(run.max_length));
+  if (run.tokenizer_threads < 0) return invalid_argument("--tokenizer-threads must be >= 0");
+  if (run.column.empty()) return invalid_argument("--column must not be empty");
+  if (run.pooling && run.task != pipeline::Task::kEmbed) {
+    return invalid_argument("--pooling is for embedding runs: add --embed");
   }
   if (spec.warmup < 0) return invalid_argument(fmt::format("--warmup must be >= 0, got {}", spec.warmup));
   if (spec.repetitions < 1) {
@@ -347,6 +356,37 @@ std::vector<Point> expand_points(const SweepSpec& spec) {
     }
   }
   return points;
+}
+
+namespace {
+
+// Stores `value` into `run` as the setting's flag would (checked when the
+// sweep was read: set_axis, validate).
+void store(pipeline::RunOptions& run, std::string_view name, const pipeline::SettingValue& value) {
+  const pipeline::Setting* s = pipeline::find_setting(name);
+  INFERCOST_CHECK(s != nullptr);
+  const Status stored = pipeline::apply_setting(run, *s, value, pipeline::Caller::kCli);
+  INFERCOST_CHECK(stored.ok());
+}
+
+pipeline::SettingValue whole_or_auto(bool is_auto, int64_t value) {
+  return is_auto ? pipeline::SettingValue(std::string("auto")) : pipeline::SettingValue(value);
+}
+
+}  // namespace
+
+pipeline::RunOptions point_settings(const SweepSpec& spec, const Point& point, int batch_size) {
+  pipeline::RunOptions run = spec.run;
+  run.caller = pipeline::Caller::kCli;
+  run.force = true;
+  store(run, "device", point.device);
+  store(run, "precision", point.precision);
+  store(run, "batching", point.batching);
+  store(run, "batch_size", whole_or_auto(point.batch_size.is_auto(), std::max(batch_size, 0)));
+  store(run, "max_batch_tokens",
+        whole_or_auto(point.max_batch_tokens == kAutoMaxBatchTokens, std::max(point.max_batch_tokens, 0)));
+  store(run, "threads", int64_t{point.threads});
+  return run;
 }
 
 int resolve_batch_size(const BatchSize& batch_size, int threads, int gpus) {
@@ -520,15 +560,16 @@ Result<SweepSpec> parse_sweep_file(std::string_view json, const std::string& ori
       } else if (key == "data_dir") {
         spec.data_dir = r.path(key, v);
       } else if (key == "embed") {
-        spec.embed = r.boolean(key, v);
+        spec.run.task = r.boolean(key, v) ? pipeline::Task::kEmbed : pipeline::Task::kClassify;
       } else if (key == "pooling") {
-        spec.pooling = r.string(key, v);
+        Status s = set_pooling(spec, r.string(key, v));
+        if (!s.ok()) return s;
       } else if (key == "column") {
-        spec.column = r.string(key, v);
+        spec.run.column = r.string(key, v);
       } else if (key == "max_length") {
-        spec.max_length = r.small_integer(key, v);
+        spec.run.max_length = r.small_integer(key, v);
       } else if (key == "tokenizer_threads") {
-        spec.tokenizer_threads = r.small_integer(key, v);
+        spec.run.tokenizer_threads = r.small_integer(key, v);
       } else if (key == "instance") {
         spec.instance = r.string(key, v);
       } else if (key == "price_list") {

@@ -68,15 +68,13 @@ struct SweepSpec {
   int64_t rows = 20000;
   uint64_t data_seed = 1;
   std::string data_dir;  // empty: default_data_dir()
-  // Fixed for every point.
-  // The run's defaults (pipeline/settings.cc): max_length 0 is the model's limit.
-  // Embedding runs (`infercost embed`, with `pooling` when given) instead
-  // of `infercost run`: the records say config.task "embed".
-  bool embed = false;
-  std::string pooling;
-  std::string column = pipeline::RunOptions().column;
-  int max_length = pipeline::RunOptions().max_length;
-  int tokenizer_threads = 0;
+  // The run settings every point shares, as `infercost run` takes them
+  // (pipeline/settings.cc, with its defaults: max_length 0 is the model's
+  // limit): column, max_length, tokenizer_threads, and the task: kEmbed
+  // times `infercost embed` (with `pooling` when given) instead of
+  // `infercost run`, and the records say config.task "embed". Each point
+  // sets its axes over them (point_settings).
+  pipeline::RunOptions run;
   // Pricing (optional): the instance the sweep's machine represents.
   std::string instance;
   std::string price_list;
@@ -91,6 +89,10 @@ struct SweepSpec {
   double timeout_seconds = 0;  // per run; 0: none
   double monitor_interval = 0.1;
 };
+
+// Sets spec.run's pooling from its text, parsed once (model::parse_pooling):
+// kInvalidArgument naming --pooling and the choices.
+Status set_pooling(SweepSpec& spec, const std::string& pooling);
 
 // The most timed runs of one point, whatever --min-seconds asks.
 int max_repetitions(const SweepSpec& spec);
@@ -142,6 +144,15 @@ struct Point {
 // max_batch_tokens, so seed points are not repeated for its values (they run
 // with the run's default). Call after fill_defaults.
 std::vector<Point> expand_points(const SweepSpec& spec);
+
+// The settings of a point's runs: the sweep's (spec.run) with the point's
+// axes stored by the settings table as its flags would store them (device,
+// precision, batching, threads, "auto" sizes), `batch_size` rows per batch
+// (0: the run's default), max_batch_tokens 0 for the run's default, and
+// `force` (a repetition killed by its timeout leaves a checkpoint; the next
+// one starts over). The child's command line and the record's config are
+// both read from it.
+pipeline::RunOptions point_settings(const SweepSpec& spec, const Point& point, int batch_size);
 
 // Rows per batch for a point: the number, or the rule times `threads`
 // (resolved: never 0) or `gpus`; 0 for the run's default and for "auto"

@@ -22,9 +22,11 @@ struct BenchFlags {
   std::string sweep_file;
   bench::SweepSpec flags;  // the flags' values; applied over the sweep file where given
   std::string shape, device, precision, batching, batch_size, threads, max_batch_tokens;
+  bool embed = false;
+  std::string pooling;  // parsed into the spec's run settings where given
   bool dry_run = false;
   // Which options were given on the command line.
-  std::vector<std::pair<CLI::Option*, std::function<void(bench::SweepSpec&)>>> overrides;
+  std::vector<std::pair<CLI::Option*, std::function<Status(bench::SweepSpec&)>>> overrides;
   std::vector<std::pair<CLI::Option*, std::pair<const char*, std::string*>>> axes;
   CLI::Option* inputs_option = nullptr;
 };
@@ -64,7 +66,8 @@ void execute_bench(BenchFlags& f) {
   }
   if (f.inputs_option->count() > 0) spec.inputs = f.inputs;
   for (auto& [option, apply] : f.overrides) {
-    if (option->count() > 0) apply(spec);
+    if (option->count() == 0) continue;
+    if (Status s = apply(spec); !s.ok()) fail(s);
   }
   for (auto& [option, axis] : f.axes) {
     if (option->count() == 0) continue;
@@ -129,6 +132,7 @@ struct BenchOptions {
     const bench::SweepSpec* values = &flags->flags;
     flags->overrides.emplace_back(option, [values, path...](bench::SweepSpec& s) {
       member_at(s, path...) = member_at(*values, path...);
+      return Status();
     });
     return option;
   }
@@ -174,19 +178,26 @@ void add_bench_run_options(BenchOptions& o) {
          "Token budgets of 'tokens' batching (0: the run's default; 'auto': the run's --max-batch-tokens "
          "auto)");
 
-  o.add_flag(
-      "--embed",
+  BenchFlags& f = *o.flags;
+  CLI::Option* embed = o.cmd->add_flag(
+      "--embed", f.embed,
       "Time `infercost embed` (a vector per row: a sentence-transformers model, or --pooling) instead of "
-      "`infercost run`; the records say config.task \"embed\"",
-      &bench::SweepSpec::embed);
-  o.add("--pooling", "With --embed: the runs' --pooling (cls, mean, max, lasttoken; default the model's)",
-        &bench::SweepSpec::pooling);
-  o.add("--column", "Name of the text field", &bench::SweepSpec::column)->capture_default_str();
-  o.add("--max-length", "Truncate texts to this many tokens (0: the model's limit)",
-        &bench::SweepSpec::max_length)
+      "`infercost run`; the records say config.task \"embed\"");
+  f.overrides.emplace_back(embed, [&f](bench::SweepSpec& s) {
+    s.run.task = f.embed ? pipeline::Task::kEmbed : pipeline::Task::kClassify;
+    return Status();
+  });
+  CLI::Option* pooling =
+      o.cmd->add_option("--pooling", f.pooling,
+                        "With --embed: the runs' --pooling (cls, mean, max, lasttoken; default the model's)");
+  f.overrides.emplace_back(pooling, [&f](bench::SweepSpec& s) { return bench::set_pooling(s, f.pooling); });
+  using Run = pipeline::RunOptions;
+  o.add("--column", "Name of the text field", &bench::SweepSpec::run, &Run::column)->capture_default_str();
+  o.add("--max-length", "Truncate texts to this many tokens (0: the model's limit)", &bench::SweepSpec::run,
+        &Run::max_length)
       ->capture_default_str();
-  o.add("--tokenizer-threads", "Tokenizer threads (0: the run's default)",
-        &bench::SweepSpec::tokenizer_threads)
+  o.add("--tokenizer-threads", "Tokenizer threads (0: the run's default)", &bench::SweepSpec::run,
+        &Run::tokenizer_threads)
       ->capture_default_str();
 }
 

@@ -60,21 +60,11 @@ struct ScanProgress {
   }
 };
 
-// kInvalidArgument for a size the run would take from a device's memory.
-void refuse_auto_sizes(const pipeline::RunOptions& run) {
-  if (run.batch_size_auto || run.max_batch_tokens_auto) {
-    fail(invalid_argument(
-        "--batch-size and --max-batch-tokens 'auto' are sized from a device's memory: plan has no device; "
-        "give numbers (bench records tell which sizes a device took)"));
-  }
-}
-
 void execute_plan(PlanFlags& flags) {
   if (flags.embed) flags.run.task = pipeline::Task::kEmbed;
   flags.settings.apply(flags.run);
   // The run's settings checked once, before anything is read.
-  if (Status s = pipeline::check_settings(flags.run); !s.ok()) fail(s);
-  refuse_auto_sizes(flags.run);
+  if (Status s = plan::check_scan_options(flags.run); !s.ok()) fail(s);
   // Everything that can be refused is checked before the (possibly long) scan.
   Result<std::vector<cost::PriceList>> lists = cost::price_lists_with(flags.price_files);
   if (!lists.ok()) fail(lists.status());

@@ -242,10 +242,8 @@ Result<EmbeddingSettings> resolve_embedding(const std::string& dir, const Classi
   EmbeddingSettings e;
   e.dimensions = config.hidden_size;
   const std::string pooling_label = setting_label("pooling", options.caller);
-  if (!options.pooling.empty()) {
-    Result<model::Pooling> p = model::parse_pooling(options.pooling);
-    if (!p.ok()) return invalid_argument(fmt::format("{}: {}", pooling_label, p.status().message()));
-    e.pooling = *p;
+  if (options.pooling) {
+    e.pooling = *options.pooling;
     e.source = pooling_label;
   } else if (st) {
     e.pooling = st->pooling;

@@ -37,7 +37,7 @@ Result<std::vector<std::pair<std::string, std::string>>> output_options(const Ru
   RunOptions resolved = o;
   if (o.task == Task::kEmbed) {  // the settings the vectors are made with, those the model gives included
     INFERCOST_ASSIGN_OR_RETURN(EmbeddingSettings e, resolve_embedding(o.model_dir, o, resolved.max_length));
-    resolved.pooling = model::pooling_name(e.pooling);
+    resolved.pooling = e.pooling;
     resolved.normalize = e.normalize;
     resolved.prefix = e.prefix;
   }

@@ -146,10 +146,22 @@ Status check_function(const RunOptions& o, std::string_view label) {
       fmt::format("{} '{}': expected softmax, sigmoid, none or default (the model's)", label, o.function));
 }
 
-Status check_pooling(const RunOptions& o, std::string_view label) {
-  if (o.pooling.empty()) return Status();
-  Result<model::Pooling> p = model::parse_pooling(o.pooling);
-  return p.ok() ? Status() : invalid_argument(fmt::format("{}: {}", label, p.status().message()));
+// The pooling's one parse: its text (empty: unset, the model's) to the
+// typed value every later step reads.
+std::string pooling_of(const RunOptions& o) {
+  return o.pooling ? model::pooling_name(*o.pooling) : "";
+}
+
+Status set_pooling(RunOptions& o, const SettingValue& v, std::string_view label) {
+  const std::string& name = std::get<std::string>(v);
+  if (name.empty()) {
+    o.pooling.reset();
+    return Status();
+  }
+  Result<model::Pooling> p = model::parse_pooling(name);
+  if (!p.ok()) return invalid_argument(fmt::format("{}: {}", label, p.status().message()));
+  o.pooling = *p;
+  return Status();
 }
 
 Status set_threshold(RunOptions& o, const SettingValue& v, std::string_view) {
@@ -311,9 +323,9 @@ const std::array kSettings = {
             .help = "How each text's token vectors become its one vector: cls (the first token's), mean, max "
                     "or lasttoken, over its real tokens (empty: the model's sentence-transformers Pooling; "
                     "required for a plain Hugging Face encoder directory)",
-            .get = text_of<&C::pooling>,
-            .set = set_text<&C::pooling>,
-            .check = check_pooling},
+            .get = pooling_of,
+            .set = set_pooling,
+            .check = no_check},
     Setting{.name = "normalize",
             .type = SettingType::kOptionalSwitch,
             .scope = kModel,

@@ -393,7 +393,7 @@ std::string bench_command(const PlanOptions& options, const std::string& instanc
   (cmd += " --model ") += shell_word(options.model_dir.empty() ? "MODEL_DIR" : options.model_dir);
   cmd += " --batching seed,tokens";
   if (options.embedding_dimensions > 0) cmd += " --embed";
-  if (!options.pooling.empty()) cmd += " --pooling " + shell_word(options.pooling);
+  if (options.pooling) cmd += " --pooling " + shell_word(model::pooling_name(*options.pooling));
   if (gpu) cmd += " --device cuda";
   cmd += " --instance " + (instance.empty() ? std::string("NAME") : shell_word(instance));
   cmd += " --out " + (instance.empty() ? std::string("NAME.jsonl") : shell_word(instance + ".jsonl"));

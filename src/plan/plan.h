@@ -21,11 +21,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cost/prices.h"
 #include "infercost/status.h"
+#include "model/embedding.h"
 #include "plan/scan.h"
 #include "plan/work.h"
 #include "record/record.h"
@@ -52,7 +54,8 @@ struct PlanOptions {
   // for a classification run. The work is the encoder's either way (the
   // formula has no head), so records of runs of the same encoder predict it.
   int embedding_dimensions = 0;
-  std::string pooling;  // the --pooling asked for, which the suggested `bench --embed` passes on
+  std::optional<model::Pooling>
+      pooling;  // the --pooling asked for, which the suggested `bench --embed` passes on
 };
 
 // A record a prediction used.

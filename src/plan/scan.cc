@@ -166,9 +166,18 @@ Result<FileScan> scan_file(const ScanOptions& options, const ScanInputs& in, siz
 
 }  // namespace
 
+Status check_scan_options(const ScanOptions& options) {
+  INFERCOST_RETURN_IF_ERROR(pipeline::check_settings(options));
+  if (options.batch_size_auto || options.max_batch_tokens_auto) {
+    return invalid_argument(
+        "--batch-size and --max-batch-tokens 'auto' are sized from a device's memory: plan has no device; "
+        "give numbers (bench records tell which sizes a device took)");
+  }
+  return Status();
+}
+
 Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer& tokenizer) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
-  INFERCOST_RETURN_IF_ERROR(pipeline::check_settings(options));
   const auto start = std::chrono::steady_clock::now();
   INFERCOST_ASSIGN_OR_RETURN(ScanInputs in, expand_scan_inputs(options));
 

@@ -106,9 +106,15 @@ struct ScanResult {
       const std::vector<int>& edges = pipeline::length_histogram_edges()) const;
 };
 
-// Reads every input once. Errors: as `infercost run` (usage: kInvalidArgument
-// or kNotFound; bad rows: kCorruption naming the file and line, unless
-// options.on_bad_row is kSkip).
+// The one check of the settings a plan predicts for, before anything is
+// read: every range and choice of the run's (pipeline::check_settings, in
+// options.caller's words), and kInvalidArgument for an "auto" batch size or
+// token budget, which a run sizes from a device's memory (a plan has none).
+Status check_scan_options(const ScanOptions& options);
+
+// Reads every input once, with `options` that check_scan_options has passed.
+// Errors: as `infercost run` (usage: kInvalidArgument or kNotFound; bad rows:
+// kCorruption naming the file and line, unless options.on_bad_row is kSkip).
 Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer& tokenizer);
 
 // Sets scan.content_sha256 from the files scan_inputs() read (a second read

@@ -190,8 +190,8 @@ TEST(SpreadText, IsHalfTheRangeOverTheMedianAsTheReportPrintsIt) {
 TEST(RunArguments, CarryThePointAndTheSweepSettings) {
   SweepSpec s;
   s.model = "/m";
-  s.max_length = 128;
-  s.tokenizer_threads = 2;
+  s.run.max_length = 128;
+  s.run.tokenizer_threads = 2;
   Point p;
   p.device = "cpu";
   p.precision = "int8";
@@ -235,8 +235,8 @@ TEST(RunArguments, CarryThePointAndTheSweepSettings) {
 TEST(RunArguments, SpellAutoSizesAndPoolingAsTheRunTakesThem) {
   SweepSpec s;
   s.model = "/m";
-  s.embed = true;
-  s.pooling = "mean";
+  s.run.task = pipeline::Task::kEmbed;
+  s.run.pooling = model::Pooling::kMean;
   Point p;
   p.device = "cuda:0,1";
   p.precision = "auto";

@@ -244,8 +244,8 @@ TEST(SweepFile, ReadsEveryKindOfKey) {
   EXPECT_EQ(s->axes.batchings, (std::vector<std::string>{"seed", "tokens"}));
   EXPECT_EQ(s->axes.threads, std::vector<int>{2});
   EXPECT_EQ(s->axes.max_batch_tokens, std::vector<int>{1024});
-  EXPECT_EQ(s->column, "text");
-  EXPECT_EQ(s->max_length, 128);
+  EXPECT_EQ(s->run.column, "text");
+  EXPECT_EQ(s->run.max_length, 128);
   EXPECT_EQ(s->instance, "c5.12xlarge");
   EXPECT_DOUBLE_EQ(s->pricing.spot_discount, 0.5);
   EXPECT_EQ(s->pricing.machines, 2);
@@ -259,6 +259,23 @@ TEST(SweepFile, ReadsEveryKindOfKey) {
   SweepSpec spec = *s;
   fill_defaults(spec);
   EXPECT_TRUE(validate(spec).ok()) << validate(spec).to_string();
+}
+
+// "embed" and "pooling" are the runs' task and pooling, the pooling parsed
+// once, as it is read; a pooling without embed is refused by validate().
+TEST(SweepFile, EmbedAndPoolingAreTheRunsSettings) {
+  Result<SweepSpec> s = parse_sweep_file(R"({"model": "m", "embed": true, "pooling": "max"})", "f.json", "");
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_EQ(s->run.task, pipeline::Task::kEmbed);
+  EXPECT_EQ(s->run.pooling, model::Pooling::kMax);
+  Result<SweepSpec> bad = parse_sweep_file(R"({"embed": true, "pooling": "sum"})", "f.json", "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("--pooling: "), std::string::npos) << bad.status().message();
+  Result<SweepSpec> classify = parse_sweep_file(R"({"model": "m", "pooling": "cls"})", "f.json", "");
+  ASSERT_TRUE(classify.ok()) << classify.status().to_string();
+  fill_defaults(*classify);
+  EXPECT_NE(validate(*classify).message().find("add --embed"), std::string::npos);
 }
 
 TEST(SweepFile, UnknownKeysAndWrongTypesNameTheFileAndKey) {

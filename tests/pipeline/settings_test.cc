@@ -73,13 +73,13 @@ TEST(SettingsTest, TheOtherTasksSettingsAreRefused) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "--threshold applies to classification only, not to embeddings");
   options = RunOptions();
-  options.pooling = "mean";
+  options.pooling = model::Pooling::kMean;
   options.caller = Caller::kApi;
   s = check_settings(static_cast<const ClassifierOptions&>(options));
   EXPECT_EQ(s.message(), "pooling applies to embeddings only, not to classification");
-  options.pooling = "sum";
+  // A pooling is parsed once, where it is set: an unknown one is refused there.
   options.task = Task::kEmbed;
-  s = check_settings(options);
+  s = apply_setting(options, *find_setting("pooling"), std::string("sum"), Caller::kApi);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("pooling: "), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("cls"), std::string::npos) << s.message();

@@ -129,8 +129,24 @@ TEST(Scan, MissingColumnAndMissingFileAreErrors) {
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   ScanOptions bad = options_for({path});
   bad.window_rows = 0;
-  EXPECT_EQ(scan_inputs(bad, *m.tokenizer).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(check_scan_options(bad).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(scan_inputs(options_for({}), *m.tokenizer).status().code(), StatusCode::kInvalidArgument);
+}
+
+// The plan's one check of its settings: the run's ranges, and no size a
+// device's memory would decide.
+TEST(Scan, CheckRefusesBadSettingsAndAutoSizes) {
+  EXPECT_TRUE(check_scan_options(options_for({"a.jsonl"})).ok());
+  ScanOptions threads = options_for({"a.jsonl"});
+  threads.threads = -1;
+  EXPECT_NE(check_scan_options(threads).message().find("--threads"), std::string::npos);
+  for (bool batch_size : {true, false}) {
+    ScanOptions o = options_for({"a.jsonl"});
+    (batch_size ? o.batch_size_auto : o.max_batch_tokens_auto) = true;
+    const Status s = check_scan_options(o);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("plan has no device"), std::string::npos) << s.message();
+  }
 }
 
 TEST(Scan, InputFormatAndColumnFlags) {
