@@ -20,6 +20,7 @@
 #include "infercost/status.h"
 #include "model/config.h"
 #include "model/embedding.h"
+#include "model/token_output.h"
 #include "model/weights.h"
 
 namespace infercost::backend {
@@ -44,14 +45,18 @@ struct TokenBatch {
   int64_t padded_tokens() const { return int64_t(batch) * seq_len; }
 };
 
-// What forward() returns, row-major [rows, width], one row per batch row: the
-// output of the model's forward program (model::forward_program): the
-// classifier's logits (width: the labels), or, for a backend made with a
+// What forward() returns: the output of the model's forward program
+// (model::forward_program), row-major [rows, width], one row per batch row:
+// the classifier's logits (width: the labels), or, for a backend made with a
 // pooling (BackendOptions::pooling), each row's pooled token vector (width:
-// the hidden size).
+// the hidden size). For a backend made with token outputs
+// (BackendOptions::tokens) it is [rows, tokens, width]: each position of the
+// batch's rows (tokens: its seq_len), each token's state (width: the hidden
+// size) or its classifier's logits (the labels), zeros at padded positions.
 struct ForwardOutput {
   int rows = 0;
-  int width = 0;  // values per row
+  int tokens = 0;  // positions per row with token outputs; 0: one vector per row
+  int width = 0;   // values per row, or per position with token outputs
   std::vector<float> values;
 };
 
@@ -133,6 +138,10 @@ struct BackendOptions {
   // real tokens (embeddings) instead of the classification head's logits;
   // prepare() then needs no head.
   std::optional<model::Pooling> pooling;
+  // Set: the backend returns outputs per token instead (token
+  // classification): each token's last hidden state, or the model's token
+  // classifier on it (ForwardOutput describes the layout). Not with pooling.
+  std::optional<model::TokenOutput> tokens;
 };
 
 // The batch a backend whose memory does not bind takes by default (the CPU):

@@ -126,6 +126,22 @@ struct StepWeightCheck {
   Status operator()(const model::HeadStep& s) const {
     const int hidden = config.hidden_size;
     INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, "head (pooler or pre_classifier)"));
+    INFERCOST_RETURN_IF_ERROR(classifier());
+    if (s.norm) return check_ln(w.head.norm, hidden, "head LayerNorm");
+    return Status();
+  }
+
+  Status operator()(const model::TokenStep& s) const {
+    const int hidden = config.hidden_size;
+    if (!s.classifier) return Status();
+    if (s.pre) INFERCOST_RETURN_IF_ERROR(check_linear(w.head.pre, hidden, hidden, "token head dense"));
+    if (s.norm) INFERCOST_RETURN_IF_ERROR(check_ln(w.head.norm, hidden, "token head LayerNorm"));
+    return classifier();
+  }
+
+  // The classifier: [labels, hidden], as many labels as the config names.
+  Status classifier() const {
+    const int hidden = config.hidden_size;
     if (w.head.classifier.in != hidden || w.head.classifier.out <= 0) {
       return invalid_argument(fmt::format("classifier: shape [{}, {}], expected [labels, {}]",
                                           w.head.classifier.out, w.head.classifier.in, hidden));
@@ -135,14 +151,14 @@ struct StepWeightCheck {
       return invalid_argument(fmt::format("classifier has {} outputs but config.json names {} labels",
                                           w.head.classifier.out, config.num_labels()));
     }
-    if (s.norm) return check_ln(w.head.norm, hidden, "head LayerNorm");
     return Status();
   }
 };
 
 }  // namespace
 
-Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w, bool head) {
+Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w,
+                        std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens) {
   const int hidden = config.hidden_size;
   if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
     return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
@@ -163,12 +179,23 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
     return invalid_argument(fmt::format("{} rotary bases and {} attention windows for {} layers",
                                         config.rope_theta.size(), config.attention_window.size(), layers));
   }
-  // Every step the model runs, as a classifier or (no head) an embedder.
-  const model::ForwardProgram program =
-      model::forward_program(config, head ? std::nullopt : std::optional(model::Pooling::kMean));
+  // Every step the program runs.
+  const model::ForwardProgram program = model::forward_program(config, pooling, tokens);
   for (const model::Step& step : program.steps)
     INFERCOST_RETURN_IF_ERROR(std::visit(StepWeightCheck{config, w}, step));
   return Status();
+}
+
+Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w, bool head) {
+  // As a classifier or (no head) an embedder.
+  return validate_weights(config, w, head ? std::nullopt : std::optional(model::Pooling::kMean),
+                          std::nullopt);
+}
+
+Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
+                      std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens) {
+  INFERCOST_RETURN_IF_ERROR(validate_config(config));
+  return validate_weights(config, weights, pooling, tokens);
 }
 
 Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {

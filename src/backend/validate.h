@@ -8,6 +8,7 @@
 #include "infercost/status.h"
 #include "model/config.h"
 #include "model/weights.h"
+#include <optional>
 
 namespace infercost::backend {
 
@@ -23,9 +24,18 @@ Status validate_config(const model::ModelConfig& config);
 Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& weights,
                         bool head = true);
 
+// The same for the program forward_program(config, pooling, tokens) runs:
+// its output step's weights (none for pooled vectors or token states; the
+// classifier, and the dense layer and norm of a token head that has them, for
+// token logits).
+Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& weights,
+                        std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens);
+
 // validate_config(), then validate_weights().
 Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
                       bool head = true);
+Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
+                      std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens);
 
 // A batch against the model: sizes, lengths in 1..seq_len, seq_len within the
 // model's max_positions(), every id that gets computed (the padding too with

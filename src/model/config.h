@@ -104,6 +104,12 @@ struct ModelConfig {
   // (classifier_activation) where the family does not fix it.
   bool head_mean_pooling = false;
   bool head_norm = false;
+  // A token classifier (TokenOutput::kLogits) runs the head's dense layer,
+  // its activation and, with head_norm, its norm on each token before the
+  // classifier (ModernBERT's ForTokenClassification); false: the classifier
+  // alone (BERT's, RoBERTa's, DeBERTa's). Set by the family that maps a token
+  // classifier's checkpoint; no config.json key.
+  bool token_head_pre = false;
   // The head's activation (head_activation()): the family's where it fixes
   // one (DistilBERT's relu, BERT's and RoBERTa's tanh), else config.json's
   // (ModernBERT's classifier_activation, DeBERTa's pooler_hidden_act).

@@ -25,7 +25,8 @@ NormRef norm_of(NormRef::Kind kind, int layer) {
 
 }  // namespace
 
-ForwardProgram forward_program(const ModelConfig& c, std::optional<Pooling> pooling) {
+ForwardProgram forward_program(const ModelConfig& c, std::optional<Pooling> pooling,
+                               std::optional<TokenOutput> tokens) {
   using Kind = NormRef::Kind;
   using Projection = ResidualStep::Projection;
   ForwardProgram p;
@@ -55,15 +56,24 @@ ForwardProgram forward_program(const ModelConfig& c, std::optional<Pooling> pool
                                      Slot::kStates, false});
     }
   }
-  if (pooling) {
+  if (tokens) {
+    const bool classifier = *tokens == TokenOutput::kLogits;
+    const bool pre = classifier && c.token_head_pre;
+    p.steps.push_back(TokenStep{classifier, pre, c.head_activation(), pre && c.head_norm});
+  } else if (pooling) {
     p.steps.push_back(PoolStep{*pooling});
-    p.output_width = c.hidden_size;
   } else {
     p.steps.push_back(
         HeadStep{c.head_mean_pooling ? Pooling::kMean : Pooling::kCls, c.head_activation(), c.head_norm});
-    p.output_width = c.num_labels();
   }
   return p;
+}
+
+bool ForwardProgram::reads_head() const {
+  if (steps.empty()) return false;
+  if (std::holds_alternative<HeadStep>(steps.back())) return true;
+  const auto* t = std::get_if<TokenStep>(&steps.back());
+  return t != nullptr && t->classifier;
 }
 
 std::string norm_label(const NormRef& norm) {

@@ -23,6 +23,7 @@
 
 #include "model/config.h"
 #include "model/embedding.h"
+#include "model/token_output.h"
 #include "model/weights.h"
 
 namespace infercost::model {
@@ -115,15 +116,28 @@ struct HeadStep {
   bool norm = false;
 };
 
-using Step =
-    std::variant<EmbedStep, NormStep, AttentionStep, FeedForwardStep, ResidualStep, PoolStep, HeadStep>;
+// The output, per token (token classification): every computed token's
+// last state, hidden_size values per token, or, with `classifier`, the
+// classifier's logits on each one: classifier(state), or with `pre`
+// classifier(norm(act(pre(state)))), the head's dense layer, activation and
+// (where `norm` is set) LayerNorm first.
+struct TokenStep {
+  bool classifier = false;
+  bool pre = false;
+  Activation activation = Activation::kGelu;
+  bool norm = false;
+};
+
+using Step = std::variant<EmbedStep, NormStep, AttentionStep, FeedForwardStep, ResidualStep, PoolStep,
+                          HeadStep, TokenStep>;
 
 struct ForwardProgram {
   std::vector<Step> steps;
-  // What the last step gives per row: num_labels logits, or hidden_size
-  // values of a pooled vector.
-  int output_width = 0;
   bool pooled() const { return !steps.empty() && std::holds_alternative<PoolStep>(steps.back()); }
+  bool per_token() const { return !steps.empty() && std::holds_alternative<TokenStep>(steps.back()); }
+  // Whether the output step reads the head's weights (the classifier head, a
+  // token classifier): a program without needs no head in the weights.
+  bool reads_head() const;
 };
 
 // The weights of the LayerNorm `norm` names, and how errors name it.
@@ -138,9 +152,12 @@ inline const LayerNormWeights& norm_weights(const EncoderWeights& w, const NormR
 std::string norm_label(const NormRef& norm);  // "layer 3: attention LayerNorm", "final LayerNorm"
 
 // The program of `config`'s encoder ending in its classifier head, or, where
+// `tokens` is set, in those outputs of every token (a TokenStep), or, where
 // `pooling` is set, in that pooling of the last states (an embedder).
-// Preconditions: a config parse_config() accepted.
-ForwardProgram forward_program(const ModelConfig& config, std::optional<Pooling> pooling = std::nullopt);
+// Preconditions: a config parse_config() accepted; pooling and tokens not
+// both set (tokens wins).
+ForwardProgram forward_program(const ModelConfig& config, std::optional<Pooling> pooling = std::nullopt,
+                               std::optional<TokenOutput> tokens = std::nullopt);
 
 // One line per step of the first layer (the others repeat it, with their
 // own windows and rotary bases) and of the output, each indented two spaces,
@@ -160,6 +177,7 @@ class StepExecutor {
   virtual void run(const ResidualStep& step) = 0;
   virtual void run(const PoolStep& step) = 0;
   virtual void run(const HeadStep& step) = 0;
+  virtual void run(const TokenStep& step) = 0;
 };
 
 // Runs `program`'s steps on `executor`, in order; `steps` of them (all by
@@ -169,7 +187,7 @@ inline void run_program(const ForwardProgram& program, StepExecutor& executor, s
     std::visit([&](const auto& step) { executor.run(step); }, program.steps[i]);
 }
 
-// The number of steps before the output (pool or head): the encoder's.
+// The number of steps before the output (pool, head or tokens): the encoder's.
 inline size_t encoder_steps(const ForwardProgram& program) {
   return program.steps.empty() ? 0 : program.steps.size() - 1;
 }

@@ -60,6 +60,14 @@ struct Describer {
                        s.pooling == Pooling::kMean ? "mean of the tokens" : "first token",
                        activation_name(s.activation), s.norm ? ", LayerNorm" : "", c.num_labels());
   }
+  std::string operator()(const TokenStep& s) const {
+    if (!s.classifier) return "output: every token's states";
+    return fmt::format(
+        "output: on every token: {}classifier to {} labels",
+        s.pre ? fmt::format("dense, {}{}, ", activation_name(s.activation), s.norm ? ", LayerNorm" : "")
+              : std::string(),
+        c.num_labels());
+  }
 };
 
 int step_layer(const Step& step) {

@@ -194,6 +194,20 @@ class ReferenceExecutor final : public StepExecutor {
     output_ = linear(w_.head.classifier, features_, 1);
   }
 
+  void run(const TokenStep& step) override {
+    if (!step.classifier) {
+      output_ = states_;
+      return;
+    }
+    std::vector<float> x = states_;
+    if (step.pre) {
+      x = linear(w_.head.pre, states_, n_);
+      for (auto& f : x) f = reference_activation(step.activation, f);
+      if (step.norm) reference_layer_norm(x.data(), n_, c_.hidden_size, w_.head.norm, c_.layer_norm_eps);
+    }
+    output_ = linear(w_.head.classifier, x, n_);
+  }
+
   std::vector<float>& states() { return states_; }
   std::vector<float>& features() { return features_; }
   std::vector<float>& output() { return output_; }
@@ -301,6 +315,14 @@ std::vector<float> reference_pooled(const ModelConfig& c, const EncoderWeights& 
                                     std::span<const int32_t> type_ids) {
   ReferenceExecutor executor(c, w, ids, type_ids);
   run_program(forward_program(c, pooling), executor);
+  return std::move(executor.output());
+}
+
+std::vector<float> reference_token_outputs(const ModelConfig& c, const EncoderWeights& w,
+                                           std::span<const int32_t> ids, TokenOutput tokens,
+                                           std::span<const int32_t> type_ids) {
+  ReferenceExecutor executor(c, w, ids, type_ids);
+  run_program(forward_program(c, std::nullopt, tokens), executor);
   return std::move(executor.output());
 }
 

@@ -18,6 +18,7 @@
 
 #include "model/config.h"
 #include "model/embedding.h"
+#include "model/token_output.h"
 #include "model/weights.h"
 
 namespace infercost::model {
@@ -48,6 +49,14 @@ std::vector<float> reference_token_states(const ModelConfig& config, const Encod
 std::vector<float> reference_pooled(const ModelConfig& config, const EncoderWeights& weights,
                                     std::span<const int32_t> ids, Pooling pooling,
                                     std::span<const int32_t> type_ids = {});
+
+// Every token's output, [ids.size(), width] row-major: its last state
+// (hidden_size values) or the model's token classifier's logits on it
+// (num_labels values; the head's dense layer, activation and norm first
+// where config.token_head_pre). Token types as reference_token_states.
+std::vector<float> reference_token_outputs(const ModelConfig& config, const EncoderWeights& weights,
+                                           std::span<const int32_t> ids, TokenOutput tokens,
+                                           std::span<const int32_t> type_ids = {});
 
 // The classifier's input for the sequence: the head's activation of its first
 // layer on the first token (DistilBERT: relu(pre_classifier([CLS])); BERT:

@@ -76,8 +76,9 @@ TEST(Program, PostNormLayersAddThenNormTheStream) {
   EXPECT_EQ(head.pooling, Pooling::kCls);
   EXPECT_EQ(head.activation, Activation::kTanh);  // BERT's pooler
   EXPECT_FALSE(head.norm);
-  EXPECT_EQ(p.output_width, 3);
   EXPECT_FALSE(p.pooled());
+  EXPECT_FALSE(p.per_token());
+  EXPECT_TRUE(p.reads_head());
   EXPECT_EQ(encoder_steps(p), p.steps.size() - 1);
 }
 
@@ -86,9 +87,37 @@ TEST(Program, AnEmbedderEndsInItsPooling) {
   const ForwardProgram p = forward_program(c, Pooling::kMax);
   EXPECT_TRUE(p.pooled());
   EXPECT_EQ(at<PoolStep>(p, p.steps.size() - 1).pooling, Pooling::kMax);
-  EXPECT_EQ(p.output_width, 64);
+  EXPECT_FALSE(p.reads_head());
   // The encoder's steps are the classifier's.
   EXPECT_EQ(encoder_steps(p), encoder_steps(forward_program(c)));
+}
+
+// Outputs per token: the states, or the classifier on each token, after the
+// head's dense layer, activation and (where the head has one) norm only
+// where the config's token head has them (ModernBERT's).
+TEST(Program, TokenOutputsEndInATokenStep) {
+  ModelConfig c = parse(kBert);
+  ForwardProgram p = forward_program(c, std::nullopt, TokenOutput::kStates);
+  EXPECT_TRUE(p.per_token());
+  EXPECT_FALSE(p.reads_head());
+  EXPECT_FALSE(at<TokenStep>(p, p.steps.size() - 1).classifier);
+  EXPECT_EQ(encoder_steps(p), encoder_steps(forward_program(c)));
+  p = forward_program(c, Pooling::kMean, TokenOutput::kLogits);  // tokens win
+  EXPECT_TRUE(p.reads_head());
+  const TokenStep& bert = at<TokenStep>(p, p.steps.size() - 1);
+  EXPECT_TRUE(bert.classifier);
+  EXPECT_FALSE(bert.pre);
+  EXPECT_FALSE(bert.norm);
+
+  c = parse(kModernBert);
+  c.token_head_pre = true;
+  p = forward_program(c, std::nullopt, TokenOutput::kLogits);
+  const TokenStep& modernbert = at<TokenStep>(p, p.steps.size() - 1);
+  EXPECT_TRUE(modernbert.pre);
+  EXPECT_EQ(modernbert.activation, Activation::kGelu);
+  EXPECT_TRUE(modernbert.norm);
+  EXPECT_EQ(describe(p, c, SIZE_MAX).substr(describe(p, c, encoder_steps(p)).size()),
+            "  output: on every token: dense, gelu, LayerNorm, classifier to 2 labels\n");
 }
 
 TEST(Program, PreNormLayersNormBeforeEachBlockAndAtTheEnd) {

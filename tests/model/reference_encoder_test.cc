@@ -47,17 +47,27 @@ TEST(ReferenceEncoderTest, LinearLayerNormAndGelu) {
   EXPECT_NEAR(reference_gelu(-3.0f), -0.0040499f, 1e-6);
 }
 
-class ReferenceGoldenTest : public ::testing::TestWithParam<std::string> {};
+class ReferenceGoldenTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  // The committed model GetParam() names.
+  void load() {
+    const std::string dir = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/" + GetParam();
+    auto c = load_config(dir + "/config.json");
+    ASSERT_TRUE(c.ok()) << c.status().to_string();
+    auto file = SafeTensorsFile::open(dir + "/model.safetensors");
+    ASSERT_TRUE(file.ok()) << file.status().to_string();
+    auto w = read_encoder_weights(*file, *c);
+    ASSERT_TRUE(w.ok()) << w.status().to_string();
+    config = std::move(c).value();
+    weights = std::move(w).value();
+  }
+  ModelConfig config;
+  EncoderWeights weights;
+};
 
 TEST_P(ReferenceGoldenTest, MatchesTransformersLogits) {
+  ASSERT_NO_FATAL_FAILURE(load());
   const std::string dir = std::string(INFERCOST_TEST_DATA_DIR) + "/golden/" + GetParam();
-  auto config = load_config(dir + "/config.json");
-  ASSERT_TRUE(config.ok()) << config.status().to_string();
-  auto file = SafeTensorsFile::open(dir + "/model.safetensors");
-  ASSERT_TRUE(file.ok()) << file.status().to_string();
-  auto weights = read_encoder_weights(*file, *config);
-  ASSERT_TRUE(weights.ok()) << weights.status().to_string();
-
   std::ifstream in(dir + ".json");
   ASSERT_TRUE(in.good()) << "cannot open " << dir << ".json";
   std::stringstream ss;
@@ -69,23 +79,45 @@ TEST_P(ReferenceGoldenTest, MatchesTransformersLogits) {
   for (const auto& c : doc.at("cases")) {
     const auto ids = c.at("input_ids").get<std::vector<int32_t>>();
     const auto want = c.at("logits").get<std::vector<double>>();
-    const std::vector<float> got = reference_logits(*config, *weights, ids);
+    const std::vector<float> got = reference_logits(config, weights, ids);
     ASSERT_EQ(got.size(), want.size());
     for (size_t l = 0; l < want.size(); ++l) {
       max_diff = std::max(max_diff, std::abs(double(got[l]) - want[l]));
       max_abs = std::max(max_abs, std::abs(want[l]));
     }
     // The logits are the classifier applied to the head features.
-    const std::vector<float> g = reference_head_features(*config, *weights, ids);
-    ASSERT_EQ(g.size(), size_t(config->hidden_size));
+    const std::vector<float> g = reference_head_features(config, weights, ids);
+    ASSERT_EQ(g.size(), size_t(config.hidden_size));
     std::vector<float> logits(want.size());
-    reference_linear(weights->head.classifier, g.data(), 1, logits.data());
+    reference_linear(weights.head.classifier, g.data(), 1, logits.data());
     EXPECT_EQ(logits, got);
     ++cases;
   }
   EXPECT_GE(cases, 10u);
   EXPECT_GT(max_abs, 0.1) << "logits too small for the comparison to mean anything";
   EXPECT_LE(max_diff, tolerance) << "over " << cases << " cases";
+}
+
+// Outputs per token: the states are reference_token_states; the token
+// classifier is the classifier on each state, or, with token_head_pre, on
+// norm(act(dense(state))) with the head's dense layer, activation and norm.
+TEST_P(ReferenceGoldenTest, TokenOutputsAreTheStatesAndTheClassifierOnEachToken) {
+  ASSERT_NO_FATAL_FAILURE(load());
+  const std::vector<int32_t> ids = {2, 17, 5, 9, 30, 11, 3};
+  const int n = int(ids.size()), h = config.hidden_size, labels = weights.head.classifier.out;
+  const std::vector<float> states = reference_token_states(config, weights, ids);
+  EXPECT_EQ(reference_token_outputs(config, weights, ids, TokenOutput::kStates), states);
+  std::vector<float> want(size_t(n) * size_t(labels));
+  reference_linear(weights.head.classifier, states.data(), n, want.data());
+  EXPECT_EQ(reference_token_outputs(config, weights, ids, TokenOutput::kLogits), want);
+
+  config.token_head_pre = true;
+  std::vector<float> dense(states.size());
+  reference_linear(weights.head.pre, states.data(), n, dense.data());
+  for (float& x : dense) x = reference_activation(config.head_activation(), x);
+  if (config.head_norm) reference_layer_norm(dense.data(), n, h, weights.head.norm, config.layer_norm_eps);
+  reference_linear(weights.head.classifier, dense.data(), n, want.data());
+  EXPECT_EQ(reference_token_outputs(config, weights, ids, TokenOutput::kLogits), want);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ReferenceGoldenTest,

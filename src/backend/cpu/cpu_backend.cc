@@ -19,6 +19,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu_info.h"
 #include "backend/rotary.h"
+#include "backend/token_outputs.h"
 #include "backend/validate.h"
 #include "core/threads.h"
 #include "model/program.h"
@@ -80,24 +81,41 @@ class Linear {
   Int8Linear int8_;
 };
 
+// One layer's linear layers in the backend's precision.
 struct PreparedLayer {
   Linear qkv, attn_out, ffn_in, ffn_out;
-  std::vector<float> attn_ln_gamma, attn_ln_beta, ffn_ln_gamma, ffn_ln_beta;  // attn_ln empty: none
-  std::vector<float> pos_key, pos_query;  // DeBERTa's c2p / p2c tables; empty: none
 };
 
-// A LayerNorm's weights.
-struct NormWeights {
-  const float *gamma, *beta;
-};
+// What the backend reads of the loaded weights as they are: all but the
+// linear layers, which it holds converted (PreparedLayer, the head's).
+model::EncoderWeights without_linears(const model::EncoderWeights& w) {
+  model::EncoderWeights kept;
+  kept.word_embeddings = w.word_embeddings;
+  kept.position_embeddings = w.position_embeddings;
+  kept.token_type_embeddings = w.token_type_embeddings;
+  kept.embedding_bias = w.embedding_bias;
+  kept.embeddings_ln = w.embeddings_ln;
+  kept.final_ln = w.final_ln;
+  kept.head.norm = w.head.norm;
+  kept.layers.resize(w.layers.size());
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    kept.layers[i].attn_ln = w.layers[i].attn_ln;
+    kept.layers[i].ffn_ln = w.layers[i].ffn_ln;
+    kept.layers[i].pos_key = w.layers[i].pos_key;
+    kept.layers[i].pos_query = w.layers[i].pos_query;
+  }
+  return kept;
+}
 
 class CpuBackend final : public Backend, private model::StepExecutor {
  public:
-  CpuBackend(int threads, Precision precision, bool emulate_bf16, std::optional<model::Pooling> pooling)
+  CpuBackend(int threads, Precision precision, bool emulate_bf16, std::optional<model::Pooling> pooling,
+             std::optional<model::TokenOutput> tokens)
       : threads_(threads),
         precision_(precision),
         emulate_bf16_(emulate_bf16),
         pooling_(pooling),
+        tokens_(tokens),
         engine_(dnnl::engine::kind::cpu, 0),
         stream_(engine_) {}
 
@@ -138,33 +156,15 @@ class CpuBackend final : public Backend, private model::StepExecutor {
 
  private:
   Status prepare_impl(const model::ModelConfig& config, const model::EncoderWeights& w) {
-    INFERCOST_RETURN_IF_ERROR(validate_model(config, w, /*head=*/!pooling_));
+    INFERCOST_RETURN_IF_ERROR(validate_model(config, w, pooling_, tokens_));
     config_ = config;
-    program_ = model::forward_program(config, pooling_);
-    word_ = w.word_embeddings;
-    position_ = w.position_embeddings;
-    embedding_bias_ = w.embedding_bias;
-    token_types_ = w.token_type_embeddings;
-    emb_gamma_ = w.embeddings_ln.gamma;
-    emb_beta_ = w.embeddings_ln.beta;
-    final_gamma_ = w.final_ln.gamma;
-    final_beta_ = w.final_ln.beta;
-    head_gamma_ = w.head.norm.gamma;
-    head_beta_ = w.head.norm.beta;
+    program_ = model::forward_program(config, pooling_, tokens_);
+    kept_ = without_linears(w);
     rotary_.clear();
     relative_index_ = model::relative_position_table(config);
     layers_.clear();
     layers_.resize(w.layers.size());
-    for (size_t i = 0; i < w.layers.size(); ++i) {
-      const model::EncoderLayerWeights& src = w.layers[i];
-      PreparedLayer& dst = layers_[i];
-      dst.attn_ln_gamma = src.attn_ln.gamma;
-      dst.attn_ln_beta = src.attn_ln.beta;
-      dst.ffn_ln_gamma = src.ffn_ln.gamma;
-      dst.ffn_ln_beta = src.ffn_ln.beta;
-      dst.pos_key = src.pos_key;
-      dst.pos_query = src.pos_query;
-    }
+    glu_ = false;
     // Each step's linear layers in the backend's precision, with the
     // activation the step fuses into them.
     for (const model::Step& step : program_.steps) {
@@ -181,6 +181,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
         INFERCOST_RETURN_IF_ERROR(layers_[size_t(f->layer)].ffn_in.init(
             engine_, layer_norm_fed_precision(), emulate_bf16_, {&w.layers[size_t(f->layer)].ffn_in}, act,
             false, fmt::format("layer {}: ffn in", f->layer)));
+        glu_ = glu_ || f->glu;
       } else if (const auto* r = std::get_if<model::ResidualStep>(&step)) {
         const bool attention = r->projection == model::ResidualStep::Projection::kAttentionOutput;
         const model::EncoderLayerWeights& src = w.layers[size_t(r->layer)];
@@ -190,15 +191,24 @@ class CpuBackend final : public Backend, private model::StepExecutor {
                       Activation::kNone, true,
                       fmt::format("layer {}: {}", r->layer, attention ? "attention output" : "ffn out")));
       } else if (const auto* head = std::get_if<model::HeadStep>(&step)) {
-        // The head runs on one row per sequence: it stays fp32 in every precision.
-        INFERCOST_RETURN_IF_ERROR(pre_.init(engine_, {&w.head.pre},
-                                            activation_as<Activation>(head->activation), false, "head pre"));
-        INFERCOST_RETURN_IF_ERROR(
-            classifier_.init(engine_, {&w.head.classifier}, Activation::kNone, false, "classifier"));
+        INFERCOST_RETURN_IF_ERROR(init_head(w.head, true, head->activation));
+      } else if (const auto* t = std::get_if<model::TokenStep>(&step); t != nullptr && t->classifier) {
+        INFERCOST_RETURN_IF_ERROR(init_head(w.head, t->pre, t->activation));
       }
     }
-    labels_ = pooling_ ? config.hidden_size : w.head.classifier.out;
+    labels_ = program_.reads_head() ? w.head.classifier.out : config.hidden_size;
     return Status();
+  }
+
+  // The head's classifier, and its dense layer with `activation` fused where
+  // `pre`: fp32 in every precision (the sequence head runs on one row per
+  // sequence).
+  Status init_head(const model::ClassifierHeadWeights& head, bool pre, model::Activation activation) {
+    if (pre) {
+      INFERCOST_RETURN_IF_ERROR(
+          pre_.init(engine_, {&head.pre}, activation_as<Activation>(activation), false, "head pre"));
+    }
+    return classifier_.init(engine_, {&head.classifier}, Activation::kNone, false, "classifier");
   }
 
   // Packs the rows' tokens (every linear layer then runs on [total tokens,
@@ -209,6 +219,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
   Result<ForwardOutput> run_encoder(const TokenBatch& b) {
     ForwardOutput logits;
     logits.rows = b.batch;
+    logits.tokens = program_.per_token() ? b.seq_len : 0;
     logits.width = labels_;
     if (b.batch == 0) return logits;
     Pass& p = pass_;
@@ -243,7 +254,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
     p.qkv = ensure(qkv_, p.total * 3 * hidden);
     p.ctx = ensure(ctx_, p.total * hidden);
     p.ffn = ensure(ffn_, p.total * config_.intermediate_size);
-    if (config_.glu) p.glu = ensure(glu_, p.total * 2 * config_.intermediate_size);
+    if (glu_) p.glu = ensure(glu_buffer_, p.total * 2 * config_.intermediate_size);
     for (const model::Step& step : program_.steps) {
       const auto* a = std::get_if<model::AttentionStep>(&step);
       if (a == nullptr) continue;
@@ -265,22 +276,25 @@ class CpuBackend final : public Backend, private model::StepExecutor {
     // The batch's token types pick rows of the type table; without them
     // every token adds type 0's row (the embedding bias).
     const bool types = step.token_types && p.types != nullptr;
-    embed_layer_norm(p.ids, p.positions, p.total, config_.hidden_size, word_.data(),
-                     step.position_table ? position_.data() : nullptr,
-                     types ? token_types_.data() : embedding_bias_.data(), emb_gamma_.data(),
-                     emb_beta_.data(), config_.layer_norm_eps, p.h, types ? p.types : nullptr);
+    const model::EncoderWeights& w = kept_;
+    embed_layer_norm(p.ids, p.positions, p.total, config_.hidden_size, w.word_embeddings.data(),
+                     step.position_table ? w.position_embeddings.data() : nullptr,
+                     types ? w.token_type_embeddings.data() : w.embedding_bias.data(),
+                     w.embeddings_ln.gamma.data(), w.embeddings_ln.beta.data(), config_.layer_norm_eps, p.h,
+                     types ? p.types : nullptr);
   }
 
   void run(const model::NormStep& step) override {
     stream_.wait();
-    const NormWeights n = norm_weights(step.norm);
-    layer_norm(pass_.h, slot(step.out), pass_.total, config_.hidden_size, n.gamma, n.beta,
+    const model::LayerNormWeights& n = model::norm_weights(kept_, step.norm);
+    layer_norm(pass_.h, slot(step.out), pass_.total, config_.hidden_size, n.gamma.data(), n.beta.data(),
                config_.layer_norm_eps);
   }
 
   void run(const model::AttentionStep& step) override {
     const Pass& p = pass_;
     const PreparedLayer& layer = layers_[size_t(step.layer)];
+    const model::EncoderLayerWeights& tables = kept_.layers[size_t(step.layer)];
     const int heads = config_.num_heads, head_dim = config_.head_dim();
     layer.qkv.run(stream_, slot(step.in), p.total, p.qkv, linear_scratch_);
     if (step.rotary_theta > 0) {
@@ -289,8 +303,8 @@ class CpuBackend final : public Backend, private model::StepExecutor {
     }
     if (step.scores == model::Scores::kDisentangled) {
       RelativeAttention rel;
-      rel.pos_key = layer.pos_key.empty() ? nullptr : layer.pos_key.data();
-      rel.pos_query = layer.pos_query.empty() ? nullptr : layer.pos_query.data();
+      rel.pos_key = tables.pos_key.empty() ? nullptr : tables.pos_key.data();
+      rel.pos_query = tables.pos_query.empty() ? nullptr : tables.pos_query.data();
       rel.index = relative_index_.data();
       rel.max_delta = config_.max_positions() - 1;
       rel.scale = step.scale;
@@ -349,11 +363,39 @@ class CpuBackend final : public Backend, private model::StepExecutor {
     pre_.run(stream_, first, rows, pooled);
     if (step.norm) {
       stream_.wait();
-      layer_norm(pooled, pooled, rows, hidden, head_gamma_.data(), head_beta_.data(), config_.layer_norm_eps);
+      layer_norm(pooled, pooled, rows, hidden, kept_.head.norm.gamma.data(), kept_.head.norm.beta.data(),
+                 config_.layer_norm_eps);
     }
     p.out->values.resize(size_t(rows) * labels_);
     classifier_.run(stream_, pooled, rows, p.out->values.data());
     stream_.wait();
+  }
+
+  // Every computed token's state, or the token classifier's logits on it,
+  // spread over [rows, seq_len, width].
+  void run(const model::TokenStep& step) override {
+    const Pass& p = pass_;
+    const int hidden = config_.hidden_size;
+    stream_.wait();
+    const float* out = p.h;
+    if (step.classifier) {
+      const float* x = p.h;
+      if (step.pre) {
+        float* dense = ensure(pooled_, p.total * hidden);
+        pre_.run(stream_, p.h, p.total, dense);
+        if (step.norm) {
+          stream_.wait();
+          layer_norm(dense, dense, p.total, hidden, kept_.head.norm.gamma.data(), kept_.head.norm.beta.data(),
+                     config_.layer_norm_eps);
+        }
+        x = dense;
+      }
+      float* logits = ensure(token_logits_, p.total * labels_);
+      classifier_.run(stream_, x, p.total, logits);
+      stream_.wait();
+      out = logits;
+    }
+    unpack_token_outputs(*p.batch, out, labels_, *p.out);
   }
 
   float* slot(model::Slot s) const {
@@ -364,21 +406,6 @@ class CpuBackend final : public Backend, private model::StepExecutor {
       case model::Slot::kInner: return pass_.ffn;
     }
     return pass_.h;
-  }
-
-  NormWeights norm_weights(const model::NormRef& norm) const {
-    switch (norm.kind) {
-      case model::NormRef::Kind::kAttention: {
-        const PreparedLayer& l = layers_[size_t(norm.layer)];
-        return {l.attn_ln_gamma.data(), l.attn_ln_beta.data()};
-      }
-      case model::NormRef::Kind::kFeedForward: {
-        const PreparedLayer& l = layers_[size_t(norm.layer)];
-        return {l.ffn_ln_gamma.data(), l.ffn_ln_beta.data()};
-      }
-      case model::NormRef::Kind::kFinal: break;
-    }
-    return {final_gamma_.data(), final_beta_.data()};
   }
 
   // One row's vector from its `length` real tokens' states (`states`:
@@ -409,7 +436,8 @@ class CpuBackend final : public Backend, private model::StepExecutor {
   int threads_;
   Precision precision_;
   bool emulate_bf16_;
-  std::optional<model::Pooling> pooling_;  // set: forward() pools instead of running the head
+  std::optional<model::Pooling> pooling_;     // set: forward() pools instead of running the head
+  std::optional<model::TokenOutput> tokens_;  // set: forward() gives outputs per token
 
   // The precision of the GEMMs fed by a LayerNorm (QKV, FFN input). int8
   // runs them in bf16 where the CPU has native bf16: their inputs carry the
@@ -426,10 +454,10 @@ class CpuBackend final : public Backend, private model::StepExecutor {
   bool prepared_ = false;
   model::ModelConfig config_;
   model::ForwardProgram program_;
-  int labels_ = 0;
-  std::vector<float> word_, position_, embedding_bias_, token_types_, emb_gamma_, emb_beta_;
-  std::vector<float> final_gamma_, final_beta_, head_gamma_, head_beta_;  // pre-norm encoders, head norm
-  std::map<double, std::vector<float>> rotary_;                           // rotary_table() by theta
+  int labels_ = 0;              // values per row (or token) of forward(): the labels, or hidden_size
+  bool glu_ = false;            // a feed-forward step is gated (its first GEMM gives 2 x intermediate)
+  model::EncoderWeights kept_;  // without_linears() of the loaded weights
+  std::map<double, std::vector<float>> rotary_;  // rotary_table() by theta
   std::vector<int32_t>
       relative_index_;  // DeBERTa: relative_position_index() of each delta from -(positions - 1)
   std::vector<PreparedLayer> layers_;
@@ -451,7 +479,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
   // Scratch, reused across calls.
   std::vector<int64_t> offsets_;
   std::vector<int32_t> ids_, positions_, types_, row_len_;
-  std::vector<float> h_, qkv_, ctx_, ffn_, scratch_, cls_, pooled_, normed_, glu_;
+  std::vector<float> h_, qkv_, ctx_, ffn_, scratch_, cls_, pooled_, normed_, glu_buffer_, token_logits_;
   LinearScratch linear_scratch_;
 };
 
@@ -474,11 +502,13 @@ Result<std::unique_ptr<Backend>> make_cpu_backend(const BackendOptions& options)
         "neither. Use --precision fp32, or int8 for speed",
         cpu.model, cpu.isa()));
   }
+  INFERCOST_RETURN_IF_ERROR(check_output_options(options).with_context("cpu backend"));
   const int threads = resolve_threads(options.threads);
   try {
     // Where bf16 is native, emulate_bf16 changes nothing: the real kernels run.
     const bool emulate = options.emulate_bf16 && !cpu.native_bf16();
-    return std::unique_ptr<Backend>(new CpuBackend(threads, options.precision, emulate, options.pooling));
+    return std::unique_ptr<Backend>(
+        new CpuBackend(threads, options.precision, emulate, options.pooling, options.tokens));
   } catch (const dnnl::error& e) {
     return internal_error(fmt::format("cpu backend: oneDNN engine: {}", e.what()));
   }

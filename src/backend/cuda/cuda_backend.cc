@@ -32,6 +32,7 @@
 #include "backend/cuda/runtime.h"
 #include "backend/cuda_module_api.h"
 #include "backend/rotary.h"
+#include "backend/token_outputs.h"
 #include "backend/validate.h"
 #include "infercost/version.h"
 #include "model/program.h"
@@ -53,12 +54,13 @@ class CudaBackend final : public Backend, private model::StepExecutor {
   // Throws CudaFailure when the stream, the cuBLASLt handle or its workspace
   // cannot be made.
   CudaBackend(const DeviceFacts& facts, Precision precision, bool graphs,
-              std::optional<model::Pooling> pooling)
+              std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens)
       : facts_(facts),
         precision_(precision),
         type_(dtype_of(precision)),
         graphs_enabled_(graphs),
         pooling_(pooling),
+        tokens_(tokens),
         lock_(device_lock(facts.index)) {
     DeviceLockGuard hold(lock_);
     INFERCOST_CUDA_CHECK(cudaSetDevice(facts_.index));
@@ -95,7 +97,7 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     prepared_ = false;
     const std::string context = fmt::format("{}: prepare {}", name(), config.name);
     if (broken_) return unusable(context);
-    Status st = validate_gpu_model(config, weights, /*head=*/!pooling_);
+    Status st = validate_gpu_model(config, weights, pooling_, tokens_);
     if (st.ok() && type_ == DType::kF16) st = check_fp16_range(weights);
     if (!st.ok()) return st.with_context(context);
     return guarded(context, [&] {
@@ -120,6 +122,7 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     if (!st.ok()) return st.with_context(context);
     ForwardOutput logits;
     logits.rows = batch.batch;
+    logits.tokens = program_.per_token() ? batch.seq_len : 0;
     logits.width = labels_;
     if (batch.batch == 0) return logits;
     int64_t total = 0;
@@ -170,7 +173,7 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     if (broken_) return unusable(context);
     std::unique_ptr<CudaBackend> twin;
     Status st = guarded(context, [&] {
-      twin = std::make_unique<CudaBackend>(facts_, precision_, graphs_enabled_, pooling_);
+      twin = std::make_unique<CudaBackend>(facts_, precision_, graphs_enabled_, pooling_, tokens_);
       twin->adopt(config_, weights_);
       twin->prepared_ = true;
       return Status();
@@ -236,11 +239,19 @@ class CudaBackend final : public Backend, private model::StepExecutor {
   void adopt(const model::ModelConfig& config, std::shared_ptr<DeviceWeights> weights) {
     config_ = config;
     weights_ = std::move(weights);
-    labels_ = pooling_ ? config.hidden_size : weights_->classifier.out;
-    program_ = model::forward_program(config, pooling_);
+    program_ = model::forward_program(config, pooling_, tokens_);
+    labels_ = program_.reads_head() ? weights_->classifier.out : config.hidden_size;
     const auto& embed = std::get<model::EmbedStep>(program_.steps.front());
-    dims_ = ModelDims{config.hidden_size, config.intermediate_size, labels_, config.glu,
-                      embed.token_types && weights_->token_types != nullptr};
+    bool glu = false;
+    for (const model::Step& step : program_.steps) {
+      if (const auto* f = std::get_if<model::FeedForwardStep>(&step)) glu = glu || f->glu;
+    }
+    dims_ = ModelDims{config.hidden_size,
+                      config.intermediate_size,
+                      labels_,
+                      glu,
+                      embed.token_types && weights_->token_types != nullptr,
+                      program_.per_token()};
     ops_.clear();
     layer_ops_.assign(weights_->layers.size(), LayerOps{});
     pre_ = classifier_ = nullptr;
@@ -267,6 +278,9 @@ class CudaBackend final : public Backend, private model::StepExecutor {
       } else if (std::holds_alternative<model::HeadStep>(step)) {
         pre_ = add_op(make_head_op(weights_->pre, "head"));
         classifier_ = add_op(make_head_op(weights_->classifier, "classifier"));
+      } else if (const auto* t = std::get_if<model::TokenStep>(&step); t != nullptr && t->classifier) {
+        if (t->pre) pre_ = add_op(make_head_op(weights_->pre, "token head"));
+        classifier_ = add_op(make_head_op(weights_->classifier, "token classifier"));
       }
     }
     layout_ = ActivationLayout{};
@@ -352,7 +366,9 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     const bool types = !packed_.types.empty();
     const PackedOffsets offsets = packed_offsets(total, sequences, types);
     ensure_activations(total, sequences);
-    ensure_staging(std::max<int64_t>(offsets.count * 4, int64_t(sequences) * labels_ * 4));
+    // The output: a row per sequence, or per computed token.
+    const int64_t outputs = program_.per_token() ? total : sequences;
+    ensure_staging(std::max<int64_t>(offsets.count * 4, outputs * labels_ * 4));
     const Pointers p = pointers(total, sequences, types);
 
     write_packed(packed_, staging_.as<int32_t>());
@@ -369,10 +385,14 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     }
     // The staging buffer is free again once the copy above has run, which
     // the stream orders before this one.
-    INFERCOST_CUDA_CHECK(cudaMemcpyAsync(staging_.as<float>(), p.logits, size_t(sequences) * labels_ * 4,
+    INFERCOST_CUDA_CHECK(cudaMemcpyAsync(staging_.as<float>(), p.logits, size_t(outputs) * labels_ * 4,
                                          cudaMemcpyDeviceToHost, stream_));
     INFERCOST_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    logits.values.assign(staging_.as<float>(), staging_.as<float>() + size_t(sequences) * labels_);
+    if (program_.per_token()) {
+      unpack_token_outputs(batch, staging_.as<float>(), labels_, logits);
+    } else {
+      logits.values.assign(staging_.as<float>(), staging_.as<float>() + size_t(outputs) * labels_);
+    }
   }
 
   struct GraphKey {
@@ -494,17 +514,38 @@ class CudaBackend final : public Backend, private model::StepExecutor {
       INFERCOST_CUDA_CHECK(pool_rows_f32(type_, p.h, p.seq_start, p.key_len, sequences, hidden,
                                          pool_of(step.pooling), p.cls, stream_));
     }
-    gemm_->run(*pre_, p.cls, sequences, p.pooled, stream_);
-    INFERCOST_CUDA_CHECK(bias_act_f32(p.pooled, static_cast<const float*>(pre_->w.bias), sequences, hidden,
-                                      activation_as<Act>(step.activation), stream_));
-    if (step.norm) {
-      INFERCOST_CUDA_CHECK(residual_layer_norm(DType::kF32, p.pooled, nullptr, p.pooled, sequences, hidden,
+    head_layers(sequences, true, step.activation, step.norm);
+  }
+
+  // Every computed token's state in fp32, or the token classifier's logits
+  // on it, into logits ([total, labels_]; the host spreads them per row).
+  void run(const model::TokenStep& step) override {
+    const Pointers& p = *pass_.p;
+    const int64_t total = pass_.k->total;
+    INFERCOST_CUDA_CHECK(
+        convert_to_f32(type_, p.h, step.classifier ? p.cls : p.logits, total * config_.hidden_size, stream_));
+    if (step.classifier) head_layers(total, step.pre, step.activation, step.norm);
+  }
+
+  // The head's layers on `rows` fp32 rows of cls: with `pre`, its dense
+  // layer, `activation` and (with `norm`) its norm into pooled; then the
+  // classifier (of pooled, or of cls without `pre`) into logits.
+  void head_layers(int64_t rows, bool pre, model::Activation activation, bool norm) {
+    const Pointers& p = *pass_.p;
+    const int hidden = config_.hidden_size;
+    if (pre) {
+      gemm_->run(*pre_, p.cls, rows, p.pooled, stream_);
+      INFERCOST_CUDA_CHECK(bias_act_f32(p.pooled, static_cast<const float*>(pre_->w.bias), rows, hidden,
+                                        activation_as<Act>(activation), stream_));
+    }
+    if (norm) {
+      INFERCOST_CUDA_CHECK(residual_layer_norm(DType::kF32, p.pooled, nullptr, p.pooled, rows, hidden,
                                                weights_->head_gamma, weights_->head_beta,
                                                config_.layer_norm_eps, stream_));
     }
-    gemm_->run(*classifier_, p.pooled, sequences, p.logits, stream_);
-    INFERCOST_CUDA_CHECK(bias_act_f32(p.logits, static_cast<const float*>(classifier_->w.bias), sequences,
-                                      labels_, Act::kNone, stream_));
+    gemm_->run(*classifier_, pre ? p.pooled : p.cls, rows, p.logits, stream_);
+    INFERCOST_CUDA_CHECK(bias_act_f32(p.logits, static_cast<const float*>(classifier_->w.bias), rows, labels_,
+                                      Act::kNone, stream_));
   }
 
   void* slot(model::Slot s) const {
@@ -622,9 +663,11 @@ class CudaBackend final : public Backend, private model::StepExecutor {
       const LayerOps& ops = layer_ops_.front();  // every layer has these shapes
       for (const LinearOp* op : {ops.qkv, ops.attn_out, ops.ffn_in, ops.ffn_out}) gemm_->warm(*op, k.total);
     }
-    if (pooling_) return;  // no head
-    gemm_->warm(*pre_, k.sequences);
-    gemm_->warm(*classifier_, k.sequences);
+    if (!program_.reads_head()) return;
+    // The head runs on a row per sequence, or per token.
+    const int64_t rows = program_.per_token() ? k.total : k.sequences;
+    if (pre_ != nullptr) gemm_->warm(*pre_, rows);
+    gemm_->warm(*classifier_, rows);
   }
 
   // Destroying a graph executable frees its device memory: under the lock too.
@@ -648,8 +691,9 @@ class CudaBackend final : public Backend, private model::StepExecutor {
   Precision precision_;
   DType type_;
   bool graphs_enabled_;
-  std::optional<model::Pooling> pooling_;  // set: forward() pools instead of running the head
-  std::recursive_mutex& lock_;             // device_lock() of this GPU
+  std::optional<model::Pooling> pooling_;     // set: forward() pools instead of running the head
+  std::optional<model::TokenOutput> tokens_;  // set: forward() gives outputs per token
+  std::recursive_mutex& lock_;                // device_lock() of this GPU
   int graph_failures_ = 0;
   bool prepared_ = false;
   bool broken_ = false;
@@ -658,7 +702,7 @@ class CudaBackend final : public Backend, private model::StepExecutor {
   std::unique_ptr<Gemm> gemm_;
   model::ModelConfig config_;
   ModelDims dims_;
-  int labels_ = 0;  // values per row of forward(): the labels, or hidden_size with pooling_
+  int labels_ = 0;  // values per row (or token) of forward(): the labels, or hidden_size
   std::shared_ptr<DeviceWeights> weights_;
   std::vector<std::unique_ptr<LinearOp>> ops_;
   std::vector<LayerOps> layer_ops_;
@@ -710,6 +754,7 @@ bool graphs_from_env() {
 }
 
 Result<std::unique_ptr<Backend>> create_backend_impl(const BackendOptions& options) {
+  INFERCOST_RETURN_IF_ERROR(check_output_options(options).with_context("cuda backend"));
   if (options.precision == Precision::kInt8) {
     return unsupported("cuda backend: precision int8 runs on the CPU backend only; on GPUs use bf16 or fp16");
   }
@@ -733,8 +778,8 @@ Result<std::unique_ptr<Backend>> create_backend_impl(const BackendOptions& optio
     precision = Precision::kFp16;
   }
   try {
-    return std::unique_ptr<Backend>(
-        new CudaBackend(facts, precision, options.cuda_graphs && graphs_from_env(), options.pooling));
+    return std::unique_ptr<Backend>(new CudaBackend(
+        facts, precision, options.cuda_graphs && graphs_from_env(), options.pooling, options.tokens));
   } catch (const CudaFailure& f) {
     if (f.kind() == CudaFailure::Kind::kOutOfMemory) {
       return resource_exhausted(

@@ -100,7 +100,8 @@ void write_packed(const PackedBatch& p, int32_t* dst) {
 
 // ---- Validation --------------------------------------------------------------
 
-Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
+Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
+                          std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
   const int hidden = config.hidden_size;
   if (hidden > kMaxHiddenSize) {
@@ -119,7 +120,12 @@ Status validate_gpu_model(const model::ModelConfig& config, const model::Encoder
         "head sizes up to {}; use --device cpu",
         head_dim, hidden, config.num_heads, kMaxRelativeHeadSize));
   }
-  return validate_weights(config, weights, head);
+  return validate_weights(config, weights, pooling, tokens);
+}
+
+Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
+  return validate_gpu_model(config, weights, head ? std::nullopt : std::optional(model::Pooling::kMean),
+                            std::nullopt);
 }
 
 // ---- Conversions -------------------------------------------------------------
@@ -221,9 +227,10 @@ ActivationLayout activation_layout(const ModelDims& d, Precision precision, int6
   l.glu = take(d.glu ? tokens * d.intermediate * es : 0);
   l.ints =
       take(packed_offsets(tokens, int(std::min<int64_t>(sequences, INT32_MAX)), d.token_types).count * 4);
-  l.cls = take(sequences * d.hidden * 4);
-  l.pooled = take(sequences * d.hidden * 4);
-  l.logits = take(sequences * d.labels * 4);
+  const int64_t outputs = d.per_token ? tokens : sequences;
+  l.cls = take(outputs * d.hidden * 4);
+  l.pooled = take(outputs * d.hidden * 4);
+  l.logits = take(outputs * d.labels * 4);
   l.bytes = at;
   return l;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,9 +66,11 @@ inline constexpr int kMaxRelativeHeadSize = 64;
 
 // The shared checks of backend/validate.h (the CPU backend's, with its
 // messages) plus the kernels' limits above: a model beyond them is
-// kUnsupported, naming the limit; without `head` (a backend that pools the
-// token vectors) the classification head is not checked. Batches go through
-// validate_batch() as is.
+// kUnsupported, naming the limit; the weights of the program with that
+// pooling or those token outputs (the overload: a classifier's, or without
+// `head` an embedder's). Batches go through validate_batch() as is.
+Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
+                          std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens);
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
                           bool head = true);
 
@@ -92,6 +95,7 @@ struct ModelDims {
   int labels = 0;
   bool glu = false;          // the MLP's first GEMM makes [input | gate], 2 x intermediate (ModernBERT)
   bool token_types = false;  // batches may bring token type ids (the model has a type table)
+  bool per_token = false;    // the output (and the head's buffers) has a row per token, not per sequence
 };
 
 // Bytes of one activation value: 4 for fp32, 2 for fp16 and bf16 (int8 is
@@ -123,6 +127,8 @@ inline constexpr int64_t kDeviceAlignment = 256;
 //   cls    [sequences, hidden] fp32 gathered [CLS] rows
 //   pooled [sequences, hidden] fp32 head's first layer
 //   logits [sequences, labels] fp32
+//   (with per_token outputs, cls, pooled and logits have a row per token:
+//   cls the states in fp32, logits the output)
 // All but ints, cls, pooled and logits are in the precision's dtype.
 struct ActivationLayout {
   int64_t tokens = 0, sequences = 0;
