@@ -126,10 +126,14 @@ ASAN_SUITES := core_tests text_tests bpe_tests bpe_golden_tests text_unigram_gol
 	parquet_prediction_writer_tests parquet_source_tests io_tests corpus_tests \
 	pipeline_tests record_tests
 ASAN_LABELS := ^(core|text|model|backend|parquet|io|corpus|pipeline|record)$$
+# The goldens generated from ../shared (ModernBERT's and DeBERTa's tokenizer ids: Python oracles, 17 s
+# of CPU) are shared with $(BUILD): made there by `make test`, reused here while up to date
+# (tests/generate_golden.sh), made there by this build's setup tests otherwise.
 asan-test: deps
 	cmake -S . -B build-asan $(call generator_for,build-asan) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		"-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
-		-DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF
+		-DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF \
+		-DINFERCOST_GOLDENS_DIR=$(CURDIR)/$(BUILD)/goldens
 	cmake --build build-asan -j $(JOBS) --target $(ASAN_SUITES)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L '$(ASAN_LABELS)' -LE 'slow|cli'
 

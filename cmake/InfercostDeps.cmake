@@ -36,6 +36,12 @@ target_link_libraries(infercost_codecs INTERFACE ${SNAPPY_LIBRARY} ZLIB::ZLIB ${
 # creates it); tests that need it skip, saying so, when it is absent.
 set(INFERCOST_PYTHON "${PROJECT_SOURCE_DIR}/build/pyenv/bin/python3" CACHE FILEPATH
     "Python interpreter with pyarrow, pandas and duckdb for round-trip tests")
+# Where the goldens generated from ../shared by a tools/ oracle are made, once, and read
+# (tests/CMakeLists.txt, infercost_generated_golden): they depend only on the oracle and its input,
+# so another build of the same tree may share a folder (`make asan-test` reads those of `make test`'s
+# build/ instead of making the 8 MB of ModernBERT and DeBERTa ids again: 17 s of CPU, more on CI).
+set(INFERCOST_GOLDENS_DIR "${PROJECT_BINARY_DIR}/goldens" CACHE PATH
+    "Folder of the goldens generated from ../shared (made there once, when absent or stale)")
 
 if(INFERCOST_BUILD_TESTS)
   find_package(GTest REQUIRED)
@@ -56,6 +62,7 @@ function(infercost_test_settings name)
     INFERCOST_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data_files"
     INFERCOST_SHARED_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data"
     INFERCOST_BINARY_DIR="${PROJECT_BINARY_DIR}"
+    INFERCOST_GOLDENS_DIR="${INFERCOST_GOLDENS_DIR}"
     INFERCOST_PYTHON="${INFERCOST_PYTHON}")
 endfunction()
 

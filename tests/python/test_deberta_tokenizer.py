@@ -9,6 +9,8 @@ made once per build by ctest golden_deberta, or run here into a temporary folder
 """
 
 import json
+import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -27,7 +29,8 @@ MAX_LENGTH = 512
 def golden_rows(tmp_path_factory):
     if not SPM.exists():
         pytest.skip(f"shared DeBERTa spm.model {SPM} is absent; skipped")
-    made = CLI.parent / "goldens" / "deberta_golden.jsonl"  # made once per build (ctest golden_deberta)
+    # Made once per build (ctest golden_deberta), in the build's INFERCOST_GOLDENS_DIR (ctest sets it).
+    made = pathlib.Path(os.environ.get("INFERCOST_GOLDENS_DIR", CLI.parent / "goldens")) / "deberta_golden.jsonl"
     if made.exists():
         with open(made, encoding="utf-8") as f:
             return [json.loads(line) for line in f]

@@ -1,9 +1,9 @@
 """The real-encoder sentiment classifier on the emulated CUDA backend (tests/backend's emulated GPU,
 loaded as the CUDA module), `infercost run --device cuda` in fp32, against HF transformers'
 text-classification pipeline: probabilities within 1e-4 and the same labels on the golden tweets
-real_golden.emulator_indexes() picks (all those over 64 tokens, the longest included, and the first
-short ones: 300 of the 2,000; the CPU's suite, test_real_model.py, takes all 2,000). Its own ctest, so
-that ctest -j runs it beside the others.
+real_golden.emulator_indexes() picks (all those over 64 tokens, the longest included, and the first of
+each shorter length: 81 of the 2,000, every length they have; the CPU's suite, test_real_model.py, takes
+all 2,000). Its own ctest, so that ctest -j runs it beside the others.
 """
 
 import os
@@ -23,6 +23,7 @@ def test_emulated_cuda_fp32_matches_hf(classifier, tweets, tmp_path):
         pytest.skip(f"this build has no CUDA module: no emulated GPU at {EMULATED_CUDA_MODULE}")
     rows = [GOLDEN["rows"][i] for i in emulator_indexes(GOLDEN["rows"])]
     assert sum(g["tokens"] > 128 for g in rows) == sum(g["tokens"] > 128 for g in GOLDEN["rows"])
+    assert {g["tokens"] for g in rows} == {g["tokens"] for g in GOLDEN["rows"]}
     source = write_input(tmp_path / "tweets.jsonl", tweets, rows)
     out = tmp_path / "pred.jsonl"
     env = {**os.environ, "INFERCOST_CUDA_MODULE": str(EMULATED_CUDA_MODULE)}

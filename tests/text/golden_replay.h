@@ -70,12 +70,13 @@ inline std::vector<Case> generate_cases(const std::string& script, const std::st
   return cases;
 }
 
-// The goldens of FILE: build/goldens/FILE where ctest's setup test made it
-// (made once per build: infercost_generated_golden in tests/CMakeLists.txt),
-// else generated here by generate_cases (a test run on its own).
+// The goldens of FILE: INFERCOST_GOLDENS_DIR/FILE (build/goldens) where ctest's
+// setup test made it (made once per build, or by a build sharing the folder:
+// infercost_generated_golden in tests/CMakeLists.txt), else generated here by
+// generate_cases (a test run on its own).
 inline std::vector<Case> generated_cases(const std::string& script, const std::string& args,
                                          const std::string& file, std::string* why_not) {
-  const std::string made = std::string(INFERCOST_BINARY_DIR) + "/goldens/" + file;
+  const std::string made = std::string(INFERCOST_GOLDENS_DIR) + "/" + file;
   if (std::filesystem::exists(made)) return read_cases(made);
   return generate_cases(script, args, file, why_not);
 }
