@@ -211,14 +211,7 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
       r.int_key("max_position_embeddings", false, 1, kMaxDim, c.max_position_embeddings));
   INFERCOST_RETURN_IF_ERROR(r.int_key("pad_token_id", false, 0, kMaxVocab, c.pad_token_id));
   const Family* family = find_family(c.model_type);
-  if (family == nullptr) {
-    for (const Family* f : families()) {
-      const char* refusal = f->refusal != nullptr ? f->refusal(c.model_type) : nullptr;
-      if (refusal != nullptr) return unsupported(source + ": " + refusal);
-    }
-    return unsupported(source + ": model_type '" + c.model_type +
-                       "' is not supported (supported families: " + supported_model_types() + ")");
-  }
+  if (family == nullptr) return unsupported_model_type(c.model_type, source);
   apply_family(*family, c);
   INFERCOST_RETURN_IF_ERROR(family->read_config(r, c));
   if (c.hidden_size % c.num_heads != 0) {

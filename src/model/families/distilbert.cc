@@ -42,20 +42,14 @@ void distilbert_write_config(const ModelConfig& c, const nlohmann::ordered_json&
   j["tie_weights_"] = true;
 }
 
-constexpr CheckpointNames kDistilBertNames = {"distilbert.",
-                                              "distilbert.embeddings.",
-                                              "distilbert.transformer.layer.",
-                                              "attention.q_lin",
-                                              "attention.k_lin",
-                                              "attention.v_lin",
-                                              "attention.out_lin",
-                                              "sa_layer_norm",
-                                              "ffn.lin1",
-                                              "ffn.lin2",
-                                              "output_layer_norm",
-                                              "pre_classifier",
-                                              "classifier",
-                                              false};
+// Every name its own (none is BERT's but the embeddings' and the classifier's).
+constexpr CheckpointNames kDistilBertNames = {"distilbert.",        "embeddings.",
+                                              "transformer.layer.", "attention.q_lin",
+                                              "attention.k_lin",    "attention.v_lin",
+                                              "attention.out_lin",  "sa_layer_norm",
+                                              "ffn.lin1",           "ffn.lin2",
+                                              "output_layer_norm",  "pre_classifier",
+                                              "classifier",         false};
 
 void distilbert_base(ModelConfig& c) {
   c.model_type = "distilbert";
