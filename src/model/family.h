@@ -65,12 +65,36 @@ using MakeWeights = EncoderWeights (*)(const ModelConfig& config, uint64_t seed,
                                        std::vector<SynthTensor>& tensors,
                                        std::vector<std::vector<float>>& keep);
 
+// config.json -> ModelConfig (the keys all families share are read before),
+// and back: the family's keys between _name_or_path and problem_type, in the
+// order HF writes them.
+struct FamilyConfig {
+  Status (*read)(ConfigKeys& keys, ModelConfig& config);
+  void (*write)(const ModelConfig& config, const nlohmann::ordered_json& id2label,
+                const nlohmann::ordered_json& label2id, nlohmann::ordered_json& out);
+};
+
+// Where its tensors live; reading them (with what it folds into tables),
+// nullptr: BERT's layout under `names` (read_bert_layout_weights).
+struct FamilyWeights {
+  const CheckpointNames* names;
+  Result<EncoderWeights> (*read)(TensorSource& source, const ModelConfig& config, bool classifier) = nullptr;
+};
+
+// `model synth`: presets, the project's tokenizer and weights (nullptr:
+// BERT's layout under FamilyWeights::names, make_bert_layout_weights).
+struct FamilySynth {
+  std::span<const SynthPreset> presets;
+  Result<SynthTokenizer> (*make_tokenizer)(const ModelConfig& config);
+  MakeWeights make_weights = nullptr;
+};
+
 struct Family {
   Architecture architecture;
   // The first is the family's own; error messages list them all.
   std::span<const FamilyModelType> model_types;
   // The head's activation where the family fixes it (DistilBERT relu, BERT
-  // and RoBERTa tanh); none: read_config reads it from config.json
+  // and RoBERTa tanh); none: config.read reads it from config.json
   // (ModelConfig::classifier_activation).
   std::optional<Activation> head_activation = std::nullopt;
   // Position ids count from pad_token_id + 1, pads on the pad row (RoBERTa):
@@ -80,22 +104,9 @@ struct Family {
   bool shows_token_types = false;
   // The model_types it refuses with a message of its own (DeBERTa v1).
   std::span<const RefusedModelType> refused_model_types = {};
-  // config.json -> ModelConfig (the keys all families share are read
-  // before), and back: the family's keys between _name_or_path and
-  // problem_type, in the order HF writes them.
-  Status (*read_config)(ConfigKeys& keys, ModelConfig& config);
-  void (*write_config)(const ModelConfig& config, const nlohmann::ordered_json& id2label,
-                       const nlohmann::ordered_json& label2id, nlohmann::ordered_json& out);
-  // Where its tensors live; reading them (with what it folds into tables),
-  // nullptr: BERT's layout under `names` (read_bert_layout_weights).
-  const CheckpointNames* names;
-  Result<EncoderWeights> (*read_weights)(TensorSource& source, const ModelConfig& config,
-                                         bool classifier) = nullptr;
-  // `model synth`: presets, weights (nullptr: BERT's layout under `names`,
-  // make_bert_layout_weights) and the project's tokenizer.
-  std::span<const SynthPreset> presets;
-  MakeWeights make_weights = nullptr;
-  Result<SynthTokenizer> (*make_tokenizer)(const ModelConfig& config);
+  FamilyConfig config;
+  FamilyWeights weights;
+  FamilySynth synth;
 };
 
 // The family of a config.json model_type, or nullptr.

@@ -429,7 +429,7 @@ Result<SynthTokenizer> wordpiece_tokenizer(const ModelConfig& c, const char* tok
 std::vector<std::string> synth_presets() {
   std::vector<std::string> full, small;
   for (const Family* f : families()) {
-    for (const SynthPreset& p : f->presets) (p.small ? small : full).emplace_back(p.name);
+    for (const SynthPreset& p : f->synth.presets) (p.small ? small : full).emplace_back(p.name);
   }
   full.insert(full.end(), small.begin(), small.end());
   return full;
@@ -446,7 +446,7 @@ Result<ModelConfig> synth_config(const std::string& preset) {
   c.synthetic = true;
   c.synthetic_preset = preset;
   for (const Family* f : families()) {
-    for (const SynthPreset& p : f->presets) {
+    for (const SynthPreset& p : f->synth.presets) {
       if (p.name != preset) continue;
       apply_family(*f, c);
       p.configure(c);
@@ -480,7 +480,7 @@ Status synthesize_model(const SynthOptions& options) {
   SynthVocab vocab;
   std::vector<std::pair<std::string, std::string>> files;
   const Family& family = family_of(c);
-  INFERCOST_ASSIGN_OR_RETURN(SynthTokenizer t, family.make_tokenizer(c));
+  INFERCOST_ASSIGN_OR_RETURN(SynthTokenizer t, family.synth.make_tokenizer(c));
   vocab = std::move(t.calibration);
   files = std::move(t.files);
   if (!given.empty()) {
@@ -495,9 +495,9 @@ Status synthesize_model(const SynthOptions& options) {
 
   std::vector<SynthTensor> names;
   std::vector<std::vector<float>> keep;
-  EncoderWeights w = family.make_weights != nullptr
-                         ? family.make_weights(c, options.seed, names, keep)
-                         : make_bert_layout_weights(c, options.seed, *family.names, names);
+  EncoderWeights w = family.synth.make_weights != nullptr
+                         ? family.synth.make_weights(c, options.seed, names, keep)
+                         : make_bert_layout_weights(c, options.seed, *family.weights.names, names);
   calibrate_head(c, vocab, options.seed, w);
 
   const std::string dir = options.out_dir;

@@ -79,8 +79,8 @@ namespace {
 // counting (read_head says what `classifier` changes).
 Result<EncoderWeights> read_family_weights(const Family& family, TensorSource& src, const ModelConfig& c,
                                            bool classifier) {
-  if (family.read_weights != nullptr) return family.read_weights(src, c, classifier);
-  return read_bert_layout_weights(src, c, *family.names, classifier);
+  if (family.weights.read != nullptr) return family.weights.read(src, c, classifier);
+  return read_bert_layout_weights(src, c, *family.weights.names, classifier);
 }
 
 size_t linear_count(const Linear& l) {
@@ -153,7 +153,7 @@ Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const M
   if (classifier && config.num_labels() < 1)
     return invalid_argument(file.path() + ": the config has no labels");
   const Family& family = family_of(config);
-  TensorSource src(file, family.names->prefix);
+  TensorSource src(file, family.weights.names->prefix);
   return read_family_weights(family, src, config, classifier);
 }
 
@@ -161,14 +161,14 @@ Result<int64_t> count_encoder_parameters(const SafeTensorsHeader& header, const 
                                          const ModelConfig& config, bool classifier) {
   if (classifier && config.num_labels() < 1) return invalid_argument(path + ": the config has no labels");
   const Family& family = family_of(config);
-  TensorSource src(header, path, family.names->prefix);
+  TensorSource src(header, path, family.weights.names->prefix);
   INFERCOST_RETURN_IF_ERROR(read_family_weights(family, src, config, classifier).status());
   return src.counted();
 }
 
 bool has_classification_head(const std::map<std::string, TensorInfo>& tensors, const ModelConfig& config) {
   // The output layer decides: BERT's pooler is in bare BertModel checkpoints too.
-  return tensors.count(std::string(family_of(config).names->classifier) + ".weight") > 0;
+  return tensors.count(std::string(family_of(config).weights.names->classifier) + ".weight") > 0;
 }
 
 }  // namespace infercost::model

@@ -19,10 +19,10 @@ TEST(Family, EveryModelTypeIsFoundOnceAndListed) {
   std::string listed;
   for (const Family* f : families()) {
     ASSERT_FALSE(f->model_types.empty());
-    ASSERT_NE(f->names, nullptr);
-    ASSERT_NE(f->read_config, nullptr);
-    ASSERT_NE(f->write_config, nullptr);
-    ASSERT_NE(f->make_tokenizer, nullptr);
+    ASSERT_NE(f->weights.names, nullptr);
+    ASSERT_NE(f->config.read, nullptr);
+    ASSERT_NE(f->config.write, nullptr);
+    ASSERT_NE(f->synth.make_tokenizer, nullptr);
     for (const FamilyModelType& t : f->model_types) {
       EXPECT_TRUE(seen.insert(t.model_type).second) << t.model_type;
       EXPECT_EQ(find_family(t.model_type), f) << t.model_type;
@@ -108,7 +108,7 @@ TEST(Family, CheckpointNamesUnderTheirPrefix) {
                         Case{"roberta", "roberta.embeddings.", "roberta.encoder.layer.2."},
                         Case{"modernbert", "model.embeddings.", "model.layers.2."},
                         Case{"deberta-v2", "deberta.embeddings.", "deberta.encoder.layer.2."}}) {
-    const CheckpointNames& n = *find_family(k.model_type)->names;
+    const CheckpointNames& n = *find_family(k.model_type)->weights.names;
     EXPECT_EQ(n.embeddings_prefix(), k.embeddings) << k.model_type;
     EXPECT_EQ(n.layer_prefix(2), k.layer2) << k.model_type;
   }

@@ -336,13 +336,9 @@ extern const Family kDebertaFamily = {
     .architecture = Architecture::kDebertaV2,
     .model_types = kDebertaTypes,
     .refused_model_types = kDebertaRefused,
-    .read_config = deberta_read_config,
-    .write_config = deberta_write_config,
-    .names = &kDebertaNames,
-    .read_weights = deberta_read_weights,
-    .presets = kDebertaPresets,
-    .make_weights = deberta_make_weights,
-    .make_tokenizer = deberta_tokenizer,
+    .config = {deberta_read_config, deberta_write_config},
+    .weights = {&kDebertaNames, deberta_read_weights},
+    .synth = {kDebertaPresets, deberta_tokenizer, deberta_make_weights},
 };
 
 }  // namespace infercost::model

@@ -65,6 +65,10 @@ void distilbert_tiny(ModelConfig& c) {
   c.intermediate_size = 64;
 }
 
+Result<SynthTokenizer> distilbert_tokenizer(const ModelConfig& c) {
+  return wordpiece_tokenizer(c, "DistilBertTokenizer");
+}
+
 constexpr std::string_view kWordPieceFiles[] = {"vocab.txt"};
 constexpr FamilyModelType kDistilBertTypes[] = {
     {"distilbert", "DistilBertForSequenceClassification", kWordPieceFiles}};
@@ -77,11 +81,9 @@ extern const Family kDistilBertFamily = {
     .architecture = Architecture::kDistilBert,
     .model_types = kDistilBertTypes,
     .head_activation = Activation::kRelu,
-    .read_config = distilbert_read_config,
-    .write_config = distilbert_write_config,
-    .names = &kDistilBertNames,
-    .presets = kDistilBertPresets,
-    .make_tokenizer = [](const ModelConfig& c) { return wordpiece_tokenizer(c, "DistilBertTokenizer"); },
+    .config = {distilbert_read_config, distilbert_write_config},
+    .weights = {&kDistilBertNames},
+    .synth = {kDistilBertPresets, distilbert_tokenizer},
 };
 
 }  // namespace infercost::model

@@ -361,13 +361,9 @@ constexpr SynthPreset kModernBertPresets[] = {{"modernbert-base", modernbert_bas
 extern const Family kModernBertFamily = {
     .architecture = Architecture::kModernBert,
     .model_types = kModernBertTypes,
-    .read_config = modernbert_read_config,
-    .write_config = modernbert_write_config,
-    .names = &kModernBertNames,
-    .read_weights = modernbert_read_weights,
-    .presets = kModernBertPresets,
-    .make_weights = modernbert_make_weights,
-    .make_tokenizer = modernbert_tokenizer,
+    .config = {modernbert_read_config, modernbert_write_config},
+    .weights = {&kModernBertNames, modernbert_read_weights},
+    .synth = {kModernBertPresets, modernbert_tokenizer, modernbert_make_weights},
 };
 
 }  // namespace infercost::model

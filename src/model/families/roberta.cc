@@ -117,11 +117,9 @@ extern const Family kRobertaFamily = {
     .head_activation = Activation::kTanh,
     .padding_positions = true,
     .shows_token_types = true,
-    .read_config = roberta_read_config,
-    .write_config = roberta_write_config,
-    .names = &kRobertaNames,
-    .presets = kRobertaPresets,
-    .make_tokenizer = roberta_tokenizer,
+    .config = {roberta_read_config, roberta_write_config},
+    .weights = {&kRobertaNames},
+    .synth = {kRobertaPresets, roberta_tokenizer},
 };
 
 }  // namespace infercost::model
