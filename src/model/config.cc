@@ -211,16 +211,9 @@ Result<ModelConfig> parse_config(const std::string& json_text, const std::string
       r.int_key("max_position_embeddings", false, 1, kMaxDim, c.max_position_embeddings));
   INFERCOST_RETURN_IF_ERROR(r.int_key("pad_token_id", false, 0, kMaxVocab, c.pad_token_id));
   const Family* family = find_family(c.model_type);
-  if (family == nullptr) {
-    for (const Family* f : families()) {
-      const char* refusal = f->refusal != nullptr ? f->refusal(c.model_type) : nullptr;
-      if (refusal != nullptr) return unsupported(source + ": " + refusal);
-    }
-    return unsupported(source + ": model_type '" + c.model_type +
-                       "' is not supported (supported families: " + supported_model_types() + ")");
-  }
+  if (family == nullptr) return unsupported_model_type(c.model_type, source);
   apply_family(*family, c);
-  INFERCOST_RETURN_IF_ERROR(family->read_config(r, c));
+  INFERCOST_RETURN_IF_ERROR(family->config.read(r, c));
   if (c.hidden_size % c.num_heads != 0) {
     return corruption(fmt::format("{}: hidden size {} is not divisible by the number of heads {}", source,
                                   c.hidden_size, c.num_heads));
@@ -286,7 +279,7 @@ std::string config_to_json(const ModelConfig& c) {
     id2label[std::to_string(i)] = c.labels[i];
     label2id[c.labels[i]] = static_cast<int>(i);
   }
-  family_of(c).write_config(c, id2label, label2id, j);
+  family_of(c).config.write(c, id2label, label2id, j);
   if (!c.problem_type.empty()) j["problem_type"] = c.problem_type;
   j["torch_dtype"] = "float32";
   j["transformers_version"] = "4.46.3";

@@ -32,11 +32,27 @@ const Family* find_family(std::string_view model_type) {
   return nullptr;
 }
 
-const Family& family_of(const ModelConfig& config) {
+Status unsupported_model_type(const std::string& model_type, const std::string& source) {
   for (const Family* f : kFamilies) {
-    if (f->architecture == config.architecture) return *f;
+    for (const RefusedModelType& r : f->refused_model_types) {
+      if (r.model_type == model_type) return unsupported(source + ": " + std::string(r.message));
+    }
   }
-  return *kFamilies.front();
+  return unsupported(source + ": model_type '" + model_type +
+                     "' is not supported (supported families: " + supported_model_types() + ")");
+}
+
+const Family& family_of(const ModelConfig& config) {
+  // No default: a new Architecture without its family is a compiler warning.
+  switch (config.architecture) {
+    case Architecture::kDistilBert: return kDistilBertFamily;
+    case Architecture::kBert: return kBertFamily;
+    case Architecture::kRoberta: return kRobertaFamily;
+    case Architecture::kModernBert: return kModernBertFamily;
+    case Architecture::kDebertaV2: return kDebertaFamily;
+  }
+  // Only a cast reaches here (a value no enumerator names): a broken invariant.
+  detail::check_failed("config.architecture names a family", __FILE__, __LINE__);
 }
 
 std::string supported_model_types() {
@@ -50,7 +66,7 @@ std::string supported_model_types() {
 
 void apply_family(const Family& family, ModelConfig& config) {
   config.architecture = family.architecture;
-  if (!family.head_activation_from_config) config.classifier_activation = family.head_activation;
+  if (family.head_activation) config.classifier_activation = *family.head_activation;
   config.padding_positions = family.padding_positions;
 }
 

@@ -6,15 +6,16 @@
 // Private to src/model (and the CLI, which lists presets and types).
 //
 // Adding a family: write src/model/families/NAME.cc defining a `Family`
-// (copy the closest one), add its `extern` declaration and its row to
-// family.cc's list, its enumerator to `Architecture` (config.h) and the file
-// to src/model/CMakeLists.txt. What the family computes is ModelConfig data
-// (config.h), which the backends read; a step with new math is a backend
-// change of its own.
+// (copy the closest one), add its `extern` declaration, its row to
+// family.cc's list and its case to family_of, its enumerator to
+// `Architecture` (config.h) and the file to src/model/CMakeLists.txt. What
+// the family computes is ModelConfig data (config.h), which the backends
+// read; a step with new math is a backend change of its own.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +43,13 @@ struct FamilyModelType {
   std::span<const std::string_view> tokenizer_files = {};
 };
 
+// A model_type a family knows and does not run (DeBERTa v1's "deberta"):
+// config.json's error says `message` after "SOURCE: ".
+struct RefusedModelType {
+  std::string_view model_type;
+  std::string_view message;
+};
+
 // A preset of `infercost model synth`: its name and what it sets beyond
 // synth_config's defaults (sizes, labels, the family's data). `small`: a
 // test-size preset, listed after the full-size ones.
@@ -57,44 +65,57 @@ using MakeWeights = EncoderWeights (*)(const ModelConfig& config, uint64_t seed,
                                        std::vector<SynthTensor>& tensors,
                                        std::vector<std::vector<float>>& keep);
 
+// config.json -> ModelConfig (the keys all families share are read before),
+// and back: the family's keys between _name_or_path and problem_type, in the
+// order HF writes them.
+struct FamilyConfig {
+  Status (*read)(ConfigKeys& keys, ModelConfig& config);
+  void (*write)(const ModelConfig& config, const nlohmann::ordered_json& id2label,
+                const nlohmann::ordered_json& label2id, nlohmann::ordered_json& out);
+};
+
+// Where its tensors live; reading them (with what it folds into tables),
+// nullptr: BERT's layout under `names` (read_bert_layout_weights).
+struct FamilyWeights {
+  const CheckpointNames* names;
+  Result<EncoderWeights> (*read)(TensorSource& source, const ModelConfig& config, bool classifier) = nullptr;
+};
+
+// `model synth`: presets, the project's tokenizer and weights (nullptr:
+// BERT's layout under FamilyWeights::names, make_bert_layout_weights).
+struct FamilySynth {
+  std::span<const SynthPreset> presets;
+  Result<SynthTokenizer> (*make_tokenizer)(const ModelConfig& config);
+  MakeWeights make_weights = nullptr;
+};
+
 struct Family {
   Architecture architecture;
   // The first is the family's own; error messages list them all.
   std::span<const FamilyModelType> model_types;
   // The head's activation where the family fixes it (DistilBERT relu, BERT
-  // and RoBERTa tanh); `head_activation_from_config`: read by read_config
-  // instead (ModelConfig::classifier_activation).
-  Activation head_activation = Activation::kTanh;
-  bool head_activation_from_config = false;
+  // and RoBERTa tanh); none: config.read reads it from config.json
+  // (ModelConfig::classifier_activation).
+  std::optional<Activation> head_activation = std::nullopt;
   // Position ids count from pad_token_id + 1, pads on the pad row (RoBERTa):
   // ModelConfig::padding_positions.
   bool padding_positions = false;
   // Token types worth showing in `model info` (BERT's segments).
   bool shows_token_types = false;
-  // The model_types it refuses with a message of its own (DeBERTa v1): the
-  // message after "SOURCE: ", or nullptr.
-  const char* (*refusal)(std::string_view model_type) = nullptr;
-  // config.json -> ModelConfig (the keys all families share are read
-  // before), and back: the family's keys between _name_or_path and
-  // problem_type, in the order HF writes them.
-  Status (*read_config)(ConfigKeys& keys, ModelConfig& config);
-  void (*write_config)(const ModelConfig& config, const nlohmann::ordered_json& id2label,
-                       const nlohmann::ordered_json& label2id, nlohmann::ordered_json& out);
-  // Where its tensors live; reading them (with what it folds into tables),
-  // nullptr: BERT's layout under `names` (read_bert_layout_weights).
-  const CheckpointNames* names;
-  Result<EncoderWeights> (*read_weights)(TensorSource& source, const ModelConfig& config,
-                                         bool classifier) = nullptr;
-  // `model synth`: presets, weights (nullptr: BERT's layout under `names`,
-  // make_bert_layout_weights) and the project's tokenizer.
-  std::span<const SynthPreset> presets;
-  MakeWeights make_weights = nullptr;
-  Result<SynthTokenizer> (*make_tokenizer)(const ModelConfig& config);
+  // The model_types it refuses with a message of its own (DeBERTa v1).
+  std::span<const RefusedModelType> refused_model_types = {};
+  FamilyConfig config;
+  FamilyWeights weights;
+  FamilySynth synth;
 };
 
 // The family of a config.json model_type, or nullptr.
 const Family* find_family(std::string_view model_type);
-// The family a config was read as (by its architecture).
+// Why no family runs `model_type` (which find_family does not find), for
+// `source`'s error: a family's own refusal, else the model_types supported.
+Status unsupported_model_type(const std::string& model_type, const std::string& source);
+// The family a config was read as (by its architecture); every Architecture
+// has one (family.cc's switch, which the compiler checks is complete).
 const Family& family_of(const ModelConfig& config);
 // Every family, in the registry's order.
 std::span<const Family* const> families();

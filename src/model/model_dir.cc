@@ -221,7 +221,7 @@ Status check_classification_head(const std::string& dir, const ModelConfig& conf
       "{}: no classification head: {}, and model.safetensors has no '{}.weight'. infercost runs sequence "
       "classifiers: it needs a {} directory (a *ForSequenceClassification model, an encoder fine-tuned with "
       "a classifier for its labels). To turn texts into vectors with it, use `infercost embed`.",
-      dir, what, family_of(config).names->classifier, hf_classifier_class(config)));
+      dir, what, family_of(config).weights.names->classifier, hf_classifier_class(config)));
 }
 
 int model_length_limit(const ModelConfig& config, int model_max_length) {

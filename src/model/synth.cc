@@ -265,6 +265,8 @@ void add_ln(std::vector<SynthTensor>& out, const std::string& name, const LayerN
   out.push_back({name + ".bias", {static_cast<int64_t>(ln.beta.size())}, &ln.beta});
 }
 
+namespace {
+
 void make_bert_layer(uint64_t seed, const CheckpointNames& n, const std::string& p, int h, int f,
                      EncoderLayerWeights& l) {
   l.q = make_linear(seed, p + n.q, h, h);
@@ -275,6 +277,18 @@ void make_bert_layer(uint64_t seed, const CheckpointNames& n, const std::string&
   l.ffn_in = make_linear(seed, p + n.ffn_in, f, h);
   l.ffn_out = make_linear(seed, p + n.ffn_out, h, f);
   l.ffn_ln = make_ln(h);
+}
+
+}  // namespace
+
+void make_bert_layers(uint64_t seed, const ModelConfig& c, const CheckpointNames& n, EncoderWeights& w,
+                      const std::function<void(EncoderLayerWeights& l)>& extra) {
+  w.layers.resize(static_cast<size_t>(c.num_layers));
+  for (int i = 0; i < c.num_layers; ++i) {
+    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
+    make_bert_layer(seed, n, n.layer_prefix(i), c.hidden_size, c.intermediate_size, l);
+    if (extra) extra(l);
+  }
 }
 
 namespace {
@@ -296,13 +310,13 @@ void add_bert_layer(std::vector<SynthTensor>& names, const CheckpointNames& n, c
 
 void add_bert_layers(std::vector<SynthTensor>& names, const CheckpointNames& n, const EncoderWeights& w) {
   for (size_t i = 0; i < w.layers.size(); ++i)
-    add_bert_layer(names, n, n.layer + std::to_string(i) + ".", w.layers[i]);
+    add_bert_layer(names, n, n.layer_prefix(static_cast<int>(i)), w.layers[i]);
 }
 
 EncoderWeights make_bert_layout_weights(const ModelConfig& c, uint64_t seed, const CheckpointNames& n,
                                         std::vector<SynthTensor>& names) {
-  const int h = c.hidden_size, f = c.intermediate_size;
-  const std::string emb = n.embeddings;
+  const int h = c.hidden_size;
+  const std::string emb = n.embeddings_prefix();
   EncoderWeights w;
   w.word_embeddings =
       normal_tensor(seed, emb + "word_embeddings.weight", static_cast<size_t>(c.vocab_size) * h, kInitStd);
@@ -320,12 +334,7 @@ EncoderWeights make_bert_layout_weights(const ModelConfig& c, uint64_t seed, con
   }
   w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
   w.embeddings_ln = make_ln(h);
-  w.layers.resize(static_cast<size_t>(c.num_layers));
-  for (int i = 0; i < c.num_layers; ++i) {
-    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = n.layer + std::to_string(i) + ".";
-    make_bert_layer(seed, n, p, h, f, l);
-  }
+  make_bert_layers(seed, c, n, w);
   w.head.pre = make_linear(seed, n.head_pre, h, h);
   w.head.classifier = make_linear(seed, n.classifier, c.num_labels(), h);
 
@@ -420,7 +429,7 @@ Result<SynthTokenizer> wordpiece_tokenizer(const ModelConfig& c, const char* tok
 std::vector<std::string> synth_presets() {
   std::vector<std::string> full, small;
   for (const Family* f : families()) {
-    for (const SynthPreset& p : f->presets) (p.small ? small : full).emplace_back(p.name);
+    for (const SynthPreset& p : f->synth.presets) (p.small ? small : full).emplace_back(p.name);
   }
   full.insert(full.end(), small.begin(), small.end());
   return full;
@@ -437,7 +446,7 @@ Result<ModelConfig> synth_config(const std::string& preset) {
   c.synthetic = true;
   c.synthetic_preset = preset;
   for (const Family* f : families()) {
-    for (const SynthPreset& p : f->presets) {
+    for (const SynthPreset& p : f->synth.presets) {
       if (p.name != preset) continue;
       apply_family(*f, c);
       p.configure(c);
@@ -471,7 +480,7 @@ Status synthesize_model(const SynthOptions& options) {
   SynthVocab vocab;
   std::vector<std::pair<std::string, std::string>> files;
   const Family& family = family_of(c);
-  INFERCOST_ASSIGN_OR_RETURN(SynthTokenizer t, family.make_tokenizer(c));
+  INFERCOST_ASSIGN_OR_RETURN(SynthTokenizer t, family.synth.make_tokenizer(c));
   vocab = std::move(t.calibration);
   files = std::move(t.files);
   if (!given.empty()) {
@@ -486,9 +495,9 @@ Status synthesize_model(const SynthOptions& options) {
 
   std::vector<SynthTensor> names;
   std::vector<std::vector<float>> keep;
-  EncoderWeights w = family.make_weights != nullptr
-                         ? family.make_weights(c, options.seed, names, keep)
-                         : make_bert_layout_weights(c, options.seed, *family.names, names);
+  EncoderWeights w = family.synth.make_weights != nullptr
+                         ? family.synth.make_weights(c, options.seed, names, keep)
+                         : make_bert_layout_weights(c, options.seed, *family.weights.names, names);
   calibrate_head(c, vocab, options.seed, w);
 
   const std::string dir = options.out_dir;

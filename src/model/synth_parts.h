@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,10 +36,12 @@ Linear make_linear(uint64_t seed, const std::string& name, int out, int in);
 LayerNormWeights make_ln(int h);
 void add_linear(std::vector<SynthTensor>& out, const std::string& name, const Linear& l);
 void add_ln(std::vector<SynthTensor>& out, const std::string& name, const LayerNormWeights& ln);
-// A post-norm layer in BERT's layout at prefix `p`: random linears (streams
-// named by their tensors), LayerNorms 1 / 0.
-void make_bert_layer(uint64_t seed, const CheckpointNames& n, const std::string& p, int h, int f,
-                     EncoderLayerWeights& l);
+// Every layer of `w` (c.num_layers of them): post-norm layers in BERT's
+// layout under `n`, random linears (streams named by their tensors),
+// LayerNorms 1 / 0; each then given to `extra` where set (DeBERTa's position
+// tables).
+void make_bert_layers(uint64_t seed, const ModelConfig& c, const CheckpointNames& n, EncoderWeights& w,
+                      const std::function<void(EncoderLayerWeights& l)>& extra = nullptr);
 // Every layer of w under BERT's names (layer.N.).
 void add_bert_layers(std::vector<SynthTensor>& tensors, const CheckpointNames& n, const EncoderWeights& w);
 // Random weights of an encoder in BERT's layout (DistilBERT, BERT, RoBERTa)

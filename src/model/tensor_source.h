@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -92,10 +93,13 @@ class TensorSource {
   int64_t counted_ = 0;
 };
 
-// A post-norm layer in BERT's layout under the names `n` gives, at `p` (the
-// layer's prefix).
-Status read_bert_layer(TensorSource& src, const CheckpointNames& n, const std::string& p, int h, int f,
-                       EncoderLayerWeights& l);
+// What a family reads into a layer after BERT's tensors (DeBERTa's position
+// projections), at `p` (the layer's prefix).
+using ReadLayerExtra = std::function<Status(const std::string& p, EncoderLayerWeights& l)>;
+// Every layer of `w` (c.num_layers of them): post-norm layers in BERT's
+// layout under the names `n` gives, each followed by `extra` where given.
+Status read_bert_layers(TensorSource& src, const ModelConfig& c, const CheckpointNames& n, EncoderWeights& w,
+                        const ReadLayerExtra& extra = nullptr);
 // The head's first layer and the classifier; without `classifier` (an
 // encoder without a head), the first layer where the checkpoint has it
 // (BERT's pooler) and no output layer.

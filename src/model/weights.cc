@@ -13,6 +13,10 @@
 
 namespace infercost::model {
 
+namespace {
+
+// A post-norm layer in BERT's layout under the names `n` gives, at `p` (the
+// layer's prefix).
 Status read_bert_layer(TensorSource& src, const CheckpointNames& n, const std::string& p, int h, int f,
                        EncoderLayerWeights& l) {
   INFERCOST_RETURN_IF_ERROR(src.linear(p + n.q, h, h, l.q));
@@ -23,6 +27,20 @@ Status read_bert_layer(TensorSource& src, const CheckpointNames& n, const std::s
   INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_in, f, h, l.ffn_in));
   INFERCOST_RETURN_IF_ERROR(src.linear(p + n.ffn_out, h, f, l.ffn_out));
   return src.layer_norm(p + n.ffn_ln, h, l.ffn_ln);
+}
+
+}  // namespace
+
+Status read_bert_layers(TensorSource& src, const ModelConfig& c, const CheckpointNames& n, EncoderWeights& w,
+                        const ReadLayerExtra& extra) {
+  w.layers.resize(static_cast<size_t>(c.num_layers));
+  for (int i = 0; i < c.num_layers; ++i) {
+    const std::string p = n.layer_prefix(i);
+    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
+    INFERCOST_RETURN_IF_ERROR(read_bert_layer(src, n, p, c.hidden_size, c.intermediate_size, l));
+    if (extra) INFERCOST_RETURN_IF_ERROR(extra(p, l));
+  }
+  return Status();
 }
 
 Status read_head(TensorSource& src, const ModelConfig& c, const CheckpointNames& n, bool classifier,
@@ -38,9 +56,9 @@ Status read_head(TensorSource& src, const ModelConfig& c, const CheckpointNames&
 
 Result<EncoderWeights> read_bert_layout_weights(TensorSource& src, const ModelConfig& c,
                                                 const CheckpointNames& n, bool classifier) {
-  const int h = c.hidden_size, f = c.intermediate_size;
+  const int h = c.hidden_size;
   EncoderWeights w;
-  const std::string e = n.embeddings;
+  const std::string e = n.embeddings_prefix();
   INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings, src.read(e + "word_embeddings.weight", {c.vocab_size, h}));
   INFERCOST_ASSIGN_OR_RETURN(w.position_embeddings,
                              src.read(e + "position_embeddings.weight", {c.max_position_embeddings, h}));
@@ -50,12 +68,7 @@ Result<EncoderWeights> read_bert_layout_weights(TensorSource& src, const ModelCo
   }
   w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
   INFERCOST_RETURN_IF_ERROR(src.layer_norm(e + "LayerNorm", h, w.embeddings_ln));
-  w.layers.resize(static_cast<size_t>(c.num_layers));
-  for (int i = 0; i < c.num_layers; ++i) {
-    const std::string p = n.layer + std::to_string(i) + ".";
-    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    INFERCOST_RETURN_IF_ERROR(read_bert_layer(src, n, p, h, f, l));
-  }
+  INFERCOST_RETURN_IF_ERROR(read_bert_layers(src, c, n, w));
   INFERCOST_RETURN_IF_ERROR(read_head(src, c, n, classifier, w.head));
   return w;
 }
@@ -66,8 +79,8 @@ namespace {
 // counting (read_head says what `classifier` changes).
 Result<EncoderWeights> read_family_weights(const Family& family, TensorSource& src, const ModelConfig& c,
                                            bool classifier) {
-  if (family.read_weights != nullptr) return family.read_weights(src, c, classifier);
-  return read_bert_layout_weights(src, c, *family.names, classifier);
+  if (family.weights.read != nullptr) return family.weights.read(src, c, classifier);
+  return read_bert_layout_weights(src, c, *family.weights.names, classifier);
 }
 
 size_t linear_count(const Linear& l) {
@@ -140,7 +153,7 @@ Result<EncoderWeights> read_encoder_weights(const SafeTensorsFile& file, const M
   if (classifier && config.num_labels() < 1)
     return invalid_argument(file.path() + ": the config has no labels");
   const Family& family = family_of(config);
-  TensorSource src(file, family.names->prefix);
+  TensorSource src(file, family.weights.names->prefix);
   return read_family_weights(family, src, config, classifier);
 }
 
@@ -148,14 +161,14 @@ Result<int64_t> count_encoder_parameters(const SafeTensorsHeader& header, const 
                                          const ModelConfig& config, bool classifier) {
   if (classifier && config.num_labels() < 1) return invalid_argument(path + ": the config has no labels");
   const Family& family = family_of(config);
-  TensorSource src(header, path, family.names->prefix);
+  TensorSource src(header, path, family.weights.names->prefix);
   INFERCOST_RETURN_IF_ERROR(read_family_weights(family, src, config, classifier).status());
   return src.counted();
 }
 
 bool has_classification_head(const std::map<std::string, TensorInfo>& tensors, const ModelConfig& config) {
   // The output layer decides: BERT's pooler is in bare BertModel checkpoints too.
-  return tensors.count(std::string(family_of(config).names->classifier) + ".weight") > 0;
+  return tensors.count(std::string(family_of(config).weights.names->classifier) + ".weight") > 0;
 }
 
 }  // namespace infercost::model

@@ -19,10 +19,10 @@ TEST(Family, EveryModelTypeIsFoundOnceAndListed) {
   std::string listed;
   for (const Family* f : families()) {
     ASSERT_FALSE(f->model_types.empty());
-    ASSERT_NE(f->names, nullptr);
-    ASSERT_NE(f->read_config, nullptr);
-    ASSERT_NE(f->write_config, nullptr);
-    ASSERT_NE(f->make_tokenizer, nullptr);
+    ASSERT_NE(f->weights.names, nullptr);
+    ASSERT_NE(f->config.read, nullptr);
+    ASSERT_NE(f->config.write, nullptr);
+    ASSERT_NE(f->synth.make_tokenizer, nullptr);
     for (const FamilyModelType& t : f->model_types) {
       EXPECT_TRUE(seen.insert(t.model_type).second) << t.model_type;
       EXPECT_EQ(find_family(t.model_type), f) << t.model_type;
@@ -64,6 +64,53 @@ TEST(Family, HeadActivationAndPositionsAreTheFamilysData) {
     apply_family(*find_family(type), c);
     EXPECT_EQ(c.head_activation(), Activation::kGelu) << type;
     EXPECT_EQ(c.position_offset(), 0) << type;
+  }
+}
+
+// A refused model_type is no family's, and its error is the family's own
+// message (DeBERTa v1's), not the list of those supported.
+TEST(Family, RefusedModelTypesSayWhy) {
+  int refused = 0;
+  for (const Family* f : families()) {
+    for (const RefusedModelType& r : f->refused_model_types) {
+      ++refused;
+      EXPECT_EQ(find_family(r.model_type), nullptr) << r.model_type;
+      const Status s = unsupported_model_type(std::string(r.model_type), "dir/config.json");
+      EXPECT_EQ(s.code(), StatusCode::kUnsupported) << r.model_type;
+      EXPECT_EQ(s.message(), "dir/config.json: " + std::string(r.message)) << r.model_type;
+    }
+  }
+  EXPECT_EQ(refused, 1);
+  EXPECT_EQ(unsupported_model_type("deberta", "dir/config.json").message(),
+            "dir/config.json: model_type 'deberta' (DeBERTa v1) is not supported; DeBERTa-v2 and -v3 "
+            "(model_type deberta-v2) are");
+  EXPECT_EQ(unsupported_model_type("gpt2", "dir/config.json").message(),
+            "dir/config.json: model_type 'gpt2' is not supported (supported families: " +
+                supported_model_types() + ")");
+}
+
+// An Architecture no enumerator names (only a cast makes one) has no family:
+// a broken invariant, not a silent default.
+TEST(FamilyDeathTest, AnArchitectureWithoutAFamilyAborts) {
+  ModelConfig c;
+  c.architecture = static_cast<Architecture>(99);
+  EXPECT_DEATH(family_of(c), "names a family");
+}
+
+// The checkpoint names each family writes its prefix once in: the whole
+// names of the embeddings and layers, as HF's checkpoints spell them.
+TEST(Family, CheckpointNamesUnderTheirPrefix) {
+  struct Case {
+    std::string_view model_type, embeddings, layer2;
+  };
+  for (const Case& k : {Case{"distilbert", "distilbert.embeddings.", "distilbert.transformer.layer.2."},
+                        Case{"bert", "bert.embeddings.", "bert.encoder.layer.2."},
+                        Case{"roberta", "roberta.embeddings.", "roberta.encoder.layer.2."},
+                        Case{"modernbert", "model.embeddings.", "model.layers.2."},
+                        Case{"deberta-v2", "deberta.embeddings.", "deberta.encoder.layer.2."}}) {
+    const CheckpointNames& n = *find_family(k.model_type)->weights.names;
+    EXPECT_EQ(n.embeddings_prefix(), k.embeddings) << k.model_type;
+    EXPECT_EQ(n.layer_prefix(2), k.layer2) << k.model_type;
   }
 }
 

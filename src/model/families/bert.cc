@@ -22,6 +22,10 @@ void bert_base(ModelConfig& c) {
   c.type_vocab_size = 2;
 }
 
+Result<SynthTokenizer> bert_tokenizer(const ModelConfig& c) {
+  return wordpiece_tokenizer(c, "BertTokenizer");
+}
+
 constexpr std::string_view kBertTokenizerFiles[] = {"vocab.txt"};
 constexpr FamilyModelType kBertTypes[] = {{"bert", "BertForSequenceClassification", kBertTokenizerFiles}};
 constexpr SynthPreset kBertPresets[] = {{"bert-base", bert_base}};
@@ -33,11 +37,9 @@ extern const Family kBertFamily = {
     .model_types = kBertTypes,
     .head_activation = Activation::kTanh,
     .shows_token_types = true,
-    .read_config = read_bert_keys,
-    .write_config = bert_write_config,
-    .names = &kBertNames,
-    .presets = kBertPresets,
-    .make_tokenizer = [](const ModelConfig& c) { return wordpiece_tokenizer(c, "BertTokenizer"); },
+    .config = {read_bert_keys, bert_write_config},
+    .weights = {&kBertNames},
+    .synth = {kBertPresets, bert_tokenizer},
 };
 
 }  // namespace infercost::model

@@ -133,29 +133,24 @@ void deberta_write_config(const ModelConfig& c, const nlohmann::ordered_json& id
 // key_proj / value_proj, under "deberta."; a ContextPooler ("pooler.dense",
 // no "deberta." prefix) before the classifier. The relative embeddings and
 // the position projections are read by deberta_read_weights (DebertaNames).
-constexpr CheckpointNames kDebertaNames = [] {
-  CheckpointNames n = kBertNames;
-  n.prefix = "deberta.";
-  n.embeddings = "deberta.embeddings.";
-  n.layer = "deberta.encoder.layer.";
-  n.q = "attention.self.query_proj";
-  n.k = "attention.self.key_proj";
-  n.v = "attention.self.value_proj";
-  n.head_pre = "pooler.dense";
-  n.token_types = false;  // only where type_vocab_size > 0 (deberta_read_weights)
-  return n;
-}();
+constexpr CheckpointNames kDebertaNames = {
+    .prefix = "deberta.",
+    .q = "attention.self.query_proj",
+    .k = "attention.self.key_proj",
+    .v = "attention.self.value_proj",
+    .head_pre = "pooler.dense",
+    .token_types = false,  // only where type_vocab_size > 0 (deberta_read_weights)
+};
 
 struct DebertaNames {
   const char* embed_proj;      // under CheckpointNames::embeddings
-  const char* rel_embeddings;  // + ".weight"
-  const char* rel_norm;        // the relative embeddings' LayerNorm
+  const char* rel_embeddings;  // under the prefix, + ".weight"
+  const char* rel_norm;        // under the prefix: the relative embeddings' LayerNorm
   const char* pos_key_proj;    // per layer, where not share_att_key
   const char* pos_query_proj;
 };
-constexpr DebertaNames kDebertaExtraNames = {"embed_proj", "deberta.encoder.rel_embeddings",
-                                             "deberta.encoder.LayerNorm", "attention.self.pos_key_proj",
-                                             "attention.self.pos_query_proj"};
+constexpr DebertaNames kDebertaExtraNames = {"embed_proj", "encoder.rel_embeddings", "encoder.LayerNorm",
+                                             "attention.self.pos_key_proj", "attention.self.pos_query_proj"};
 
 // DeBERTa-v2/v3's encoder and ContextPooler head (kDebertaNames), with
 // what the checkpoint stores in other forms folded into the tables the
@@ -167,12 +162,12 @@ constexpr DebertaNames kDebertaExtraNames = {"embed_proj", "deberta.encoder.rel_
 // query_proj with share_att_key, else pos_key_proj / pos_query_proj).
 Result<EncoderWeights> deberta_read_weights(TensorSource& src, const ModelConfig& c, bool classifier) {
   const CheckpointNames& n = kDebertaNames;
-  const int h = c.hidden_size, f = c.intermediate_size;
+  const int h = c.hidden_size;
   const int width = c.embedding_size > 0 ? c.embedding_size : h;
   const DebertaNames& x = kDebertaExtraNames;
   EncoderWeights w;
   int64_t checkpoint = 0, tables = 0;  // the elements folded, and the tables' that stand for them
-  const std::string e = n.embeddings;
+  const std::string e = n.embeddings_prefix();
   INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings,
                              src.read(e + "word_embeddings.weight", {c.vocab_size, width}));
   if (c.position_table) {
@@ -202,23 +197,20 @@ Result<EncoderWeights> deberta_read_weights(TensorSource& src, const ModelConfig
   std::vector<float> rel;  // [2 span, hidden], normed
   const int rel_rows = 2 * c.relative_span();
   if (c.relative_attention) {
-    INFERCOST_ASSIGN_OR_RETURN(rel, src.read(std::string(x.rel_embeddings) + ".weight", {rel_rows, h}));
+    INFERCOST_ASSIGN_OR_RETURN(rel, src.read(n.under_prefix(x.rel_embeddings) + ".weight", {rel_rows, h}));
     checkpoint += static_cast<int64_t>(rel.size());
     if (c.norm_relative_embeddings) {
       LayerNormWeights ln;
-      INFERCOST_RETURN_IF_ERROR(src.layer_norm(x.rel_norm, h, ln));
+      INFERCOST_RETURN_IF_ERROR(src.layer_norm(n.under_prefix(x.rel_norm), h, ln));
       checkpoint += static_cast<int64_t>(ln.gamma.size() + ln.beta.size());
       if (!rel.empty()) normalize_relative_embeddings(c, ln, rel);
     }
   }
-  w.layers.resize(static_cast<size_t>(c.num_layers));
-  for (int i = 0; i < c.num_layers; ++i) {
-    const std::string p = n.layer + std::to_string(i) + ".";
-    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    INFERCOST_RETURN_IF_ERROR(read_bert_layer(src, n, p, h, f, l));
-    if (!c.relative_attention) continue;
-    const auto positions = [&](bool wanted, const Linear& shared, const char* own,
-                               std::vector<float>& out) -> Status {
+  // Per layer, after BERT's tensors: the position key / query tables.
+  const auto positions = [&](const std::string& p, EncoderLayerWeights& l) -> Status {
+    if (!c.relative_attention) return Status();
+    const auto table = [&](bool wanted, const Linear& shared, const char* own,
+                           std::vector<float>& out) -> Status {
       if (!wanted) return Status();
       Linear separate;
       const Linear* proj = &shared;
@@ -233,9 +225,10 @@ Result<EncoderWeights> deberta_read_weights(TensorSource& src, const ModelConfig
       }
       return Status();
     };
-    INFERCOST_RETURN_IF_ERROR(positions(c.c2p, l.k, x.pos_key_proj, l.pos_key));
-    INFERCOST_RETURN_IF_ERROR(positions(c.p2c, l.q, x.pos_query_proj, l.pos_query));
-  }
+    INFERCOST_RETURN_IF_ERROR(table(c.c2p, l.k, x.pos_key_proj, l.pos_key));
+    return table(c.p2c, l.q, x.pos_query_proj, l.pos_query);
+  };
+  INFERCOST_RETURN_IF_ERROR(read_bert_layers(src, c, n, w, positions));
   w.derived_delta = checkpoint - tables;
   INFERCOST_RETURN_IF_ERROR(read_head(src, c, n, classifier, w.head));
   return w;
@@ -251,8 +244,8 @@ EncoderWeights deberta_make_weights(const ModelConfig& c, uint64_t seed, std::ve
                                     std::vector<std::vector<float>>& rel) {
   const CheckpointNames& n = kDebertaNames;
   const DebertaNames& x = kDebertaExtraNames;
-  const int h = c.hidden_size, f = c.intermediate_size, rows = 2 * c.relative_span();
-  const std::string emb = n.embeddings;
+  const int h = c.hidden_size, rows = 2 * c.relative_span();
+  const std::string emb = n.embeddings_prefix();
   EncoderWeights w;
   w.word_embeddings =
       normal_tensor(seed, emb + "word_embeddings.weight", static_cast<size_t>(c.vocab_size) * h, kInitStd);
@@ -260,30 +253,26 @@ EncoderWeights deberta_make_weights(const ModelConfig& c, uint64_t seed, std::ve
   w.embedding_bias = embedding_bias_of(c, w.token_type_embeddings);
   w.embeddings_ln = make_ln(h);
   rel.resize(2);
-  rel[0] =
-      normal_tensor(seed, std::string(x.rel_embeddings) + ".weight", static_cast<size_t>(rows) * h, kInitStd);
+  rel[0] = normal_tensor(seed, n.under_prefix(x.rel_embeddings) + ".weight", static_cast<size_t>(rows) * h,
+                         kInitStd);
   const LayerNormWeights rel_ln = make_ln(h);
   rel[1] = rel_ln.gamma;
   rel.push_back(rel_ln.beta);
   std::vector<float> normed = rel[0];
   normalize_relative_embeddings(c, rel_ln, normed);
-  w.layers.resize(static_cast<size_t>(c.num_layers));
-  for (int i = 0; i < c.num_layers; ++i) {
-    EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = n.layer + std::to_string(i) + ".";
-    make_bert_layer(seed, n, p, h, f, l);
+  make_bert_layers(seed, c, n, w, [&](EncoderLayerWeights& l) {
     l.pos_key = project_rows(normed, rows, h, l.k.weight, h, &l.k.bias);
     l.pos_query = project_rows(normed, rows, h, l.q.weight, h, &l.q.bias);
-  }
+  });
   w.head.pre = make_linear(seed, n.head_pre, h, h);
   w.head.classifier = make_linear(seed, n.classifier, c.num_labels(), h);
 
   names.push_back({emb + "word_embeddings.weight", {c.vocab_size, h}, &w.word_embeddings});
   add_ln(names, emb + "LayerNorm", w.embeddings_ln);
   add_bert_layers(names, n, w);
-  names.push_back({std::string(x.rel_embeddings) + ".weight", {rows, h}, &rel[0]});
-  names.push_back({std::string(x.rel_norm) + ".weight", {h}, &rel[1]});
-  names.push_back({std::string(x.rel_norm) + ".bias", {h}, &rel[2]});
+  names.push_back({n.under_prefix(x.rel_embeddings) + ".weight", {rows, h}, &rel[0]});
+  names.push_back({n.under_prefix(x.rel_norm) + ".weight", {h}, &rel[1]});
+  names.push_back({n.under_prefix(x.rel_norm) + ".bias", {h}, &rel[2]});
   add_linear(names, n.head_pre, w.head.pre);
   add_linear(names, n.classifier, w.head.classifier);
   return w;
@@ -334,13 +323,11 @@ void deberta_v3_base(ModelConfig& c) {
   c.classifier_activation = Activation::kGelu;
 }
 
-const char* deberta_refusal(std::string_view model_type) {
-  return model_type == "deberta" ? "model_type 'deberta' (DeBERTa v1) is not supported; DeBERTa-v2 and -v3 "
-                                   "(model_type deberta-v2) are"
-                                 : nullptr;
-}
-
 constexpr FamilyModelType kDebertaTypes[] = {{"deberta-v2", "DebertaV2ForSequenceClassification"}};
+constexpr RefusedModelType kDebertaRefused[] = {
+    {"deberta",
+     "model_type 'deberta' (DeBERTa v1) is not supported; DeBERTa-v2 and -v3 (model_type "
+     "deberta-v2) are"}};
 constexpr SynthPreset kDebertaPresets[] = {{"deberta-v3-base", deberta_v3_base}};
 
 }  // namespace
@@ -348,15 +335,10 @@ constexpr SynthPreset kDebertaPresets[] = {{"deberta-v3-base", deberta_v3_base}}
 extern const Family kDebertaFamily = {
     .architecture = Architecture::kDebertaV2,
     .model_types = kDebertaTypes,
-    .head_activation_from_config = true,
-    .refusal = deberta_refusal,
-    .read_config = deberta_read_config,
-    .write_config = deberta_write_config,
-    .names = &kDebertaNames,
-    .read_weights = deberta_read_weights,
-    .presets = kDebertaPresets,
-    .make_weights = deberta_make_weights,
-    .make_tokenizer = deberta_tokenizer,
+    .refused_model_types = kDebertaRefused,
+    .config = {deberta_read_config, deberta_write_config},
+    .weights = {&kDebertaNames, deberta_read_weights},
+    .synth = {kDebertaPresets, deberta_tokenizer, deberta_make_weights},
 };
 
 }  // namespace infercost::model

@@ -42,20 +42,14 @@ void distilbert_write_config(const ModelConfig& c, const nlohmann::ordered_json&
   j["tie_weights_"] = true;
 }
 
-constexpr CheckpointNames kDistilBertNames = {"distilbert.",
-                                              "distilbert.embeddings.",
-                                              "distilbert.transformer.layer.",
-                                              "attention.q_lin",
-                                              "attention.k_lin",
-                                              "attention.v_lin",
-                                              "attention.out_lin",
-                                              "sa_layer_norm",
-                                              "ffn.lin1",
-                                              "ffn.lin2",
-                                              "output_layer_norm",
-                                              "pre_classifier",
-                                              "classifier",
-                                              false};
+// Every name its own (none is BERT's but the embeddings' and the classifier's).
+constexpr CheckpointNames kDistilBertNames = {"distilbert.",        "embeddings.",
+                                              "transformer.layer.", "attention.q_lin",
+                                              "attention.k_lin",    "attention.v_lin",
+                                              "attention.out_lin",  "sa_layer_norm",
+                                              "ffn.lin1",           "ffn.lin2",
+                                              "output_layer_norm",  "pre_classifier",
+                                              "classifier",         false};
 
 void distilbert_base(ModelConfig& c) {
   c.model_type = "distilbert";
@@ -71,6 +65,10 @@ void distilbert_tiny(ModelConfig& c) {
   c.intermediate_size = 64;
 }
 
+Result<SynthTokenizer> distilbert_tokenizer(const ModelConfig& c) {
+  return wordpiece_tokenizer(c, "DistilBertTokenizer");
+}
+
 constexpr std::string_view kWordPieceFiles[] = {"vocab.txt"};
 constexpr FamilyModelType kDistilBertTypes[] = {
     {"distilbert", "DistilBertForSequenceClassification", kWordPieceFiles}};
@@ -83,11 +81,9 @@ extern const Family kDistilBertFamily = {
     .architecture = Architecture::kDistilBert,
     .model_types = kDistilBertTypes,
     .head_activation = Activation::kRelu,
-    .read_config = distilbert_read_config,
-    .write_config = distilbert_write_config,
-    .names = &kDistilBertNames,
-    .presets = kDistilBertPresets,
-    .make_tokenizer = [](const ModelConfig& c) { return wordpiece_tokenizer(c, "DistilBertTokenizer"); },
+    .config = {distilbert_read_config, distilbert_write_config},
+    .weights = {&kDistilBertNames},
+    .synth = {kDistilBertPresets, distilbert_tokenizer},
 };
 
 }  // namespace infercost::model

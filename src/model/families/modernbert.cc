@@ -169,18 +169,17 @@ void modernbert_write_config(const ModelConfig& c, const nlohmann::ordered_json&
 // Only the prefix and the head's names are read from here: the layers'
 // layout is not BERT's (modernbert_read_weights reads them).
 constexpr CheckpointNames kModernBertNames = {
-    "model.",    "model.embeddings.", "model.layers.", "attn.Wqkv", "attn.Wqkv",
-    "attn.Wqkv", "attn.Wo",           "attn_norm",     "mlp.Wi",    "mlp.Wo",
-    "mlp_norm",  "head.dense",        "classifier",    false};
+    "model.",    "embeddings.", "layers.", "attn.Wqkv", "attn.Wqkv",  "attn.Wqkv",  "attn.Wo",
+    "attn_norm", "mlp.Wi",      "mlp.Wo",  "mlp_norm",  "head.dense", "classifier", false};
 
 // ModernBERT's names that BERT's layout has no place for.
 struct ModernBertNames {
   const char* tok_embeddings;   // + ".weight", under CheckpointNames::embeddings
   const char* embeddings_norm;  // under CheckpointNames::embeddings
-  const char* final_norm;
+  const char* final_norm;       // under the prefix
   const char* head_norm;
 };
-constexpr ModernBertNames kModernBertExtraNames = {"tok_embeddings", "norm", "model.final_norm", "head.norm"};
+constexpr ModernBertNames kModernBertExtraNames = {"tok_embeddings", "norm", "final_norm", "head.norm"};
 
 // ModernBERT's encoder and head (kModernBertNames): Wqkv split into q, k
 // and v; the biases and norm biases the config says are absent as zeros.
@@ -201,7 +200,7 @@ Result<EncoderWeights> modernbert_read_weights(TensorSource& src, const ModelCon
     INFERCOST_ASSIGN_OR_RETURN(l.bias, src.bias(name + ".bias", bias, out, zeros));
     return Status();
   };
-  const std::string e = n.embeddings;
+  const std::string e = n.embeddings_prefix();
   const ModernBertNames& x = kModernBertExtraNames;
   INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings,
                              src.read(e + x.tok_embeddings + ".weight", {c.vocab_size, h}));
@@ -209,7 +208,7 @@ Result<EncoderWeights> modernbert_read_weights(TensorSource& src, const ModelCon
   INFERCOST_RETURN_IF_ERROR(norm(e + x.embeddings_norm, w.embeddings_ln));
   w.layers.resize(static_cast<size_t>(c.num_layers));
   for (int i = 0; i < c.num_layers; ++i) {
-    const std::string p = n.layer + std::to_string(i) + ".";
+    const std::string p = n.layer_prefix(i);
     EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
     if (i > 0) INFERCOST_RETURN_IF_ERROR(norm(p + n.attn_ln, l.attn_ln));
     Linear qkv;
@@ -229,7 +228,7 @@ Result<EncoderWeights> modernbert_read_weights(TensorSource& src, const ModelCon
     INFERCOST_RETURN_IF_ERROR(linear(p + n.ffn_in, 2 * f, h, c.mlp_bias, l.ffn_in));
     INFERCOST_RETURN_IF_ERROR(linear(p + n.ffn_out, h, f, c.mlp_bias, l.ffn_out));
   }
-  INFERCOST_RETURN_IF_ERROR(norm(x.final_norm, w.final_ln));
+  INFERCOST_RETURN_IF_ERROR(norm(n.under_prefix(x.final_norm), w.final_ln));
   if (!classifier) {
     if (src.has(std::string(n.head_pre) + ".weight")) {
       INFERCOST_RETURN_IF_ERROR(linear(n.head_pre, h, h, c.head_bias, w.head.pre));
@@ -252,7 +251,7 @@ EncoderWeights modernbert_make_weights(const ModelConfig& c, uint64_t seed, std:
   const CheckpointNames& n = kModernBertNames;
   const ModernBertNames& x = kModernBertExtraNames;
   const int h = c.hidden_size, f = c.intermediate_size;
-  const std::string emb = n.embeddings;
+  const std::string emb = n.embeddings_prefix();
   auto unbiased = [&](const std::string& name, int out, int in) {
     Linear l = make_linear(seed, name, out, in);
     names.push_back({name + ".weight", {out, in}, nullptr});
@@ -270,7 +269,7 @@ EncoderWeights modernbert_make_weights(const ModelConfig& c, uint64_t seed, std:
   names.push_back({emb + x.embeddings_norm + ".weight", {h}, &w.embeddings_ln.gamma});
   for (int i = 0; i < c.num_layers; ++i) {
     EncoderLayerWeights& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = n.layer + std::to_string(i) + ".";
+    const std::string p = n.layer_prefix(i);
     if (i > 0) {
       l.attn_ln = make_ln(h);
       names.push_back({p + n.attn_ln + ".weight", {h}, &l.attn_ln.gamma});
@@ -297,7 +296,7 @@ EncoderWeights modernbert_make_weights(const ModelConfig& c, uint64_t seed, std:
     names.back().data = &l.ffn_out.weight;
   }
   w.final_ln = make_ln(h);
-  names.push_back({std::string(x.final_norm) + ".weight", {h}, &w.final_ln.gamma});
+  names.push_back({n.under_prefix(x.final_norm) + ".weight", {h}, &w.final_ln.gamma});
   w.head.pre = unbiased(n.head_pre, h, h);
   names.back().data = &w.head.pre.weight;
   w.head.norm = make_ln(h);
@@ -362,14 +361,9 @@ constexpr SynthPreset kModernBertPresets[] = {{"modernbert-base", modernbert_bas
 extern const Family kModernBertFamily = {
     .architecture = Architecture::kModernBert,
     .model_types = kModernBertTypes,
-    .head_activation_from_config = true,
-    .read_config = modernbert_read_config,
-    .write_config = modernbert_write_config,
-    .names = &kModernBertNames,
-    .read_weights = modernbert_read_weights,
-    .presets = kModernBertPresets,
-    .make_weights = modernbert_make_weights,
-    .make_tokenizer = modernbert_tokenizer,
+    .config = {modernbert_read_config, modernbert_write_config},
+    .weights = {&kModernBertNames, modernbert_read_weights},
+    .synth = {kModernBertPresets, modernbert_tokenizer, modernbert_make_weights},
 };
 
 }  // namespace infercost::model

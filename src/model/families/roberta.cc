@@ -36,15 +36,8 @@ void roberta_write_config(const ModelConfig& c, const nlohmann::ordered_json& id
 // RobertaForSequenceClassification's: BERT's encoder under "roberta.", the
 // head's dense and out_proj in place of the pooler. A checkpoint may also
 // carry roberta.pooler.*, unused.
-constexpr CheckpointNames kRobertaNames = [] {
-  CheckpointNames n = kBertNames;
-  n.prefix = "roberta.";
-  n.embeddings = "roberta.embeddings.";
-  n.layer = "roberta.encoder.layer.";
-  n.head_pre = "classifier.dense";
-  n.classifier = "classifier.out_proj";
-  return n;
-}();
+constexpr CheckpointNames kRobertaNames = {
+    .prefix = "roberta.", .head_pre = "classifier.dense", .classifier = "classifier.out_proj"};
 
 // roberta-base's byte-level BPE (vocab.json + merges.txt) or xlm-roberta's
 // Unigram (tokenizer.json), learnt from the tweet lexicon.
@@ -124,11 +117,9 @@ extern const Family kRobertaFamily = {
     .head_activation = Activation::kTanh,
     .padding_positions = true,
     .shows_token_types = true,
-    .read_config = roberta_read_config,
-    .write_config = roberta_write_config,
-    .names = &kRobertaNames,
-    .presets = kRobertaPresets,
-    .make_tokenizer = roberta_tokenizer,
+    .config = {roberta_read_config, roberta_write_config},
+    .weights = {&kRobertaNames},
+    .synth = {kRobertaPresets, roberta_tokenizer},
 };
 
 }  // namespace infercost::model
