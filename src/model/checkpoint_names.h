@@ -4,8 +4,9 @@
 // weights.cc, written by synth.cc. Private to src/model.
 #pragma once
 
-#include "model/config.h"
 #include <string>
+
+#include "model/config.h"
 
 namespace infercost::model {
 
