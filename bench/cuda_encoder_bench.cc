@@ -32,6 +32,7 @@
 #include "infercost/metrics.h"
 #include "model/model_dir.h"
 #include "model/synth.h"
+#include "pipeline/flops.h"
 
 namespace {
 

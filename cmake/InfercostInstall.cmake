@@ -1,5 +1,5 @@
 # `cmake --install build --prefix P` installs the engine as a C++ library (the
-# headers of include/infercost, the stages' static libraries, an exported CMake
+# headers of include/infercost, one static library, an exported CMake
 # package), the CLI and, where it is built, the CUDA module beside the CLI. A
 # program then builds against it with
 #   find_package(infercost CONFIG REQUIRED)
@@ -8,18 +8,28 @@
 # installs only its own component ("python", pyproject.toml), not these.
 include(CMakePackageConfigHelpers)
 
-# The one target a program links: the file runner and the Classifier with all
-# they link (the stages below them).
-add_library(infercost_library INTERFACE)
-target_link_libraries(infercost_library INTERFACE infercost_pipeline)
-set_target_properties(infercost_library PROPERTIES EXPORT_NAME infercost)
+# The one library a program links, infercost::infercost (libinfercost.a):
+# the objects of the API (src/api) and of the engine's stages in one archive,
+# the Debian libraries they use as its link interface, include/infercost as
+# its headers. The stages stay separate libraries inside the build (the CLI,
+# the Python module and the tests link them).
+set(infercost_stages
+    infercost_api infercost_pipeline infercost_cost infercost_io infercost_parquet infercost_backend
+    infercost_backend_common infercost_model infercost_model_relative infercost_corpus infercost_text infercost_core)
+add_library(infercost_library STATIC)
+foreach(stage IN LISTS infercost_stages)
+  target_sources(infercost_library PRIVATE $<TARGET_OBJECTS:${stage}>)
+endforeach()
+set_target_properties(infercost_library PROPERTIES OUTPUT_NAME infercost EXPORT_NAME infercost LINKER_LANGUAGE CXX)
+target_include_directories(infercost_library INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+                                                       $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_compile_features(infercost_library INTERFACE cxx_std_20)
+target_link_libraries(infercost_library INTERFACE Threads::Threads OpenMP::OpenMP_CXX DNNL::dnnl fmt::fmt
+                      simdjson::simdjson ${UTF8PROC_LIBRARY} ${SNAPPY_LIBRARY} ZLIB::ZLIB ${ZSTD_LIBRARY} ${LZ4_LIBRARY}
+                      ${BROTLI_DEC_LIBRARY} ${BROTLI_ENC_LIBRARY} ${CMAKE_DL_LIBS})
 add_library(infercost::infercost ALIAS infercost_library)
 
-set(infercost_exported
-    infercost_library infercost_pipeline infercost_cost infercost_io infercost_parquet infercost_backend
-    infercost_backend_common infercost_model infercost_model_relative infercost_corpus infercost_text infercost_core
-    infercost_utf8proc infercost_codecs)
-install(TARGETS ${infercost_exported} EXPORT infercostTargets
+install(TARGETS infercost_library EXPORT infercostTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/infercost DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         COMPONENT dev)

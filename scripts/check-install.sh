@@ -13,10 +13,19 @@ trap 'rm -rf "$work"' EXIT
 
 cmake --install "$build" --prefix "$work/prefix" --component dev >/dev/null
 cmake --install "$build" --prefix "$work/prefix" --component cli >/dev/null
-# Only the public API is installed: no stage-internal header (they live in src/).
-if find "$work/prefix/include" -name '*.h' | grep -q -e parquet/ -e bench/ -e report/; then
-  echo "check-install: stage-internal headers were installed:" >&2
-  find "$work/prefix/include" -name '*.h' >&2
+# Only the public API is installed: at most 12 headers, all in include/infercost/
+# (no stage's header: backend, config, weights, safetensors, tokenizer and
+# file helpers live in src/), and one library.
+headers=$(find "$work/prefix/include" -type f | sort)
+if [ "$(echo "$headers" | wc -l)" -gt 12 ] || echo "$headers" | grep -q -v "^$work/prefix/include/infercost/[a-z_]*\.h$"; then
+  echo "check-install: more than the 12 flat headers of include/infercost were installed:" >&2
+  echo "$headers" >&2
+  exit 1
+fi
+libraries=$(find "$work/prefix" -name '*.a' -o -name '*.so' | grep -v '/bin/' | sort)
+if [ "$libraries" != "$(find "$work/prefix" -name libinfercost.a)" ]; then
+  echo "check-install: expected one library, libinfercost.a; installed:" >&2
+  echo "$libraries" >&2
   exit 1
 fi
 compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
@@ -26,7 +35,7 @@ cmake --build "$work/example" -j 2 >/dev/null
 
 model="$root/tests/data_files/golden/tiny-distilbert"
 texts=("what a lovely day" "this is awful, never again" "ok I guess")
-"$work/example/infercost-classify" "$model" "${texts[@]}" | cut -f1 > "$work/example.labels"
+"$work/example/infercost-classify" "$model" "${texts[@]}" 2>/dev/null | cut -f1 > "$work/example.labels"
 for t in "${texts[@]}"; do printf '{"full_text": "%s"}\n' "$t"; done > "$work/in.jsonl"
 "$work/prefix/bin/infercost" run "$work/in.jsonl" --model "$model" --max-length 128 --output "$work/out.jsonl" 2>/dev/null
 python3 -c 'import json,sys; [print(json.loads(l)["label"]) for l in open(sys.argv[1])]' "$work/out.jsonl" \
@@ -35,4 +44,4 @@ if ! diff -u "$work/cli.labels" "$work/example.labels"; then
   echo "check-install: the example's labels differ from the CLI's" >&2
   exit 1
 fi
-echo "check-install: examples/classify built against the installed package; $(wc -l < "$work/cli.labels") labels equal to the CLI's"
+echo "check-install: $(echo "$headers" | wc -l) headers and libinfercost.a installed; examples/classify built against them; $(wc -l < "$work/cli.labels") labels equal to the CLI's"

@@ -1,8 +1,8 @@
-// What a user sets for the engine: a classifier's options (the model,
-// device and batching of `infercost run`, the task) and a file run's (inputs,
-// outputs, checkpoints, cost). Each member a user sets is described once,
-// with its checks, default and help, in src/pipeline/settings.cc; the
-// classifier (classifier.h) and the file runner (runner.h) take them.
+// What a user sets for the engine: a model's options (the model, device and
+// batching of `infercost run`, the task) and a file run's (inputs, outputs,
+// checkpoints, cost). Each member a user sets is described once, with its
+// checks, default and help, in src/pipeline/settings.cc; a Encoder or
+// Embedder (classifier.h) and the file run (runner.h) take them.
 #pragma once
 
 #include <atomic>
@@ -12,12 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io/rows.h"
-#include "model/config.h"
-#include "model/embedding.h"
-#include "pipeline/batching.h"
-
-namespace infercost::pipeline {
+namespace infercost {
 
 struct RunProgress;  // progress.h
 
@@ -26,21 +21,44 @@ inline constexpr int kMaxStreamsPerDevice = 16;
 // machines' cores, few enough that each gets its stack and scratch.
 inline constexpr int kMaxThreads = 1024;
 
-// Who reads the engine's errors, and so how they name a setting: by its
-// name as a member here and a Python keyword ("max_length"), or by its
-// `infercost run` flag ("--max-length").
-enum class Caller { kApi, kCli };
-
 // What the engine computes for each row: the classifier head's outputs
 // (scores per label), or the encoder's token vectors pooled into one vector
-// (an embedding, model/embedding.h).
+// (an embedding).
 enum class Task { kClassify, kEmbed };
 const char* task_name(Task task);  // "classify", "embed"
 
-// What a classifier runs on and how it batches (the model, device and
-// batching flags of `infercost run`). Each member a user sets is described
-// once, with its checks, default and help, in src/pipeline/settings.cc.
-struct ClassifierOptions {
+// How rows become batches.
+//   kTokens: sort rows by token length and pack batches of up to
+//            max_batch_tokens tokens (rows x longest row) and batch_size
+//            rows; the backend computes real tokens only.
+//   kSeed:   the study's method: fixed batch_size rows in input order, every row
+//            padded to the longest row of its file (at most max_length), and the
+//            padding computed, as PyTorch did.
+enum class Batching { kTokens, kSeed };
+
+// Defaults a 0 resolves to (docs/cpu.md); `infercost plan` simulates the same rules.
+inline constexpr int kDefaultTokensBatchSize = 256;  // rows, a cap under kTokens
+inline constexpr int kDefaultMaxBatchTokens = 4096;
+inline constexpr int kSeedRowsPerThread = 100;  // kSeed: the study's 100 x vCPUs
+inline constexpr int kDefaultWindowRows = 8192;
+
+// How an embedding is made of a row's token vectors: the first token's
+// ([CLS]), the mean or the max over the real tokens, or the last real token's.
+enum class Pooling { kCls, kMean, kMax, kLastToken };
+
+// What a reader does with a bad row (malformed JSON, missing or non-string
+// column, invalid UTF-8; null is not bad): stop with an error, or skip it and count it.
+enum class OnBadRow { kFail, kSkip };
+
+// The text column a run reads by default: the study's tweets' field (the
+// one `infercost datagen` writes).
+inline constexpr char kDefaultTextColumn[] = "full_text";
+
+// How a model is opened: what it runs on and how it batches (the model,
+// device and batching flags of `infercost run`), the task and its head or
+// pooling. Each member a user sets is described once, with its checks,
+// default and help, in src/pipeline/settings.cc.
+struct ModelOptions {
   // "cpu", "cuda" / "cuda:all" (every GPU), "cuda:N" or "cuda:N,M,..."
   // (backend::parse_device). One worker per stream of each device.
   std::string device = "cpu";
@@ -58,7 +76,7 @@ struct ClassifierOptions {
   // Tokens per row, longer rows truncated; 0: the model's limit (the smaller
   // of its positions and its tokenizer_config.json's model_max_length; to
   // embed, sentence-transformers' max_seq_length where the model has one,
-  // model::sentence_transformers_max_length).
+  // sentence_bert_config.json).
   int max_length = 0;
   Batching batching = Batching::kTokens;
   // Rows per batch; 0 picks the policy's default: tokens ->
@@ -90,37 +108,36 @@ struct ClassifierOptions {
   // classify(): a row the tokenizer refuses (invalid UTF-8, say) fails the
   // call (kFail) or comes back null and flagged as skipped (kSkip). The file
   // runner applies it to unreadable rows too.
-  io::OnBadRow on_bad_row = io::OnBadRow::kFail;
-  // Called by open() once the model is loaded on every device.
-  std::function<void(const model::ModelConfig&)> on_model_loaded;
-  // How errors name the settings above.
-  Caller caller = Caller::kApi;
+  OnBadRow on_bad_row = OnBadRow::kFail;
+  // Called by open() once the model is loaded on every device, with the
+  // notice a synthetic model's outputs carry (empty for a real model).
+  std::function<void(const std::string& synthetic_notice)> on_model_loaded;
 
   Task task = Task::kClassify;
   // Embeddings (Task::kEmbed) only; each unset takes the model's
-  // sentence-transformers description (model::EmbeddingConfig), and a
+  // sentence-transformers description (its modules.json), and a
   // setting of them under kClassify is kInvalidArgument.
   //   pooling:   cls, mean, max or lasttoken (the setting's text parsed
-  //              once, by model::parse_pooling, where it is set);
+  //              once, where it is set);
   //              required for a plain Hugging Face encoder directory.
   //   normalize: unit-length vectors (the model's Normalize module).
   //   prefix:    text put before every row's text (the model's default
   //              prompt; "" for none).
-  std::optional<model::Pooling> pooling;
+  std::optional<Pooling> pooling;
   std::optional<bool> normalize;
   std::optional<std::string> prefix;
 };
 
-// A run (runner.h): the classifier's options (above: device, streams,
+// A run (runner.h): the model's options (above: device, streams,
 // batching, precision, threads, max_length, function, threshold, on_bad_row,
 // on_model_loaded) and the files'. on_bad_row covers unreadable rows
 // (malformed JSON, a missing column) as well as rows the tokenizer refuses.
-struct RunOptions : ClassifierOptions {
-  // Files, folders and globs (io::expand_inputs), read in the order given.
+struct RunOptions : ModelOptions {
+  // Files, folders and globs (folders: their files of a known format, sorted), read in the order given.
   std::vector<std::string> inputs;
-  std::string input_format;  // empty: each file's extension (io::input_format_for)
+  std::string input_format;  // empty: each file's extension (.jsonl, .json, .csv, .parquet)
   std::string model_dir;
-  std::string column = io::kDefaultTextColumn;
+  std::string column = kDefaultTextColumn;
   // "-" = JSON lines on stdout; a file; or a folder (an existing directory,
   // or a path ending in '/'), which gets one part per input file named after
   // it, in --output-format or else the input's own format (JSON -> jsonl).
@@ -176,4 +193,4 @@ struct RunOptions : ClassifierOptions {
   std::string metrics_path;
 };
 
-}  // namespace infercost::pipeline
+}  // namespace infercost

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace infercost::pipeline {
+namespace infercost {
 
 struct RunProgress {
   // Set once the model is loaded and rows start to flow (steady clock, ns
@@ -49,4 +49,4 @@ struct RunProgress {
   }
 };
 
-}  // namespace infercost::pipeline
+}  // namespace infercost

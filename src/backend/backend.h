@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "infercost/options.h"
 #include "infercost/status.h"
 #include "model/config.h"
 #include "model/embedding.h"
@@ -137,18 +138,12 @@ struct BackendOptions {
   // Set: the backend returns each row's last hidden states pooled over its
   // real tokens (embeddings) instead of the classification head's logits;
   // prepare() then needs no head.
-  std::optional<model::Pooling> pooling;
+  std::optional<Pooling> pooling;
   // Set: the backend returns outputs per token instead (token
   // classification): each token's last hidden state, or the model's token
   // classifier on it (ForwardOutput describes the layout). Not with pooling.
   std::optional<model::TokenOutput> tokens;
 };
-
-// The batch a backend whose memory does not bind takes by default (the CPU):
-// `--max-batch-tokens` and `--batch-size` under tokens batching default to
-// these too (pipeline::kDefaultMaxBatchTokens, kDefaultTokensBatchSize).
-inline constexpr int kDefaultBatchTokens = 4096;
-inline constexpr int kDefaultBatchRows = 256;
 
 // The most one batch may hold on a backend (`--batch-size auto`,
 // `--max-batch-tokens auto`).
@@ -183,8 +178,8 @@ class Backend {
   // fixed default (memory is rarely what binds there).
   virtual Result<BatchCapacity> capacity(int max_length) {
     BatchCapacity c;
-    c.max_tokens = kDefaultBatchTokens;
-    c.max_rows = kDefaultBatchRows;
+    c.max_tokens = kDefaultMaxBatchTokens;  // options.h: the defaults of tokens batching
+    c.max_rows = kDefaultTokensBatchSize;
     c.basis = "the CPU defaults (memory does not bind on the CPU)";
     return c;
   }

@@ -158,7 +158,7 @@ struct StepWeightCheck {
 }  // namespace
 
 Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w,
-                        std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens) {
+                        std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens) {
   const int hidden = config.hidden_size;
   if (w.word_embeddings.size() != size_t(config.vocab_size) * hidden) {
     return invalid_argument(fmt::format("word_embeddings has {} values, expected [{}, {}]",
@@ -188,12 +188,11 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
 
 Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w, bool head) {
   // As a classifier or (no head) an embedder.
-  return validate_weights(config, w, head ? std::nullopt : std::optional(model::Pooling::kMean),
-                          std::nullopt);
+  return validate_weights(config, w, head ? std::nullopt : std::optional(Pooling::kMean), std::nullopt);
 }
 
 Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                      std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens) {
+                      std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
   return validate_weights(config, weights, pooling, tokens);
 }

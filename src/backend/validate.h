@@ -4,11 +4,12 @@
 // ("cpu backend: prepare <model>: ", "cuda:0: classify: ").
 #pragma once
 
+#include <optional>
+
 #include "backend/backend.h"
 #include "infercost/status.h"
 #include "model/config.h"
 #include "model/weights.h"
-#include <optional>
 
 namespace infercost::backend {
 
@@ -29,13 +30,13 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
 // classifier, and the dense layer and norm of a token head that has them, for
 // token logits).
 Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                        std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens);
+                        std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens);
 
 // validate_config(), then validate_weights().
 Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
                       bool head = true);
 Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                      std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens);
+                      std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens);
 
 // A batch against the model: sizes, lengths in 1..seq_len, seq_len within the
 // model's max_positions(), every id that gets computed (the padding too with

@@ -33,16 +33,16 @@ namespace fs = std::filesystem;
 
 // ---- metrics -> record ----
 
-void fill_measurements(record::Record& r, const std::vector<pipeline::RunMetrics>& runs,
+void fill_measurements(record::Record& r, const std::vector<RunMetrics>& runs,
                        const std::vector<int64_t>& peak_rss_bytes) {
   if (runs.empty()) return;
-  const pipeline::RunMetrics& first = runs.front();
+  const RunMetrics& first = runs.front();
   r.repetitions.clear();
   std::vector<double> wall, rows_ps, tokens_ps;
   std::map<std::string, std::vector<double>> stages;
   r.peak_rss_bytes = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const pipeline::RunMetrics& run = runs[i];
+    const RunMetrics& run = runs[i];
     record::Repetition rep;
     rep.wall_seconds = run.wall_seconds;
     rep.rows_per_second = run.rows_per_second();
@@ -78,8 +78,8 @@ void fill_measurements(record::Record& r, const std::vector<pipeline::RunMetrics
   r.config.max_length = first.max_length;
   r.data.rows = first.rows;
   r.data.tokens = first.tokens;
-  r.data.length_edges = pipeline::length_histogram_edges();
-  r.data.length_counts = pipeline::bin_lengths(first.length_counts, r.data.length_edges);
+  r.data.length_edges = length_histogram_edges();
+  r.data.length_counts = bin_lengths(first.length_counts, r.data.length_edges);
 }
 
 record::InstanceInfo instance_info(const cost::PricedInstance& priced, const cost::Pricing& pricing) {
@@ -134,13 +134,12 @@ struct ChildFlag {
 // settings table (pipeline/settings.h) from `run` ("auto", "512"); a switch
 // is its flag alone when on; an empty or zero value is left to the run's
 // default unless `always`.
-void add_flags(std::vector<std::string>& a, const pipeline::RunOptions& run,
-               std::initializer_list<ChildFlag> flags) {
+void add_flags(std::vector<std::string>& a, const RunOptions& run, std::initializer_list<ChildFlag> flags) {
   for (const ChildFlag& c : flags) {
     const pipeline::Setting* s = pipeline::find_setting(c.name);
     INFERCOST_CHECK(s != nullptr);
     const std::string value = s->get(run);
-    const std::string flag = pipeline::setting_label(*s, pipeline::Caller::kCli);
+    const std::string flag = pipeline::setting_label(*s, pipeline::Spelling::kFlag);
     if (s->type == pipeline::SettingType::kSwitch) {
       if (value == "true") a.push_back(flag);
       continue;
@@ -155,9 +154,9 @@ void add_flags(std::vector<std::string>& a, const pipeline::RunOptions& run,
 // runs resolve it (the precision of its device, every thread of the machine
 // for threads 0); an "auto" token budget is 0 until fill_measurements gives
 // the run's own.
-record::RunSettings recorded_settings(const pipeline::RunOptions& run) {
+record::RunSettings recorded_settings(const RunOptions& run) {
   record::RunSettings s;
-  s.task = pipeline::task_name(run.task);
+  s.task = task_name(run.task);
   s.device = run.device;
   Result<backend::Precision> precision = backend::resolve_precision(run.device, run.precision);
   s.precision = precision.ok() ? backend::precision_name(*precision) : run.precision;
@@ -174,8 +173,8 @@ record::RunSettings recorded_settings(const pipeline::RunOptions& run) {
 std::vector<std::string> run_arguments(const SweepSpec& spec, const Point& point,
                                        const std::vector<std::string>& inputs, int batch_size,
                                        const std::string& output_dir, const std::string& metrics_path) {
-  const pipeline::RunOptions run = point_settings(spec, point, batch_size);
-  std::vector<std::string> a = {run.task == pipeline::Task::kEmbed ? "embed" : "run"};
+  const RunOptions run = point_settings(spec, point, batch_size);
+  std::vector<std::string> a = {run.task == Task::kEmbed ? "embed" : "run"};
   a.insert(a.end(), inputs.begin(), inputs.end());
   a.insert(a.end(), {"--model", spec.model});
   add_flags(a, run, {{"pooling", false}});
@@ -452,7 +451,7 @@ class Bench {
  private:
   struct RunResult {
     ChildOutcome outcome;
-    std::optional<pipeline::RunMetrics> report;
+    std::optional<RunMetrics> report;
     std::string error;
   };
 
@@ -494,9 +493,8 @@ class Bench {
         result.error = outcome->error;
       } else {
         Result<std::string> text = read_file(metrics);
-        Result<pipeline::RunMetrics> report = text.ok()
-                                                  ? pipeline::parse_run_metrics(*text, "the run's metrics")
-                                                  : Result<pipeline::RunMetrics>(text.status());
+        Result<RunMetrics> report =
+            text.ok() ? parse_run_metrics(*text, "the run's metrics") : Result<RunMetrics>(text.status());
         if (report.ok()) {
           result.report = std::move(*report);
         } else {
@@ -555,7 +553,7 @@ class Bench {
       progress_.run_finished(true, run.outcome.seconds, fmt::format("{:.2f} s", run.outcome.seconds));
     }
     MonitorAccumulator monitor(spec_.monitor_interval);
-    std::vector<pipeline::RunMetrics> reports;
+    std::vector<RunMetrics> reports;
     std::vector<int64_t> peaks;
     double timed = 0;
     const int cap = max_repetitions(spec_);
@@ -565,7 +563,7 @@ class Bench {
       progress_.start_run(false, k, spec_.repetitions);
       RunResult run = run_once(args, gpus, &monitor, &r.run_command);
       if (!run.error.empty()) return failed(fmt::format("repetition {}: {}", k, run.error));
-      const pipeline::RunMetrics& rep = *run.report;
+      const RunMetrics& rep = *run.report;
       if (!reports.empty() && (rep.rows != reports.front().rows || rep.tokens != reports.front().tokens)) {
         return failed(
             fmt::format("repetition {} classified {} rows ({} tokens), repetition 1 {} rows ({} tokens)", k,

@@ -19,13 +19,13 @@
 namespace infercost::bench {
 
 // Fills a record's measurements from its timed runs (at least one; their
-// --metrics as pipeline::parse_run_metrics reads them): the repetitions,
+// --metrics as parse_run_metrics reads them): the repetitions,
 // spreads of wall time and throughput, median stage seconds, counts, the
 // resolved config (batch_size_rule kept), data rows, tokens and length
 // histogram. A repetition's peak RSS is the larger of
 // `peak_rss_bytes[i]` (the largest VmHWM the bench sampled; 0: none) and the
 // run's own figure (its VmHWM at the end of the run).
-void fill_measurements(record::Record& r, const std::vector<pipeline::RunMetrics>& runs,
+void fill_measurements(record::Record& r, const std::vector<RunMetrics>& runs,
                        const std::vector<int64_t>& peak_rss_bytes);
 
 // A spread as the bench summary and `infercost report` print it: "± x%",

@@ -17,6 +17,7 @@
 #include "infercost/version.h"
 #include "io/row_source.h"
 #include "model/describe.h"
+#include "pipeline/flops.h"
 
 #ifndef INFERCOST_GIT_REVISION
 #define INFERCOST_GIT_REVISION ""

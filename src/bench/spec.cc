@@ -16,9 +16,6 @@
 #include "core/file.h"
 #include "core/json_text.h"
 #include "corpus/tweets.h"
-#include "backend/backend.h"
-#include "core/device.h"
-#include "core/file.h"
 #include "model/embedding.h"
 #include "pipeline/runner.h"
 #include "pipeline/settings.h"
@@ -170,7 +167,7 @@ Result<BatchSize> parse_batch_size(std::string_view text) {
 Status set_pooling(SweepSpec& spec, const std::string& pooling) {
   const pipeline::Setting* s = pipeline::find_setting("pooling");
   INFERCOST_CHECK(s != nullptr);
-  return pipeline::apply_setting(spec.run, *s, pooling, pipeline::Caller::kCli);
+  return pipeline::apply_setting(spec.run, *s, pooling, pipeline::Spelling::kFlag);
 }
 
 int max_repetitions(const SweepSpec& spec) {
@@ -237,7 +234,7 @@ Status set_axis(Axes& axes, std::string_view key, const std::vector<std::string>
   } else if (key == "batching") {
     target = &axes.batchings;
     for (const std::string& v : values) {
-      Result<pipeline::Batching> b = pipeline::parse_batching(v);
+      Result<Batching> b = pipeline::parse_batching(v);
       if (!b.ok()) return invalid_argument("--batching: " + b.status().message());
     }
   } else {
@@ -282,11 +279,11 @@ Status validate(const SweepSpec& spec) {
     }
   }
   if (spec.rows < 1) return invalid_argument(fmt::format("--rows must be at least 1, got {}", spec.rows));
-  const pipeline::RunOptions& run = spec.run;
+  const RunOptions& run = spec.run;
   if (run.max_length != 0) INFERCOST_RETURN_IF_ERROR(text::check_max_length(run.max_length));
   if (run.tokenizer_threads < 0) return invalid_argument("--tokenizer-threads must be >= 0");
   if (run.column.empty()) return invalid_argument("--column must not be empty");
-  if (run.pooling && run.task != pipeline::Task::kEmbed) {
+  if (run.pooling && run.task != Task::kEmbed) {
     return invalid_argument("--pooling is for embedding runs: add --embed");
   }
   if (spec.warmup < 0) return invalid_argument(fmt::format("--warmup must be >= 0, got {}", spec.warmup));
@@ -362,10 +359,10 @@ namespace {
 
 // Stores `value` into `run` as the setting's flag would (checked when the
 // sweep was read: set_axis, validate).
-void store(pipeline::RunOptions& run, std::string_view name, const pipeline::SettingValue& value) {
+void store(RunOptions& run, std::string_view name, const pipeline::SettingValue& value) {
   const pipeline::Setting* s = pipeline::find_setting(name);
   INFERCOST_CHECK(s != nullptr);
-  const Status stored = pipeline::apply_setting(run, *s, value, pipeline::Caller::kCli);
+  const Status stored = pipeline::apply_setting(run, *s, value, pipeline::Spelling::kFlag);
   INFERCOST_CHECK(stored.ok());
 }
 
@@ -375,9 +372,8 @@ pipeline::SettingValue whole_or_auto(bool is_auto, int64_t value) {
 
 }  // namespace
 
-pipeline::RunOptions point_settings(const SweepSpec& spec, const Point& point, int batch_size) {
-  pipeline::RunOptions run = spec.run;
-  run.caller = pipeline::Caller::kCli;
+RunOptions point_settings(const SweepSpec& spec, const Point& point, int batch_size) {
+  RunOptions run = spec.run;
   run.force = true;
   store(run, "device", point.device);
   store(run, "precision", point.precision);
@@ -560,7 +556,7 @@ Result<SweepSpec> parse_sweep_file(std::string_view json, const std::string& ori
       } else if (key == "data_dir") {
         spec.data_dir = r.path(key, v);
       } else if (key == "embed") {
-        spec.run.task = r.boolean(key, v) ? pipeline::Task::kEmbed : pipeline::Task::kClassify;
+        spec.run.task = r.boolean(key, v) ? Task::kEmbed : Task::kClassify;
       } else if (key == "pooling") {
         Status s = set_pooling(spec, r.string(key, v));
         if (!s.ok()) return s;

@@ -74,7 +74,7 @@ struct SweepSpec {
   // times `infercost embed` (with `pooling` when given) instead of
   // `infercost run`, and the records say config.task "embed". Each point
   // sets its axes over them (point_settings).
-  pipeline::RunOptions run;
+  RunOptions run;
   // Pricing (optional): the instance the sweep's machine represents.
   std::string instance;
   std::string price_list;
@@ -152,7 +152,7 @@ std::vector<Point> expand_points(const SweepSpec& spec);
 // `force` (a repetition killed by its timeout leaves a checkpoint; the next
 // one starts over). The child's command line and the record's config are
 // both read from it.
-pipeline::RunOptions point_settings(const SweepSpec& spec, const Point& point, int batch_size);
+RunOptions point_settings(const SweepSpec& spec, const Point& point, int batch_size);
 
 // Rows per batch for a point: the number, or the rule times `threads`
 // (resolved: never 0) or `gpus`; 0 for the run's default and for "auto"

@@ -184,14 +184,14 @@ void add_bench_run_options(BenchOptions& o) {
       "Time `infercost embed` (a vector per row: a sentence-transformers model, or --pooling) instead of "
       "`infercost run`; the records say config.task \"embed\"");
   f.overrides.emplace_back(embed, [&f](bench::SweepSpec& s) {
-    s.run.task = f.embed ? pipeline::Task::kEmbed : pipeline::Task::kClassify;
+    s.run.task = f.embed ? Task::kEmbed : Task::kClassify;
     return Status();
   });
   CLI::Option* pooling =
       o.cmd->add_option("--pooling", f.pooling,
                         "With --embed: the runs' --pooling (cls, mean, max, lasttoken; default the model's)");
   f.overrides.emplace_back(pooling, [&f](bench::SweepSpec& s) { return bench::set_pooling(s, f.pooling); });
-  using Run = pipeline::RunOptions;
+  using Run = RunOptions;
   o.add("--column", "Name of the text field", &bench::SweepSpec::run, &Run::column)->capture_default_str();
   o.add("--max-length", "Truncate texts to this many tokens (0: the model's limit)", &bench::SweepSpec::run,
         &Run::max_length)

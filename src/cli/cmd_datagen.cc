@@ -29,7 +29,7 @@ struct DatagenOptions {
   bool quiet = false;
   int64_t row_group_rows = 1'000'000;
   std::vector<std::string> lengths_from;
-  std::string lengths_column = io::kDefaultTextColumn;
+  std::string lengths_column = kDefaultTextColumn;
   std::string lengths_format;
 };
 

@@ -77,7 +77,7 @@ void execute_demo(const DemoFlags& flags) {
     std::fprintf(stderr, "demo: using the cached corpus %s\n", data.c_str());
   }
 
-  pipeline::RunOptions run;
+  RunOptions run;
   run.inputs = {data};
   run.model_dir = model_dir;
   run.output = cache + "/demo-predictions.jsonl";
@@ -85,14 +85,14 @@ void execute_demo(const DemoFlags& flags) {
   run.batch_size = flags.batch_size;
   run.force = true;  // the demo always starts over (an interrupted demo leaves a checkpoint)
   std::fprintf(stderr, "demo: classifying %lld rows on the CPU\n", static_cast<long long>(flags.rows));
-  pipeline::RunProgress progress;
+  RunProgress progress;
   ProgressLine line(ProgressLine::wanted(false), [&progress] { return run_progress_text(progress); });
   run.progress = &progress;
-  run.on_model_loaded = [&line](const model::ModelConfig& config) {
-    if (config.synthetic)
+  run.on_model_loaded = [&line](const std::string& synthetic_notice) {
+    if (!synthetic_notice.empty())
       line.print("demo: note: the model is synthetic: its speed is real, its sentiments are not.\n");
   };
-  Result<pipeline::RunMetrics> metrics = pipeline::run_classification(run);
+  Result<RunMetrics> metrics = pipeline::run_files(run);
   line.stop();
   if (!metrics.ok()) fail(metrics.status());
   std::fputs(metrics->to_summary().c_str(), stdout);

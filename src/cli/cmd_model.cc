@@ -67,8 +67,8 @@ void print_positions_and_attention(const model::ModelConfig& c) {
 // `infercost embed` gives; a bare encoder's steps stop at its last states.
 void print_forward_program(const model::ModelDescription& m) {
   const model::ModelConfig& c = m.config;
-  std::optional<model::Pooling> pooling;
-  if (!m.classification_head) pooling = m.embedding ? m.embedding->pooling : model::Pooling::kMean;
+  std::optional<Pooling> pooling;
+  if (!m.classification_head) pooling = m.embedding ? m.embedding->pooling : Pooling::kMean;
   const model::ForwardProgram program = model::forward_program(c, pooling);
   const bool output = m.classification_head || m.embedding.has_value();
   std::printf("forward         %zu steps per row%s\n%s",

@@ -21,7 +21,7 @@
 #include "cost/prices.h"
 #include "io/whole_file.h"
 #include "model/model_dir.h"
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 #include "plan/plan.h"
 #include "plan/print.h"
 #include "text/tokenizer.h"
@@ -61,7 +61,7 @@ struct ScanProgress {
 };
 
 void execute_plan(PlanFlags& flags) {
-  if (flags.embed) flags.run.task = pipeline::Task::kEmbed;
+  if (flags.embed) flags.run.task = Task::kEmbed;
   flags.settings.apply(flags.run);
   // The run's settings checked once, before anything is read.
   if (Status s = plan::check_scan_options(flags.run); !s.ok()) fail(s);

@@ -21,7 +21,7 @@ namespace infercost::cli {
 namespace {
 
 struct PrecisionFlags {
-  pipeline::RunOptions options;
+  RunOptions options;
   SettingFlags settings;
   std::vector<std::string> precisions;
   int64_t rows = 2000;
@@ -125,10 +125,10 @@ nlohmann::ordered_json to_json(const pipeline::PrecisionCheck& check, const pipe
 }
 
 void execute_precision_check(PrecisionFlags& flags) {
-  pipeline::RunOptions& options = flags.options;
+  RunOptions& options = flags.options;
   flags.settings.apply(options);
   // Checked once before anything is read; each precision's classifier then
-  // checks its own (Classifier::open).
+  // checks its own (Encoder::open).
   if (Status s = pipeline::check_settings(options); !s.ok()) fail(s);
   if (flags.rows < 1) fail(invalid_argument("--rows must be at least 1"));
   if (flags.precisions.empty()) flags.precisions = default_precisions(options.device);
@@ -151,7 +151,7 @@ void execute_precision_check(PrecisionFlags& flags) {
 
 void define_precision_check(CLI::App* cmd) {
   auto flags = bind_flags<PrecisionFlags>(*cmd, execute_precision_check);
-  pipeline::RunOptions& o = flags->options;
+  RunOptions& o = flags->options;
   cmd->add_option("inputs", o.inputs, "Input files, folders or globs, read as `infercost run` reads them")
       ->required();
   cmd->add_option("--model", o.model_dir, "Model directory")->required();

@@ -17,25 +17,26 @@
 #include "core/file.h"
 #include "io/whole_file.h"
 #include "pipeline/runner.h"
+#include "pipeline/settings.h"
 
 namespace infercost::cli {
 
 namespace {
 
 struct RunFlags {
-  pipeline::RunOptions options;
+  RunOptions options;
   SettingFlags settings;
   bool quiet = false;
 };
 
 void execute_run(RunFlags& flags) {
-  pipeline::RunOptions& options = flags.options;
+  RunOptions& options = flags.options;
   flags.settings.apply(options);  // options.task set by the command
-  pipeline::RunProgress progress;
+  RunProgress progress;
   ProgressLine line(ProgressLine::wanted(flags.quiet), [&progress] { return run_progress_text(progress); });
   options.progress = &progress;
-  options.on_model_loaded = [&](const model::ModelConfig& config) {
-    if (config.synthetic) line.print("infercost: note: " + model::synthetic_model_notice(config) + "\n");
+  options.on_model_loaded = [&](const std::string& synthetic_notice) {
+    if (!synthetic_notice.empty()) line.print("infercost: note: " + synthetic_notice + "\n");
   };
   // A run with an output file or folder stops at its next durable step on
   // the first SIGINT or SIGTERM, leaving a checkpoint; a second one ends it at once.
@@ -50,7 +51,7 @@ void execute_run(RunFlags& flags) {
     };
     stop_gracefully_on_signals(&signal_seen);
   }
-  Result<pipeline::RunMetrics> metrics = pipeline::run_classification(options);
+  Result<RunMetrics> metrics = pipeline::run_files(options);
   stop_gracefully_on_signals(nullptr);
   line.stop();
   options.on_model_loaded = nullptr;  // they refer to this function's locals
@@ -58,7 +59,8 @@ void execute_run(RunFlags& flags) {
   options.stop = nullptr;
   options.on_stop_seen = nullptr;
   if (!metrics.ok() && metrics.status().code() == StatusCode::kCancelled) {
-    std::fprintf(stderr, "infercost: %s\n", metrics.status().message().c_str());
+    std::fprintf(stderr, "infercost: %s\n",
+                 pipeline::spell_settings(metrics.status().message(), pipeline::Spelling::kFlag).c_str());
     throw CliExit{128 + (signal_seen.load() != 0 ? signal_seen.load() : SIGINT)};
   }
   if (!metrics.ok()) fail(metrics.status());
@@ -67,11 +69,11 @@ void execute_run(RunFlags& flags) {
 
 // `infercost run` and `infercost embed`: the same engine, flags and outputs
 // but for the task's own settings (the head's or the embedding's).
-void define_files_command(CLI::App* cmd, pipeline::Task task) {
+void define_files_command(CLI::App* cmd, Task task) {
   auto flags = bind_flags<RunFlags>(*cmd, execute_run);
-  pipeline::RunOptions& o = flags->options;
+  RunOptions& o = flags->options;
   o.task = task;
-  const bool embeds = task == pipeline::Task::kEmbed;
+  const bool embeds = task == Task::kEmbed;
   cmd->add_option(
          "inputs", o.inputs,
          "Input files, folders or globs (JSON lines, JSON arrays, CSV, Parquet), read in the order given; "
@@ -100,11 +102,11 @@ void define_files_command(CLI::App* cmd, pipeline::Task task) {
 }  // namespace
 
 void define_run(CLI::App* cmd) {
-  define_files_command(cmd, pipeline::Task::kClassify);
+  define_files_command(cmd, Task::kClassify);
 }
 
 void define_embed(CLI::App* cmd) {
-  define_files_command(cmd, pipeline::Task::kEmbed);
+  define_files_command(cmd, Task::kEmbed);
 }
 
 }  // namespace infercost::cli

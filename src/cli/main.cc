@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "core/file.h"
 #include "infercost/version.h"
+#include "pipeline/settings.h"
 
 namespace infercost::cli {
 
@@ -22,7 +23,9 @@ int exit_code_for(const Status& status) {
 }
 
 void fail(const Status& status) {
-  std::fprintf(stderr, "infercost: error: %s\n", status.to_string().c_str());
+  // The engine names settings as "{max_length}"; the CLI spells them as its flags.
+  const Status spelled = pipeline::spell_settings(status, pipeline::Spelling::kFlag);
+  std::fprintf(stderr, "infercost: error: %s\n", spelled.to_string().c_str());
   throw CliExit{exit_code_for(status)};
 }
 

@@ -127,7 +127,7 @@ std::string progress_text(const std::string& what, int64_t done, double expected
 // rows the inputs hold (Parquet footers) or are estimated to hold (from the
 // bytes a row has taken so far), the rates since the rows started to flow,
 // and the time left at that rate.
-std::string run_progress_text(const pipeline::RunProgress& p) {
+std::string run_progress_text(const RunProgress& p) {
   if (p.started_ns.load() == 0) return "infercost: loading the model...";
   const int64_t before = p.rows_resumed.load();
   return "infercost: " + progress_text("rows", before + p.rows_done.load(), p.rows_expected(),

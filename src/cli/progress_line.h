@@ -67,6 +67,6 @@ std::string progress_text(const std::string& what, int64_t done, double expected
 // rows the inputs hold (Parquet footers) or are estimated to hold (from the
 // bytes a row has taken so far), rows/s and tokens/s since the rows started
 // to flow, and the time left at that rate.
-std::string run_progress_text(const pipeline::RunProgress& p);
+std::string run_progress_text(const RunProgress& p);
 
 }  // namespace infercost::cli

@@ -7,14 +7,14 @@
 namespace infercost::cli {
 
 void SettingFlags::add(CLI::App* cmd, std::initializer_list<std::string_view> names,
-                       std::optional<pipeline::Task> task) {
+                       std::optional<Task> task) {
   for (const pipeline::Setting& setting : pipeline::run_settings()) {
     if (names.size() > 0 && std::find(names.begin(), names.end(), setting.name) == names.end()) continue;
     if (!pipeline::takes_setting(pipeline::SettingScope::kRun, setting, task)) continue;
     Flag& f = flags_.emplace_back();
     f.setting = &setting;
-    const std::string flag = pipeline::setting_label(setting, pipeline::Caller::kCli);
-    const std::string help = pipeline::setting_help(setting, pipeline::Caller::kCli);
+    const std::string flag = pipeline::setting_label(setting, pipeline::Spelling::kFlag);
+    const std::string help = pipeline::setting_help(setting, pipeline::Spelling::kFlag);
     if (setting.type == pipeline::SettingType::kSwitch) {
       f.option = cmd->add_flag(flag, f.given, help);
       continue;
@@ -31,13 +31,12 @@ void SettingFlags::add(CLI::App* cmd, std::initializer_list<std::string_view> na
       f.option = cmd->add_option(flag, f.text, help);
     }
     f.option->type_name(pipeline::setting_type_names(setting.type).cli);
-    const std::string fallback = setting.get(pipeline::RunOptions{});
+    const std::string fallback = setting.get(RunOptions{});
     if (!fallback.empty()) f.option->default_str(fallback);
   }
 }
 
-void SettingFlags::apply(pipeline::RunOptions& options) const {
-  options.caller = pipeline::Caller::kCli;
+void SettingFlags::apply(RunOptions& options) const {
   for (const Flag& f : flags_) {
     if (f.option->count() == 0 && (f.negation == nullptr || f.negation->count() == 0)) continue;
     if (f.negation != nullptr && f.option->count() > 0 && f.negation->count() > 0) {
@@ -53,7 +52,7 @@ void SettingFlags::apply(pipeline::RunOptions& options) const {
       if (!parsed.ok()) fail(parsed.status());
       value = std::move(*parsed);
     }
-    if (Status s = pipeline::apply_setting(options, *f.setting, value, pipeline::Caller::kCli); !s.ok())
+    if (Status s = pipeline::apply_setting(options, *f.setting, value, pipeline::Spelling::kFlag); !s.ok())
       fail(s);
   }
 }

@@ -21,14 +21,14 @@ class SettingFlags {
   // Adds to `cmd` the flags of the settings named in `names` (every setting
   // when empty) that `task` takes (unset: both tasks'), in the table's order.
   void add(CLI::App* cmd, std::initializer_list<std::string_view> names = {},
-           std::optional<pipeline::Task> task = std::nullopt);
+           std::optional<Task> task = std::nullopt);
 
   // The flags given, applied to `options` (named as the CLI names them):
   // fail() (a usage error, exit 2) on a value of the wrong type or not one of
   // a setting's choices. Ranges and the settings' agreement are checked once,
-  // where the command resolves them (run_classification, Classifier::open, or
+  // where the command resolves them (run_files, Encoder::open, or
   // the command's own check_settings before anything is read).
-  void apply(pipeline::RunOptions& options) const;
+  void apply(RunOptions& options) const;
 
  private:
   struct Flag {

@@ -76,7 +76,7 @@ std::vector<std::string> prediction_column_names(const std::vector<std::string>&
 Status check_label_columns(const std::vector<std::string>& labels, bool label_set);
 
 // The index of the winning label of one row's `labels` values: the first
-// maximum. Every writer's `label` column and Classifier::classify's labels.
+// maximum. Every writer's `label` column and Encoder::classify's labels.
 size_t winning_label(const float* values, size_t labels);
 
 // The labels (as in id2label) whose value is at or above `threshold`, in

@@ -6,11 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace infercost::io {
+#include "infercost/options.h"  // OnBadRow, kDefaultTextColumn
 
-// The text column a run reads by default: the study's tweets' field (the
-// one `infercost datagen` writes).
-inline constexpr char kDefaultTextColumn[] = "full_text";
+namespace infercost::io {
 
 struct RowBatch {
   std::vector<std::string> texts;  // empty for a null row
@@ -28,9 +26,5 @@ struct RowBatch {
   }
   size_t size() const { return texts.size(); }
 };
-
-// What a reader does with a bad row (malformed JSON, missing or non-string
-// column, invalid UTF-8; null is not bad): stop with an error, or skip it and count it.
-enum class OnBadRow { kFail, kSkip };
 
 }  // namespace infercost::io

@@ -11,14 +11,14 @@
 #include <optional>
 #include <string>
 
+#include "infercost/options.h"  // Pooling
 #include "infercost/status.h"
 
 namespace infercost::model {
 
-// Over the real tokens of a row ([CLS] and [SEP] included, as
+// Pooling (options.h): over the real tokens of a row ([CLS] and [SEP] included, as
 // sentence-transformers pools them): the first token's vector, the mean, the
 // element-wise maximum, or the last token's vector.
-enum class Pooling { kCls, kMean, kMax, kLastToken };
 
 // "cls", "mean", "max", "lasttoken".
 const char* pooling_name(Pooling pooling);

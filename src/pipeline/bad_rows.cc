@@ -2,7 +2,7 @@
 
 namespace infercost::pipeline {
 
-Status sort_rows(std::span<const uint8_t> is_null, std::span<const Status> errors, io::OnBadRow on_bad_row,
+Status sort_rows(std::span<const uint8_t> is_null, std::span<const Status> errors, OnBadRow on_bad_row,
                  const std::function<Status(size_t row, const Status& error)>& locate, SortedRows& out) {
   const size_t n = errors.size();
   INFERCOST_CHECK(is_null.empty() || is_null.size() == n);
@@ -21,7 +21,7 @@ Status sort_rows(std::span<const uint8_t> is_null, std::span<const Status> error
       out.classify.push_back(static_cast<int32_t>(i));
       continue;
     }
-    if (on_bad_row == io::OnBadRow::kFail) return locate(i, errors[i]);
+    if (on_bad_row == OnBadRow::kFail) return locate(i, errors[i]);
     if (out.first_skip.ok()) out.first_skip = locate(i, errors[i]);
     out.skipped[i] = 1;
     ++out.rows_skipped;

@@ -1,5 +1,5 @@
 // The bookkeeping of null and bad rows (OnBadRow), written once for the file
-// runner's batcher, plan's scan and Classifier::classify.
+// runner's batcher, plan's scan and Encoder::classify.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +29,7 @@ struct SortedRows {
 // under kFail with locate(i, errors[i]), the error as the caller names the
 // row; under kSkip it is flagged and counted. On failure `out` holds what
 // came before the row.
-Status sort_rows(std::span<const uint8_t> is_null, std::span<const Status> errors, io::OnBadRow on_bad_row,
+Status sort_rows(std::span<const uint8_t> is_null, std::span<const Status> errors, OnBadRow on_bad_row,
                  const std::function<Status(size_t row, const Status& error)>& locate, SortedRows& out);
 
 }  // namespace infercost::pipeline

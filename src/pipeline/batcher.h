@@ -1,6 +1,6 @@
 // Windows of rows as they move through the file runner's pipeline, and the
 // batcher that turns their token ids into backend batches under a Batching
-// policy (its packing is batching.h's, shared with Classifier::classify).
+// policy (its packing is batching.h's, shared with Encoder::classify).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // How rows become backend batches: the batching policies and their defaults,
 // and the tokenize-and-batch half of classification (tokenize_rows,
-// pack_by_tokens, make_token_batch) that Classifier::classify, the file
+// pack_by_tokens, make_token_batch) that Encoder::classify, the file
 // runner and `infercost plan` share, so their batches are the same.
 #pragma once
 
@@ -13,27 +13,14 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "infercost/options.h"  // Batching and its defaults
 #include "infercost/status.h"
 #include "text/tokenizer.h"
 
 namespace infercost::pipeline {
 
-// How rows become batches.
-//   kTokens: sort rows by token length and pack batches of up to
-//            max_batch_tokens tokens (rows x longest row) and batch_size
-//            rows; the backend computes real tokens only.
-//   kSeed:   the study's method: fixed batch_size rows in input order, every row
-//            padded to the longest row of its file (at most max_length), and the
-//            padding computed (TokenBatch::compute_padding), as PyTorch did.
-enum class Batching { kTokens, kSeed };
 const char* batching_name(Batching batching);
 Result<Batching> parse_batching(const std::string& name);  // "tokens", "seed"
-
-// Defaults a 0 resolves to (docs/cpu.md); `infercost plan` simulates the same rules.
-inline constexpr int kDefaultTokensBatchSize = backend::kDefaultBatchRows;  // rows, a cap under kTokens
-inline constexpr int kDefaultMaxBatchTokens = backend::kDefaultBatchTokens;
-inline constexpr int kSeedRowsPerThread = 100;  // kSeed: the study's 100 x vCPUs
-inline constexpr int kDefaultWindowRows = 8192;
 
 // Resolved batching parameters.
 struct BatchPolicy {

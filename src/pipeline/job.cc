@@ -12,7 +12,7 @@
 #include "infercost/version.h"
 #include "model/embedding.h"
 #include "model/model_dir.h"
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 #include "pipeline/settings.h"
 
 namespace infercost::pipeline {
@@ -230,7 +230,7 @@ Status recount_parts(JobProgress& at, const OutputPlan& plan, const std::vector<
     if (!path_exists(plan.paths[static_cast<size_t>(f)])) {
       return invalid_argument(fmt::format(
           "{}: cannot resume: {}, the part of a finished input, is missing; nothing was changed. Run with "
-          "--force to start over",
+          "{{force}} to start over",
           output, plan.paths[static_cast<size_t>(f)]));
     }
   }
@@ -271,10 +271,11 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
   const std::string& checkpoint_path = job->files_.checkpoint;
   Result<std::optional<Checkpoint>> found = read_checkpoint(checkpoint_path);
   if (!found.ok() && !options.force) {
-    return invalid_argument(fmt::format(
-        "{}: the checkpoint of a previous run cannot be used: {}; nothing was changed. Run with --force (and "
-        "without --resume) to start over",
-        output, found.status().message()));
+    return invalid_argument(
+        fmt::format("{}: the checkpoint of a previous run cannot be used: {}; nothing was changed. Run with "
+                    "{{force}} (and "
+                    "without {{resume}}) to start over",
+                    output, found.status().message()));
   }
   std::optional<Checkpoint> previous = found.ok() ? std::move(*found) : std::nullopt;
   // --force starts afresh (with --resume, only where there is no checkpoint
@@ -287,8 +288,8 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
   }
   if (previous && !options.resume) {
     return invalid_argument(
-        fmt::format("{}: a previous run stopped after {} (checkpoint {}, {}); add --resume to continue it, "
-                    "or --force to start over",
+        fmt::format("{}: a previous run stopped after {} (checkpoint {}, {}); add {{resume}} to continue it, "
+                    "or {{force}} to start over",
                     output, rows_phrase(previous->progress.rows_done), checkpoint_path, previous->updated));
   }
   if (!previous) {
@@ -299,7 +300,7 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
   if (!differs.empty()) {
     return invalid_argument(
         fmt::format("{}: cannot resume: {}. The checkpoint {} is another job's; nothing was changed. Run "
-                    "without --resume and with --force to start over",
+                    "without {{resume}} and with {{force}} to start over",
                     output, differs, checkpoint_path));
   }
   job->resuming_ = true;
@@ -318,7 +319,7 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
     if (!off.empty()) {
       return invalid_argument(fmt::format(
           "{}: cannot resume: the checkpoint {} does not add up: {}; nothing was changed. Run with "
-          "--force to start over",
+          "{{force}} to start over",
           output, checkpoint_path, off));
     }
     return job;
@@ -340,14 +341,14 @@ Status ResumableJob::check_existing_outputs(const RunOptions& options, const Job
   if (!found.ok()) {
     return invalid_argument(fmt::format(
         "{} already exists and its job record cannot be read ({}); infercost does not replace an output "
-        "without --force",
+        "without {{force}}",
         what, found.status().message()));
   }
   const std::optional<JobRecord>& record = *found;
   if (!record) {
     return invalid_argument(fmt::format(
         "{} already exists, and no job record ({}) says which run wrote it; infercost does not replace an "
-        "output without --force",
+        "output without {{force}}",
         what, files_.record));
   }
   std::string differs = identity_difference(record->job, now, "record");
@@ -376,14 +377,14 @@ Status ResumableJob::check_existing_outputs(const RunOptions& options, const Job
                   record->finished, rows_phrase(record->progress.rows_done));
   if (!options.resume) {
     return invalid_argument(
-        fmt::format("{} already exists ({}{}); infercost does not replace an output without --force{}", what,
-                    finished, differs.empty() ? ": this same job" : "",
-                    differs.empty() ? " (--resume says there is nothing to do)" : ""));
+        fmt::format("{} already exists ({}{}); infercost does not replace an output without {{force}}{}",
+                    what, finished, differs.empty() ? ": this same job" : "",
+                    differs.empty() ? " ({resume} says there is nothing to do)" : ""));
   }
   if (!differs.empty()) {
     return invalid_argument(fmt::format(
         "{}: cannot resume: {}. It holds the finished output of another job ({}; record {}); nothing was "
-        "changed. Run without --resume and with --force to replace it",
+        "changed. Run without {{resume}} and with {{force}} to replace it",
         output, differs, finished, files_.record));
   }
   complete_ = true;
@@ -396,7 +397,7 @@ Status ResumableJob::check_precision(const std::string& resolved) {
     return invalid_argument(
         fmt::format("cannot resume: this run would compute in {}, the checkpoint's run computed in {}; "
                     "nothing was changed. "
-                    "Pass --precision {} to continue it",
+                    "Pass {{precision={}}} to continue it",
                     resolved, before, before));
   }
   checkpoint_.progress.precision = resolved;

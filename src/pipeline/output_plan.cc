@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/file.h"
+#include "pipeline/settings.h"
 
 namespace infercost::pipeline {
 
@@ -133,7 +134,7 @@ Result<OutputPlan> plan_outputs(const RunOptions& options, const std::vector<std
                                 const std::vector<io::InputFormat>& input_formats) {
   OutputPlan plan;
   const std::vector<Protected> guarded = protected_paths(options, inputs);
-  const std::string flag = options.caller == Caller::kCli ? "--output" : "output";
+  const std::string flag = setting_ref("output");
   if (!is_folder_output(options.output)) {
     INFERCOST_ASSIGN_OR_RETURN(io::OutputFormat format,
                                io::output_format_for(options.output, options.output_format));

@@ -1,8 +1,8 @@
-// The file runner's pipeline (runner.h: run_classification): the state its
+// The file runner's pipeline (runner.h: run_files): the state its
 // threads share, and one group of members per thread role, each defined in
 // its own file:
 //   runner.cc        the core: threads started and joined, the first error,
-//                    the final checkpoint; run_classification
+//                    the final checkpoint; run_files
 //   run_reader.cc    the reader: inputs -> windows of rows, in input order
 //   run_tokenize.cc  the tokenizers: each window's rows -> token ids
 //   run_batch.cc     the batcher: windows, in order -> batches (bad rows sorted out)
@@ -29,8 +29,8 @@
 #include "io/prediction_writer.h"
 #include "pipeline/batcher.h"
 #include "pipeline/bounded_queue.h"
-#include "pipeline/classifier.h"
-#include "pipeline/classifier_workers.h"
+#include "pipeline/encoder.h"
+#include "pipeline/encoder_workers.h"
 #include "pipeline/job.h"
 #include "pipeline/output_plan.h"
 #include "pipeline/run_input.h"
@@ -81,8 +81,8 @@ struct PipelineConfig {
   const OutputPlan* plan = nullptr;
   const io::PredictionColumns* columns = nullptr;
   // The model on its devices: its tokenizer, policy and workers, and the
-  // one function that classifies a batch (ClassifierWorkers::infer_batch).
-  Classifier* classifier = nullptr;
+  // one function that classifies a batch (EncoderWorkers::infer_batch).
+  Encoder* classifier = nullptr;
   io::PredictionWriter* single_writer = nullptr;  // when !plan->per_file
   size_t window_rows = 0;
   // A run with an output file or folder: its checkpoint and where it starts.
@@ -164,8 +164,8 @@ class Pipeline {
   Status save_checkpoint();
 
   const PipelineConfig& c_;
-  Classifier& classifier_;
-  ClassifierWorkers workers_;
+  Encoder& classifier_;
+  EncoderWorkers workers_;
   const BatchPolicy policy_;
   std::vector<std::vector<float>> scratch_;  // per worker
   BoundedQueue<std::shared_ptr<Window>> ordered_;

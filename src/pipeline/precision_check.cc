@@ -20,11 +20,11 @@ struct Classified {
   double seconds = 0;
 };
 
-Result<Classified> classify_in(const std::string& model_dir, ClassifierOptions options,
+Result<Classified> classify_in(const std::string& model_dir, ModelOptions options,
                                const std::string& precision, std::span<const std::string_view> texts,
                                std::span<const uint8_t> is_null, PrecisionCheck* describe) {
   options.precision = precision;
-  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<Classifier> classifier, Classifier::open(model_dir, options));
+  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<Encoder> classifier, Encoder::open(model_dir, options));
   const auto start = std::chrono::steady_clock::now();
   INFERCOST_ASSIGN_OR_RETURN(Classification result, classifier->classify(texts, is_null));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -85,7 +85,7 @@ PrecisionComparison compare(const Classification& reference, const Classified& o
 
 }  // namespace
 
-Result<PrecisionCheck> check_precisions(const std::string& model_dir, const ClassifierOptions& options,
+Result<PrecisionCheck> check_precisions(const std::string& model_dir, const ModelOptions& options,
                                         std::span<const std::string_view> texts,
                                         std::span<const uint8_t> is_null,
                                         std::span<const std::string> precisions) {

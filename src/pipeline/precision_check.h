@@ -14,7 +14,7 @@
 
 #include "infercost/options.h"
 #include "infercost/status.h"
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 
 namespace infercost::pipeline {
 
@@ -29,7 +29,7 @@ struct PrecisionFlip {
 
 struct PrecisionComparison {
   std::string precision;  // as asked
-  std::string resolved;   // as the devices ran it (Classifier::precision())
+  std::string resolved;   // as the devices ran it (Encoder::precision())
   int64_t rows = 0;       // rows compared (null and skipped rows are not)
   int64_t same_label = 0;
   double mean_abs_diff = 0;  // over every output of every row compared
@@ -54,12 +54,12 @@ struct PrecisionCheck {
   std::vector<PrecisionComparison> comparisons;
 };
 
-// Classifies `texts` (is_null: as Classifier::classify) with the model in
+// Classifies `texts` (is_null: as Encoder::classify) with the model in
 // `model_dir` in fp32 and in each of `precisions`, `options` giving the rest
 // (its precision is ignored), one model loaded at a time. Errors: those of
 // opening and classifying (a precision the device cannot run names it);
 // kInvalidArgument for no precision, or fp32 among them.
-Result<PrecisionCheck> check_precisions(const std::string& model_dir, const ClassifierOptions& options,
+Result<PrecisionCheck> check_precisions(const std::string& model_dir, const ModelOptions& options,
                                         std::span<const std::string_view> texts,
                                         std::span<const uint8_t> is_null,
                                         std::span<const std::string> precisions);

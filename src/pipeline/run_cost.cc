@@ -9,12 +9,12 @@ namespace infercost::pipeline {
 
 Result<RunCost> resolve_run_cost(const RunOptions& options) {
   RunCost c;
-  auto name = [&](std::string_view setting) { return setting_label(setting, options.caller); };
+  auto name = [&](std::string_view setting) { return setting_ref(setting); };
   if (options.instance.empty()) {
     if (!options.price_list.empty() || !options.price_files.empty() || options.corpus_rows > 0) {
       return invalid_argument(fmt::format("{}, {} and {} price a run: give {} too", name("price_list"),
                                           name("price_files"), name("corpus_rows"),
-                                          setting_example("instance", "NAME", options.caller)));
+                                          setting_ref("instance", "NAME")));
     }
     return c;
   }

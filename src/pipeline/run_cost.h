@@ -12,7 +12,7 @@ namespace infercost::pipeline {
 // The instance and pricing `options` ask for, looked up and checked (the
 // price lists read) before anything of the run is read: a RunCost with the
 // price filled in, or one with an empty instance when the run is not priced.
-// kInvalidArgument naming the settings in options.caller's words for pricing
+// kInvalidArgument naming the settings (setting_ref) for pricing
 // settings without an instance, a pricing out of range or an unknown
 // instance; a price file's own errors.
 Result<RunCost> resolve_run_cost(const RunOptions& options);

@@ -1,5 +1,5 @@
 // The inference workers: batches classified on the classifier's workers
-// (ClassifierWorkers::infer_batch), windows handed to the writer in order
+// (EncoderWorkers::infer_batch), windows handed to the writer in order
 // (pipeline.h).
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "pipeline/classifier_workers.h"
+#include "pipeline/encoder_workers.h"
 #include "pipeline/pipeline.h"
 
 namespace infercost::pipeline {
@@ -75,7 +75,7 @@ bool Pipeline::release_done() {
 }
 
 // Classifies `batch` on worker `w` into its windows' probs (out of memory:
-// ClassifierWorkers::infer_batch splits and retries).
+// EncoderWorkers::infer_batch splits and retries).
 Status Pipeline::infer_batch(size_t w, Batch& batch) {
   const backend::TokenBatch& t = batch.tokens;
   const size_t labels = static_cast<size_t>(classifier_.outputs());
@@ -118,7 +118,7 @@ Status Pipeline::drop_non_finite(size_t w, const Batch& batch, const std::vector
   const std::string rows = fmt::format("{}: {}", (*c_.inputs)[static_cast<size_t>(at[0].first)],
                                        name_rows(first->location_unit, lines));
   Status error = workers_.non_finite_error(rows, w);
-  if (c_.options->on_bad_row == io::OnBadRow::kFail) return error;
+  if (c_.options->on_bad_row == OnBadRow::kFail) return error;
   std::lock_guard<std::mutex> lock(mu_);
   for (int32_t k : bad) {
     const Batch::Target& target = batch.targets[static_cast<size_t>(k)];

@@ -46,7 +46,6 @@ void tokenize_window(const text::Tokenizer& tokenizer, Window& window, int threa
 
 // Sorts a tokenized window's rows out (sort_rows) under `on_bad_row`; a bad
 // row's error is located as "<path>: <unit> <line>: ...".
-Status sort_window_rows(const Window& window, const std::string& path, io::OnBadRow on_bad_row,
-                        SortedRows& out);
+Status sort_window_rows(const Window& window, const std::string& path, OnBadRow on_bad_row, SortedRows& out);
 
 }  // namespace infercost::pipeline

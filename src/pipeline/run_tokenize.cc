@@ -48,8 +48,7 @@ void tokenize_window(const text::Tokenizer& tokenizer, Window& window, int threa
   window.tasks_left = 0;
 }
 
-Status sort_window_rows(const Window& window, const std::string& path, io::OnBadRow on_bad_row,
-                        SortedRows& out) {
+Status sort_window_rows(const Window& window, const std::string& path, OnBadRow on_bad_row, SortedRows& out) {
   const auto locate = [&](size_t i, const Status& error) {
     return error.with_context(path + ": " + window.location_unit + " " +
                               std::to_string(window.rows.lines[i]));

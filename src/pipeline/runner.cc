@@ -18,7 +18,7 @@
 #include "io/prediction_writer.h"
 #include "io/row_source.h"
 #include "io/whole_file.h"
-#include "pipeline/classifier_metrics.h"
+#include "pipeline/encoder_metrics.h"
 #include "pipeline/job.h"
 #include "pipeline/output_plan.h"
 #include "pipeline/pipeline.h"
@@ -145,7 +145,7 @@ Status end_failed_run(const Status& status, ResumableJob* job, Pipeline& pipelin
     }
     return Status(
         status.code(),
-        fmt::format("{}; the job stopped after {} rows (checkpoint {}{}): rerun with --resume to continue",
+        fmt::format("{}; the job stopped after {} rows (checkpoint {}{}): rerun with {{resume}} to continue",
                     status.message(), job->last_saved().rows_done, job->checkpoint_path(),
                     saved.ok() ? "" : ", saved before the error"));
   }
@@ -165,7 +165,7 @@ Status end_failed_run(const Status& status, ResumableJob* job, Pipeline& pipelin
 }
 
 // The columns the run writes for `classifier`'s outputs.
-io::PredictionColumns prediction_columns(const RunOptions& options, const Classifier& classifier) {
+io::PredictionColumns prediction_columns(const RunOptions& options, const Encoder& classifier) {
   io::PredictionColumns columns;
   columns.keep_text = options.keep_text;
   if (classifier.task() == Task::kEmbed) {
@@ -181,7 +181,7 @@ io::PredictionColumns prediction_columns(const RunOptions& options, const Classi
 
 // A finished run's metrics: what the classifier counted (classifier_metrics.h)
 // and what the runner's own stages did around it.
-void add_run_counts(RunMetrics& metrics, const Classifier& classifier, const StageCounts& counts,
+void add_run_counts(RunMetrics& metrics, const Encoder& classifier, const StageCounts& counts,
                     const OutputPlan& plan) {
   add_classifier_metrics(metrics, classifier, classifier.stats());
   metrics.rows_null += counts.rows_null;
@@ -196,15 +196,14 @@ void add_run_counts(RunMetrics& metrics, const Classifier& classifier, const Sta
   metrics.stage_seconds["write"] += counts.write_s;
 }
 
-// kInvalidArgument for a resume of a run to a stream, in the caller's words.
+// kInvalidArgument for a resume of a run to a stream.
 Status resume_needs_a_file(const RunOptions& options, const OutputPlan& plan) {
   const std::string where =
       options.output == "-" ? std::string("stdout") : fmt::format("{}, {}", options.output, plan.stream_what);
   return invalid_argument(fmt::format(
       "{} needs an output file or folder ({}), not {}: a stream is written as rows come, with no checkpoint "
       "to resume from",
-      setting_label("resume", options.caller), options.caller == Caller::kCli ? "--output" : "output",
-      where));
+      setting_ref("resume"), setting_ref("output"), where));
 }
 
 Status write_metrics(const RunOptions& options, const RunMetrics& metrics) {
@@ -234,14 +233,12 @@ Result<std::vector<io::InputFormat>> input_formats_of(const RunOptions& options,
 // devices not asked for again), its load timed as the "load" stage;
 // options.on_model_loaded is left to the caller, once the run's own checks
 // pass.
-Result<std::unique_ptr<Classifier>> open_run_classifier(const RunOptions& options,
-                                                        const BackendFactory& factory,
-                                                        const ResolvedSettings& settings,
-                                                        RunMetrics& metrics) {
+Result<std::unique_ptr<Encoder>> open_run_classifier(const RunOptions& options, const BackendFactory& factory,
+                                                     const ResolvedSettings& settings, RunMetrics& metrics) {
   StageTimer timer(metrics, "load");
-  ClassifierOptions classifier_options = options;
+  ModelOptions classifier_options = options;
   classifier_options.on_model_loaded = nullptr;
-  return Classifier::open(options.model_dir, classifier_options, settings, factory);
+  return Encoder::open(options.model_dir, classifier_options, settings, factory);
 }
 
 }  // namespace
@@ -252,7 +249,7 @@ bool output_is_stream(const std::string& output) {
   return target.ok() && target->kind == OutputTarget::Kind::kStream;
 }
 
-Result<RunMetrics> run_classification(const RunOptions& options, const BackendFactory& factory) {
+Result<RunMetrics> run_files(const RunOptions& options, const BackendFactory& factory) {
   if (options.inputs.empty()) return invalid_argument("no input files given");
   INFERCOST_RETURN_IF_ERROR(check_settings(options));
   // The price is resolved before the run, so a typo costs nothing.
@@ -263,9 +260,8 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
   INFERCOST_ASSIGN_OR_RETURN(std::vector<io::InputFormat> input_formats, input_formats_of(options, inputs));
   INFERCOST_ASSIGN_OR_RETURN(OutputPlan plan, plan_outputs(options, inputs, input_formats));
   if (!options.metrics_path.empty()) {
-    INFERCOST_RETURN_IF_ERROR(check_output_apart(
-        options.metrics_path, options.caller == Caller::kCli ? "--metrics" : "metrics_path", options, inputs,
-        plan));
+    INFERCOST_RETURN_IF_ERROR(
+        check_output_apart(options.metrics_path, setting_ref("metrics_path"), options, inputs, plan));
   }
   // An output file or folder is a resumable job: locked, checkpointed.
   std::unique_ptr<ResumableJob> job;
@@ -294,7 +290,7 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
     }
   }
 
-  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<Classifier> classifier,
+  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<Encoder> classifier,
                              open_run_classifier(options, factory, settings, metrics));
   // Seed batches count from each file's start across windows; whole batches
   // per window keep them from straddling two.
@@ -304,7 +300,8 @@ Result<RunMetrics> run_classification(const RunOptions& options, const BackendFa
                             : options.window_rows;
   if (job) INFERCOST_RETURN_IF_ERROR(job->check_precision(classifier->precision()));
   const model::ModelConfig& config = classifier->config();
-  if (options.on_model_loaded) options.on_model_loaded(config);
+  if (options.on_model_loaded)
+    options.on_model_loaded(config.synthetic ? model::synthetic_model_notice(config) : std::string());
   gpu_sampling.start();
 
   const io::PredictionColumns columns = prediction_columns(options, *classifier);

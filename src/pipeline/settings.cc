@@ -14,6 +14,7 @@
 
 #include "backend/backend.h"
 #include "model/embedding.h"
+#include "pipeline/batching.h"
 #include "pipeline/head.h"
 #include "text/tokenizer.h"
 
@@ -131,7 +132,7 @@ Status set_on_error(RunOptions& o, const SettingValue& v, std::string_view label
   if (policy != "fail" && policy != "skip") {
     return invalid_argument(fmt::format("{} must be 'fail' or 'skip', not '{}'", label, policy));
   }
-  o.on_bad_row = policy == "skip" ? io::OnBadRow::kSkip : io::OnBadRow::kFail;
+  o.on_bad_row = policy == "skip" ? OnBadRow::kSkip : OnBadRow::kFail;
   return Status();
 }
 
@@ -158,7 +159,7 @@ Status set_pooling(RunOptions& o, const SettingValue& v, std::string_view label)
     o.pooling.reset();
     return Status();
   }
-  Result<model::Pooling> p = model::parse_pooling(name);
+  Result<Pooling> p = model::parse_pooling(name);
   if (!p.ok()) return invalid_argument(fmt::format("{}: {}", label, p.status().message()));
   o.pooling = *p;
   return Status();
@@ -181,7 +182,7 @@ Status check_checkpoint_seconds(const RunOptions& o, std::string_view label) {
   return invalid_argument(fmt::format("{} {}: must be 0 or more seconds", label, o.checkpoint_seconds));
 }
 
-using C = ClassifierOptions;
+using C = ModelOptions;
 using R = RunOptions;
 constexpr SettingScope kModel = SettingScope::kModel;
 constexpr SettingScope kPrice = SettingScope::kPrice;
@@ -400,15 +401,14 @@ const std::array kSettings = {
             .get = whole_of<&C::streams_per_device>,
             .set = set_whole<&C::streams_per_device>,
             .check = check_streams},
-    Setting{
-        .name = "on_error",
-        .type = SettingType::kText,
-        .scope = kModel,
-        .changes_output = true,
-        .help = "Bad rows: 'fail' (stop, write nothing) or 'skip' (count and go on)",
-        .get = [](const R& o) { return std::string(o.on_bad_row == io::OnBadRow::kSkip ? "skip" : "fail"); },
-        .set = set_on_error,
-        .check = no_check},
+    Setting{.name = "on_error",
+            .type = SettingType::kText,
+            .scope = kModel,
+            .changes_output = true,
+            .help = "Bad rows: 'fail' (stop, write nothing) or 'skip' (count and go on)",
+            .get = [](const R& o) { return std::string(o.on_bad_row == OnBadRow::kSkip ? "skip" : "fail"); },
+            .set = set_on_error,
+            .check = no_check},
     Setting{
         .name = "keep_text",
         .type = SettingType::kSwitch,
@@ -581,14 +581,14 @@ std::string flag_of(const Setting& s) {
 Status check_scope(const RunOptions& options, SettingScope widest) {
   for (const Setting& s : kSettings) {
     if (!takes_setting(widest, s)) continue;
-    INFERCOST_RETURN_IF_ERROR(s.check(options, setting_label(s, options.caller)));
+    INFERCOST_RETURN_IF_ERROR(s.check(options, setting_ref(s.name)));
   }
   static const RunOptions kDefaults;
   for (const Setting& s : kSettings) {
     if (!takes_setting(widest, s) || takes_setting(widest, s, options.task)) continue;
     if (s.get(options) == s.get(kDefaults)) continue;
     const bool embeds = *s.task == Task::kEmbed;
-    return invalid_argument(fmt::format("{} applies to {} only, not to {}", setting_label(s, options.caller),
+    return invalid_argument(fmt::format("{} applies to {} only, not to {}", setting_ref(s.name),
                                         embeds ? "embeddings" : "classification",
                                         embeds ? "classification" : "embeddings"));
   }
@@ -630,14 +630,47 @@ const Setting* find_setting(std::string_view name) {
   return nullptr;
 }
 
-std::string setting_label(const Setting& setting, Caller caller) {
-  return caller == Caller::kCli ? flag_of(setting) : std::string(setting.name);
+std::string setting_label(const Setting& setting, Spelling spelling) {
+  return spelling == Spelling::kFlag ? flag_of(setting) : std::string(setting.name);
 }
 
-std::string setting_label(std::string_view name, Caller caller) {
+std::string setting_label(std::string_view name, Spelling spelling) {
   const Setting* s = find_setting(name);
   INFERCOST_CHECK(s != nullptr);
-  return setting_label(*s, caller);
+  return setting_label(*s, spelling);
+}
+
+std::string setting_example(std::string_view name, std::string_view value, Spelling spelling) {
+  if (spelling == Spelling::kFlag) return fmt::format("{} {}", setting_label(name, spelling), value);
+  return fmt::format("{}='{}'", setting_label(name, spelling), value);
+}
+
+namespace {
+
+// RunOptions members the front doors take as arguments of their own, not
+// from the table (the CLI's --output, --metrics), that errors also name.
+constexpr std::pair<std::string_view, std::string_view> kArguments[] = {
+    {"output", "--output"},
+    {"metrics_path", "--metrics"},
+};
+
+std::optional<std::string> argument_label(std::string_view name, Spelling spelling) {
+  for (const auto& [member, flag] : kArguments) {
+    if (member == name) return std::string(spelling == Spelling::kFlag ? flag : member);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string setting_ref(std::string_view name) {
+  INFERCOST_CHECK(find_setting(name) != nullptr || argument_label(name, Spelling::kName));
+  return fmt::format("{{{}}}", name);
+}
+
+std::string setting_ref(std::string_view name, std::string_view value) {
+  INFERCOST_CHECK(find_setting(name) != nullptr);
+  return fmt::format("{{{}={}}}", name, value);
 }
 
 namespace {
@@ -655,35 +688,48 @@ std::optional<std::string> help_constant(std::string_view name) {
   return std::nullopt;
 }
 
+// What "{inside}" stands for, spelled: a setting ("name"), a setting with a
+// value ("name=value"), a help text's constant ("=name"); nullopt: none.
+std::optional<std::string> spelled(std::string_view inside, Spelling spelling) {
+  if (std::optional<std::string> constant = help_constant(inside)) return constant;
+  const size_t eq = inside.find('=');
+  const Setting* named = find_setting(inside.substr(0, eq));
+  if (named == nullptr) return eq == std::string_view::npos ? argument_label(inside, spelling) : std::nullopt;
+  if (eq == std::string_view::npos) return setting_label(*named, spelling);
+  return setting_example(named->name, inside.substr(eq + 1), spelling);
+}
+
 }  // namespace
 
-std::string setting_help(const Setting& setting, Caller caller) {
-  std::string_view help =
-      caller == Caller::kCli && !setting.cli_help.empty() ? setting.cli_help : setting.help;
+std::string spell_settings(std::string_view text, Spelling spelling) {
   std::string out;
-  for (size_t i = 0; i < help.size();) {
-    const size_t open = help.find('{', i);
-    const size_t close = open == std::string_view::npos ? open : help.find('}', open);
-    const std::string_view name =
-        close == std::string_view::npos ? std::string_view() : help.substr(open + 1, close - open - 1);
-    const Setting* named = find_setting(name);
-    const std::optional<std::string> constant = named ? std::nullopt : help_constant(name);
-    if (named == nullptr && !constant) {
-      out += help.substr(i, open == std::string_view::npos ? open : open + 1 - i);
-      if (open == std::string_view::npos) break;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t open = text.find('{', i);
+    const size_t close = open == std::string_view::npos ? open : text.find('}', open);
+    if (close == std::string_view::npos) break;
+    const std::optional<std::string> word = spelled(text.substr(open + 1, close - open - 1), spelling);
+    out += text.substr(i, open - i);
+    if (word) {
+      out += *word;
+      i = close + 1;
+    } else {
+      out += '{';
       i = open + 1;
-      continue;
     }
-    out += help.substr(i, open - i);
-    out += named ? setting_label(*named, caller) : *constant;
-    i = close + 1;
   }
+  out += text.substr(i);
   return out;
 }
 
-std::string setting_example(std::string_view name, std::string_view value, Caller caller) {
-  if (caller == Caller::kCli) return fmt::format("{} {}", setting_label(name, caller), value);
-  return fmt::format("{}='{}'", name, value);
+Status spell_settings(const Status& status, Spelling spelling) {
+  if (status.ok()) return status;
+  return Status(status.code(), spell_settings(status.message(), spelling));
+}
+
+std::string setting_help(const Setting& setting, Spelling spelling) {
+  const bool flags = spelling == Spelling::kFlag && !setting.cli_help.empty();
+  return spell_settings(flags ? setting.cli_help : setting.help, spelling);
 }
 
 Result<SettingValue> parse_setting_text(const Setting& setting, const std::string& text) {
@@ -721,15 +767,16 @@ Result<SettingValue> parse_setting_text(const Setting& setting, const std::strin
   return bad();
 }
 
-Status apply_setting(RunOptions& options, const Setting& setting, const SettingValue& value, Caller caller) {
-  const std::string label = setting_label(setting, caller);
+Status apply_setting(RunOptions& options, const Setting& setting, const SettingValue& value,
+                     Spelling spelling) {
+  const std::string label = setting_label(setting, spelling);
   INFERCOST_ASSIGN_OR_RETURN(SettingValue typed, normalize(setting, value, label));
   return setting.set(options, typed, label);
 }
 
-Status check_settings(const ClassifierOptions& options) {
+Status check_settings(const ModelOptions& options) {
   RunOptions run;
-  static_cast<ClassifierOptions&>(run) = options;
+  static_cast<ModelOptions&>(run) = options;
   return check_scope(run, SettingScope::kModel);
 }
 

@@ -5,9 +5,9 @@
 // engine's own option checks are all made from this table.
 //
 //   for (const Setting& s : run_settings()) ...            // every setting
-//   apply_setting(options, *find_setting("max_length"), int64_t{256}, Caller::kApi);
-//   check_settings(options)                                // every range, in the caller's words
-//   setting_label("max_length", Caller::kCli)              // "--max-length"
+//   apply_setting(options, *find_setting("max_length"), int64_t{256}, Spelling::kName);
+//   check_settings(options)                     // every range; errors name settings "{max_length}"
+//   spell_settings(status, Spelling::kFlag)     // ... as the CLI does: "--max-length"
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,7 @@ enum class SettingType {
 };
 
 // Which front doors take a setting; each scope takes the ones before it too.
-// kModel: the classifier's (ClassifierOptions: infercost.Model, Spark, and
+// kModel: the classifier's (ModelOptions: infercost.Model, Spark, and
 // the runs); kPrice: a run's pricing (RunOptions::instance ...: the runs, and
 // infercost.Model, which prices each classify() call); kRun: the file
 // runner's only (RunOptions: `infercost run`, infercost.run()).
@@ -103,30 +103,44 @@ const SettingTypeNames& setting_type_names(SettingType type);
 // The setting called `name` (a Python keyword), or null.
 const Setting* find_setting(std::string_view name);
 
-// How a setting is named to the caller: its CLI flag ("--max-length",
-// "--no-text") or its name ("max_length").
-std::string setting_label(const Setting& setting, Caller caller);
-std::string setting_label(std::string_view name, Caller caller);
-// The setting's help, other settings named in the caller's words.
-std::string setting_help(const Setting& setting, Caller caller);
-// "--precision fp32" or "precision='fp32'": how the caller would write it.
-std::string setting_example(std::string_view name, std::string_view value, Caller caller);
+// How a front door spells a setting: by its name (the ModelOptions /
+// RunOptions member and the Python keyword: "max_length") or by its
+// `infercost` flag ("--max-length", "--no-text").
+enum class Spelling { kName, kFlag };
+std::string setting_label(const Setting& setting, Spelling spelling);
+std::string setting_label(std::string_view name, Spelling spelling);
+// The setting's help, other settings named as `spelling` names them.
+std::string setting_help(const Setting& setting, Spelling spelling);
+// "--precision fp32" or "precision='fp32'": how a user of that door writes it.
+std::string setting_example(std::string_view name, std::string_view value, Spelling spelling);
+
+// The engine does not know who called it: its errors name a setting as
+// setting_ref(name) ("{max_length}") and show a value as setting_ref(name,
+// value) ("{precision=fp32}"), and each front door (the CLI, the Python
+// module, the C++ API) spells them its way with spell_settings before it
+// shows the message: "--max-length" / "max_length", "--precision fp32" /
+// "precision='fp32'". A "{...}" that names no setting is left as it is.
+std::string setting_ref(std::string_view name);
+std::string setting_ref(std::string_view name, std::string_view value);
+std::string spell_settings(std::string_view text, Spelling spelling);
+Status spell_settings(const Status& status, Spelling spelling);
 
 // A setting's value from a CLI flag's text: kInvalidArgument naming the flag
 // when it is not of the setting's type ("--threads 'x': expected a whole number").
 Result<SettingValue> parse_setting_text(const Setting& setting, const std::string& text);
 
-// Stores `value` into `options`: kInvalidArgument naming the setting in the
-// caller's words for a value of the wrong type or not one of its choices.
+// Stores `value` into `options`: kInvalidArgument naming the setting as
+// `spelling` does for a value of the wrong type or not one of its choices.
 // Ranges are checked after, all at once, by check_settings (some depend on
 // others: a precision on the device).
-Status apply_setting(RunOptions& options, const Setting& setting, const SettingValue& value, Caller caller);
+Status apply_setting(RunOptions& options, const Setting& setting, const SettingValue& value,
+                     Spelling spelling);
 
 // Every check of the settings up to `widest` in `options`, in table order:
-// the first failure, in options.caller's words; then kInvalidArgument for a
+// the first failure (settings named by setting_ref); then kInvalidArgument for a
 // setting of the other task than options.task set to other than its default
-// (--threshold on `infercost embed`). ClassifierOptions: kModel.
-Status check_settings(const ClassifierOptions& options);
+// (--threshold on `infercost embed`). ModelOptions: kModel.
+Status check_settings(const ModelOptions& options);
 Status check_settings(const RunOptions& options, SettingScope widest = SettingScope::kRun);
 
 // The settings of options.task that change what the output holds, with

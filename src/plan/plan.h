@@ -54,8 +54,7 @@ struct PlanOptions {
   // for a classification run. The work is the encoder's either way (the
   // formula has no head), so records of runs of the same encoder predict it.
   int embedding_dimensions = 0;
-  std::optional<model::Pooling>
-      pooling;  // the --pooling asked for, which the suggested `bench --embed` passes on
+  std::optional<Pooling> pooling;  // the --pooling asked for, which the suggested `bench --embed` passes on
 };
 
 // A record a prediction used.

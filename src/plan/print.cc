@@ -123,9 +123,8 @@ void text_lengths(const ScanResult& s, const Line& line) {
   while (shown > 1 && bins[shown - 1] == 0) --shown;
   for (size_t i = 0; i < shown; ++i) {
     const int bar = static_cast<int>(std::lround(40.0 * static_cast<double>(bins[i]) / double(biggest)));
-    line(fmt::format("  {:>8} {:>12} {:>7}  {}", bucket_label(pipeline::length_histogram_edges(), i),
-                     grouped(bins[i]), percent(double(bins[i]) / double(s.rows)),
-                     std::string(static_cast<size_t>(bar), '#')));
+    line(fmt::format("  {:>8} {:>12} {:>7}  {}", bucket_label(length_histogram_edges(), i), grouped(bins[i]),
+                     percent(double(bins[i]) / double(s.rows)), std::string(static_cast<size_t>(bar), '#')));
   }
   line("");
 }
@@ -311,7 +310,7 @@ Json scan_json(const ScanResult& s) {
           {"p90_length", s.length_percentile(0.9)},
           {"p99_length", s.length_percentile(0.99)},
           {"length_histogram", {{"lengths", lengths}, {"counts", counts}}},
-          {"length_edges", pipeline::length_histogram_edges()},
+          {"length_edges", length_histogram_edges()},
           {"length_bins", s.binned_lengths()},
           {"threads", s.threads},
           {"tokenizer_threads", s.tokenizer_threads},

@@ -13,7 +13,7 @@
 #include "core/threads.h"
 #include "io/row_source.h"
 #include "pipeline/batching.h"
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 #include "pipeline/run_input.h"
 #include "pipeline/settings.h"
 
@@ -184,7 +184,7 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer
   ScanResult scan;
   resolve_scan(options, scan);
   pipeline::BatchPolicy policy;
-  policy.batching = pipeline::Batching::kTokens;
+  policy.batching = Batching::kTokens;
   policy.batch_size = scan.tokens_padding.batch_size;
   policy.max_batch_tokens = scan.tokens_padding.max_batch_tokens;
   policy.pad_id = tokenizer.pad_id();

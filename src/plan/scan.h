@@ -19,14 +19,8 @@
 
 namespace infercost::plan {
 
-// Defaults as pipeline::run_classification resolves them (docs/cpu.md).
-using pipeline::kDefaultMaxBatchTokens;
-using pipeline::kDefaultTokensBatchSize;
-using pipeline::kDefaultWindowRows;
-using pipeline::kSeedRowsPerThread;
-
 // What the scan reads and how: the settings of the run it predicts, one
-// pipeline::RunOptions (`infercost plan` fills it from the flags `infercost
+// RunOptions (`infercost plan` fills it from the flags `infercost
 // run` takes), of which the scan uses the inputs and their reading
 // (input_format, column, on_bad_row, window_rows), threads and
 // tokenizer_threads (0: the run's default on the CPU,
@@ -36,8 +30,7 @@ using pipeline::kSeedRowsPerThread;
 // (rows_at_max_length: the rows at the tokenizer's limit, which the caller
 // resolves and sets here); truncation is the tokenizer's; 0: none counted.
 // Errors name the settings as `infercost plan`'s flags.
-struct ScanOptions : pipeline::RunOptions {
-  ScanOptions() { caller = pipeline::Caller::kCli; }
+struct ScanOptions : RunOptions {
   // Called after each window with (rows scanned, input bytes read, input bytes in all files).
   std::function<void(int64_t, uint64_t, uint64_t)> on_progress;
 };
@@ -102,13 +95,12 @@ struct ScanResult {
   int length_percentile(double q) const;
   // length_counts binned with `edges` (bucket i: [edges[i], edges[i+1]),
   // the last open); rows shorter than edges[0] go to bucket 0.
-  std::vector<int64_t> binned_lengths(
-      const std::vector<int>& edges = pipeline::length_histogram_edges()) const;
+  std::vector<int64_t> binned_lengths(const std::vector<int>& edges = length_histogram_edges()) const;
 };
 
 // The one check of the settings a plan predicts for, before anything is
 // read: every range and choice of the run's (pipeline::check_settings, in
-// options.caller's words), and kInvalidArgument for an "auto" batch size or
+// settings named by setting_ref), and kInvalidArgument for an "auto" batch size or
 // token budget, which a run sizes from a device's memory (a plan has none).
 Status check_scan_options(const ScanOptions& options);
 

@@ -11,6 +11,7 @@
 #include "infercost/metrics.h"
 #include "infercost/status.h"
 #include "model/config.h"
+#include "pipeline/flops.h"
 #include "record/record.h"
 
 namespace infercost::plan {

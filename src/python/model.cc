@@ -1,4 +1,4 @@
-// infercost.Model over pipeline::Classifier, and its result's Arrow export
+// infercost.Model over pipeline::Encoder, and its result's Arrow export
 // (the C data interface, written from the specification: a struct array of
 // the output columns, in a stream of one batch).
 #include "python/model.h"
@@ -16,7 +16,7 @@
 
 #include "infercost/metrics.h"
 #include "io/prediction_writer.h"
-#include "pipeline/classifier_metrics.h"
+#include "pipeline/encoder_metrics.h"
 #include "pipeline/run_cost.h"
 #include "pipeline/runner.h"
 #include "python/py_support.h"
@@ -26,8 +26,8 @@ namespace nb = nanobind;
 
 namespace infercost::python {
 
-std::shared_ptr<const ClassificationColumns> make_result_columns(pipeline::Classification result,
-                                                                 const pipeline::Classifier& classifier) {
+std::shared_ptr<const ClassificationColumns> make_result_columns(Classification result,
+                                                                 const pipeline::Encoder& classifier) {
   auto c = std::make_shared<ClassificationColumns>();
   const size_t rows = result.rows();
   const size_t labels = static_cast<size_t>(result.labels);
@@ -64,7 +64,7 @@ std::shared_ptr<const ClassificationColumns> make_result_columns(pipeline::Class
   return c;
 }
 
-std::shared_ptr<const EmbeddingColumns> make_embedding_columns(pipeline::Embeddings result) {
+std::shared_ptr<const EmbeddingColumns> make_embedding_columns(Embeddings result) {
   auto c = std::make_shared<EmbeddingColumns>();
   const size_t rows = result.rows();
   for (size_t i = 0; i < rows; ++i) c->null_count += result.is_null[i] ? 1 : 0;
@@ -300,21 +300,21 @@ struct PyEmbeddings {
 
 // The task of Model(model_dir, task=..., **flags): as asked; else embed when
 // an embedding setting is given, else the directory's (default_task).
-pipeline::Task model_task(const std::string& dir, const std::optional<std::string>& task, nb::dict flags) {
+Task model_task(const std::string& dir, const std::optional<std::string>& task, nb::dict flags) {
   if (task) {
-    if (*task == "classify") return pipeline::Task::kClassify;
-    if (*task == "embed") return pipeline::Task::kEmbed;
+    if (*task == "classify") return Task::kClassify;
+    if (*task == "embed") return Task::kEmbed;
     raise_status(invalid_argument(fmt::format("Model(): task '{}': expected 'classify' or 'embed'", *task)));
   }
   for (auto [key, value] : flags) {
     const pipeline::Setting* s = pipeline::find_setting(nb::cast<std::string>(key));
-    if (s == nullptr || s->task != pipeline::Task::kEmbed || value.is_none()) continue;
+    if (s == nullptr || s->task != Task::kEmbed || value.is_none()) continue;
     // A text setting's default ("" for pooling) is not asking for anything.
-    if (nb::isinstance<nb::str>(value) && nb::cast<std::string>(value) == s->get(pipeline::RunOptions{}) &&
+    if (nb::isinstance<nb::str>(value) && nb::cast<std::string>(value) == s->get(RunOptions{}) &&
         s->type == pipeline::SettingType::kText) {
       continue;
     }
-    return pipeline::Task::kEmbed;
+    return Task::kEmbed;
   }
   nb::gil_scoped_release release;
   return pipeline::default_task(dir);
@@ -329,52 +329,50 @@ class Model {
     // Checked once here, then resolved and opened without checking again.
     if (Status checked = pipeline::check_settings(options_, pipeline::SettingScope::kPrice); !checked.ok())
       raise_status(checked);
-    Result<pipeline::RunCost> cost = pipeline::resolve_run_cost(options_);
+    Result<RunCost> cost = pipeline::resolve_run_cost(options_);
     if (!cost.ok()) raise_status(cost.status());
     cost_ = std::move(*cost);
-    Result<std::unique_ptr<pipeline::Classifier>> opened = internal_error("not opened");
+    Result<std::unique_ptr<pipeline::Encoder>> opened = internal_error("not opened");
     {
       nb::gil_scoped_release release;
       Result<pipeline::ResolvedSettings> settings = pipeline::resolve_settings(options_);
       if (settings.ok()) {
-        opened = pipeline::Classifier::open(dir_, options_, *settings);
+        opened = pipeline::Encoder::open(dir_, options_, *settings);
       } else {
         opened = settings.status();
       }
     }
     if (!opened.ok()) raise_status(opened.status());
-    classifier_ = std::shared_ptr<pipeline::Classifier>(std::move(*opened));
+    classifier_ = std::shared_ptr<pipeline::Encoder>(std::move(*opened));
   }
 
   PyClassification classify(nb::handle texts) {
     std::shared_ptr<const ClassificationColumns> columns;
-    call(texts,
-         [&](pipeline::Classifier& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
-           Result<pipeline::Classification> out = c.classify(column.texts, column.is_null, &stop);
-           if (out.ok()) columns = make_result_columns(std::move(*out), c);
-           return out.status();
-         });
+    call(texts, [&](pipeline::Encoder& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
+      Result<Classification> out = c.classify(column.texts, column.is_null, &stop);
+      if (out.ok()) columns = make_result_columns(std::move(*out), c);
+      return out.status();
+    });
     return PyClassification{std::move(columns)};
   }
 
   PyEmbeddings embed(nb::handle texts) {
     std::shared_ptr<const EmbeddingColumns> columns;
-    call(texts,
-         [&](pipeline::Classifier& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
-           Result<pipeline::Embeddings> out = c.embed(column.texts, column.is_null, &stop);
-           if (out.ok()) columns = make_embedding_columns(std::move(*out));
-           return out.status();
-         });
+    call(texts, [&](pipeline::Encoder& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
+      Result<Embeddings> out = c.embed(column.texts, column.is_null, &stop);
+      if (out.ok()) columns = make_embedding_columns(std::move(*out));
+      return out.status();
+    });
     return PyEmbeddings{std::move(columns)};
   }
 
   const std::string& last_metrics() const { return last_metrics_; }
-  std::string task() const { return pipeline::task_name(options_.task); }
+  std::string task() const { return task_name(options_.task); }
   const std::string& dir() const { return dir_; }
 
   // What info adds to model_info(): how this Model runs.
   nb::dict runtime() {
-    std::shared_ptr<pipeline::Classifier> c = open_classifier();
+    std::shared_ptr<pipeline::Encoder> c = open_classifier();
     nb::dict d;
     d["device"] = options_.device;
     d["devices"] = c->devices();
@@ -386,7 +384,7 @@ class Model {
     d["batch_size"] = c->policy().batch_size;
     d["max_batch_tokens"] = c->policy().max_batch_tokens;
     d["workers"] = c->workers();
-    d["task"] = pipeline::task_name(c->task());
+    d["task"] = task_name(c->task());
     d["head_function"] = pipeline::head_function_name(c->head_function());
     d["labels_column"] = c->label_set();
     d["threshold"] = c->threshold();
@@ -406,7 +404,7 @@ class Model {
   // kept as the last call's; its error raised.
   template <typename Body>
   void call(nb::handle texts, Body&& body) {
-    std::shared_ptr<pipeline::Classifier> c = open_classifier();
+    std::shared_ptr<pipeline::Encoder> c = open_classifier();
     TextColumn column = read_texts(texts);
     Status status = internal_error("not run");
     std::string metrics;
@@ -416,7 +414,7 @@ class Model {
       // One call at a time per Model, so that its metrics are its own.
       std::lock_guard<std::mutex> lock(call_mu_);
       try {
-        Result<pipeline::RunMetrics> measured =
+        Result<RunMetrics> measured =
             pipeline::measure_call(*c, options_, cost_, [&] { return body(*c, column, stop); });
         status = measured.status();
         if (measured.ok()) metrics = measured->to_json();
@@ -429,7 +427,7 @@ class Model {
   }
 
   void close() {
-    std::shared_ptr<pipeline::Classifier> c;
+    std::shared_ptr<pipeline::Encoder> c;
     {
       std::lock_guard<std::mutex> lock(mu_);
       c = std::move(classifier_);
@@ -444,18 +442,18 @@ class Model {
   }
 
  private:
-  std::shared_ptr<pipeline::Classifier> open_classifier() {
+  std::shared_ptr<pipeline::Encoder> open_classifier() {
     std::lock_guard<std::mutex> lock(mu_);
     if (!classifier_) raise_status(invalid_argument("Model(" + dir_ + ") is closed"));
     return classifier_;
   }
 
   std::string dir_;
-  pipeline::RunOptions options_;  // the classifier's settings (kModel) and the pricing (kPrice)
-  pipeline::RunCost cost_;        // resolved once: the price of an hour
-  std::mutex mu_;                 // classifier_
-  std::mutex call_mu_;            // one classify() or embed() at a time
-  std::shared_ptr<pipeline::Classifier> classifier_;
+  RunOptions options_;  // the classifier's settings (kModel) and the pricing (kPrice)
+  RunCost cost_;        // resolved once: the price of an hour
+  std::mutex mu_;       // classifier_
+  std::mutex call_mu_;  // one classify() or embed() at a time
+  std::shared_ptr<pipeline::Encoder> classifier_;
   std::string last_metrics_;  // the GIL guards it
 };
 
@@ -510,7 +508,7 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "scores",
           [](const PyClassification& r) {
-            const pipeline::Classification& c = r.columns->classification;
+            const Classification& c = r.columns->classification;
             return nb::ndarray<nb::numpy, const float, nb::ndim<2>>(
                 c.scores.data(), {c.rows(), static_cast<size_t>(c.labels)});
           },
@@ -518,14 +516,14 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "label_index",
           [](const PyClassification& r) {
-            const pipeline::Classification& c = r.columns->classification;
+            const Classification& c = r.columns->classification;
             return nb::ndarray<nb::numpy, const int32_t, nb::ndim<1>>(c.label.data(), {c.rows()});
           },
           nb::rv_policy::reference_internal)
       .def_prop_ro(
           "is_null",
           [](const PyClassification& r) {
-            const pipeline::Classification& c = r.columns->classification;
+            const Classification& c = r.columns->classification;
             return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(c.is_null.data(), {c.rows()});
           },
           nb::rv_policy::reference_internal);
@@ -539,7 +537,7 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "vectors",
           [](const PyEmbeddings& r) {
-            const pipeline::Embeddings& e = r.columns->embeddings;
+            const Embeddings& e = r.columns->embeddings;
             return nb::ndarray<nb::numpy, const float, nb::ndim<2>>(
                 e.vectors.data(), {e.rows(), static_cast<size_t>(e.dimensions)});
           },
@@ -547,7 +545,7 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "is_null",
           [](const PyEmbeddings& r) {
-            const pipeline::Embeddings& e = r.columns->embeddings;
+            const Embeddings& e = r.columns->embeddings;
             return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(e.is_null.data(), {e.rows()});
           },
           nb::rv_policy::reference_internal);

@@ -1,4 +1,4 @@
-// infercost.Model: a model loaded once on its devices (pipeline::Classifier),
+// infercost.Model: a model loaded once on its devices (pipeline::Encoder),
 // classifying or embedding texts in memory; and what classify() and embed()
 // return, a table of the CLI's output columns exported through the Arrow C
 // data interface (no libarrow: pyarrow, polars, duckdb... import it with
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 
 struct ArrowSchema;
 struct ArrowArray;
@@ -50,12 +50,12 @@ struct ClassificationColumns final : ArrowExportable {
   bool has_label_set = false;
   std::vector<int32_t> label_set_offsets;  // rows + 1 when has_label_set
   std::string label_set_chars;
-  pipeline::Classification classification;  // the engine's result (scores row-major, label index)
+  Classification classification;  // the engine's result (scores row-major, label index)
 };
 
 // Makes the columns of `result` for a classifier's labels and label set.
-std::shared_ptr<const ClassificationColumns> make_result_columns(pipeline::Classification result,
-                                                                 const pipeline::Classifier& classifier);
+std::shared_ptr<const ClassificationColumns> make_result_columns(Classification result,
+                                                                 const pipeline::Encoder& classifier);
 
 // The one column of an embed() call, as `infercost embed` writes it:
 // `embedding`, a fixed-size list of `dimensions` float32 per row (Arrow's
@@ -66,12 +66,12 @@ struct EmbeddingColumns final : ArrowExportable {
   void export_schema(ArrowSchema* out) const override;
   void export_array(const std::shared_ptr<const ArrowExportable>& self, ArrowArray* out) const override;
 
-  pipeline::Embeddings embeddings;
+  Embeddings embeddings;
   int64_t null_count = 0;
   std::vector<uint8_t> validity;  // Arrow bitmap, 1 = valid; empty when no row is null
 };
 
-std::shared_ptr<const EmbeddingColumns> make_embedding_columns(pipeline::Embeddings result);
+std::shared_ptr<const EmbeddingColumns> make_embedding_columns(Embeddings result);
 
 // The Python result object's Arrow side: a stream of one record batch (a
 // struct array of the columns), its schema, or the array and schema.

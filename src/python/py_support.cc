@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "pipeline/settings.h"
+
 namespace nb = nanobind;
 
 namespace infercost::python {
@@ -84,7 +86,9 @@ void append_sequence(nb::handle obj, TextColumn& out) {
 
 void raise_status(const Status& status) {
   PyObject* type = exception_type_for(status.code());
-  nb::object exc = nb::steal(PyObject_CallFunction(type, "s", status.message().c_str()));
+  // The engine names settings as "{max_length}"; Python spells them as its keywords.
+  const std::string message = pipeline::spell_settings(status.message(), pipeline::Spelling::kName);
+  nb::object exc = nb::steal(PyObject_CallFunction(type, "s", message.c_str()));
   if (!exc.is_valid()) throw nb::python_error();
   const std::string_view code = status_code_name(status.code());
   nb::setattr(exc, "status_code", nb::str(code.data(), code.size()));

@@ -1,5 +1,5 @@
 // infercost.run(): the CLI's file-to-file job in process, over
-// pipeline::run_classification, its flags named as `infercost run`'s.
+// pipeline::run_files, its flags named as `infercost run`'s.
 #include "python/run.h"
 
 #include <fmt/format.h>
@@ -61,7 +61,7 @@ pipeline::SettingValue setting_value(const char* fn, const pipeline::Setting& s,
 
 // The setting's default as Python shows it (help(infercost.run)).
 nb::object python_default(const pipeline::Setting& s) {
-  const std::string text = s.get(pipeline::RunOptions{});
+  const std::string text = s.get(RunOptions{});
   switch (s.type) {
     case pipeline::SettingType::kText: return nb::str(text.c_str());
     case pipeline::SettingType::kWhole: return nb::int_(std::stoll(text));
@@ -79,9 +79,7 @@ nb::object python_default(const pipeline::Setting& s) {
 
 }  // namespace
 
-void apply_settings(const char* fn, nb::dict flags, pipeline::SettingScope widest,
-                    pipeline::RunOptions& options) {
-  options.caller = pipeline::Caller::kApi;
+void apply_settings(const char* fn, nb::dict flags, pipeline::SettingScope widest, RunOptions& options) {
   for (auto [key, value] : flags) {
     const std::string name = nb::cast<std::string>(key);
     const pipeline::Setting* s = pipeline::find_setting(name);
@@ -90,7 +88,7 @@ void apply_settings(const char* fn, nb::dict flags, pipeline::SettingScope wides
     }
     if (value.is_none()) continue;  // the default
     Status applied =
-        pipeline::apply_setting(options, *s, setting_value(fn, *s, value), pipeline::Caller::kApi);
+        pipeline::apply_setting(options, *s, setting_value(fn, *s, value), pipeline::Spelling::kName);
     if (!applied.ok()) raise_status(applied);
   }
 }
@@ -100,11 +98,11 @@ nb::list settings() {
   for (const pipeline::Setting& s : pipeline::run_settings()) {
     nb::dict d;
     d["name"] = std::string(s.name);
-    d["flag"] = pipeline::setting_label(s, pipeline::Caller::kCli);
+    d["flag"] = pipeline::setting_label(s, pipeline::Spelling::kFlag);
     d["scope"] = pipeline::takes_setting(pipeline::SettingScope::kPrice, s) ? "model" : "run";
-    d["task"] = s.task ? nb::object(nb::str(pipeline::task_name(*s.task))) : nb::none();
+    d["task"] = s.task ? nb::object(nb::str(task_name(*s.task))) : nb::none();
     d["default"] = python_default(s);
-    d["help"] = pipeline::setting_help(s, pipeline::Caller::kApi);
+    d["help"] = pipeline::setting_help(s, pipeline::Spelling::kName);
     d["changes_output"] = s.changes_output;
     out.append(d);
   }
@@ -113,16 +111,16 @@ nb::list settings() {
 
 namespace {
 
-// run_classification with the GIL released; Ctrl-C (a Python signal handler
+// run_files with the GIL released; Ctrl-C (a Python signal handler
 // that raises) sets RunOptions::stop, and the run stops at its next durable
 // step: its exception is raised once the run has ended.
-Result<pipeline::RunMetrics> run_releasing_gil(pipeline::RunOptions options) {
+Result<RunMetrics> run_releasing_gil(RunOptions options) {
   std::atomic<int> stop{0};
   options.stop = &stop;
-  Result<pipeline::RunMetrics> result = internal_error("the run did not end");
+  Result<RunMetrics> result = internal_error("the run did not end");
   run_watching_signals(stop, [&] {
     try {
-      result = pipeline::run_classification(options);
+      result = pipeline::run_files(options);
     } catch (const std::exception& e) {
       result = internal_error(std::string("the run threw: ") + e.what());
     }
@@ -134,13 +132,13 @@ Result<pipeline::RunMetrics> run_releasing_gil(pipeline::RunOptions options) {
 
 std::string run(std::vector<std::string> inputs, std::string model_dir, std::string output, nb::dict flags,
                 std::optional<std::string> metrics_path) {
-  pipeline::RunOptions options;
+  RunOptions options;
   options.inputs = std::move(inputs);
   options.model_dir = std::move(model_dir);
   options.output = std::move(output);
   apply_settings("run()", flags, pipeline::SettingScope::kRun, options);
   if (metrics_path) options.metrics_path = *metrics_path;
-  Result<pipeline::RunMetrics> metrics = run_releasing_gil(options);
+  Result<RunMetrics> metrics = run_releasing_gil(options);
   if (!metrics.ok()) raise_status(metrics.status());
   return metrics->to_json();
 }

@@ -29,9 +29,8 @@ std::string run(std::vector<std::string> inputs, std::string model_dir, std::str
 // kPrice) or a wrong type, the engine's error (a ValueError naming the
 // keyword) for a value not one of a setting's choices. The ranges and the
 // other task's settings are checked once, by what resolves them
-// (run_classification; Model() checks and resolves before it opens).
-void apply_settings(const char* fn, nanobind::dict flags, pipeline::SettingScope widest,
-                    pipeline::RunOptions& options);
+// (run_files; Model() checks and resolves before it opens).
+void apply_settings(const char* fn, nanobind::dict flags, pipeline::SettingScope widest, RunOptions& options);
 
 // The settings table for the package (infercost._native.settings()): one
 // dict per setting, in the CLI's order: name, scope ("model": Model(), spark

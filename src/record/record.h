@@ -105,7 +105,7 @@ struct DataInfo {
 
 // The run settings a point's runs were made with, as the runs resolved
 // them: one type for a record's Config and for the Setup (configuration) it
-// belongs to. (A run's own settings are pipeline::RunOptions, which record,
+// belongs to. (A run's own settings are RunOptions, which record,
 // below pipeline, cannot name; the bench fills these from its point.)
 struct RunSettings {
   std::string device;     // "cpu", "cuda:0", "cuda:all"

@@ -207,8 +207,7 @@ TEST(CpuBackend, PoolsTheRealTokensOfEachRow) {
       for (auto& id : r) id = int32_t(rng() % uint32_t(config.vocab_size));
       rows.push_back(r);
     }
-    for (model::Pooling pooling :
-         {model::Pooling::kCls, model::Pooling::kMean, model::Pooling::kMax, model::Pooling::kLastToken}) {
+    for (Pooling pooling : {Pooling::kCls, Pooling::kMean, Pooling::kMax, Pooling::kLastToken}) {
       const std::string what = std::string(testing::arch_name(arch)) + " " + model::pooling_name(pooling);
       BackendOptions options;
       options.pooling = pooling;

@@ -444,8 +444,7 @@ TEST_F(CudaEmu, PoolsTheRealTokensAsTheCpuDoes) {
   SmallModel m(Architecture::kBert, "gelu", 53);
   m.weights.head = {};  // an encoder without a classifier
   const Rows rows = m.rows(5, 1, 20, 54);
-  for (model::Pooling pooling :
-       {model::Pooling::kCls, model::Pooling::kMean, model::Pooling::kMax, model::Pooling::kLastToken}) {
+  for (Pooling pooling : {Pooling::kCls, Pooling::kMean, Pooling::kMax, Pooling::kLastToken}) {
     SCOPED_TRACE(model::pooling_name(pooling));
     BackendOptions options;
     options.pooling = pooling;
@@ -847,7 +846,7 @@ TEST_F(CudaEmu, RefusesBadCallsAndInputs) {
 // A weight beyond fp16's range (65504) would be infinity on the GPU: fp16
 // refuses the model at prepare, naming the weight and what to use; bf16 and
 // fp32 run it with finite logits. (An activation that overflows at run time
-// is caught by the Classifier's check of every output: tests/cli.)
+// is caught by the Encoder's check of every output: tests/cli.)
 TEST_F(CudaEmu, WeightsBeyondFp16sRangeAreRefusedForFp16) {
   SmallModel m(Architecture::kDistilBert, "gelu", 61);
   m.weights.layers.back().ffn_out.weight[5] = 1e5f;

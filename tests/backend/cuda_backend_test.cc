@@ -178,8 +178,7 @@ TEST_P(CudaSmallModel, PooledVectorsMatchTheCpu) {
   model::EncoderWeights weights = testing::random_weights(config, 23);
   weights.head = {};
   const Rows rows = random_rows(33, 1, config.max_positions(), config.vocab_size, 6);
-  for (model::Pooling pooling :
-       {model::Pooling::kCls, model::Pooling::kMean, model::Pooling::kMax, model::Pooling::kLastToken}) {
+  for (Pooling pooling : {Pooling::kCls, Pooling::kMean, Pooling::kMax, Pooling::kLastToken}) {
     BackendOptions options;
     options.pooling = pooling;
     auto cpu = testing::prepared_or_null(create_backend("cpu", options), config, weights);

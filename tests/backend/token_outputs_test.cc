@@ -49,7 +49,7 @@ TEST(CpuTokenOutputs, StatesNeedNoHeadAndPoolingIsNotTokens) {
   const Status st = (*made)->prepare(config, weights);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.to_string();
   EXPECT_NE(st.message().find("classifier"), std::string::npos) << st.message();
-  options.pooling = model::Pooling::kMean;
+  options.pooling = Pooling::kMean;
   EXPECT_EQ(create_backend("cpu", options).status().code(), StatusCode::kInvalidArgument);
 }
 

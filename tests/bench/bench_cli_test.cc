@@ -515,7 +515,7 @@ TEST(BenchCli, ARunsPeakRssIsNotItsParents) {
   Result<ChildOutcome> outcome = run_child(run);
   ASSERT_TRUE(outcome.ok()) << outcome.status().to_string();
   ASSERT_TRUE(outcome->ok()) << outcome->error;
-  Result<pipeline::RunMetrics> report = pipeline::parse_run_metrics(slurp(dir.file("m.json")), "m.json");
+  Result<RunMetrics> report = parse_run_metrics(slurp(dir.file("m.json")), "m.json");
   ASSERT_TRUE(report.ok()) << report.status().to_string();
   EXPECT_GT(report->peak_rss_bytes, 0);
   EXPECT_LT(report->peak_rss_bytes, *parent_rss / 2) << "parent RSS " << *parent_rss;

@@ -46,10 +46,10 @@ std::string canned_metrics(double wall, int64_t rows = 1000, int64_t tokens = 30
                      tokens / wall, wall * 0.9, rows, wall * 0.9, 2.5e12 / wall);
 }
 
-// The metrics of a run, read back as pipeline::RunMetrics (its round trip is
+// The metrics of a run, read back as RunMetrics (its round trip is
 // tested in tests/pipeline/metrics_test.cc).
 TEST(RunMetricsFile, ParsesTheMetricsOfARun) {
-  Result<pipeline::RunMetrics> r = pipeline::parse_run_metrics(canned_metrics(2.0), "m.json");
+  Result<RunMetrics> r = parse_run_metrics(canned_metrics(2.0), "m.json");
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(r->rows, 1000);
   EXPECT_EQ(r->tokens, 30000);
@@ -59,13 +59,12 @@ TEST(RunMetricsFile, ParsesTheMetricsOfARun) {
   EXPECT_DOUBLE_EQ(r->stage_seconds.at("infer"), 1.8);
   EXPECT_EQ(r->batching, "seed");
   EXPECT_EQ(r->batch_size, 200);
-  const std::vector<int64_t> bins =
-      pipeline::bin_lengths(r->length_counts, pipeline::length_histogram_edges());
+  const std::vector<int64_t> bins = bin_lengths(r->length_counts, length_histogram_edges());
   EXPECT_EQ(bins, (std::vector<int64_t>{0, 100, 300, 400, 150, 40, 8, 2}));
 }
 
 TEST(LengthHistogram, BinsExactLengthsIntoHalfOpenBuckets) {
-  const std::vector<int>& edges = pipeline::length_histogram_edges();
+  const std::vector<int>& edges = length_histogram_edges();
   EXPECT_EQ(edges, (std::vector<int>{1, 9, 17, 33, 65, 129, 257, 513}));
   std::vector<int64_t> by_length(600, 0);
   by_length[0] = 5;     // below the first edge: dropped
@@ -81,14 +80,14 @@ TEST(LengthHistogram, BinsExactLengthsIntoHalfOpenBuckets) {
   by_length[512] = 10;  // [257, 513)
   by_length[513] = 11;  // [513, inf)
   by_length[599] = 12;  // [513, inf)
-  EXPECT_EQ(pipeline::bin_lengths(by_length, edges), (std::vector<int64_t>{3, 7, 5, 6, 7, 8, 19, 23}));
-  EXPECT_EQ(pipeline::bin_lengths({}, edges), std::vector<int64_t>(8, 0));
+  EXPECT_EQ(bin_lengths(by_length, edges), (std::vector<int64_t>{3, 7, 5, 6, 7, 8, 19, 23}));
+  EXPECT_EQ(bin_lengths({}, edges), std::vector<int64_t>(8, 0));
 }
 
 TEST(RecordAssembly, FillsMeasurementsFromTheTimedRuns) {
-  std::vector<pipeline::RunMetrics> runs;
+  std::vector<RunMetrics> runs;
   for (double wall : {2.0, 2.5, 1.6}) {
-    Result<pipeline::RunMetrics> run = pipeline::parse_run_metrics(canned_metrics(wall), "m.json");
+    Result<RunMetrics> run = parse_run_metrics(canned_metrics(wall), "m.json");
     ASSERT_TRUE(run.ok()) << run.status().to_string();
     runs.push_back(*run);
   }
@@ -114,7 +113,7 @@ TEST(RecordAssembly, FillsMeasurementsFromTheTimedRuns) {
   EXPECT_EQ(r.config.batch_size_rule, "100xvcpus");
   EXPECT_EQ(r.config.threads, 2);
   EXPECT_EQ(r.data.rows, 1000);
-  EXPECT_EQ(r.data.length_edges, pipeline::length_histogram_edges());
+  EXPECT_EQ(r.data.length_edges, length_histogram_edges());
   EXPECT_EQ(r.data.length_counts, (std::vector<int64_t>{0, 100, 300, 400, 150, 40, 8, 2}));
 
   cost::PriceList list;
@@ -235,8 +234,8 @@ TEST(RunArguments, CarryThePointAndTheSweepSettings) {
 TEST(RunArguments, SpellAutoSizesAndPoolingAsTheRunTakesThem) {
   SweepSpec s;
   s.model = "/m";
-  s.run.task = pipeline::Task::kEmbed;
-  s.run.pooling = model::Pooling::kMean;
+  s.run.task = Task::kEmbed;
+  s.run.pooling = Pooling::kMean;
   Point p;
   p.device = "cuda:0,1";
   p.precision = "auto";

@@ -266,8 +266,8 @@ TEST(SweepFile, ReadsEveryKindOfKey) {
 TEST(SweepFile, EmbedAndPoolingAreTheRunsSettings) {
   Result<SweepSpec> s = parse_sweep_file(R"({"model": "m", "embed": true, "pooling": "max"})", "f.json", "");
   ASSERT_TRUE(s.ok()) << s.status().to_string();
-  EXPECT_EQ(s->run.task, pipeline::Task::kEmbed);
-  EXPECT_EQ(s->run.pooling, model::Pooling::kMax);
+  EXPECT_EQ(s->run.task, Task::kEmbed);
+  EXPECT_EQ(s->run.pooling, Pooling::kMax);
   Result<SweepSpec> bad = parse_sweep_file(R"({"embed": true, "pooling": "sum"})", "f.json", "");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);

@@ -30,6 +30,8 @@ LAYERS = {
     "backend": {"core", "text", "model"},
     "pipeline": {"core", "text", "model", "backend", "io", "cost"},
     "report": {"core", "cost", "record"},
+    # The installed C++ API (include/infercost/classifier.h, runner.h, model_info.h) over the engine.
+    "api": {"core", "text", "model", "backend", "io", "cost", "pipeline"},
     "bench": {"core", "cost", "record", "corpus", "text", "model", "backend", "io", "pipeline"},
     "plan": {"core", "cost", "record", "report", "text", "model", "backend", "io", "pipeline"},
     "cli": {"core", "text", "parquet", "cost", "record", "corpus", "model", "io", "backend", "pipeline",

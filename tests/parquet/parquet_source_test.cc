@@ -67,7 +67,7 @@ TEST(ParquetSource, TextColumnWithNullsFailsOnInvalidUtf8NamingTheRow) {
 TEST(ParquetSource, SkipsAndCountsInvalidUtf8Rows) {
   std::string path = sample_path();
   io::SourceOptions options;
-  options.on_bad_row = io::OnBadRow::kSkip;
+  options.on_bad_row = OnBadRow::kSkip;
   int64_t skipped = 0;
   for (size_t batch : {1, 2, 10}) {
     auto got = read_all(path, options, batch, &skipped);

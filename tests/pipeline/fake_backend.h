@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 
 namespace infercost::pipeline {
 
@@ -215,7 +215,7 @@ struct FakeMachine {
     }
   }
   // --device cuda:all: pass factory() to the run or classifier with it.
-  void install(ClassifierOptions& o) const { o.device = "cuda:all"; }
+  void install(ModelOptions& o) const { o.device = "cuda:all"; }
   BackendFactory factory() const {
     BackendFactory f;
     const auto devs = devices;

@@ -1,5 +1,5 @@
 // The head's output function (softmax, sigmoid, none), HF's rule for the
-// default, and the multi-label `labels` column, through run_classification.
+// default, and the multi-label `labels` column, through run_files.
 #include "pipeline/head.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +19,7 @@
 #include "io/row_source.h"
 #include "model/config.h"
 #include "pipeline/runner.h"
+#include "pipeline/settings.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 
@@ -245,7 +246,7 @@ TEST_F(HeadRunTest, MultiLabelModelWritesTheLabelsColumnInEveryFormat) {
   const Column label = {"NEGATIVE", "POSITIVE", std::nullopt, "NEGATIVE", "POSITIVE", "POSITIVE"};
   for (const char* name : {"out.jsonl", "out.json", "out.csv", "out.parquet"}) {
     const std::string out = work.file(name);
-    auto metrics = run_classification(options("multi", out), fixed_logits());
+    auto metrics = run_files(options("multi", out), fixed_logits());
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     EXPECT_EQ(metrics->head_function, "sigmoid");
     EXPECT_TRUE(metrics->labels_column);
@@ -287,7 +288,7 @@ TEST_F(HeadRunTest, ThresholdDecidesTheLabels) {
   for (const Case& c : cases) {
     RunOptions o = options("multi", out);
     o.threshold = c.threshold;
-    auto metrics = run_classification(o, fixed_logits());
+    auto metrics = run_files(o, fixed_logits());
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     EXPECT_EQ(metrics->threshold, c.threshold);
     EXPECT_EQ(labels_column(out, "labels"), c.labels) << c.threshold;
@@ -295,7 +296,7 @@ TEST_F(HeadRunTest, ThresholdDecidesTheLabels) {
   // A threshold at a written value exactly: sigmoid(1.5) as the output has it.
   RunOptions o = options("multi", out);
   o.threshold = static_cast<double>(static_cast<float>(1 / (1 + std::exp(-1.5))));
-  ASSERT_TRUE(run_classification(o, fixed_logits()).ok());
+  ASSERT_TRUE(run_files(o, fixed_logits()).ok());
   EXPECT_EQ(labels_column(out, "labels")[5], "POSITIVE");
 }
 
@@ -307,7 +308,7 @@ TEST_F(HeadRunTest, FunctionsOfTheBackendsLogits) {
   for (const char* function : {"none", "sigmoid", "softmax", "default"}) {
     RunOptions o = options("tiny", work.file(std::string(function) + ".jsonl"));
     o.function = function;
-    auto metrics = run_classification(o);
+    auto metrics = run_files(o);
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     EXPECT_EQ(metrics->head_function, std::string(function) == "default" ? "softmax" : function);
     EXPECT_EQ(metrics->labels_column, std::string(function) == "sigmoid");
@@ -372,7 +373,7 @@ TEST(HeadGolden, MatchesHfTextClassificationPipeline) {
     o.max_length = 128;  // the tiny models have 160 positions; the texts are far shorter
     o.function = function;
     o.force = true;  // one output for every case
-    auto metrics = run_classification(o);
+    auto metrics = run_files(o);
     ASSERT_TRUE(metrics.ok()) << what << ": " << metrics.status().to_string();
     EXPECT_EQ(metrics->head_function, applied) << what;
     const std::vector<std::string> labels = c["labels"];
@@ -416,13 +417,15 @@ TEST_F(HeadRunTest, BadFunctionAndThresholdAreRefusedNamingTheFlag) {
   const std::string out = work.file("out.jsonl");
   RunOptions o = options("tiny", out);
   o.function = "argmax";
-  auto bad = run_classification(o, fixed_logits());
+  auto bad = run_files(o, fixed_logits());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(bad.status().message().rfind("function 'argmax'", 0), 0u) << bad.status().message();
+  // In the C++ API's and Python's words (the engine names it "{function}").
+  EXPECT_EQ(spell_settings(bad.status(), Spelling::kName).message().rfind("function 'argmax'", 0), 0u)
+      << bad.status().message();
   for (double t : {-0.25, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
     o = options("multi", out);
     o.threshold = t;
-    auto r = run_classification(o, fixed_logits());
+    auto r = run_files(o, fixed_logits());
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << t;
     EXPECT_NE(r.status().message().find("must be in [0, 1]"), std::string::npos) << r.status().message();
   }
@@ -431,10 +434,12 @@ TEST_F(HeadRunTest, BadFunctionAndThresholdAreRefusedNamingTheFlag) {
     o = options("tiny", out);
     o.function = function;
     o.threshold = 0.5;
-    auto r = run_classification(o, fixed_logits());
+    auto r = run_files(o, fixed_logits());
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << function;
-    EXPECT_EQ(
-        r.status().message().rfind("threshold 0.5: only multi-label outputs (function='sigmoid' over", 0), 0u)
+    EXPECT_EQ(spell_settings(r.status(), Spelling::kName)
+                  .message()
+                  .rfind("threshold 0.5: only multi-label outputs (function='sigmoid' over", 0),
+              0u)
         << r.status().message();
   }
   EXPECT_FALSE(std::filesystem::exists(out));
@@ -442,7 +447,7 @@ TEST_F(HeadRunTest, BadFunctionAndThresholdAreRefusedNamingTheFlag) {
   o = options("tiny", out);
   o.function = "sigmoid";
   o.threshold = 0.75;
-  auto forced = run_classification(o, fixed_logits());
+  auto forced = run_files(o, fixed_logits());
   ASSERT_TRUE(forced.ok()) << forced.status().to_string();
   EXPECT_EQ(labels_column(out, "labels"), (Column{"", "", std::nullopt, "NEGATIVE", "POSITIVE", "POSITIVE"}));
 }

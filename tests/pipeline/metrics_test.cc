@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pipeline/classifier_metrics.h"
+#include "pipeline/encoder_metrics.h"
+#include "pipeline/flops.h"
 
 namespace infercost::pipeline {
 namespace {
@@ -470,7 +471,7 @@ TEST(RunMetricsJson, EmbeddingRunsSayHowTheVectorsWereMade) {
 // snapshots of the classifier's stats: the counts and busy times less the
 // earlier ones, a device's streams and learned limit as they are now.
 TEST(ClassifierMetrics, StatsSinceCountsOnlyWhatRanBetween) {
-  ClassifierStats before;
+  EncoderStats before;
   before.rows = 2;
   before.rows_null = 1;
   before.rows_skipped = 1;
@@ -484,7 +485,7 @@ TEST(ClassifierMetrics, StatsSinceCountsOnlyWhatRanBetween) {
   before.batch_seconds = 0.25;
   before.infer_seconds = 1.0;
   before.devices = {DeviceRunMetrics{"cpu", 2, 3, 2, 1.0, 1, 40}};
-  ClassifierStats after = before;
+  EncoderStats after = before;
   after.rows = 5;
   after.rows_null = 3;
   after.rows_skipped = 4;
@@ -498,7 +499,7 @@ TEST(ClassifierMetrics, StatsSinceCountsOnlyWhatRanBetween) {
   after.batch_seconds = 0.5;
   after.infer_seconds = 4.0;
   after.devices = {DeviceRunMetrics{"cpu", 2, 7, 5, 4.0, 2, 30}};
-  const ClassifierStats d = stats_since(before, after);
+  const EncoderStats d = stats_since(before, after);
   EXPECT_EQ(d.rows, 3);
   EXPECT_EQ(d.rows_null, 2);
   EXPECT_EQ(d.rows_skipped, 3);

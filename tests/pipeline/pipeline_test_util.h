@@ -25,16 +25,15 @@ inline void make_tiny_model(const testing::TempDir& dir, uint64_t seed) {
   ASSERT_TRUE(s.ok()) << s.to_string();
 }
 
-// run_classification on its own thread. A run still going after 5 minutes
+// run_files on its own thread. A run still going after 5 minutes
 // (a guard against a hang, far beyond these runs on a slow, busy machine
 // under ASan) hangs: the test binary then stops at once with that message,
 // since the stuck threads could never be joined.
 inline Result<RunMetrics> run_or_abort_on_hang(const RunOptions& options,
                                                const BackendFactory& factory = {}) {
-  auto future =
-      std::async(std::launch::async, [options, factory] { return run_classification(options, factory); });
+  auto future = std::async(std::launch::async, [options, factory] { return run_files(options, factory); });
   if (future.wait_for(std::chrono::minutes(5)) != std::future_status::ready) {
-    std::fprintf(stderr, "FATAL: run_classification did not finish within 5 minutes: the run hangs\n");
+    std::fprintf(stderr, "FATAL: run_files did not finish within 5 minutes: the run hangs\n");
     std::fflush(stderr);
     std::abort();
   }

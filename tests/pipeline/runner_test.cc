@@ -58,7 +58,7 @@ TEST_F(RunnerTest, OneOutputRowPerInputRowInOrder) {
   TempDir work;
   const std::string input = work.file("tweets.jsonl");
   ASSERT_TRUE(corpus::write_tweets_jsonl(input, 500, 11).ok());
-  auto metrics = run_classification(options({input}, work.file("out.jsonl")));
+  auto metrics = run_files(options({input}, work.file("out.jsonl")));
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   auto in_rows = read_jsonl(input);
   auto out_rows = read_jsonl(work.file("out.jsonl"));
@@ -112,7 +112,7 @@ TEST_F(RunnerTest, TokensCountMatchesTheTokenizer) {
     expected += static_cast<int64_t>(m->tokenizer->encode(t)->size());
   RunOptions o = options({input}, work.file("out.csv"));
   o.batch_size = 2;
-  auto metrics = run_classification(o);
+  auto metrics = run_files(o);
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   EXPECT_EQ(metrics->tokens, expected);
   EXPECT_EQ(metrics->batches, 2);
@@ -129,7 +129,7 @@ TEST_F(RunnerTest, BatchSizeDoesNotChangePredictions) {
   for (int batch : {1, 7, 64}) {
     RunOptions o = options({input}, work.file("out" + std::to_string(batch) + ".jsonl"));
     o.batch_size = batch;
-    auto metrics = run_classification(o);
+    auto metrics = run_files(o);
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     results.push_back(read_jsonl(o.output));
   }
@@ -150,7 +150,7 @@ TEST_F(RunnerTest, SeveralInputsAreConcatenatedInOrder) {
   TempDir work;
   std::string a = work.write("a.jsonl", "{\"full_text\":\"first\"}\n{\"full_text\":\"second\"}\n");
   std::string b = work.write("b.jsonl", "{\"full_text\":\"third\"}\n");
-  auto metrics = run_classification(options({a, b}, work.file("out.jsonl")));
+  auto metrics = run_files(options({a, b}, work.file("out.jsonl")));
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   auto rows = read_jsonl(work.file("out.jsonl"));
   ASSERT_EQ(rows.size(), 3u);
@@ -162,7 +162,7 @@ TEST_F(RunnerTest, BadRowFailsAndLeavesNoOutput) {
   TempDir work;
   std::string input = work.write("bad.jsonl", "{\"full_text\":\"ok\"}\n{\"full_text\": 5}\n");
   TempDir out_dir;
-  auto metrics = run_classification(options({input}, out_dir.file("out.jsonl")));
+  auto metrics = run_files(options({input}, out_dir.file("out.jsonl")));
   ASSERT_FALSE(metrics.ok());
   EXPECT_NE(metrics.status().message().find(input + ": line 2"), std::string::npos)
       << metrics.status().message();
@@ -173,8 +173,8 @@ TEST_F(RunnerTest, SkipPolicyKeepsGoodRows) {
   TempDir work;
   std::string input = work.write("bad.jsonl", "{\"full_text\":\"ok\"}\n{oops\n{\"full_text\":\"fine\"}\n");
   RunOptions o = options({input}, work.file("out.jsonl"));
-  o.on_bad_row = io::OnBadRow::kSkip;
-  auto metrics = run_classification(o);
+  o.on_bad_row = OnBadRow::kSkip;
+  auto metrics = run_files(o);
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   EXPECT_EQ(metrics->rows, 2);
   EXPECT_EQ(metrics->rows_skipped, 1);
@@ -187,11 +187,11 @@ TEST_F(RunnerTest, RejectsBadOptions) {
   std::string input = work.write("a.jsonl", "{\"full_text\":\"x\"}\n");
   RunOptions o = options({input}, work.file("out.jsonl"));
   o.max_length = 100000;
-  EXPECT_EQ(run_classification(o).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(run_files(o).status().code(), StatusCode::kInvalidArgument);
   o = options({input}, work.file("out.xml"));
-  EXPECT_EQ(run_classification(o).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(run_files(o).status().code(), StatusCode::kInvalidArgument);
   o = options({work.file("missing.jsonl")}, work.file("out.jsonl"));
-  EXPECT_EQ(run_classification(o).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(run_files(o).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(count_entries(work.path()), 1);
 }
 
@@ -199,7 +199,7 @@ TEST_F(RunnerTest, NullTextsAreKeptWithNullOutputs) {
   TempDir work;
   std::string input = work.write(
       "n.jsonl", "{\"full_text\":\"good day\"}\n{\"full_text\":null}\n{\"full_text\":\"bad day\"}\n");
-  auto metrics = run_classification(options({input}, work.file("out.jsonl")));
+  auto metrics = run_files(options({input}, work.file("out.jsonl")));
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   EXPECT_EQ(metrics->rows, 2);
   EXPECT_EQ(metrics->rows_null, 1);
@@ -218,7 +218,7 @@ TEST_F(RunnerTest, MixedFormatsGiveTheSamePredictions) {
       work.write("a.jsonl", "{\"full_text\":\"first, \\\"quoted\\\"\"}\n{\"full_text\":\"second\"}\n");
   std::string array = work.write("b.json", "[{\"full_text\": \"third\"},\n {\"full_text\": \"fourth\"}]\n");
   std::string csv = work.write("c.csv", "id,full_text\n1,\"fifth\nline\"\n2,sixth\n");
-  auto metrics = run_classification(options({jsonl, array, csv}, work.file("out.parquet")));
+  auto metrics = run_files(options({jsonl, array, csv}, work.file("out.parquet")));
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   EXPECT_EQ(metrics->rows, 6);
   // The same texts as one JSON lines file give the same probabilities.
@@ -226,14 +226,14 @@ TEST_F(RunnerTest, MixedFormatsGiveTheSamePredictions) {
                                 "{\"full_text\":\"first, \\\"quoted\\\"\"}\n{\"full_text\":\"second\"}\n"
                                 "{\"full_text\":\"third\"}\n{\"full_text\":\"fourth\"}\n"
                                 "{\"full_text\":\"fifth\\nline\"}\n{\"full_text\":\"sixth\"}\n");
-  ASSERT_TRUE(run_classification(options({same}, work.file("same_out.jsonl"))).ok());
+  ASSERT_TRUE(run_files(options({same}, work.file("same_out.jsonl"))).ok());
   auto expected = read_jsonl(work.file("same_out.jsonl"));
   ASSERT_EQ(expected.size(), 6u);
   EXPECT_EQ(expected[4]["text"], "fifth\nline");
   // Back through our own Parquet reader, as JSON lines.
   RunOptions again = options({work.file("out.parquet")}, work.file("again.jsonl"));
   again.column = "text";
-  ASSERT_TRUE(run_classification(again).ok());
+  ASSERT_TRUE(run_files(again).ok());
   auto round = read_jsonl(work.file("again.jsonl"));
   ASSERT_EQ(round.size(), 6u);
   for (size_t i = 0; i < 6; ++i) EXPECT_EQ(round[i]["text"], expected[i]["text"]) << i;
@@ -248,7 +248,7 @@ TEST_F(RunnerTest, FolderOutputWritesOnePartPerInput) {
   auto written = corpus::write_tweets_dataset(in, shape, {});
   ASSERT_TRUE(written.ok()) << written.status().to_string();
   RunOptions o = options({in}, work.file("out") + "/");
-  auto metrics = run_classification(o);
+  auto metrics = run_files(o);
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   EXPECT_EQ(metrics->rows, 25);
   EXPECT_EQ(metrics->input_files, 10);
@@ -259,7 +259,7 @@ TEST_F(RunnerTest, FolderOutputWritesOnePartPerInput) {
   // Part 0 holds rows 0..2 (25 rows over 10 files: 3,3,3,3,3,2,...).
   RunOptions back = options({work.file("out/part-00000.parquet")}, work.file("p0.jsonl"));
   back.column = "text";
-  ASSERT_TRUE(run_classification(back).ok());
+  ASSERT_TRUE(run_files(back).ok());
   EXPECT_EQ(read_jsonl(work.file("p0.jsonl")).size(), 3u);
 }
 
@@ -267,7 +267,7 @@ TEST_F(RunnerTest, FailureInALaterInputRemovesEarlierParts) {
   TempDir work;
   work.write("in/a.jsonl", "{\"full_text\":\"fine\"}\n");
   work.write("in/b.jsonl", "{\"full_text\":\"fine\"}\n{broken\n");
-  auto metrics = run_classification(options({work.file("in")}, work.file("out") + "/"));
+  auto metrics = run_files(options({work.file("in")}, work.file("out") + "/"));
   ASSERT_FALSE(metrics.ok());
   EXPECT_NE(metrics.status().message().find("b.jsonl: line 2"), std::string::npos)
       << metrics.status().message();
@@ -355,8 +355,8 @@ TEST_F(RunnerTest, EveryBatchingGivesTheSameOutputsInInputOrder) {
           o.window_rows = window;
           o.batch_size = batch;
           o.tokenizer_threads = tokenizers;
-          o.on_bad_row = io::OnBadRow::kSkip;
-          auto metrics = run_classification(o);
+          o.on_bad_row = OnBadRow::kSkip;
+          auto metrics = run_files(o);
           ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
           EXPECT_EQ(metrics->rows, 47);
           EXPECT_EQ(metrics->rows_null, 1);
@@ -411,7 +411,7 @@ TEST_F(RunnerTest, SeedPadsEveryRowToItsFilesLongestRow) {
   o.batching = Batching::kSeed;
   o.batch_size = 2;
   o.window_rows = 1;  // rounded up to 2: batches still count from each file's start
-  auto metrics = run_classification(o);
+  auto metrics = run_files(o);
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   EXPECT_EQ(metrics->tokens, 3 + 5 + 4 + 8 + 3);
   EXPECT_EQ(metrics->computed_tokens, 3 * 5 + 2 * 8);  // rows x file max, padding computed
@@ -424,7 +424,7 @@ TEST_F(RunnerTest, SeedPadsEveryRowToItsFilesLongestRow) {
   // The default seed batch is 100 x threads.
   o.batch_size = 0;
   o.force = true;
-  metrics = run_classification(o);
+  metrics = run_files(o);
   ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
   EXPECT_EQ(metrics->batch_size, 200);
   EXPECT_EQ(metrics->batches, 2);
@@ -438,7 +438,7 @@ TEST_F(RunnerTest, TokenBatchingSpendsNothingOnPaddingOfTweets) {
     RunOptions o = options({input}, work.file("out.jsonl"));
     o.max_batch_tokens = budget;
     o.force = true;
-    auto metrics = run_classification(o);
+    auto metrics = run_files(o);
     ASSERT_TRUE(metrics.ok()) << metrics.status().to_string();
     EXPECT_EQ(metrics->rows, 3000);
     EXPECT_DOUBLE_EQ(metrics->padding_efficiency(), 1.0);
@@ -498,18 +498,18 @@ TEST_F(RunnerTest, RejectsBadBatchingOptions) {
   std::string input = work.write("a.jsonl", jsonl_line("x"));
   RunOptions o = options({input}, work.file("out.jsonl"));
   o.window_rows = 0;
-  EXPECT_EQ(run_classification(o).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(run_files(o).status().code(), StatusCode::kInvalidArgument);
   o = options({input}, work.file("out.jsonl"));
   o.max_batch_tokens = -1;
-  EXPECT_EQ(run_classification(o).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(run_files(o).status().code(), StatusCode::kInvalidArgument);
   o = options({input}, work.file("out.jsonl"));
   o.precision = "fp8";
-  auto bad = run_classification(o);
+  auto bad = run_files(o);
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("fp8"), std::string::npos) << bad.status().message();
   o = options({input}, work.file("out.jsonl"));
   o.max_batch_tokens = 2;  // below one row's length: each row runs alone
-  auto alone = run_classification(o);
+  auto alone = run_files(o);
   ASSERT_TRUE(alone.ok()) << alone.status().to_string();
   EXPECT_EQ(alone->batches, 1);
   EXPECT_EQ(count_entries(work.path()), 3);  // the input, the output and its job's record

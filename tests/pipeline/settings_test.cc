@@ -62,24 +62,22 @@ TEST(SettingsTest, EachTaskTakesItsOwnSettings) {
 }
 
 // A setting of the other task set to other than its default is refused,
-// naming both tasks, in the caller's words; left at its default it is not.
+// naming both tasks, as each door spells them; left at its default it is not.
 TEST(SettingsTest, TheOtherTasksSettingsAreRefused) {
   RunOptions options;
-  options.caller = Caller::kCli;
   options.task = Task::kEmbed;
   EXPECT_TRUE(check_settings(options).ok());
   options.threshold = 0.3;
-  Status s = check_settings(options);
+  Status s = spell_settings(check_settings(options), Spelling::kFlag);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "--threshold applies to classification only, not to embeddings");
   options = RunOptions();
-  options.pooling = model::Pooling::kMean;
-  options.caller = Caller::kApi;
-  s = check_settings(static_cast<const ClassifierOptions&>(options));
+  options.pooling = Pooling::kMean;
+  s = spell_settings(check_settings(static_cast<const ModelOptions&>(options)), Spelling::kName);
   EXPECT_EQ(s.message(), "pooling applies to embeddings only, not to classification");
   // A pooling is parsed once, where it is set: an unknown one is refused there.
   options.task = Task::kEmbed;
-  s = apply_setting(options, *find_setting("pooling"), std::string("sum"), Caller::kApi);
+  s = apply_setting(options, *find_setting("pooling"), std::string("sum"), Spelling::kName);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("pooling: "), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("cls"), std::string::npos) << s.message();
@@ -108,15 +106,13 @@ TEST(SettingsTest, TheJobIdentityHoldsTheTasksSettings) {
 
 TEST(SettingsTest, ChecksStopAtTheScope) {
   RunOptions options;
-  options.caller = Caller::kCli;
   options.corpus_rows = -1;  // a pricing setting out of range
   EXPECT_TRUE(check_settings(options, SettingScope::kModel).ok());
-  EXPECT_TRUE(check_settings(static_cast<const ClassifierOptions&>(options)).ok());
-  const Status priced = check_settings(options, SettingScope::kPrice);
+  EXPECT_TRUE(check_settings(static_cast<const ModelOptions&>(options)).ok());
+  const Status priced = spell_settings(check_settings(options, SettingScope::kPrice), Spelling::kFlag);
   EXPECT_EQ(priced.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(priced.message().find("--corpus-rows"), std::string::npos) << priced.message();
-  options.caller = Caller::kApi;
-  const Status api = check_settings(options);
+  const Status api = spell_settings(check_settings(options), Spelling::kName);
   EXPECT_NE(api.message().find("corpus_rows"), std::string::npos) << api.message();
   EXPECT_EQ(api.message().find("--corpus-rows"), std::string::npos) << api.message();
 }
@@ -125,12 +121,12 @@ TEST(SettingsTest, ValuesOfTheWrongTypeAreNamedInTheCallersWords) {
   RunOptions options;
   const Setting* threads = find_setting("threads");
   ASSERT_NE(threads, nullptr);
-  const Status cli = apply_setting(options, *threads, SettingValue(std::string("x")), Caller::kCli);
+  const Status cli = apply_setting(options, *threads, SettingValue(std::string("x")), Spelling::kFlag);
   EXPECT_EQ(cli.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(cli.message().find("--threads"), std::string::npos) << cli.message();
-  const Status api = apply_setting(options, *threads, SettingValue(std::string("x")), Caller::kApi);
+  const Status api = apply_setting(options, *threads, SettingValue(std::string("x")), Spelling::kName);
   EXPECT_EQ(api.message().find("--threads"), std::string::npos) << api.message();
-  EXPECT_TRUE(apply_setting(options, *threads, SettingValue(int64_t{3}), Caller::kApi).ok());
+  EXPECT_TRUE(apply_setting(options, *threads, SettingValue(int64_t{3}), Spelling::kName).ok());
   EXPECT_EQ(options.threads, 3);
   EXPECT_EQ(find_setting("no_such_setting"), nullptr);
 }
@@ -154,16 +150,16 @@ TEST(SettingsTest, TheJobIdentityHoldsWhatChangesTheOutputByFlag) {
 TEST(SettingsTest, HelpNamesOtherSettingsAndTheEnginesDefaults) {
   const Setting* batch_size = find_setting("batch_size");
   ASSERT_NE(batch_size, nullptr);
-  const std::string cli = setting_help(*batch_size, Caller::kCli);
+  const std::string cli = setting_help(*batch_size, Spelling::kFlag);
   EXPECT_NE(cli.find(std::to_string(kDefaultTokensBatchSize) + " for 'tokens'"), std::string::npos) << cli;
   EXPECT_NE(cli.find(std::to_string(kSeedRowsPerThread) + " x threads"), std::string::npos) << cli;
   EXPECT_NE(cli.find("--max-length"), std::string::npos) << cli;
   EXPECT_EQ(cli.find('{'), std::string::npos) << cli;
-  const std::string api = setting_help(*batch_size, Caller::kApi);
+  const std::string api = setting_help(*batch_size, Spelling::kName);
   EXPECT_NE(api.find("max_length"), std::string::npos) << api;
   EXPECT_EQ(api.find("--max-length"), std::string::npos) << api;
   for (const Setting& s : run_settings()) {
-    EXPECT_EQ(setting_help(s, Caller::kApi).find('{'), std::string::npos) << s.name;
+    EXPECT_EQ(setting_help(s, Spelling::kName).find('{'), std::string::npos) << s.name;
   }
 }
 

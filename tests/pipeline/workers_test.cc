@@ -17,7 +17,9 @@
 #include "corpus/tweets.h"
 #include "fake_backend.h"
 #include "model/model_dir.h"
+#include "pipeline/flops.h"
 #include "pipeline/runner.h"
+#include "pipeline/settings.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 
@@ -70,7 +72,7 @@ class WorkersTest : public ::testing::Test {
     o.batching = batching;
     o.streams_per_device = 1;
     machine.install(o);
-    Result<RunMetrics> m = run_classification(o, machine.factory());
+    Result<RunMetrics> m = run_files(o, machine.factory());
     EXPECT_TRUE(m.ok()) << m.status().to_string();
     if (m.ok()) {
       EXPECT_EQ(m->workers, 1);
@@ -169,7 +171,7 @@ TEST_F(WorkersTest, OneFileOutputFromManyWorkersIsInOrder) {
   for (auto& d : machine.devices) d->can_fork = false;  // one stream each, silently
   RunOptions o = options(work.file("all.jsonl"));
   machine.install(o);
-  Result<RunMetrics> m = run_classification(o, machine.factory());
+  Result<RunMetrics> m = run_files(o, machine.factory());
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   EXPECT_EQ(m->workers, 4);
   for (const auto& d : machine.devices) EXPECT_EQ(d->streams, 1);
@@ -324,7 +326,7 @@ TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {
     o.max_batch_tokens_auto = true;
     o.max_length = 128;
     machine.install(o);
-    Result<RunMetrics> m = run_classification(o, machine.factory());
+    Result<RunMetrics> m = run_files(o, machine.factory());
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     // Per stream (2 each): A 1500 tokens / 25 rows, B 2500 / 20.
     EXPECT_EQ(m->capacity_max_tokens, 1500);
@@ -354,7 +356,7 @@ TEST_F(WorkersTest, AutoSizesComeFromTheSmallestStreamCapacity) {
   RunOptions o = options(work.file("out.jsonl"));
   o.max_batch_tokens_auto = true;
   machine.install(o);
-  Result<RunMetrics> m = run_classification(o, machine.factory());
+  Result<RunMetrics> m = run_files(o, machine.factory());
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kResourceExhausted);
   EXPECT_NE(m.status().message().find("cuda:1: no batch fits"), std::string::npos) << m.status().message();
@@ -392,7 +394,7 @@ TEST_F(WorkersTest, TokensAutoRowsAreCountedAtTheShortestRow) {
     o.max_batch_tokens_auto = true;
     o.max_length = 128;
     machine.install(o);
-    Result<RunMetrics> m = run_classification(o, machine.factory());
+    Result<RunMetrics> m = run_files(o, machine.factory());
     ASSERT_TRUE(m.ok()) << m.status().to_string();
     EXPECT_EQ(d.capacity_lengths, c.lengths_asked);
     EXPECT_EQ(m->batch_size, c.batch_size);  // seed: min(62 rows, 7900 / 128)
@@ -419,7 +421,7 @@ TEST_F(WorkersTest, ACapacityErrorFailsTheRunNamingTheDevice) {
     o.batch_size_auto = batch_auto;
     o.max_batch_tokens_auto = !batch_auto;
     machine.install(o);
-    Result<RunMetrics> m = run_classification(o, machine.factory());
+    Result<RunMetrics> m = run_files(o, machine.factory());
     ASSERT_FALSE(m.ok());
     EXPECT_EQ(m.status().code(), StatusCode::kInternal);
     EXPECT_NE(m.status().message().find("cuda:1: batch capacity: cudaMemGetInfo: the fake driver broke"),
@@ -458,7 +460,7 @@ TEST_F(WorkersTest, CpuAutoSizesAreTheCpuDefaults) {
   o.batch_size_auto = true;
   o.max_batch_tokens_auto = true;
   o.precision = "fp32";
-  Result<RunMetrics> m = run_classification(o);
+  Result<RunMetrics> m = run_files(o);
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   EXPECT_EQ(m->batch_size, 256);
   EXPECT_EQ(m->max_batch_tokens, 4096);
@@ -474,7 +476,7 @@ TEST_F(WorkersTest, ModelFlopsCountEveryRowAtItsRealLength) {
   RunOptions o = options(work.file("out.jsonl"));
   o.batching = Batching::kSeed;  // padding computed: FLOPs still at real lengths
   machine.install(o);
-  Result<RunMetrics> m = run_classification(o, machine.factory());
+  Result<RunMetrics> m = run_files(o, machine.factory());
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   // The tiny preset's shape, from its config.
   model::LoadOptions load;
@@ -507,17 +509,18 @@ TEST_F(WorkersTest, RejectsBadDevicesAndStreams) {
   TempDir work;
   RunOptions o = options(work.file("out.jsonl"));
   o.device = "gpu";
-  Result<RunMetrics> m = run_classification(o);
+  Result<RunMetrics> m = run_files(o);
   EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(m.status().message().find("cuda:N"), std::string::npos) << m.status().message();
   o = options(work.file("out.jsonl"));
   for (int streams : {-1, kMaxStreamsPerDevice + 1}) {
     o.streams_per_device = streams;
-    m = run_classification(o);
+    m = run_files(o);
     EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(
-        m.status().message().find("streams_per_device " + std::to_string(streams) + ": must be 1 to 16"),
-        std::string::npos)
+    EXPECT_NE(spell_settings(m.status(), Spelling::kName)
+                  .message()
+                  .find("streams_per_device " + std::to_string(streams) + ": must be 1 to 16"),
+              std::string::npos)
         << m.status().message();
   }
   EXPECT_EQ(count_entries(work.path()), 0);

@@ -6,6 +6,7 @@
 
 #include "core/sha256.h"
 #include "parquet/writer.h"
+#include "pipeline/settings.h"
 #include "plan_test_util.h"
 #include "test_utils.h"
 
@@ -109,7 +110,7 @@ TEST(Scan, BadRowFailsNamingFileAndLineOrIsSkipped) {
       << failed.status().to_string();
 
   ScanOptions skip = options_for({path});
-  skip.on_bad_row = io::OnBadRow::kSkip;
+  skip.on_bad_row = OnBadRow::kSkip;
   Result<ScanResult> skipped = scan_inputs(skip, *m.tokenizer);
   ASSERT_TRUE(skipped.ok()) << skipped.status().to_string();
   EXPECT_EQ(skipped->rows, 3);
@@ -139,7 +140,10 @@ TEST(Scan, CheckRefusesBadSettingsAndAutoSizes) {
   EXPECT_TRUE(check_scan_options(options_for({"a.jsonl"})).ok());
   ScanOptions threads = options_for({"a.jsonl"});
   threads.threads = -1;
-  EXPECT_NE(check_scan_options(threads).message().find("--threads"), std::string::npos);
+  EXPECT_NE(pipeline::spell_settings(check_scan_options(threads), pipeline::Spelling::kFlag)
+                .message()
+                .find("--threads"),
+            std::string::npos);
   for (bool batch_size : {true, false}) {
     ScanOptions o = options_for({"a.jsonl"});
     (batch_size ? o.batch_size_auto : o.max_batch_tokens_auto) = true;

@@ -109,7 +109,7 @@ model::EncoderWeights without_linears(const model::EncoderWeights& w) {
 
 class CpuBackend final : public Backend, private model::StepExecutor {
  public:
-  CpuBackend(int threads, Precision precision, bool emulate_bf16, std::optional<model::Pooling> pooling,
+  CpuBackend(int threads, Precision precision, bool emulate_bf16, std::optional<Pooling> pooling,
              std::optional<model::TokenOutput> tokens)
       : threads_(threads),
         precision_(precision),
@@ -410,20 +410,20 @@ class CpuBackend final : public Backend, private model::StepExecutor {
 
   // One row's vector from its `length` real tokens' states (`states`:
   // [length, hidden]), as sentence-transformers pools them; sums in double.
-  static void pool_row(model::Pooling pooling, const float* states, int length, int hidden, float* out) {
+  static void pool_row(Pooling pooling, const float* states, int length, int hidden, float* out) {
     switch (pooling) {
-      case model::Pooling::kCls: std::memcpy(out, states, sizeof(float) * size_t(hidden)); return;
-      case model::Pooling::kLastToken:
+      case Pooling::kCls: std::memcpy(out, states, sizeof(float) * size_t(hidden)); return;
+      case Pooling::kLastToken:
         std::memcpy(out, states + int64_t(length - 1) * hidden, sizeof(float) * size_t(hidden));
         return;
-      case model::Pooling::kMean:
+      case Pooling::kMean:
         for (int i = 0; i < hidden; ++i) {
           double sum = 0;
           for (int t = 0; t < length; ++t) sum += states[int64_t(t) * hidden + i];
           out[i] = float(sum / length);
         }
         return;
-      case model::Pooling::kMax:
+      case Pooling::kMax:
         for (int i = 0; i < hidden; ++i) {
           float best = states[i];
           for (int t = 1; t < length; ++t) best = std::max(best, states[int64_t(t) * hidden + i]);
@@ -436,7 +436,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
   int threads_;
   Precision precision_;
   bool emulate_bf16_;
-  std::optional<model::Pooling> pooling_;     // set: forward() pools instead of running the head
+  std::optional<Pooling> pooling_;            // set: forward() pools instead of running the head
   std::optional<model::TokenOutput> tokens_;  // set: forward() gives outputs per token
 
   // The precision of the GEMMs fed by a LayerNorm (QKV, FFN input). int8

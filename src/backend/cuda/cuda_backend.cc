@@ -53,8 +53,8 @@ class CudaBackend final : public Backend, private model::StepExecutor {
  public:
   // Throws CudaFailure when the stream, the cuBLASLt handle or its workspace
   // cannot be made.
-  CudaBackend(const DeviceFacts& facts, Precision precision, bool graphs,
-              std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens)
+  CudaBackend(const DeviceFacts& facts, Precision precision, bool graphs, std::optional<Pooling> pooling,
+              std::optional<model::TokenOutput> tokens)
       : facts_(facts),
         precision_(precision),
         type_(dtype_of(precision)),
@@ -508,7 +508,7 @@ class CudaBackend final : public Backend, private model::StepExecutor {
   void run(const model::HeadStep& step) override {
     const Pointers& p = *pass_.p;
     const int sequences = pass_.k->sequences, hidden = config_.hidden_size;
-    if (step.pooling == model::Pooling::kCls) {
+    if (step.pooling == Pooling::kCls) {
       INFERCOST_CUDA_CHECK(gather_rows_f32(type_, p.h, p.cls_rows, sequences, hidden, p.cls, stream_));
     } else {
       INFERCOST_CUDA_CHECK(pool_rows_f32(type_, p.h, p.seq_start, p.key_len, sequences, hidden,
@@ -573,12 +573,12 @@ class CudaBackend final : public Backend, private model::StepExecutor {
     return {w.final_gamma, w.final_beta};
   }
 
-  static Pool pool_of(model::Pooling pooling) {
+  static Pool pool_of(Pooling pooling) {
     switch (pooling) {
-      case model::Pooling::kCls: return Pool::kCls;
-      case model::Pooling::kMean: return Pool::kMean;
-      case model::Pooling::kMax: return Pool::kMax;
-      case model::Pooling::kLastToken: return Pool::kLastToken;
+      case Pooling::kCls: return Pool::kCls;
+      case Pooling::kMean: return Pool::kMean;
+      case Pooling::kMax: return Pool::kMax;
+      case Pooling::kLastToken: return Pool::kLastToken;
     }
     return Pool::kMean;
   }
@@ -691,7 +691,7 @@ class CudaBackend final : public Backend, private model::StepExecutor {
   Precision precision_;
   DType type_;
   bool graphs_enabled_;
-  std::optional<model::Pooling> pooling_;     // set: forward() pools instead of running the head
+  std::optional<Pooling> pooling_;            // set: forward() pools instead of running the head
   std::optional<model::TokenOutput> tokens_;  // set: forward() gives outputs per token
   std::recursive_mutex& lock_;                // device_lock() of this GPU
   int graph_failures_ = 0;

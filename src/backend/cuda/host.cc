@@ -101,7 +101,7 @@ void write_packed(const PackedBatch& p, int32_t* dst) {
 // ---- Validation --------------------------------------------------------------
 
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                          std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens) {
+                          std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
   const int hidden = config.hidden_size;
   if (hidden > kMaxHiddenSize) {
@@ -124,7 +124,7 @@ Status validate_gpu_model(const model::ModelConfig& config, const model::Encoder
 }
 
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
-  return validate_gpu_model(config, weights, head ? std::nullopt : std::optional(model::Pooling::kMean),
+  return validate_gpu_model(config, weights, head ? std::nullopt : std::optional(Pooling::kMean),
                             std::nullopt);
 }
 

@@ -70,7 +70,7 @@ inline constexpr int kMaxRelativeHeadSize = 64;
 // pooling or those token outputs (the overload: a classifier's, or without
 // `head` an embedder's). Batches go through validate_batch() as is.
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                          std::optional<model::Pooling> pooling, std::optional<model::TokenOutput> tokens);
+                          std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens);
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
                           bool head = true);
 

@@ -117,7 +117,7 @@ cudaError_t disentangled_attention(DType t, const void* qkv, void* ctx, const in
 cudaError_t gather_rows_f32(DType t, const void* x, const int32_t* rows, int n, int hidden, float* out,
                             cudaStream_t stream);
 
-// How pool_rows_f32 makes one vector of a sequence's rows: model::Pooling's
+// How pool_rows_f32 makes one vector of a sequence's rows: Pooling's
 // choices (the backend maps one onto the other; the kernels include no
 // engine header).
 enum class Pool : int { kCls = 0, kMean = 1, kMax = 2, kLastToken = 3 };

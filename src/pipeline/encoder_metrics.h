@@ -1,4 +1,4 @@
-// The run metrics made from a Classifier: its settings and what its
+// The run metrics made from a Encoder: its settings and what its
 // counters say it did. The file runner (runner.cc) adds what it counts
 // itself (files, reading and writing, checkpoints, GPU samples); a language
 // binding reports one classify() or embed() call with measure_call().
@@ -11,7 +11,7 @@
 #include "backend/gpu_monitor.h"
 #include "infercost/metrics.h"
 #include "infercost/options.h"
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 
 namespace infercost::pipeline {
 
@@ -19,15 +19,14 @@ namespace infercost::pipeline {
 // the `devices` it resolved to, threads and tokenizer threads (resolved),
 // batching, max length and the auto flags (all an already complete job
 // reports).
-void set_option_metrics(RunMetrics& m, const ClassifierOptions& options,
-                        const std::vector<std::string>& devices);
+void set_option_metrics(RunMetrics& m, const ModelOptions& options, const std::vector<std::string>& devices);
 
 // What the classifier resolved (batch policy, capacity, precision, model,
 // head function) and what `stats` counted: rows, tokens, batches, lengths,
 // the per-device figures and their sums, busy seconds added to the tokenize,
 // batch and infer stages, null and skipped rows added, the model's FLOPs at
 // the counted lengths, and the process's peak RSS.
-void add_classifier_metrics(RunMetrics& m, const Classifier& c, const ClassifierStats& stats);
+void add_classifier_metrics(RunMetrics& m, const Encoder& c, const EncoderStats& stats);
 
 // The GPU samples of a run or of a call (backend::RunGpuSampling::finish),
 // or why there are none.
@@ -42,14 +41,13 @@ void complete_run_metrics(RunMetrics& m, backend::GpuSampling sampled, const Run
 // The counters of what ran between two snapshots of one classifier's
 // stats() (`before` taken first): every count and busy time less what
 // `before` had; a device's streams and learned limit as `after` has them.
-ClassifierStats stats_since(const ClassifierStats& before, const ClassifierStats& after);
+EncoderStats stats_since(const EncoderStats& before, const EncoderStats& after);
 
 // The metrics of one classify() call that took `wall_seconds`, from the
 // classifier's stats before and after it: the run metrics' JSON with no
 // files, so no read and write stages.
-RunMetrics classify_call_metrics(const Classifier& c, const ClassifierOptions& options,
-                                 const ClassifierStats& before, const ClassifierStats& after,
-                                 double wall_seconds);
+RunMetrics classify_call_metrics(const Encoder& c, const ModelOptions& options, const EncoderStats& before,
+                                 const EncoderStats& after, double wall_seconds);
 
 // One classify() or embed() call of `c` (`call`, run here) measured as a run
 // of its rows, the same for every language binding: classify_call_metrics()
@@ -57,7 +55,7 @@ RunMetrics classify_call_metrics(const Classifier& c, const ClassifierOptions& o
 // nothing on the CPU), and its cost at `cost`'s price (resolve_run_cost of
 // `options`). `call`'s error, or the metrics. One call at a time per
 // classifier, so that its counters are the call's own.
-Result<RunMetrics> measure_call(const Classifier& c, const RunOptions& options, const RunCost& cost,
+Result<RunMetrics> measure_call(const Encoder& c, const RunOptions& options, const RunCost& cost,
                                 const std::function<Status()>& call);
 
 }  // namespace infercost::pipeline

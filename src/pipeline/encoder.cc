@@ -1,4 +1,4 @@
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,13 +17,21 @@
 #include "model/describe.h"
 #include "model/model_dir.h"
 #include "pipeline/bad_rows.h"
-#include "pipeline/classifier_workers.h"
+#include "pipeline/encoder_workers.h"
 #include "pipeline/settings.h"
+
+namespace infercost {
+
+const char* task_name(Task task) {
+  return task == Task::kEmbed ? "embed" : "classify";
+}
+
+}  // namespace infercost
 
 namespace infercost::pipeline {
 
 // One device: a backend per stream, and the out-of-memory limit its streams share.
-struct Classifier::Device {
+struct Encoder::Device {
   std::string name;
   std::vector<std::unique_ptr<backend::Backend>> streams;
   // Most computed tokens per batch known to fit; lowered by each
@@ -40,11 +48,11 @@ struct Classifier::Device {
 
 // One inference worker (a stream of a device) and its counters, which only
 // the thread running it touches.
-struct Classifier::Worker {
+struct Encoder::Worker {
   Device* device = nullptr;
   size_t device_index = 0;
   backend::Backend* engine = nullptr;
-  ClassifierStats given;                  // the batches infer_batch was given: rows, tokens, lengths, batches
+  EncoderStats given;                     // the batches infer_batch was given: rows, tokens, lengths, batches
   int64_t rows_run = 0, batches_run = 0;  // backend calls that succeeded (split halves apiece)
   double infer_s = 0;
 };
@@ -59,13 +67,13 @@ int clamp_to_int(int64_t value) {
   return static_cast<int>(std::clamp<int64_t>(value, 1, std::numeric_limits<int>::max()));
 }
 
-int resolved_tokenizer_threads(const ClassifierOptions& options, int threads) {
+int resolved_tokenizer_threads(const ModelOptions& options, int threads) {
   if (options.tokenizer_threads > 0) return options.tokenizer_threads;
   return is_cpu_device(options.device) ? 1 : threads;
 }
 
 // Adds `batch`'s rows and tokens to `s`.
-void count_batch(ClassifierStats& s, const backend::TokenBatch& batch, int max_length, bool skips_padding) {
+void count_batch(EncoderStats& s, const backend::TokenBatch& batch, int max_length, bool skips_padding) {
   s.rows += batch.batch;
   s.tokens += batch.real_tokens();
   s.padded_tokens += batch.padded_tokens();
@@ -79,7 +87,7 @@ void count_batch(ClassifierStats& s, const backend::TokenBatch& batch, int max_l
   ++s.batches;
 }
 
-void add_counts(ClassifierStats& to, const ClassifierStats& from) {
+void add_counts(EncoderStats& to, const EncoderStats& from) {
   to.rows += from.rows;
   to.rows_null += from.rows_null;
   to.rows_skipped += from.rows_skipped;
@@ -155,7 +163,7 @@ Result<std::vector<BackendPtr>> open_backends(const BackendFactory& factory,
 // together (Backend::capacity), as long as one row of max_length still fits
 // the budget. Otherwise, and under kSeed, the capacity for rows of max_length.
 // `shortest_row`: the tokens of an empty text (the tokenizer's special tokens).
-Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const ClassifierOptions& options,
+Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const ModelOptions& options,
                                                int shortest_row) {
   if (options.batching == Batching::kTokens && options.batch_size_auto) {
     Result<backend::BatchCapacity> shortest = engine.capacity(shortest_row);
@@ -171,7 +179,7 @@ Result<backend::BatchCapacity> device_capacity(backend::Backend& engine, const C
 
 }  // namespace
 
-Result<ResolvedSettings> resolve_settings(const ClassifierOptions& options, const BackendFactory& factory) {
+Result<ResolvedSettings> resolve_settings(const ModelOptions& options, const BackendFactory& factory) {
   ResolvedSettings r;
   INFERCOST_ASSIGN_OR_RETURN(r.device, parse_device(options.device));
   INFERCOST_ASSIGN_OR_RETURN(r.devices, factory.resolve_devices ? factory.resolve_devices(r.device)
@@ -190,7 +198,7 @@ Task default_task(const std::string& model_dir) {
   return d.ok() && !d->classification_head && d->embedding ? Task::kEmbed : Task::kClassify;
 }
 
-int resolve_tokenizer_threads(const ClassifierOptions& options) {
+int resolve_tokenizer_threads(const ModelOptions& options) {
   return resolved_tokenizer_threads(options, resolve_threads(options.threads));
 }
 
@@ -198,7 +206,7 @@ namespace {
 
 // The batch policy of `options` on devices whose least capacity per stream is
 // `capacity` (what "auto" sizes take).
-BatchPolicy resolve_batch_policy(const ClassifierOptions& options, const backend::BatchCapacity& capacity,
+BatchPolicy resolve_batch_policy(const ModelOptions& options, const backend::BatchCapacity& capacity,
                                  int threads, int pad_id) {
   const bool seed = options.batching == Batching::kSeed;
   BatchPolicy policy;
@@ -221,27 +229,26 @@ BatchPolicy resolve_batch_policy(const ClassifierOptions& options, const backend
 }
 
 // kInvalidArgument for a --threshold where the output has no 'labels' column.
-Status check_threshold_applies(const ClassifierOptions& options, HeadFunction function, bool label_set,
+Status check_threshold_applies(const ModelOptions& options, HeadFunction function, bool label_set,
                                const model::ModelConfig& config) {
   if (!options.threshold || label_set) return Status();
   return invalid_argument(fmt::format(
       "{} {}: only multi-label outputs ({} over more than one label) have a 'labels' column for it to "
       "decide; this run's function is {} over {} label{}",
-      setting_label("threshold", options.caller), *options.threshold,
-      setting_example("function", "sigmoid", options.caller), head_function_name(function),
-      config.num_labels(), config.num_labels() == 1 ? "" : "s"));
+      setting_ref("threshold"), *options.threshold, setting_ref("function", "sigmoid"),
+      head_function_name(function), config.num_labels(), config.num_labels() == 1 ? "" : "s"));
 }
 
 }  // namespace
 
-Result<EmbeddingSettings> resolve_embedding(const std::string& dir, const ClassifierOptions& options,
+Result<EmbeddingSettings> resolve_embedding(const std::string& dir, const ModelOptions& options,
                                             int& max_length) {
   INFERCOST_ASSIGN_OR_RETURN(model::ModelConfig config, model::load_config(dir + "/config.json"));
   INFERCOST_ASSIGN_OR_RETURN(std::optional<model::EmbeddingConfig> st,
                              model::read_sentence_transformers(dir, config.hidden_size));
   EmbeddingSettings e;
   e.dimensions = config.hidden_size;
-  const std::string pooling_label = setting_label("pooling", options.caller);
+  const std::string pooling_label = setting_ref("pooling");
   if (options.pooling) {
     e.pooling = *options.pooling;
     e.source = pooling_label;
@@ -252,7 +259,7 @@ Result<EmbeddingSettings> resolve_embedding(const std::string& dir, const Classi
     return invalid_argument(fmt::format(
         "{}: no modules.json, so not a sentence-transformers directory, and no {} given: say how the token "
         "vectors become one vector per text ({})",
-        dir, pooling_label, setting_example("pooling", "mean", options.caller)));
+        dir, pooling_label, setting_ref("pooling", "mean")));
   }
   e.normalize = options.normalize.value_or(st && st->normalize);
   if (options.prefix) {
@@ -261,23 +268,19 @@ Result<EmbeddingSettings> resolve_embedding(const std::string& dir, const Classi
     e.prefix = st->prompts.at(st->default_prompt_name);
   }
   if (st && !st->include_prompt && !e.prefix.empty() &&
-      (e.pooling == model::Pooling::kMean || e.pooling == model::Pooling::kMax)) {
+      (e.pooling == Pooling::kMean || e.pooling == Pooling::kMax)) {
     return unsupported(fmt::format(
         "{}: 1_Pooling/config.json's include_prompt is false (the prompt's tokens are left out of the "
         "pooling), which infercost does not do; embed without a prefix ({})",
-        dir, setting_example("prefix", "", options.caller)));
+        dir, setting_ref("prefix", "")));
   }
   if (max_length == 0 && st)
     max_length = model::sentence_transformers_max_length(*st, config.max_positions());
   return e;
 }
 
-const char* task_name(Task task) {
-  return task == Task::kEmbed ? "embed" : "classify";
-}
-
-Classifier::Classifier() = default;
-Classifier::~Classifier() = default;
+Encoder::Encoder() = default;
+Encoder::~Encoder() = default;
 
 namespace {
 
@@ -327,36 +330,33 @@ Result<backend::BatchCapacity> least_capacity_per_stream(
 // A prefix that fills max_length alone leaves no room for any text: every
 // row would get its vector.
 Status check_prefix_leaves_room(const text::Tokenizer& tokenizer, const std::string& prefix, int max_length,
-                                const ClassifierOptions& options) {
+                                const ModelOptions& options) {
   std::vector<int32_t> ids;
   if (!tokenizer.encode_append(prefix, ids).ok() || static_cast<int>(ids.size()) < max_length)
     return Status();
-  const std::string max_length_label = setting_label("max_length", options.caller);
+  const std::string max_length_label = setting_ref("max_length");
   return invalid_argument(fmt::format(
       "{}{}: the prefix alone takes {} tokens with the special ones, all {} of {}: every text would be cut "
       "off and every row get the prefix's vector; shorten the prefix or raise {}",
-      setting_label("prefix", options.caller), options.prefix ? "" : " (the model's default prompt)",
-      ids.size(), max_length, max_length_label, max_length_label));
+      setting_ref("prefix"), options.prefix ? "" : " (the model's default prompt)", ids.size(), max_length,
+      max_length_label, max_length_label));
 }
 
 }  // namespace
 
-Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_dir,
-                                                     const ClassifierOptions& options,
-                                                     BackendFactory factory) {
+Result<std::unique_ptr<Encoder>> Encoder::open(const std::string& model_dir, const ModelOptions& options,
+                                               BackendFactory factory) {
   INFERCOST_RETURN_IF_ERROR(check_settings(options));
   INFERCOST_ASSIGN_OR_RETURN(ResolvedSettings settings, resolve_settings(options, factory));
   return open(model_dir, options, settings, std::move(factory));
 }
 
-Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_dir,
-                                                     const ClassifierOptions& options,
-                                                     const ResolvedSettings& settings,
-                                                     BackendFactory factory) {
+Result<std::unique_ptr<Encoder>> Encoder::open(const std::string& model_dir, const ModelOptions& options,
+                                               const ResolvedSettings& settings, BackendFactory factory) {
   const std::vector<std::string>& names = settings.devices;
   const std::optional<HeadFunction>& asked = settings.function;
   const backend::Precision precision = settings.precision;
-  std::unique_ptr<Classifier> c(new Classifier());
+  std::unique_ptr<Encoder> c(new Encoder());
   c->threads_ = resolve_threads(options.threads);
   c->tokenizer_threads_ = resolved_tokenizer_threads(options, c->threads_);
   c->on_bad_row_ = options.on_bad_row;
@@ -379,12 +379,11 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
         io::check_label_columns(model.config.labels, writes_label_set(function, model.config.num_labels())));
   }
   if (options.max_length > model.config.max_positions()) {
-    return invalid_argument(fmt::format("{} {} exceeds the model's {} positions",
-                                        setting_label("max_length", options.caller), options.max_length,
-                                        model.config.max_positions()));
+    return invalid_argument(fmt::format("{} {} exceeds the model's {} positions", setting_ref("max_length"),
+                                        options.max_length, model.config.max_positions()));
   }
   c->max_length_ = model.tokenizer->max_length();
-  ClassifierOptions resolved = options;  // max_length as the model resolved it
+  ModelOptions resolved = options;  // max_length as the model resolved it
   resolved.max_length = c->max_length_;
   backend::BackendOptions backend_options;
   backend_options.threads = c->threads_;
@@ -436,11 +435,12 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
         check_prefix_leaves_room(*c->tokenizer_, c->embedding_->prefix, c->max_length_, options));
     INFERCOST_ASSIGN_OR_RETURN(c->tokenizer_, text::with_prefix(c->tokenizer_, c->embedding_->prefix));
   }
-  if (options.on_model_loaded) options.on_model_loaded(c->config_);
+  if (options.on_model_loaded)
+    options.on_model_loaded(c->config_.synthetic ? model::synthetic_model_notice(c->config_) : std::string());
   return c;
 }
 
-void Classifier::add_workers() {
+void Encoder::add_workers() {
   for (size_t i = 0; i < devices_.size(); ++i) {
     for (const BackendPtr& b : devices_[i]->streams) {
       auto w = std::make_unique<Worker>();
@@ -453,7 +453,7 @@ void Classifier::add_workers() {
 }
 
 // GPUs of different generations may run different precisions: "bf16+fp16".
-std::string Classifier::precision_text() const {
+std::string Encoder::precision_text() const {
   std::vector<std::string> precisions;
   for (const std::unique_ptr<Device>& d : devices_) {
     const std::string p = backend::precision_name(d->streams[0]->precision());
@@ -462,32 +462,32 @@ std::string Classifier::precision_text() const {
   return fmt::format("{}", fmt::join(precisions, "+"));
 }
 
-std::vector<std::string> Classifier::devices() const {
+std::vector<std::string> Encoder::devices() const {
   std::vector<std::string> out;
   for (const std::unique_ptr<Device>& d : devices_) out.push_back(d->name);
   return out;
 }
 
-size_t ClassifierWorkers::workers() const {
+size_t EncoderWorkers::workers() const {
   return c_->workers_.size();
 }
 
-size_t ClassifierWorkers::worker_device(size_t worker) const {
+size_t EncoderWorkers::worker_device(size_t worker) const {
   return c_->workers_.at(worker)->device_index;
 }
 
-Status ClassifierWorkers::infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
-                                      std::vector<int32_t>* non_finite) {
+Status EncoderWorkers::infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
+                                   std::vector<int32_t>* non_finite) {
   return c_->infer_batch(worker, batch, out, non_finite);
 }
 
-Status ClassifierWorkers::non_finite_error(const std::string& rows, size_t worker) const {
+Status EncoderWorkers::non_finite_error(const std::string& rows, size_t worker) const {
   return c_->non_finite_error(rows, worker);
 }
 
-ClassifierStats Classifier::stats() const {
+EncoderStats Encoder::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  ClassifierStats s = call_stats_;
+  EncoderStats s = call_stats_;
   s.devices.clear();
   for (const std::unique_ptr<Device>& d : devices_) {
     DeviceStats ds;
@@ -509,8 +509,8 @@ ClassifierStats Classifier::stats() const {
   return s;
 }
 
-Status Classifier::infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
-                               std::vector<int32_t>* non_finite) {
+Status Encoder::infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
+                            std::vector<int32_t>* non_finite) {
   INFERCOST_CHECK(worker < workers_.size());
   const size_t labels = static_cast<size_t>(outputs());
   INFERCOST_CHECK(out.size() == static_cast<size_t>(batch.batch) * labels);
@@ -541,21 +541,21 @@ std::string name_rows(const std::string& unit, const std::vector<int64_t>& numbe
   return text;
 }
 
-Status Classifier::non_finite_error(const std::string& rows, size_t worker) const {
+Status Encoder::non_finite_error(const std::string& rows, size_t worker) const {
   const Worker& w = *workers_[worker];
   const backend::Precision p = w.engine->precision();
   const char* advice =
-      p == backend::Precision::kFp16 ? "fp16's range overflowed: use --precision bf16 (fp32's range) or fp32"
+      p == backend::Precision::kFp16 ? "fp16's range overflowed: use {precision=bf16} (fp32's range) or fp32"
       : p == backend::Precision::kFp32
           ? "in fp32 this comes from the model's weights or a kernel: check the weight file (infercost "
-            "model info) and compare with --device cpu"
-          : "use --precision fp32";
+            "model info) and compare with {device=cpu}"
+          : "use {precision=fp32}";
   return non_finite(
       fmt::format("{}: the model's outputs are not finite numbers (NaN or infinity) in {} on {}; {}", rows,
                   backend::precision_name(p), w.device->name, advice));
 }
 
-Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, std::span<float> out) {
+Status Encoder::classify_rows(const backend::TokenBatch& t, Worker& worker, std::span<float> out) {
   Device& device = *worker.device;
   const int64_t computed = computed_tokens(t, worker.engine->skips_padding());
   if (t.batch > 1 && computed > device.limit.load()) return classify_halves(t, worker, out);
@@ -571,7 +571,7 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
     if (t.batch == 1) {
       return resource_exhausted(fmt::format(
           "{}: a single row of {} tokens ({} computed) does not fit in the device's memory ({}); lower "
-          "--max-length or use a device with more memory",
+          "{{max_length}} or use a device with more memory",
           device.name, t.lengths[0], computed, error.message()));
     }
     device.oom_retries.fetch_add(1);
@@ -600,7 +600,7 @@ Status Classifier::classify_rows(const backend::TokenBatch& t, Worker& worker, s
   return Status();
 }
 
-Status Classifier::classify_halves(const backend::TokenBatch& batch, Worker& worker, std::span<float> out) {
+Status Encoder::classify_halves(const backend::TokenBatch& batch, Worker& worker, std::span<float> out) {
   auto [first, second] = split_token_batch(batch);
   const size_t at = static_cast<size_t>(first.batch) * static_cast<size_t>(outputs());
   INFERCOST_RETURN_IF_ERROR(classify_rows(first, worker, out.first(at)));
@@ -622,8 +622,8 @@ Status stopped(Task task, int signal, size_t rows) {
 
 }  // namespace
 
-Result<Classification> Classifier::classify(std::span<const std::string_view> texts,
-                                            std::span<const uint8_t> is_null, const std::atomic<int>* stop) {
+Result<Classification> Encoder::classify(std::span<const std::string_view> texts,
+                                         std::span<const uint8_t> is_null, const std::atomic<int>* stop) {
   if (task_ != Task::kClassify) {
     return invalid_argument(
         "classify(): this model was opened to embed (task embed); open it again to classify");
@@ -640,8 +640,8 @@ Result<Classification> Classifier::classify(std::span<const std::string_view> te
   return result;
 }
 
-Result<Embeddings> Classifier::embed(std::span<const std::string_view> texts,
-                                     std::span<const uint8_t> is_null, const std::atomic<int>* stop) {
+Result<Embeddings> Encoder::embed(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
+                                  const std::atomic<int>* stop) {
   if (task_ != Task::kEmbed) {
     return invalid_argument(
         "embed(): this model was opened to classify (task classify); open it again to embed");
@@ -652,8 +652,8 @@ Result<Embeddings> Classifier::embed(std::span<const std::string_view> texts,
   return result;
 }
 
-Status Classifier::run_rows(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
-                            const std::atomic<int>* stop, CallRows out) {
+Status Encoder::run_rows(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
+                         const std::atomic<int>* stop, CallRows out) {
   if (!is_null.empty() && is_null.size() != texts.size()) {
     return invalid_argument(
         fmt::format("{} null flags for {} texts: give one per text, or none", is_null.size(), texts.size()));
@@ -673,8 +673,8 @@ Status Classifier::run_rows(std::span<const std::string_view> texts, std::span<c
   return Status();
 }
 
-Status Classifier::run_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
-                             size_t first_row, const std::atomic<int>* stop, CallRows result) {
+Status Encoder::run_chunk(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
+                          size_t first_row, const std::atomic<int>* stop, CallRows result) {
   auto start = std::chrono::steady_clock::now();
   TokenizedRows tokenized;
   tokenize_rows(*tokenizer_, texts, is_null, tokenizer_threads_, tokenized);
@@ -733,7 +733,7 @@ Status Classifier::run_chunk(std::span<const std::string_view> texts, std::span<
       out.resize(batches[b].size() * labels);
       Status s = infer_batch(w, batch, out, &bad);
       if (s.ok() && !bad.empty()) {
-        if (on_bad_row_ == io::OnBadRow::kFail) {
+        if (on_bad_row_ == OnBadRow::kFail) {
           std::vector<int64_t> named;
           for (int32_t k : bad) {
             named.push_back(static_cast<int64_t>(first_row) + batches[b][static_cast<size_t>(k)]);

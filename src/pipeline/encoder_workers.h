@@ -1,6 +1,6 @@
-// The file runner's seam into a Classifier (not installed): its workers, and
+// The file runner's seam into a Encoder (not installed): its workers, and
 // the one function that classifies a batch on one of them. A user of the
-// library calls Classifier::classify; the runner drives the workers itself,
+// library calls Encoder::classify; the runner drives the workers itself,
 // from its own threads.
 #pragma once
 
@@ -12,19 +12,19 @@
 
 #include "backend/backend.h"
 #include "infercost/status.h"
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 
 namespace infercost::pipeline {
 
 // Thread safety: concurrent calls are allowed on distinct workers, and must
-// not overlap Classifier::classify().
-class ClassifierWorkers {
+// not overlap Encoder::classify().
+class EncoderWorkers {
  public:
-  explicit ClassifierWorkers(Classifier& classifier) : c_(&classifier) {}
+  explicit EncoderWorkers(Encoder& classifier) : c_(&classifier) {}
 
   // One per stream of each device, in device order.
   size_t workers() const;
-  // The device each worker runs on (an index into Classifier::devices()).
+  // The device each worker runs on (an index into Encoder::devices()).
   size_t worker_device(size_t worker) const;
 
   // Classifies one batch on worker `worker` (0 <= worker < workers()) into
@@ -49,7 +49,7 @@ class ClassifierWorkers {
   Status non_finite_error(const std::string& rows, size_t worker) const;
 
  private:
-  Classifier* c_;
+  Encoder* c_;
 };
 
 // "row 3", "lines 1, 2, 4, ... and 130 more": `unit` ("row", "line") and

@@ -1,8 +1,8 @@
-// The engine API below the CLI: Classifier::classify on the tiny committed
-// models against run_classification's outputs, and with fake backends
+// The engine API below the CLI: Encoder::classify on the tiny committed
+// models against run_files's outputs, and with fake backends
 // (fake_backend.h, through BackendFactory): input order, nulls, bad rows,
 // threads, workers, out-of-memory splits and the counters.
-#include "pipeline/classifier.h"
+#include "pipeline/encoder.h"
 
 #include <gtest/gtest.h>
 
@@ -20,8 +20,9 @@
 
 #include "corpus/tweets.h"
 #include "fake_backend.h"
-#include "pipeline/classifier_workers.h"
+#include "pipeline/encoder_workers.h"
 #include "pipeline/runner.h"
+#include "pipeline/settings.h"
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 
@@ -35,9 +36,9 @@ std::vector<std::string_view> views_of(const std::vector<std::string>& texts) {
   return std::vector<std::string_view>(texts.begin(), texts.end());
 }
 
-std::unique_ptr<Classifier> open_or_fail(const std::string& model_dir, const ClassifierOptions& options,
-                                         const BackendFactory& factory = {}) {
-  Result<std::unique_ptr<Classifier>> c = Classifier::open(model_dir, options, factory);
+std::unique_ptr<Encoder> open_or_fail(const std::string& model_dir, const ModelOptions& options,
+                                      const BackendFactory& factory = {}) {
+  Result<std::unique_ptr<Encoder>> c = Encoder::open(model_dir, options, factory);
   EXPECT_TRUE(c.ok()) << c.status().to_string();
   return c.ok() ? std::move(*c) : nullptr;
 }
@@ -54,7 +55,7 @@ std::vector<std::string> tweets(const TempDir& dir, int rows, uint64_t seed) {
 
 // What the fake backends give row `text` through `c`: its logits
 // (row_logits of its ids), the classifier's head function applied.
-std::vector<float> fake_outputs(const Classifier& c, std::string_view text) {
+std::vector<float> fake_outputs(const Encoder& c, std::string_view text) {
   std::vector<int32_t> ids;
   EXPECT_TRUE(c.tokenizer().encode_append(text, ids).ok());
   std::vector<float> out(static_cast<size_t>(c.labels()));
@@ -95,11 +96,11 @@ TEST(ClassifierGolden, ClassifyGivesTheRunsOutputsOnTheSameRows) {
     run.precision = "fp32";
     run.max_length = 128;
     run.window_rows = 64;  // other windows than classify's: the same outputs all the same
-    Result<RunMetrics> m = run_classification(run);
+    Result<RunMetrics> m = run_files(run);
     ASSERT_TRUE(m.ok()) << m.status().to_string();
 
-    ClassifierOptions options = run;
-    std::unique_ptr<Classifier> c = open_or_fail(model, options);
+    ModelOptions options = run;
+    std::unique_ptr<Encoder> c = open_or_fail(model, options);
     ASSERT_NE(c, nullptr);
     std::vector<std::string_view> views = views_of(texts);
     Result<Classification> r = c->classify(views, nulls);
@@ -128,7 +129,7 @@ TEST(ClassifierGolden, ClassifyGivesTheRunsOutputsOnTheSameRows) {
     }
     EXPECT_EQ(row, texts.size());
     // The run's counters and the classifier's agree on the same rows.
-    const ClassifierStats s = c->stats();
+    const EncoderStats s = c->stats();
     EXPECT_EQ(s.rows, m->rows);
     EXPECT_EQ(s.rows_null, m->rows_null);
     EXPECT_EQ(s.tokens, m->tokens);
@@ -155,8 +156,8 @@ class ClassifierTest : public ::testing::Test {
     dir_ = nullptr;
   }
   static std::string model() { return dir_->file("tiny"); }
-  static ClassifierOptions options() {
-    ClassifierOptions o;
+  static ModelOptions options() {
+    ModelOptions o;
     o.threads = 1;
     o.tokenizer_threads = 2;
     o.batch_size = 64;
@@ -164,7 +165,7 @@ class ClassifierTest : public ::testing::Test {
     return o;
   }
   // Every row of `r` is what the fake backends give its text.
-  static void expect_fake_outputs(const Classifier& c, const std::vector<std::string>& texts,
+  static void expect_fake_outputs(const Encoder& c, const std::vector<std::string>& texts,
                                   const Classification& r) {
     ASSERT_EQ(r.rows(), texts.size());
     for (size_t i = 0; i < texts.size(); ++i) {
@@ -187,10 +188,10 @@ TEST_F(ClassifierTest, KeepsInputOrderWhileBatchesAreLengthSorted) {
   FakeDevice& d = *machine.devices[0];
   d.sleeps = false;
   d.record = true;
-  ClassifierOptions o = options();
+  ModelOptions o = options();
   o.streams_per_device = 1;
   machine.install(o);
-  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
   const std::vector<std::string>& texts = *texts_;
   Result<Classification> r = c->classify(views_of(texts));
@@ -220,7 +221,7 @@ TEST_F(ClassifierTest, KeepsInputOrderWhileBatchesAreLengthSorted) {
   s.record = true;
   o.batching = Batching::kSeed;
   o.batch_size = 300;
-  std::unique_ptr<Classifier> seeded = open_or_fail(model(), o, seed_machine.factory());
+  std::unique_ptr<Encoder> seeded = open_or_fail(model(), o, seed_machine.factory());
   ASSERT_NE(seeded, nullptr);
   r = seeded->classify(views_of(texts));
   ASSERT_TRUE(r.ok()) << r.status().to_string();
@@ -244,9 +245,9 @@ TEST_F(ClassifierTest, KeepsInputOrderWhileBatchesAreLengthSorted) {
 
 TEST_F(ClassifierTest, NullsEmptyStringsAndAnEmptyCall) {
   FakeMachine machine(1);
-  ClassifierOptions o = options();
+  ModelOptions o = options();
   machine.install(o);
-  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
   Result<Classification> empty = c->classify({});
   ASSERT_TRUE(empty.ok()) << empty.status().to_string();
@@ -266,7 +267,7 @@ TEST_F(ClassifierTest, NullsEmptyStringsAndAnEmptyCall) {
   }
   expect_fake_outputs(*c, texts, *r);
   EXPECT_EQ(row_of(*r, 1), fake_outputs(*c, ""));  // an empty text is classified, not null
-  const ClassifierStats s = c->stats();
+  const EncoderStats s = c->stats();
   EXPECT_EQ(s.rows, 3);
   EXPECT_EQ(s.rows_null, 2);
 
@@ -279,25 +280,25 @@ TEST_F(ClassifierTest, NullsEmptyStringsAndAnEmptyCall) {
 TEST_F(ClassifierTest, ABadRowFailsNamingItsIndexOrIsSkipped) {
   const std::vector<std::string> texts = {"fine", "also fine", "bad \xff byte", "last"};
   FakeMachine machine(1);
-  ClassifierOptions o = options();
+  ModelOptions o = options();
   machine.install(o);
-  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
   Result<Classification> r = c->classify(views_of(texts));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message().rfind("row 2: invalid UTF-8", 0), 0u) << r.status().message();
   // Past the first chunk, the index is still the row's in the call.
-  std::vector<std::string> many(Classifier::kClassifyChunkRows + 5, "x");
+  std::vector<std::string> many(Encoder::kClassifyChunkRows + 5, "x");
   many.back() = "\xc3";
   r = c->classify(views_of(many));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind("row " + std::to_string(many.size() - 1) + ": ", 0), 0u)
       << r.status().message();
 
-  o.on_bad_row = io::OnBadRow::kSkip;
+  o.on_bad_row = OnBadRow::kSkip;
   FakeMachine skipping(1);
-  std::unique_ptr<Classifier> s = open_or_fail(model(), o, skipping.factory());
+  std::unique_ptr<Encoder> s = open_or_fail(model(), o, skipping.factory());
   ASSERT_NE(s, nullptr);
   r = s->classify(views_of(texts));
   ASSERT_TRUE(r.ok()) << r.status().to_string();
@@ -312,9 +313,9 @@ TEST_F(ClassifierTest, ABadRowFailsNamingItsIndexOrIsSkipped) {
 TEST_F(ClassifierTest, SeveralThreadsCallingAtOnceGetTheirOwnResults) {
   FakeMachine machine(2);  // 2 streams each: 4 workers
   for (auto& d : machine.devices) d->sleep_us = 50;
-  ClassifierOptions o = options();
+  ModelOptions o = options();
   machine.install(o);
-  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
   constexpr int kThreads = 4;
   std::vector<std::vector<std::string>> inputs(kThreads);
@@ -347,21 +348,21 @@ TEST_F(ClassifierTest, SeveralThreadsCallingAtOnceGetTheirOwnResults) {
 TEST_F(ClassifierTest, BatchesSpreadOverEveryWorker) {
   FakeMachine machine(2);
   for (auto& d : machine.devices) d->sleep_us = 0;
-  ClassifierOptions o = options();
+  ModelOptions o = options();
   o.batch_size = 32;
   machine.install(o);
-  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
-  EXPECT_EQ(ClassifierWorkers(*c).workers(), 4u);
+  EXPECT_EQ(EncoderWorkers(*c).workers(), 4u);
   EXPECT_EQ(c->devices(), (std::vector<std::string>{"cuda:0", "cuda:1"}));
-  EXPECT_EQ(ClassifierWorkers(*c).worker_device(3), 1u);
+  EXPECT_EQ(EncoderWorkers(*c).worker_device(3), 1u);
   g_most_running = 0;
   meet_at(4);  // the first batches wait until 4 run at once
   Result<Classification> r = c->classify(views_of(*texts_));
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   expect_fake_outputs(*c, *texts_, *r);
   EXPECT_EQ(g_most_running.load(), 4);
-  const ClassifierStats s = c->stats();
+  const EncoderStats s = c->stats();
   ASSERT_EQ(s.devices.size(), 2u);
   for (const DeviceStats& d : s.devices) {
     EXPECT_EQ(d.streams, 2);
@@ -373,11 +374,11 @@ TEST_F(ClassifierTest, AStopStartsNoFurtherBatch) {
   FakeMachine machine(1);
   FakeDevice& d = *machine.devices[0];
   d.sleeps = false;
-  ClassifierOptions o = options();
+  ModelOptions o = options();
   o.batch_size = 8;
   o.streams_per_device = 1;
   machine.install(o);
-  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
   auto calls = [&d] {
     std::lock_guard<std::mutex> lock(d.mu);
@@ -403,7 +404,7 @@ TEST_F(ClassifierTest, AStopStartsNoFurtherBatch) {
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(r.status().message(), "classify stopped by signal 15 before its 2000 rows were done");
   EXPECT_EQ(calls(), 5);
-  // Left unset, the same call classifies every row, and the Classifier is still usable.
+  // Left unset, the same call classifies every row, and the Encoder is still usable.
   stop = 0;
   const int64_t before = calls();
   r = c->classify(views_of(*texts_), {}, &stop);
@@ -417,17 +418,17 @@ TEST_F(ClassifierTest, OutOfMemorySplitsBatchesAndKeepsTheLimit) {
   FakeDevice& d = *machine.devices[0];
   d.sleeps = false;
   d.oom_above = 600;  // above the longest row, below the 2048-token batches
-  ClassifierOptions o = options();
+  ModelOptions o = options();
   o.streams_per_device = 1;
   machine.install(o);
-  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
   for (int call = 0; call < 2; ++call) {
     Result<Classification> r = c->classify(views_of(*texts_));
     ASSERT_TRUE(r.ok()) << r.status().to_string();
     expect_fake_outputs(*c, *texts_, *r);
   }
-  const ClassifierStats s = c->stats();
+  const EncoderStats s = c->stats();
   ASSERT_EQ(s.devices.size(), 1u);
   EXPECT_GT(d.ooms, 0);
   EXPECT_EQ(s.devices[0].oom_retries, d.ooms);
@@ -442,7 +443,7 @@ TEST_F(ClassifierTest, OutOfMemorySplitsBatchesAndKeepsTheLimit) {
   // A single row that does not fit.
   FakeMachine full(1);
   full.devices[0]->oom_above = 2;
-  std::unique_ptr<Classifier> f = open_or_fail(model(), o, full.factory());
+  std::unique_ptr<Encoder> f = open_or_fail(model(), o, full.factory());
   ASSERT_NE(f, nullptr);
   Result<Classification> r = f->classify(views_of(*texts_));
   ASSERT_FALSE(r.ok());
@@ -458,10 +459,10 @@ TEST_F(ClassifierTest, ADeviceErrorNamesItsDeviceOnce) {
     machine.devices[0]->sleeps = false;
     machine.devices[0]->fail_at_call = 1;
     machine.devices[0]->names_errors = backend_names_it;
-    ClassifierOptions o = options();
+    ModelOptions o = options();
     o.streams_per_device = 1;
     machine.install(o);
-    std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+    std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
     ASSERT_NE(c, nullptr);
     Result<Classification> r = c->classify(views_of(*texts_));
     ASSERT_FALSE(r.ok());
@@ -474,10 +475,10 @@ TEST_F(ClassifierTest, ADeviceErrorNamesItsDeviceOnce) {
 TEST_F(ClassifierTest, StatsAddUp) {
   FakeMachine machine(2);
   for (auto& d : machine.devices) d->sleeps = false;
-  ClassifierOptions o = options();
+  ModelOptions o = options();
   o.max_length = 24;  // some tweets reach it
   machine.install(o);
-  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
   std::vector<std::string> texts(texts_->begin(), texts_->begin() + 500);
   std::vector<uint8_t> nulls(texts.size(), 0);
@@ -493,7 +494,7 @@ TEST_F(ClassifierTest, StatsAddUp) {
   }
   ASSERT_GT(at_max, 0);
   for (int call = 0; call < 2; ++call) ASSERT_TRUE(c->classify(views_of(texts), nulls).ok());
-  const ClassifierStats s = c->stats();
+  const EncoderStats s = c->stats();
   EXPECT_EQ(s.rows, 2 * rows);
   EXPECT_EQ(s.rows_null, 2 * static_cast<int64_t>((texts.size() + 6) / 7));
   EXPECT_EQ(s.tokens, 2 * tokens);
@@ -525,12 +526,12 @@ TEST_F(ClassifierTest, OpenResolvesThePolicyAndRefusesBadOptions) {
   FakeMachine machine(2);
   machine.devices[0]->capacity = {3000, 50, kGiB, 2 * kGiB, "fake memory A"};
   machine.devices[1]->capacity = {5000, 40, kGiB, 2 * kGiB, "fake memory B"};
-  ClassifierOptions o = options();
+  ModelOptions o = options();
   o.max_batch_tokens_auto = true;
   o.batch_size_auto = true;
   o.max_length = 128;
   machine.install(o);
-  std::unique_ptr<Classifier> c = open_or_fail(model(), o, machine.factory());
+  std::unique_ptr<Encoder> c = open_or_fail(model(), o, machine.factory());
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->policy().max_batch_tokens, 1500);  // per stream (2 each): A 1500 tokens / 25 rows, B 2500 / 20
   EXPECT_EQ(c->policy().batch_size, 20);
@@ -540,22 +541,26 @@ TEST_F(ClassifierTest, OpenResolvesThePolicyAndRefusesBadOptions) {
   EXPECT_FALSE(c->label_set());
   EXPECT_EQ(c->tokenizer_threads(), 2);
 
-  ClassifierOptions bad = options();
+  ModelOptions bad = options();
   bad.streams_per_device = kMaxStreamsPerDevice + 1;
-  Result<std::unique_ptr<Classifier>> r = Classifier::open(model(), bad);
+  Result<std::unique_ptr<Encoder>> r = Encoder::open(model(), bad);
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  // The C++ API names the setting as its member; the CLI (caller kCli) by its flag.
-  EXPECT_EQ(r.status().message().rfind("streams_per_device 17: must be 1 to 16", 0), 0u)
+  // The engine names the setting "{streams_per_device}"; the C++ API and
+  // Python spell it as its member, the CLI as its flag.
+  EXPECT_EQ(spell_settings(r.status(), Spelling::kName)
+                .message()
+                .rfind("streams_per_device 17: must be 1 to 16", 0),
+            0u)
       << r.status().message();
-  bad.caller = Caller::kCli;
-  r = Classifier::open(model(), bad);
-  EXPECT_NE(r.status().message().find("--streams-per-device 17"), std::string::npos) << r.status().message();
+  EXPECT_NE(spell_settings(r.status(), Spelling::kFlag).message().find("--streams-per-device 17"),
+            std::string::npos)
+      << r.status().message();
   bad = options();
   bad.max_length = 1000;
-  r = Classifier::open(model(), bad);
+  r = Encoder::open(model(), bad);
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("exceeds the model's"), std::string::npos) << r.status().message();
-  r = Classifier::open(dir_->file("no-such-model"), options());
+  r = Encoder::open(dir_->file("no-such-model"), options());
   EXPECT_FALSE(r.ok());
 }
 

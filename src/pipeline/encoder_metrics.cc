@@ -1,14 +1,14 @@
-#include "pipeline/classifier_metrics.h"
+#include "pipeline/encoder_metrics.h"
 
 #include <chrono>
 
 #include "core/threads.h"
+#include "pipeline/flops.h"
 #include "pipeline/run_cost.h"
 
 namespace infercost::pipeline {
 
-void set_option_metrics(RunMetrics& m, const ClassifierOptions& options,
-                        const std::vector<std::string>& devices) {
+void set_option_metrics(RunMetrics& m, const ModelOptions& options, const std::vector<std::string>& devices) {
   m.threads = resolve_threads(options.threads);
   m.batching = batching_name(options.batching);
   m.tokenizer_threads = resolve_tokenizer_threads(options);
@@ -19,7 +19,7 @@ void set_option_metrics(RunMetrics& m, const ClassifierOptions& options,
   m.max_batch_tokens_auto = options.max_batch_tokens_auto;
 }
 
-void add_classifier_metrics(RunMetrics& m, const Classifier& c, const ClassifierStats& stats) {
+void add_classifier_metrics(RunMetrics& m, const Encoder& c, const EncoderStats& stats) {
   const BatchPolicy& policy = c.policy();
   m.max_length = c.max_length();  // resolved: the model's limit where 0 was asked
   m.batch_size = policy.batch_size;
@@ -70,8 +70,8 @@ void add_gpu_metrics(RunMetrics& m, backend::GpuSampling sampled) {
   m.gpu_monitor = std::move(sampled.why_not);
 }
 
-ClassifierStats stats_since(const ClassifierStats& before, const ClassifierStats& after) {
-  ClassifierStats d = after;
+EncoderStats stats_since(const EncoderStats& before, const EncoderStats& after) {
+  EncoderStats d = after;
   d.rows -= before.rows;
   d.rows_null -= before.rows_null;
   d.rows_skipped -= before.rows_skipped;
@@ -95,9 +95,8 @@ ClassifierStats stats_since(const ClassifierStats& before, const ClassifierStats
   return d;
 }
 
-RunMetrics classify_call_metrics(const Classifier& c, const ClassifierOptions& options,
-                                 const ClassifierStats& before, const ClassifierStats& after,
-                                 double wall_seconds) {
+RunMetrics classify_call_metrics(const Encoder& c, const ModelOptions& options, const EncoderStats& before,
+                                 const EncoderStats& after, double wall_seconds) {
   RunMetrics m;
   set_option_metrics(m, options, c.devices());
   add_classifier_metrics(m, c, stats_since(before, after));
@@ -105,9 +104,9 @@ RunMetrics classify_call_metrics(const Classifier& c, const ClassifierOptions& o
   return m;
 }
 
-Result<RunMetrics> measure_call(const Classifier& c, const RunOptions& options, const RunCost& cost,
+Result<RunMetrics> measure_call(const Encoder& c, const RunOptions& options, const RunCost& cost,
                                 const std::function<Status()>& call) {
-  const ClassifierStats before = c.stats();
+  const EncoderStats before = c.stats();
   const auto start = std::chrono::steady_clock::now();
   backend::RunGpuSampling gpu_sampling(c.device_spec(), options.nvml_library, options.gpu_sample_seconds);
   gpu_sampling.start();

@@ -1,15 +1,15 @@
 // The engine below the CLI: a model loaded once on its devices, classifying
 // (or embedding) texts in memory. `infercost run` and `infercost embed`
-// (runner.h) are reader -> Classifier -> writer; a language binding calls
+// (runner.h) are reader -> Encoder -> writer; a language binding calls
 // classify() or embed() directly.
 //
-//   auto classifier = Classifier::open("models/sst2", options);
+//   auto classifier = Encoder::open("models/sst2", options);
 //   std::vector<std::string_view> texts = {"good", "bad"};
 //   Result<Classification> out = (*classifier)->classify(texts);
 //   // out->scores: [2, labels]; out->label: the top label of each row
 //
 //   options.task = Task::kEmbed;  // a sentence-transformers directory
-//   auto encoder = Classifier::open("models/all-MiniLM-L6-v2", options);
+//   auto encoder = Encoder::open("models/all-MiniLM-L6-v2", options);
 //   Result<Embeddings> vectors = (*encoder)->embed(texts);  // [2, 384]
 #pragma once
 
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "infercost/classifier.h"  // Classification, Embeddings
 #include "infercost/metrics.h"
 #include "infercost/options.h"
 #include "infercost/status.h"
@@ -61,12 +62,11 @@ struct ResolvedSettings {
 
 // The ResolvedSettings of `options`, which check_settings (settings.h) has
 // passed: kUnsupported / kUnavailable when CUDA cannot run here, or when no
-// device is left. Classifier::open(model_dir, options) checks and resolves
+// device is left. Encoder::open(model_dir, options) checks and resolves
 // them; the file runner does both before it opens any file, so a GPU run that
 // cannot start says why at once, then opens the classifier with what it
 // resolved.
-Result<ResolvedSettings> resolve_settings(const ClassifierOptions& options,
-                                          const BackendFactory& factory = {});
+Result<ResolvedSettings> resolve_settings(const ModelOptions& options, const BackendFactory& factory = {});
 
 // The task a model directory is for when none is asked: kEmbed for one
 // without a classification head that sentence-transformers describes (its
@@ -75,32 +75,13 @@ Result<ResolvedSettings> resolve_settings(const ClassifierOptions& options,
 Task default_task(const std::string& model_dir);
 
 // The tokenizer threads `options` ask for: tokenizer_threads, else 1 on the
-// CPU and the resolved threads elsewhere (ClassifierOptions::tokenizer_threads).
-int resolve_tokenizer_threads(const ClassifierOptions& options);
+// CPU and the resolved threads elsewhere (ModelOptions::tokenizer_threads).
+int resolve_tokenizer_threads(const ModelOptions& options);
 
-// What classify() returns: one entry per input row, in input order.
-struct Classification {
-  int labels = 0;  // values per row (the model's labels)
-  // [rows, labels], row-major: the head function's outputs, the scores:
-  // probabilities under softmax and sigmoid, the logits under none; zeros
-  // where is_null.
-  std::vector<float> scores;
-  // The index of each row's largest value (what the CLI's `label` column
-  // names); -1 where is_null.
-  std::vector<int32_t> label;
-  // 1 where the row has null outputs: its text was null, or it was skipped.
-  std::vector<uint8_t> is_null;
-  // 1 where the tokenizer refused the row under OnBadRow::kSkip (is_null is
-  // then 1 too).
-  std::vector<uint8_t> skipped;
-
-  size_t rows() const { return label.size(); }
-};
-
-// How a Task::kEmbed classifier makes its vectors: ClassifierOptions'
+// How a Task::kEmbed classifier makes its vectors: ModelOptions'
 // embedding members, each unset one taken from the model.
 struct EmbeddingSettings {
-  model::Pooling pooling = model::Pooling::kMean;
+  Pooling pooling = Pooling::kMean;
   bool normalize = false;
   std::string prefix;  // put before every row's text
   int dimensions = 0;
@@ -117,22 +98,10 @@ struct EmbeddingSettings {
 // model has one, within the model's own limit. Errors: kInvalidArgument for
 // a bad pooling or none for a directory sentence-transformers does not
 // describe; kUnsupported for what the engine does not do (naming it); the
-// directory's files' errors. Classifier::open and `infercost plan --embed`
+// directory's files' errors. Encoder::open and `infercost plan --embed`
 // call it.
-Result<EmbeddingSettings> resolve_embedding(const std::string& model_dir, const ClassifierOptions& options,
+Result<EmbeddingSettings> resolve_embedding(const std::string& model_dir, const ModelOptions& options,
                                             int& max_length);
-
-// What embed() returns: one vector per input row, in input order.
-struct Embeddings {
-  int dimensions = 0;
-  // [rows, dimensions], row-major: each row's pooled (and, where asked,
-  // normalized) vector; zeros where is_null.
-  std::vector<float> vectors;
-  std::vector<uint8_t> is_null;  // as Classification::is_null
-  std::vector<uint8_t> skipped;  // as Classification::skipped
-
-  size_t rows() const { return is_null.size(); }
-};
 
 // What one device did, cumulative over the classifier's life: the run
 // metrics' own per-device record (metrics.h: name, streams, batches, rows,
@@ -143,7 +112,7 @@ using DeviceStats = DeviceRunMetrics;
 // call and every batch the file runner classified on the workers. Rows and
 // tokens count the batches as packed (before any out-of-memory split); the
 // seconds are busy time.
-struct ClassifierStats {
+struct EncoderStats {
   int64_t rows = 0;             // rows classified
   int64_t rows_null = 0;        // classify(): null rows
   int64_t rows_skipped = 0;     // classify(): rows the tokenizer refused, skipped (OnBadRow::kSkip)
@@ -163,9 +132,9 @@ struct ClassifierStats {
 // (the workers), the batch policy resolved, the head function chosen.
 //
 // Thread safety: classify() and stats() may be called from any thread;
-// calls on one Classifier are serialised by an internal mutex (one runs at a
+// calls on one Encoder are serialised by an internal mutex (one runs at a
 // time, spreading its batches over every worker).
-class Classifier {
+class Encoder {
  public:
   // Loads the model from `model_dir` (model::load_model_dir; for
   // Task::kEmbed without a classification head, its pooling, normalization,
@@ -181,17 +150,14 @@ class Classifier {
   // (kNotFound, ...);
   // the device errors of resolve_settings and of the backends,
   // prefixed with the device's name (kResourceExhausted when no batch fits).
-  static Result<std::unique_ptr<Classifier>> open(const std::string& model_dir,
-                                                  const ClassifierOptions& options,
-                                                  BackendFactory factory = {});
+  static Result<std::unique_ptr<Encoder>> open(const std::string& model_dir, const ModelOptions& options,
+                                               BackendFactory factory = {});
   // The same with `options` checked and resolved already (resolve_settings).
-  static Result<std::unique_ptr<Classifier>> open(const std::string& model_dir,
-                                                  const ClassifierOptions& options,
-                                                  const ResolvedSettings& settings,
-                                                  BackendFactory factory = {});
-  ~Classifier();
-  Classifier(const Classifier&) = delete;
-  Classifier& operator=(const Classifier&) = delete;
+  static Result<std::unique_ptr<Encoder>> open(const std::string& model_dir, const ModelOptions& options,
+                                               const ResolvedSettings& settings, BackendFactory factory = {});
+  ~Encoder();
+  Encoder(const Encoder&) = delete;
+  Encoder& operator=(const Encoder&) = delete;
 
   // Classifies texts[i] for every row (is_null empty: no row is null;
   // otherwise one flag per text, a null row gets null outputs). The views
@@ -222,7 +188,7 @@ class Classifier {
   static constexpr size_t kClassifyChunkRows = size_t{1} << 16;
 
   // A snapshot of the cumulative counters. Waits for a classify() under way.
-  ClassifierStats stats() const;
+  EncoderStats stats() const;
 
   const model::ModelConfig& config() const { return config_; }
   const text::Tokenizer& tokenizer() const { return *tokenizer_; }
@@ -252,12 +218,12 @@ class Classifier {
   int workers() const { return static_cast<int>(workers_.size()); }
 
  private:
-  // The file runner's seam (src/pipeline/classifier_workers.h): the workers
+  // The file runner's seam (src/pipeline/encoder_workers.h): the workers
   // and the batch-infer function, which classify() runs too.
-  friend class ClassifierWorkers;
+  friend class EncoderWorkers;
   struct Device;
   struct Worker;
-  Classifier();
+  Encoder();
   // open()'s last steps: a worker per stream of every device, and the
   // precision each device runs ("bf16+fp16" where GPUs differ).
   void add_workers();
@@ -293,9 +259,9 @@ class Classifier {
   bool label_set_ = false;
   double threshold_ = 0;
   int threads_ = 0, tokenizer_threads_ = 1, max_length_ = 0;
-  io::OnBadRow on_bad_row_ = io::OnBadRow::kFail;
-  mutable std::mutex mu_;       // serialises classify() and stats()
-  ClassifierStats call_stats_;  // mu_: classify()'s own counters (nulls, skips, tokenize, batch)
+  OnBadRow on_bad_row_ = OnBadRow::kFail;
+  mutable std::mutex mu_;    // serialises classify() and stats()
+  EncoderStats call_stats_;  // mu_: classify()'s own counters (nulls, skips, tokenize, batch)
 };
 
 }  // namespace infercost::pipeline
