@@ -422,7 +422,7 @@ Result<SynthTokenizer> wordpiece_tokenizer(const ModelConfig& c, const char* tok
       {"mask_token", "[MASK]"},
       {"tokenizer_class", tokenizer_class},
   };
-  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
+  t.add_config(tc);
   return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,13 @@ struct SynthVocab {
   // Where set, the calibration draws these ids instead (the RoBERTa family's
   // whole-word tokens, which sit among the other pieces).
   std::vector<int32_t> word_ids;
+
+  // Draws the lexicon words [first, end), or `ids` where set.
+  void set_words(int32_t first, int32_t end, std::vector<int32_t> ids) {
+    first_word = first;
+    end_word = end;
+    word_ids = std::move(ids);
+  }
 };
 
 // The project's tokenizer files, built from the tweet lexicon, and the
@@ -66,6 +74,18 @@ struct SynthVocab {
 struct SynthTokenizer {
   std::vector<std::pair<std::string, std::string>> files;  // name, contents
   SynthVocab calibration;
+
+  // No files yet; the calibration's texts go between `bos` and `eos`.
+  static SynthTokenizer framed(int32_t bos, int32_t eos) {
+    SynthTokenizer t;
+    t.calibration.bos = bos;
+    t.calibration.eos = eos;
+    return t;
+  }
+  // Adds tokenizer_config.json: `config` as HF writes it (indent 2, a final newline).
+  void add_config(const nlohmann::ordered_json& config) {
+    files.emplace_back("tokenizer_config.json", config.dump(2) + "\n");
+  }
 };
 
 // BERT's vocabulary laid out as bert-base-uncased's: special tokens, the

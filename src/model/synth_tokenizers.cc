@@ -107,6 +107,14 @@ std::vector<std::string> byte_level_alphabet() {
   return out;
 }
 
+nlohmann::ordered_json bracket_special_tokens() {
+  return {{"cls_token", "[CLS]"},
+          {"sep_token", "[SEP]"},
+          {"pad_token", "[PAD]"},
+          {"unk_token", "[UNK]"},
+          {"mask_token", "[MASK]"}};
+}
+
 std::vector<std::string> bpe_training_words(const std::vector<std::string>& lexicon) {
   enum Kind { kLetter, kDigit, kOther, kSpace };
   auto kind = [](unsigned char c) {
@@ -283,13 +291,42 @@ nlohmann::ordered_json sequence(const char* id) {
   return nlohmann::ordered_json{{"Sequence", {{"id", id}, {"type_id", 0}}}};
 }
 
-}  // namespace
-
-std::string modernbert_tokenizer_json(const ByteLevelBpe& bpe) {
+// A tokenizer.json's opening keys: version 1.0, no truncation, no padding.
+nlohmann::ordered_json tokenizer_json_start() {
   nlohmann::ordered_json j;
   j["version"] = "1.0";
   j["truncation"] = nullptr;
   j["padding"] = nullptr;
+  return j;
+}
+
+// Metaspace ("▁", prepended always): the Unigrams' pre-tokenizer and decoder.
+nlohmann::ordered_json metaspace_json() {
+  return {{"type", "Metaspace"}, {"replacement", kMetaspace}, {"prepend_scheme", "always"}, {"split", true}};
+}
+
+// TemplateProcessing "[CLS] $A [SEP]" ("[CLS] $A [SEP] $B [SEP]" for pairs) at these ids.
+nlohmann::ordered_json cls_sep_template(int32_t cls_id, int32_t sep_id) {
+  nlohmann::ordered_json post;
+  post["type"] = "TemplateProcessing";
+  post["single"] = {special("[CLS]"), sequence("A"), special("[SEP]")};
+  post["pair"] = {special("[CLS]"), sequence("A"), special("[SEP]"), sequence("B"), special("[SEP]")};
+  post["special_tokens"] = {
+      {"[CLS]", {{"id", "[CLS]"}, {"ids", {cls_id}}, {"tokens", {"[CLS]"}}}},
+      {"[SEP]", {{"id", "[SEP]"}, {"ids", {sep_id}}, {"tokens", {"[SEP]"}}}},
+  };
+  return post;
+}
+
+// The file's text as HF tokenizers writes it: indent 2, UTF-8 kept, a final newline.
+std::string tokenizer_json_text(const nlohmann::ordered_json& j) {
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::strict) + "\n";
+}
+
+}  // namespace
+
+std::string modernbert_tokenizer_json(const ByteLevelBpe& bpe) {
+  nlohmann::ordered_json j = tokenizer_json_start();
   j["added_tokens"] = {added(kModernBertUnkId, "[UNK]"), added(kModernBertClsId, "[CLS]"),
                        added(kModernBertSepId, "[SEP]"), added(kModernBertPadId, "[PAD]"),
                        added(kModernBertMaskId, "[MASK]", /*lstrip=*/true)};
@@ -297,15 +334,7 @@ std::string modernbert_tokenizer_json(const ByteLevelBpe& bpe) {
   const nlohmann::ordered_json byte_level = {
       {"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
   j["pre_tokenizer"] = byte_level;
-  nlohmann::ordered_json post;
-  post["type"] = "TemplateProcessing";
-  post["single"] = {special("[CLS]"), sequence("A"), special("[SEP]")};
-  post["pair"] = {special("[CLS]"), sequence("A"), special("[SEP]"), sequence("B"), special("[SEP]")};
-  post["special_tokens"] = {
-      {"[CLS]", {{"id", "[CLS]"}, {"ids", {kModernBertClsId}}, {"tokens", {"[CLS]"}}}},
-      {"[SEP]", {{"id", "[SEP]"}, {"ids", {kModernBertSepId}}, {"tokens", {"[SEP]"}}}},
-  };
-  j["post_processor"] = post;
+  j["post_processor"] = cls_sep_template(kModernBertClsId, kModernBertSepId);
   j["decoder"] = byte_level;
   nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
   for (size_t i = 0; i < bpe.vocab.size(); ++i) vocab[bpe.vocab[i]] = static_cast<int64_t>(i);
@@ -321,23 +350,18 @@ std::string modernbert_tokenizer_json(const ByteLevelBpe& bpe) {
                 {"ignore_merges", false},
                 {"vocab", vocab},
                 {"merges", merges}};
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::strict) + "\n";
+  return tokenizer_json_text(j);
 }
 
 std::string unigram_tokenizer_json(const UnigramVocab& v) {
-  nlohmann::ordered_json j;
-  j["version"] = "1.0";
-  j["truncation"] = nullptr;
-  j["padding"] = nullptr;
+  nlohmann::ordered_json j = tokenizer_json_start();
   nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
   for (int64_t i = 0; i < static_cast<int64_t>(std::size(kSpecials)); ++i)
     tokens.push_back(added(i, kSpecials[i]));
   tokens.push_back(added(static_cast<int64_t>(v.pieces.size()) - 1, kMask));
   j["added_tokens"] = tokens;
   j["normalizer"] = nullptr;
-  const nlohmann::ordered_json metaspace = {
-      {"type", "Metaspace"}, {"replacement", kMetaspace}, {"prepend_scheme", "always"}, {"split", true}};
-  j["pre_tokenizer"] = metaspace;
+  j["pre_tokenizer"] = metaspace_json();
   nlohmann::ordered_json post;
   post["type"] = "TemplateProcessing";
   post["single"] = {special("<s>"), sequence("A"), special("</s>")};
@@ -348,19 +372,16 @@ std::string unigram_tokenizer_json(const UnigramVocab& v) {
       {"<s>", {{"id", "<s>"}, {"ids", {kRobertaBosId}}, {"tokens", {"<s>"}}}},
   };
   j["post_processor"] = post;
-  j["decoder"] = metaspace;
+  j["decoder"] = metaspace_json();
   nlohmann::ordered_json vocab = nlohmann::ordered_json::array();
   for (const auto& [piece, score] : v.pieces) vocab.push_back({piece, score});
   j["model"] = {{"type", "Unigram"}, {"unk_id", kRobertaUnkId}, {"vocab", vocab}, {"byte_fallback", false}};
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::strict) + "\n";
+  return tokenizer_json_text(j);
 }
 
 std::string deberta_tokenizer_json(const UnigramVocab& v) {
   static constexpr const char* kNames[] = {"[PAD]", "[CLS]", "[SEP]", "[UNK]"};
-  nlohmann::ordered_json j;
-  j["version"] = "1.0";
-  j["truncation"] = nullptr;
-  j["padding"] = nullptr;
+  nlohmann::ordered_json j = tokenizer_json_start();
   nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
   for (int64_t i = 0; i < 4; ++i) tokens.push_back(added(i, kNames[i]));
   tokens.push_back(added(static_cast<int64_t>(v.pieces.size()) - 1, "[MASK]"));
@@ -371,26 +392,16 @@ std::string deberta_tokenizer_json(const UnigramVocab& v) {
        {{{"type", "Replace"}, {"pattern", {{"Regex", "\\s{2,}|[\\n\\r\\t]"}}}, {"content", " "}},
         {{"type", "NFC"}},
         {{"type", "Strip"}, {"strip_left", false}, {"strip_right", true}}}}};
-  const nlohmann::ordered_json metaspace = {
-      {"type", "Metaspace"}, {"replacement", kMetaspace}, {"prepend_scheme", "always"}, {"split", true}};
-  j["pre_tokenizer"] = metaspace;
-  nlohmann::ordered_json post;
-  post["type"] = "TemplateProcessing";
-  post["single"] = {special("[CLS]"), sequence("A"), special("[SEP]")};
-  post["pair"] = {special("[CLS]"), sequence("A"), special("[SEP]"), sequence("B"), special("[SEP]")};
-  post["special_tokens"] = {
-      {"[CLS]", {{"id", "[CLS]"}, {"ids", {kDebertaClsId}}, {"tokens", {"[CLS]"}}}},
-      {"[SEP]", {{"id", "[SEP]"}, {"ids", {kDebertaSepId}}, {"tokens", {"[SEP]"}}}},
-  };
-  j["post_processor"] = post;
-  j["decoder"] = metaspace;
+  j["pre_tokenizer"] = metaspace_json();
+  j["post_processor"] = cls_sep_template(kDebertaClsId, kDebertaSepId);
+  j["decoder"] = metaspace_json();
   nlohmann::ordered_json vocab = nlohmann::ordered_json::array();
   for (size_t i = 0; i < v.pieces.size(); ++i) {
     const std::string piece = i < 4 ? kNames[i] : i + 1 == v.pieces.size() ? "[MASK]" : v.pieces[i].first;
     vocab.push_back({piece, i < 4 || i + 1 == v.pieces.size() ? 0.0 : v.pieces[i].second});
   }
   j["model"] = {{"type", "Unigram"}, {"unk_id", kDebertaUnkId}, {"vocab", vocab}, {"byte_fallback", false}};
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::strict) + "\n";
+  return tokenizer_json_text(j);
 }
 
 }  // namespace infercost::model

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,6 +69,9 @@ std::string unigram_tokenizer_json(const UnigramVocab& vocab);
 // Metaspace, TemplateProcessing "[CLS] $A [SEP]".
 inline constexpr int32_t kDebertaPadId = 0, kDebertaClsId = 1, kDebertaSepId = 2, kDebertaUnkId = 3;
 std::string deberta_tokenizer_json(const UnigramVocab& vocab);
+// tokenizer_config.json's special tokens of DeBERTa-v3 and ModernBERT, in
+// their order: cls, sep, pad, unk and mask ([CLS] [SEP] [PAD] [UNK] [MASK]).
+nlohmann::ordered_json bracket_special_tokens();
 
 // The lexicon's entries cut about where GPT-2's pre-tokenizer cuts them:
 // runs of letters (any non-ASCII byte counts as one), of digits, and of

@@ -223,6 +223,19 @@ Result<Json> parse_job_document(const Reader& r, std::string_view text, const st
   return j;
 }
 
+// The file at `path` as `parse` reads it, or none where there is no file;
+// a file that cannot be read or parsed is kInvalidArgument.
+template <typename T>
+Result<std::optional<T>> read_if_present(const std::string& path,
+                                         Result<T> (*parse)(std::string_view, const std::string&)) {
+  if (!path_exists(path)) return std::optional<T>();
+  Result<std::string> text = read_file(path);
+  if (!text.ok()) return invalid_argument(text.status().message());
+  Result<T> parsed = parse(*text, path);
+  if (!parsed.ok()) return invalid_argument(parsed.status().message());
+  return std::optional<T>(std::move(*parsed));
+}
+
 }  // namespace
 
 std::string checkpoint_json(const Checkpoint& c) {
@@ -393,12 +406,7 @@ std::string JobFiles::partial_of(const std::string& output_file, bool in_folder)
 }
 
 Result<std::optional<Checkpoint>> read_checkpoint(const std::string& path) {
-  if (!path_exists(path)) return std::optional<Checkpoint>();
-  Result<std::string> text = read_file(path);
-  if (!text.ok()) return invalid_argument(text.status().message());
-  Result<Checkpoint> parsed = parse_checkpoint(*text, path);
-  if (!parsed.ok()) return invalid_argument(parsed.status().message());
-  return std::optional<Checkpoint>(std::move(*parsed));
+  return read_if_present<Checkpoint>(path, parse_checkpoint);
 }
 
 Status write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
@@ -502,12 +510,7 @@ Result<JobRecord> parse_job_record(std::string_view text, const std::string& ori
 }
 
 Result<std::optional<JobRecord>> read_job_record(const std::string& path) {
-  if (!path_exists(path)) return std::optional<JobRecord>();
-  Result<std::string> text = read_file(path);
-  if (!text.ok()) return invalid_argument(text.status().message());
-  Result<JobRecord> parsed = parse_job_record(*text, path);
-  if (!parsed.ok()) return invalid_argument(parsed.status().message());
-  return std::optional<JobRecord>(std::move(*parsed));
+  return read_if_present<JobRecord>(path, parse_job_record);
 }
 
 Status write_job_record(const std::string& path, const JobRecord& record) {

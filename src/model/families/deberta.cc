@@ -282,27 +282,19 @@ EncoderWeights deberta_make_weights(const ModelConfig& c, uint64_t seed, std::ve
 // first, in DebertaV2Tokenizer's pipeline (which transformers 5 and the
 // engine rebuild from tokenizer_config.json's class anyway).
 Result<SynthTokenizer> deberta_tokenizer(const ModelConfig& c) {
-  SynthTokenizer t;
-  t.calibration.bos = kDebertaClsId;
-  t.calibration.eos = kDebertaSepId;
+  SynthTokenizer t = SynthTokenizer::framed(kDebertaClsId, kDebertaSepId);
   INFERCOST_ASSIGN_OR_RETURN(UnigramVocab unigram,
                              build_unigram_vocab(corpus::tweet_lexicon(), c.vocab_size));
   t.files.emplace_back("tokenizer.json", deberta_tokenizer_json(unigram));
-  const nlohmann::ordered_json tc = {{"tokenizer_class", "DebertaV2Tokenizer"},
-                                     {"model_max_length", c.max_positions()},
-                                     {"do_lower_case", false},
-                                     {"split_by_punct", false},
-                                     {"bos_token", "[CLS]"},
-                                     {"eos_token", "[SEP]"},
-                                     {"cls_token", "[CLS]"},
-                                     {"sep_token", "[SEP]"},
-                                     {"pad_token", "[PAD]"},
-                                     {"unk_token", "[UNK]"},
-                                     {"mask_token", "[MASK]"}};
-  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
-  t.calibration.first_word = unigram.first_word;
-  t.calibration.end_word = unigram.end_word;
-  t.calibration.word_ids = unigram.word_ids;
+  t.calibration.set_words(unigram.first_word, unigram.end_word, unigram.word_ids);
+  nlohmann::ordered_json tc = {{"tokenizer_class", "DebertaV2Tokenizer"},
+                               {"model_max_length", c.max_positions()},
+                               {"do_lower_case", false},
+                               {"split_by_punct", false},
+                               {"bos_token", "[CLS]"},
+                               {"eos_token", "[SEP]"}};
+  tc.update(bracket_special_tokens());
+  t.add_config(tc);
   return t;
 }
 

@@ -308,25 +308,17 @@ EncoderWeights modernbert_make_weights(const ModelConfig& c, uint64_t seed, std:
 
 // ModernBERT's: a byte-level BPE in a tokenizer.json of ModernBERT's layout.
 Result<SynthTokenizer> modernbert_tokenizer(const ModelConfig& c) {
-  SynthTokenizer t;
-  t.calibration.bos = kModernBertClsId;
-  t.calibration.eos = kModernBertSepId;
+  SynthTokenizer t = SynthTokenizer::framed(kModernBertClsId, kModernBertSepId);
   INFERCOST_ASSIGN_OR_RETURN(
       ByteLevelBpe bpe, learn_byte_level_bpe(bpe_training_words(corpus::tweet_lexicon()), kModernBertUnkId));
   t.files.emplace_back("tokenizer.json", modernbert_tokenizer_json(bpe));
-  const nlohmann::ordered_json tc = {{"tokenizer_class", "PreTrainedTokenizerFast"},
-                                     {"model_max_length", c.max_positions()},
-                                     {"clean_up_tokenization_spaces", true},
-                                     {"cls_token", "[CLS]"},
-                                     {"sep_token", "[SEP]"},
-                                     {"pad_token", "[PAD]"},
-                                     {"unk_token", "[UNK]"},
-                                     {"mask_token", "[MASK]"},
-                                     {"model_input_names", {"input_ids", "attention_mask"}}};
-  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
-  t.calibration.first_word = bpe.first_merged;
-  t.calibration.end_word = bpe.end_merged;
-  t.calibration.word_ids = bpe.word_ids;
+  t.calibration.set_words(bpe.first_merged, bpe.end_merged, bpe.word_ids);
+  nlohmann::ordered_json tc = {{"tokenizer_class", "PreTrainedTokenizerFast"},
+                               {"model_max_length", c.max_positions()},
+                               {"clean_up_tokenization_spaces", true}};
+  tc.update(bracket_special_tokens());
+  tc["model_input_names"] = nlohmann::ordered_json::array({"input_ids", "attention_mask"});
+  t.add_config(tc);
   return t;
 }
 

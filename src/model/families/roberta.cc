@@ -42,9 +42,7 @@ constexpr CheckpointNames kRobertaNames = {
 // roberta-base's byte-level BPE (vocab.json + merges.txt) or xlm-roberta's
 // Unigram (tokenizer.json), learnt from the tweet lexicon.
 Result<SynthTokenizer> roberta_tokenizer(const ModelConfig& c) {
-  SynthTokenizer t;
-  t.calibration.bos = kRobertaBosId;
-  t.calibration.eos = kRobertaEosId;
+  SynthTokenizer t = SynthTokenizer::framed(kRobertaBosId, kRobertaEosId);
   nlohmann::ordered_json tc = {
       {"tokenizer_class", c.model_type == "roberta" ? "RobertaTokenizer" : "XLMRobertaTokenizer"},
       {"model_max_length", c.max_positions()},
@@ -63,19 +61,15 @@ Result<SynthTokenizer> roberta_tokenizer(const ModelConfig& c) {
     tc["add_prefix_space"] = false;
     tc["errors"] = "replace";
     tc["trim_offsets"] = true;
-    t.calibration.first_word = bpe.first_merged;
-    t.calibration.end_word = bpe.end_merged;
-    t.calibration.word_ids = bpe.word_ids;
+    t.calibration.set_words(bpe.first_merged, bpe.end_merged, bpe.word_ids);
   } else {
     INFERCOST_ASSIGN_OR_RETURN(UnigramVocab unigram,
                                build_unigram_vocab(corpus::tweet_lexicon(), c.vocab_size));
     t.files.emplace_back("tokenizer.json", unigram_tokenizer_json(unigram));
     tc["add_prefix_space"] = true;
-    t.calibration.first_word = unigram.first_word;
-    t.calibration.end_word = unigram.end_word;
-    t.calibration.word_ids = unigram.word_ids;
+    t.calibration.set_words(unigram.first_word, unigram.end_word, unigram.word_ids);
   }
-  t.files.emplace_back("tokenizer_config.json", tc.dump(2) + "\n");
+  t.add_config(tc);
   return t;
 }
 
