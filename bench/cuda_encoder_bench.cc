@@ -29,10 +29,10 @@
 #include "backend/backend.h"
 #include "bench_util.h"
 #include "core/file.h"
+#include "engine/flops.h"
 #include "infercost/metrics.h"
 #include "model/model_dir.h"
 #include "model/synth.h"
-#include "pipeline/flops.h"
 
 namespace {
 
@@ -56,9 +56,9 @@ struct Shape {
   int batch = 0, seq = 0;
 };
 
-// The run metrics' FLOP model (include/infercost/pipeline/metrics.h).
+// The run metrics' FLOP model (include/infercost/engine/metrics.h).
 double row_flops(const infercost::model::ModelConfig& c, double length) {
-  return infercost::pipeline::encoder_row_flops(infercost::pipeline::encoder_shape(c), length);
+  return infercost::engine::encoder_row_flops(infercost::engine::encoder_shape(c), length);
 }
 
 std::string json_escape(const std::string& s) {

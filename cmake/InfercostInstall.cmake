@@ -14,7 +14,7 @@ include(CMakePackageConfigHelpers)
 # its headers. The stages stay separate libraries inside the build (the CLI,
 # the Python module and the tests link them).
 set(infercost_stages
-    infercost_api infercost_pipeline infercost_cost infercost_io infercost_parquet infercost_backend
+    infercost_api infercost_run infercost_engine infercost_cost infercost_io infercost_parquet infercost_backend
     infercost_backend_common infercost_model infercost_model_relative infercost_corpus infercost_text infercost_core)
 add_library(infercost_library STATIC)
 foreach(stage IN LISTS infercost_stages)

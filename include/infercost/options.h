@@ -1,7 +1,7 @@
 // What a user sets for the engine: a model's options (the model, device and
 // batching of `infercost run`, the task) and a file run's (inputs, outputs,
 // checkpoints, cost). Each member a user sets is described once, with its
-// checks, default and help, in src/pipeline/settings.cc; a Encoder or
+// checks, default and help, in src/engine/settings.cc; a Encoder or
 // Embedder (classifier.h) and the file run (runner.h) take them.
 #pragma once
 
@@ -57,7 +57,7 @@ inline constexpr char kDefaultTextColumn[] = "full_text";
 // How a model is opened: what it runs on and how it batches (the model,
 // device and batching flags of `infercost run`), the task and its head or
 // pooling. Each member a user sets is described once, with its checks,
-// default and help, in src/pipeline/settings.cc.
+// default and help, in src/engine/settings.cc.
 struct ModelOptions {
   // "cpu", "cuda" / "cuda:all" (every GPU), "cuda:N" or "cuda:N,M,..."
   // (backend::parse_device). One worker per stream of each device.

@@ -1,5 +1,5 @@
 """The keyword arguments of run(), Model() and infercost.spark, made from the
-engine's one description of a run's settings (src/pipeline/settings.cc, the
+engine's one description of a run's settings (src/engine/settings.cc, the
 table the ``infercost run`` flags are made from too).
 
 The functions take ``**settings``; :func:`with_settings` gives each a

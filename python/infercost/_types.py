@@ -133,7 +133,7 @@ class LoadedModelInfo(ModelInfo, _RuntimeOnly):
 
 
 # ---------------------------------------------------------------------------
-# run()'s metrics, Model.last_metrics: RunMetrics::to_json (src/pipeline/metrics.cc)
+# run()'s metrics, Model.last_metrics: RunMetrics::to_json (src/engine/metrics.cc)
 # ---------------------------------------------------------------------------
 
 
@@ -263,7 +263,7 @@ class RunMetrics(_RunMetricsSometimes):
 
 class Setting(TypedDict):
     """One of the engine's run settings (``infercost._native.settings()``, from
-    src/pipeline/settings.cc): what run(), Model() and the CLI's flags are made from."""
+    src/engine/settings.cc): what run(), Model() and the CLI's flags are made from."""
 
     name: str
     flag: str  # the CLI's: "--max-length", "--no-text"

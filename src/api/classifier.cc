@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "api/spelled.h"
-#include "pipeline/encoder.h"
-#include "pipeline/encoder_metrics.h"
-#include "pipeline/head.h"
+#include "engine/encoder.h"
+#include "engine/encoder_metrics.h"
+#include "engine/head.h"
 
 namespace infercost {
 
@@ -14,11 +14,11 @@ namespace {
 
 // The encoder of `model_dir` for `task` (the options checked and resolved
 // once, by Encoder::open), or the reason, spelled as the API spells settings.
-Result<std::unique_ptr<pipeline::Encoder>> open_encoder(const std::string& model_dir,
-                                                        const ModelOptions& options, Task task) {
+Result<std::unique_ptr<engine::Encoder>> open_encoder(const std::string& model_dir,
+                                                      const ModelOptions& options, Task task) {
   ModelOptions opened = options;
   opened.task = task;
-  return api::spelled(pipeline::Encoder::open(model_dir, opened));
+  return api::spelled(engine::Encoder::open(model_dir, opened));
 }
 
 }  // namespace
@@ -26,12 +26,12 @@ Result<std::unique_ptr<pipeline::Encoder>> open_encoder(const std::string& model
 // What a Classifier and an Embedder hold: the engine's encoder, the options
 // each call is measured with (unpriced), and the last call's metrics.
 struct LoadedModel::Impl {
-  std::unique_ptr<pipeline::Encoder> encoder;
+  std::unique_ptr<engine::Encoder> encoder;
   RunOptions options;
   mutable std::mutex mu;  // last
   RunMetrics last;
 
-  Impl(std::unique_ptr<pipeline::Encoder> opened, const ModelOptions& model) : encoder(std::move(opened)) {
+  Impl(std::unique_ptr<engine::Encoder> opened, const ModelOptions& model) : encoder(std::move(opened)) {
     static_cast<ModelOptions&>(options) = model;
     options.task = encoder->task();
   }
@@ -40,7 +40,7 @@ struct LoadedModel::Impl {
   template <typename Out, typename Call>
   Result<Out> measured(Call call) {
     Out out;
-    Result<RunMetrics> metrics = pipeline::measure_call(*encoder, options, RunCost{}, [&]() -> Status {
+    Result<RunMetrics> metrics = engine::measure_call(*encoder, options, RunCost{}, [&]() -> Status {
       Result<Out> done = call(*encoder);
       if (!done.ok()) return done.status();
       out = std::move(*done);
@@ -72,7 +72,7 @@ int LoadedModel::max_length() const {
 
 Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_dir,
                                                      const ModelOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<pipeline::Encoder> encoder,
+  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<engine::Encoder> encoder,
                              open_encoder(model_dir, options, Task::kClassify));
   return std::unique_ptr<Classifier>(new Classifier(std::make_unique<Impl>(std::move(encoder), options)));
 }
@@ -80,25 +80,25 @@ Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_di
 Result<Classification> Classifier::classify(std::span<const std::string_view> texts,
                                             std::span<const uint8_t> is_null, const std::atomic<int>* stop) {
   return impl_->measured<Classification>(
-      [&](pipeline::Encoder& e) { return e.classify(texts, is_null, stop); });
+      [&](engine::Encoder& e) { return e.classify(texts, is_null, stop); });
 }
 
 const std::vector<std::string>& Classifier::labels() const {
   return impl_->encoder->config().labels;
 }
 std::string Classifier::head_function() const {
-  return pipeline::head_function_name(impl_->encoder->head_function());
+  return engine::head_function_name(impl_->encoder->head_function());
 }
 
 Result<std::unique_ptr<Embedder>> Embedder::open(const std::string& model_dir, const ModelOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<pipeline::Encoder> encoder,
+  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<engine::Encoder> encoder,
                              open_encoder(model_dir, options, Task::kEmbed));
   return std::unique_ptr<Embedder>(new Embedder(std::make_unique<Impl>(std::move(encoder), options)));
 }
 
 Result<Embeddings> Embedder::embed(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
                                    const std::atomic<int>* stop) {
-  return impl_->measured<Embeddings>([&](pipeline::Encoder& e) { return e.embed(texts, is_null, stop); });
+  return impl_->measured<Embeddings>([&](engine::Encoder& e) { return e.embed(texts, is_null, stop); });
 }
 
 int Embedder::dimensions() const {

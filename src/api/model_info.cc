@@ -1,9 +1,9 @@
 #include "infercost/model_info.h"
 
 #include "api/spelled.h"
+#include "engine/encoder.h"
+#include "engine/model_info.h"
 #include "model/describe.h"
-#include "pipeline/encoder.h"
-#include "pipeline/model_info.h"
 
 namespace infercost {
 
@@ -21,9 +21,9 @@ Result<ModelInfo> describe_model(const std::string& model_dir) {
   info.parameters = m.parameters;
   info.classification_head = m.classification_head;
   if (m.classification_head) info.labels = m.config.labels;
-  info.default_task = pipeline::default_task(model_dir);
+  info.default_task = engine::default_task(model_dir);
   info.synthetic = m.config.synthetic;
-  info.json = pipeline::model_info_json(m);
+  info.json = engine::model_info_json(m);
   return info;
 }
 

@@ -1,16 +1,16 @@
 // The API's errors name settings as ModelOptions / RunOptions members: the
-// engine's "{max_length}" spelled "max_length" (pipeline/settings.h).
+// engine's "{max_length}" spelled "max_length" (engine/settings.h).
 #pragma once
 
 #include <utility>
 
+#include "engine/settings.h"
 #include "infercost/status.h"
-#include "pipeline/settings.h"
 
 namespace infercost::api {
 
 inline Status spelled(const Status& status) {
-  return pipeline::spell_settings(status, pipeline::Spelling::kName);
+  return engine::spell_settings(status, engine::Spelling::kName);
 }
 
 template <typename T>

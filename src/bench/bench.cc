@@ -25,7 +25,7 @@
 #include "core/threads.h"
 #include "core/time_text.h"
 #include "corpus/tweets.h"
-#include "pipeline/settings.h"
+#include "engine/settings.h"
 
 namespace infercost::bench {
 
@@ -131,16 +131,16 @@ struct ChildFlag {
 };
 
 // The flags of `flags`, in the order given, named and spelled by the
-// settings table (pipeline/settings.h) from `run` ("auto", "512"); a switch
+// settings table (engine/settings.h) from `run` ("auto", "512"); a switch
 // is its flag alone when on; an empty or zero value is left to the run's
 // default unless `always`.
 void add_flags(std::vector<std::string>& a, const RunOptions& run, std::initializer_list<ChildFlag> flags) {
   for (const ChildFlag& c : flags) {
-    const pipeline::Setting* s = pipeline::find_setting(c.name);
+    const engine::Setting* s = engine::find_setting(c.name);
     INFERCOST_CHECK(s != nullptr);
     const std::string value = s->get(run);
-    const std::string flag = pipeline::setting_label(*s, pipeline::Spelling::kFlag);
-    if (s->type == pipeline::SettingType::kSwitch) {
+    const std::string flag = engine::setting_label(*s, engine::Spelling::kFlag);
+    if (s->type == engine::SettingType::kSwitch) {
       if (value == "true") a.push_back(flag);
       continue;
     }
@@ -160,7 +160,7 @@ record::RunSettings recorded_settings(const RunOptions& run) {
   s.device = run.device;
   Result<backend::Precision> precision = backend::resolve_precision(run.device, run.precision);
   s.precision = precision.ok() ? backend::precision_name(*precision) : run.precision;
-  s.batching = pipeline::batching_name(run.batching);
+  s.batching = engine::batching_name(run.batching);
   s.max_batch_tokens = run.max_batch_tokens_auto ? 0 : run.max_batch_tokens;
   s.threads = resolve_threads(run.threads);
   s.tokenizer_threads = run.tokenizer_threads;

@@ -13,11 +13,11 @@
 #include "backend/cpu_info.h"
 #include "core/file.h"
 #include "core/sha256.h"
+#include "engine/flops.h"
 #include "infercost/metrics.h"
 #include "infercost/version.h"
 #include "io/row_source.h"
 #include "model/describe.h"
-#include "pipeline/flops.h"
 
 #ifndef INFERCOST_GIT_REVISION
 #define INFERCOST_GIT_REVISION ""
@@ -106,7 +106,7 @@ Result<record::ModelInfo> read_model_info(const std::string& dir) {
   m.heads = d.config.num_heads;
   m.intermediate = d.config.intermediate_size;
   m.vocab = d.config.vocab_size;
-  const pipeline::EncoderShape shape = pipeline::encoder_shape(d.config);
+  const engine::EncoderShape shape = engine::encoder_shape(d.config);
   m.glu = shape.glu;
   m.attention_windows = shape.windows;
   m.relative_terms = shape.relative_terms;

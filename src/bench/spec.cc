@@ -16,9 +16,9 @@
 #include "core/file.h"
 #include "core/json_text.h"
 #include "corpus/tweets.h"
+#include "engine/settings.h"
 #include "model/embedding.h"
-#include "pipeline/runner.h"
-#include "pipeline/settings.h"
+#include "run/runner.h"
 #include "text/tokenizer.h"
 
 namespace infercost::bench {
@@ -165,9 +165,9 @@ Result<BatchSize> parse_batch_size(std::string_view text) {
 }
 
 Status set_pooling(SweepSpec& spec, const std::string& pooling) {
-  const pipeline::Setting* s = pipeline::find_setting("pooling");
+  const engine::Setting* s = engine::find_setting("pooling");
   INFERCOST_CHECK(s != nullptr);
-  return pipeline::apply_setting(spec.run, *s, pooling, pipeline::Spelling::kFlag);
+  return engine::apply_setting(spec.run, *s, pooling, engine::Spelling::kFlag);
 }
 
 int max_repetitions(const SweepSpec& spec) {
@@ -234,7 +234,7 @@ Status set_axis(Axes& axes, std::string_view key, const std::vector<std::string>
   } else if (key == "batching") {
     target = &axes.batchings;
     for (const std::string& v : values) {
-      Result<Batching> b = pipeline::parse_batching(v);
+      Result<Batching> b = engine::parse_batching(v);
       if (!b.ok()) return invalid_argument("--batching: " + b.status().message());
     }
   } else {
@@ -359,15 +359,15 @@ namespace {
 
 // Stores `value` into `run` as the setting's flag would (checked when the
 // sweep was read: set_axis, validate).
-void store(RunOptions& run, std::string_view name, const pipeline::SettingValue& value) {
-  const pipeline::Setting* s = pipeline::find_setting(name);
+void store(RunOptions& run, std::string_view name, const engine::SettingValue& value) {
+  const engine::Setting* s = engine::find_setting(name);
   INFERCOST_CHECK(s != nullptr);
-  const Status stored = pipeline::apply_setting(run, *s, value, pipeline::Spelling::kFlag);
+  const Status stored = engine::apply_setting(run, *s, value, engine::Spelling::kFlag);
   INFERCOST_CHECK(stored.ok());
 }
 
-pipeline::SettingValue whole_or_auto(bool is_auto, int64_t value) {
-  return is_auto ? pipeline::SettingValue(std::string("auto")) : pipeline::SettingValue(value);
+engine::SettingValue whole_or_auto(bool is_auto, int64_t value) {
+  return is_auto ? engine::SettingValue(std::string("auto")) : engine::SettingValue(value);
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ struct SweepSpec {
   uint64_t data_seed = 1;
   std::string data_dir;  // empty: default_data_dir()
   // The run settings every point shares, as `infercost run` takes them
-  // (pipeline/settings.cc, with its defaults: max_length 0 is the model's
+  // (engine/settings.cc, with its defaults: max_length 0 is the model's
   // limit): column, max_length, tokenizer_threads, and the task: kEmbed
   // times `infercost embed` (with `pooling` when given) instead of
   // `infercost run`, and the records say config.task "embed". Each point

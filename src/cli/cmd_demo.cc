@@ -11,7 +11,7 @@
 #include "corpus/tweets.h"
 #include "io/whole_file.h"
 #include "model/synth.h"
-#include "pipeline/runner.h"
+#include "run/runner.h"
 
 namespace infercost::cli {
 
@@ -92,7 +92,7 @@ void execute_demo(const DemoFlags& flags) {
     if (!synthetic_notice.empty())
       line.print("demo: note: the model is synthetic: its speed is real, its sentiments are not.\n");
   };
-  Result<RunMetrics> metrics = pipeline::run_files(run);
+  Result<RunMetrics> metrics = run::run_files(run);
   line.stop();
   if (!metrics.ok()) fail(metrics.status());
   std::fputs(metrics->to_summary().c_str(), stdout);

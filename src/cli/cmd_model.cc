@@ -8,14 +8,14 @@
 
 #include "cli/commands.h"
 #include "core/numbers.h"
+#include "engine/head.h"
+#include "engine/model_info.h"
 #include "io/prediction_writer.h"
 #include "model/describe.h"
 #include "model/family.h"
 #include "model/model_dir.h"
 #include "model/program.h"
 #include "model/synth.h"
-#include "pipeline/head.h"
-#include "pipeline/model_info.h"
 
 namespace infercost::cli {
 
@@ -87,10 +87,10 @@ void print_head(const model::ModelDescription& m) {
     }
     std::printf("labels          %s\n", labels.c_str());
     // What `infercost run` applies to the logits without --function.
-    const pipeline::HeadChoice head = pipeline::default_head_function(c);
+    const engine::HeadChoice head = engine::default_head_function(c);
     std::printf(
-        "head function   %s (%s)%s\n", pipeline::head_function_name(head.function), head.reason.c_str(),
-        pipeline::writes_label_set(head.function, c.num_labels()) ? ", multi-label: a 'labels' column" : "");
+        "head function   %s (%s)%s\n", engine::head_function_name(head.function), head.reason.c_str(),
+        engine::writes_label_set(head.function, c.num_labels()) ? ", multi-label: a 'labels' column" : "");
   } else {
     // What `infercost run` says of it (model::check_classification_head), less the directory.
     const std::string prefix = m.dir + ": ";
@@ -131,7 +131,7 @@ void run_info(const ModelFlags& flags) {
   if (!described.ok()) fail(described.status());
   const model::ModelDescription& m = *described;
   if (flags.json) {
-    std::printf("%s\n", pipeline::model_info_json(m).c_str());
+    std::printf("%s\n", engine::model_info_json(m).c_str());
     return;
   }
   const model::ModelConfig& c = m.config;
@@ -151,7 +151,7 @@ void run_info(const ModelFlags& flags) {
   std::printf("layer norm eps  %g\n", static_cast<double>(c.layer_norm_eps));
   std::printf("parameters      %s\n", group_thousands(m.parameters).c_str());
   std::printf("weights dtype   %s (model.safetensors)\n", m.weights_dtype.c_str());
-  std::printf("precision       %s\n", pipeline::default_precision_text().c_str());
+  std::printf("precision       %s\n", engine::default_precision_text().c_str());
   print_head(m);
   const model::TokenizerDescription& t = m.tokenizer;
   std::printf("tokenizer       %s (%s), %zu tokens, max length %d\n", text::tokenizer_kind_name(t.kind),

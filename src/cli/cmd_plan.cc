@@ -19,9 +19,9 @@
 #include "core/file.h"
 #include "core/test_point.h"
 #include "cost/prices.h"
+#include "engine/encoder.h"
 #include "io/whole_file.h"
 #include "model/model_dir.h"
-#include "pipeline/encoder.h"
 #include "plan/plan.h"
 #include "plan/print.h"
 #include "text/tokenizer.h"
@@ -76,11 +76,11 @@ void execute_plan(PlanFlags& flags) {
   load.max_length = flags.run.max_length;  // 0: the model's limit
   // An embedding job: the vectors as `infercost embed` would make them (its
   // truncation and prefix change the tokens scanned).
-  std::optional<pipeline::EmbeddingSettings> embedding;
+  std::optional<engine::EmbeddingSettings> embedding;
   if (flags.embed) {
     load.classification_head = false;
-    Result<pipeline::EmbeddingSettings> e =
-        pipeline::resolve_embedding(flags.model_dir, flags.run, load.max_length);
+    Result<engine::EmbeddingSettings> e =
+        engine::resolve_embedding(flags.model_dir, flags.run, load.max_length);
     if (!e.ok()) fail(e.status());
     embedding = std::move(*e);
   }

@@ -1,6 +1,6 @@
 // `infercost precision-check`: what a reduced precision does to a model's
 // labels and outputs on the user's own rows, against fp32 on the same rows
-// (pipeline/precision_check.h).
+// (run/precision_check.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,8 +14,8 @@
 #include "cli/setting_flags.h"
 #include "core/device.h"
 #include "io/whole_file.h"
-#include "pipeline/precision_check.h"
-#include "pipeline/runner.h"
+#include "run/precision_check.h"
+#include "run/runner.h"
 
 namespace infercost::cli {
 namespace {
@@ -51,12 +51,12 @@ std::string scores_text(const std::vector<std::string>& labels, int label, const
   return fmt::format("{} {:.4f}", labels[static_cast<size_t>(label)], scores[static_cast<size_t>(label)]);
 }
 
-void print_text(const pipeline::PrecisionCheck& check, const pipeline::SampledRows& rows, int show) {
+void print_text(const run::PrecisionCheck& check, const run::SampledRows& rows, int show) {
   std::printf("precision-check: %lld rows (%lld null), device %s, %d threads, max length %d, head %s\n",
               static_cast<long long>(check.rows), static_cast<long long>(check.rows_null),
               check.device.c_str(), check.threads, check.max_length, check.head_function.c_str());
   std::printf("  %-6s  the reference: %.2f s\n", check.reference.c_str(), check.reference_seconds);
-  for (const pipeline::PrecisionComparison& c : check.comparisons) {
+  for (const run::PrecisionComparison& c : check.comparisons) {
     const std::string as = c.resolved == c.precision ? "" : " (ran as " + c.resolved + ")";
     std::printf(
         "  %-6s  label agreement %.2f %% (%lld of %lld rows; %zu flipped); outputs moved %.4f on average, "
@@ -65,17 +65,17 @@ void print_text(const pipeline::PrecisionCheck& check, const pipeline::SampledRo
         static_cast<long long>(c.rows), c.flips.size(), c.mean_abs_diff, c.max_abs_diff, c.seconds,
         c.seconds > 0 ? check.reference_seconds / c.seconds : 0.0, as.c_str());
   }
-  for (const pipeline::PrecisionComparison& c : check.comparisons) {
+  for (const run::PrecisionComparison& c : check.comparisons) {
     if (c.flips.empty() || show <= 0) continue;
-    std::vector<const pipeline::PrecisionFlip*> flips;
-    for (const pipeline::PrecisionFlip& f : c.flips) flips.push_back(&f);
+    std::vector<const run::PrecisionFlip*> flips;
+    for (const run::PrecisionFlip& f : c.flips) flips.push_back(&f);
     // The most surprising first: those fp32 was surest of.
     std::stable_sort(flips.begin(), flips.end(),
                      [](const auto* a, const auto* b) { return a->reference_margin > b->reference_margin; });
     std::printf("  %s flipped %zu rows; the %zu fp32 was surest of:\n", c.precision.c_str(), flips.size(),
                 std::min(flips.size(), static_cast<size_t>(show)));
     for (size_t i = 0; i < flips.size() && i < static_cast<size_t>(show); ++i) {
-      const pipeline::PrecisionFlip& f = *flips[i];
+      const run::PrecisionFlip& f = *flips[i];
       const size_t row = static_cast<size_t>(f.row);
       std::printf("    %s  fp32 %s (margin %.4f) -> %s  \"%s\"\n", rows.where[row].c_str(),
                   scores_text(check.labels, f.reference_label, f.reference).c_str(), f.reference_margin,
@@ -84,7 +84,7 @@ void print_text(const pipeline::PrecisionCheck& check, const pipeline::SampledRo
   }
 }
 
-nlohmann::ordered_json to_json(const pipeline::PrecisionCheck& check, const pipeline::SampledRows& rows) {
+nlohmann::ordered_json to_json(const run::PrecisionCheck& check, const run::SampledRows& rows) {
   nlohmann::ordered_json out = {{"rows", check.rows},
                                 {"rows_null", check.rows_null},
                                 {"rows_skipped", rows.rows_skipped},
@@ -96,9 +96,9 @@ nlohmann::ordered_json to_json(const pipeline::PrecisionCheck& check, const pipe
                                 {"reference", check.reference},
                                 {"reference_seconds", check.reference_seconds}};
   nlohmann::ordered_json comparisons = nlohmann::ordered_json::array();
-  for (const pipeline::PrecisionComparison& c : check.comparisons) {
+  for (const run::PrecisionComparison& c : check.comparisons) {
     nlohmann::ordered_json flips = nlohmann::ordered_json::array();
-    for (const pipeline::PrecisionFlip& f : c.flips) {
+    for (const run::PrecisionFlip& f : c.flips) {
       const size_t row = static_cast<size_t>(f.row);
       flips.push_back({{"row", f.row},
                        {"where", rows.where[row]},
@@ -129,15 +129,15 @@ void execute_precision_check(PrecisionFlags& flags) {
   flags.settings.apply(options);
   // Checked once before anything is read; each precision's classifier then
   // checks its own (Encoder::open).
-  if (Status s = pipeline::check_settings(options); !s.ok()) fail(s);
+  if (Status s = engine::check_settings(options); !s.ok()) fail(s);
   if (flags.rows < 1) fail(invalid_argument("--rows must be at least 1"));
   if (flags.precisions.empty()) flags.precisions = default_precisions(options.device);
-  Result<pipeline::SampledRows> rows = pipeline::read_first_rows(options, flags.rows);
+  Result<run::SampledRows> rows = run::read_first_rows(options, flags.rows);
   if (!rows.ok()) fail(rows.status());
   if (rows->texts.empty()) fail(invalid_argument("the inputs hold no rows"));
   std::vector<std::string_view> texts(rows->texts.begin(), rows->texts.end());
-  Result<pipeline::PrecisionCheck> check =
-      pipeline::check_precisions(options.model_dir, options, texts, rows->is_null, flags.precisions);
+  Result<run::PrecisionCheck> check =
+      run::check_precisions(options.model_dir, options, texts, rows->is_null, flags.precisions);
   if (!check.ok()) fail(check.status());
   if (!flags.json_path.empty()) {
     const std::string json =

@@ -15,9 +15,9 @@
 #include "cli/progress_line.h"
 #include "cli/setting_flags.h"
 #include "core/file.h"
+#include "engine/settings.h"
 #include "io/whole_file.h"
-#include "pipeline/runner.h"
-#include "pipeline/settings.h"
+#include "run/runner.h"
 
 namespace infercost::cli {
 
@@ -41,7 +41,7 @@ void execute_run(RunFlags& flags) {
   // A run with an output file or folder stops at its next durable step on
   // the first SIGINT or SIGTERM, leaving a checkpoint; a second one ends it at once.
   std::atomic<int> signal_seen{0};
-  if (!pipeline::output_is_stream(options.output)) {
+  if (!run::output_is_stream(options.output)) {
     options.stop = &signal_seen;
     options.on_stop_seen = [&line](int sig) {
       line.print(
@@ -51,7 +51,7 @@ void execute_run(RunFlags& flags) {
     };
     stop_gracefully_on_signals(&signal_seen);
   }
-  Result<RunMetrics> metrics = pipeline::run_files(options);
+  Result<RunMetrics> metrics = run::run_files(options);
   stop_gracefully_on_signals(nullptr);
   line.stop();
   options.on_model_loaded = nullptr;  // they refer to this function's locals
@@ -60,7 +60,7 @@ void execute_run(RunFlags& flags) {
   options.on_stop_seen = nullptr;
   if (!metrics.ok() && metrics.status().code() == StatusCode::kCancelled) {
     std::fprintf(stderr, "infercost: %s\n",
-                 pipeline::spell_settings(metrics.status().message(), pipeline::Spelling::kFlag).c_str());
+                 engine::spell_settings(metrics.status().message(), engine::Spelling::kFlag).c_str());
     throw CliExit{128 + (signal_seen.load() != 0 ? signal_seen.load() : SIGINT)};
   }
   if (!metrics.ok()) fail(metrics.status());

@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "core/threads.h"
 #include "model/model_dir.h"
-#include "pipeline/run_input.h"
+#include "run/run_input.h"
 #include "text/tokenizer.h"
 
 namespace infercost::cli {
@@ -62,15 +62,15 @@ void print(const text::Tokenizer& tok, const std::vector<int32_t>& ids) {
 }
 
 // Texts are tokenized a block at a time, spread over the threads as a run's
-// windows are (pipeline::tokenize_window), and printed in input order: the
+// windows are (run::tokenize_window), and printed in input order: the
 // first failing text, in input order, fails.
 constexpr size_t kBlockTexts = 4096;
 
 void tokenize_block(const text::Tokenizer& tok, std::vector<std::string> texts, size_t first_index,
                     int threads) {
-  pipeline::Window window;
+  run::Window window;
   window.rows.texts = std::move(texts);
-  pipeline::tokenize_window(tok, window, threads);
+  run::tokenize_window(tok, window, threads);
   for (size_t i = 0; i < window.ids.size(); ++i) {
     if (!window.errors[i].ok()) {
       std::cout.flush();

@@ -3,8 +3,8 @@
 
 #include "cli/commands.h"
 #include "core/file.h"
+#include "engine/settings.h"
 #include "infercost/version.h"
-#include "pipeline/settings.h"
 
 namespace infercost::cli {
 
@@ -24,7 +24,7 @@ int exit_code_for(const Status& status) {
 
 void fail(const Status& status) {
   // The engine names settings as "{max_length}"; the CLI spells them as its flags.
-  const Status spelled = pipeline::spell_settings(status, pipeline::Spelling::kFlag);
+  const Status spelled = engine::spell_settings(status, engine::Spelling::kFlag);
   std::fprintf(stderr, "infercost: error: %s\n", spelled.to_string().c_str());
   throw CliExit{exit_code_for(status)};
 }

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-namespace infercost::pipeline {
+namespace infercost::run {
 struct RunProgress;
 }
 

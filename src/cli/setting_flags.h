@@ -1,4 +1,4 @@
-// The flags of a run's settings (pipeline/settings.h), made from the engine's
+// The flags of a run's settings (engine/settings.h), made from the engine's
 // one table: `infercost run` takes them all, `infercost plan` those of the
 // run it predicts. Their help, defaults and checks are the table's.
 #pragma once
@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/settings.h"
 #include "infercost/options.h"
-#include "pipeline/settings.h"
 
 namespace infercost::cli {
 
@@ -32,7 +32,7 @@ class SettingFlags {
 
  private:
   struct Flag {
-    const pipeline::Setting* setting = nullptr;
+    const engine::Setting* setting = nullptr;
     CLI::Option* option = nullptr;
     std::string text;                 // a flag with a value
     std::vector<std::string> texts;   // a flag given once per item

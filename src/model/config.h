@@ -74,7 +74,7 @@ struct ModelConfig {
   std::vector<std::string> labels;
   // config.json's problem_type: "single_label_classification",
   // "multi_label_classification", "regression", or empty when absent. It
-  // decides the head's output function (pipeline::default_head_function).
+  // decides the head's output function (engine::default_head_function).
   std::string problem_type;
   // config.json's "architectures": the HF classes the checkpoint was saved
   // from ("BertForSequenceClassification", "BertModel"); empty when absent.

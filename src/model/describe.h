@@ -8,7 +8,7 @@
 //
 // What a run does with the model's outputs (its default head function and
 // output column names) is decided above this stage, from `config`:
-// pipeline::default_head_function and io::prediction_column_names.
+// engine::default_head_function and io::prediction_column_names.
 #pragma once
 
 #include <cstddef>

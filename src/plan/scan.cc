@@ -11,11 +11,11 @@
 
 #include "core/sha256.h"
 #include "core/threads.h"
+#include "engine/batching.h"
+#include "engine/encoder.h"
+#include "engine/settings.h"
 #include "io/row_source.h"
-#include "pipeline/batching.h"
-#include "pipeline/encoder.h"
-#include "pipeline/run_input.h"
-#include "pipeline/settings.h"
+#include "run/run_input.h"
 
 namespace infercost::plan {
 
@@ -85,7 +85,7 @@ Result<ScanInputs> expand_scan_inputs(const ScanOptions& options) {
 void resolve_scan(const ScanOptions& options, ScanResult& scan) {
   scan.max_length = options.max_length;
   scan.threads = resolve_threads(options.threads);
-  scan.tokenizer_threads = pipeline::resolve_tokenizer_threads(options);
+  scan.tokenizer_threads = engine::resolve_tokenizer_threads(options);
 
   PolicyPadding& seed = scan.seed_padding;
   seed.batching = "seed";
@@ -99,10 +99,10 @@ void resolve_scan(const ScanOptions& options, ScanResult& scan) {
 }
 
 // Counts a window's rows to classify into `file` and `scan`, and the tokens
-// policy's batches of them: the run's own packing (pipeline::pack_by_tokens)
+// policy's batches of them: the run's own packing (engine::pack_by_tokens)
 // over the run's own windows.
-void count_window(const pipeline::Window& window, const std::vector<int32_t>& classify,
-                  const pipeline::BatchPolicy& policy, FileScan& file, ScanResult& scan) {
+void count_window(const run::Window& window, const std::vector<int32_t>& classify,
+                  const engine::BatchPolicy& policy, FileScan& file, ScanResult& scan) {
   for (int32_t i : classify) {
     const size_t len = window.ids[static_cast<size_t>(i)].size();
     add_at(scan.length_counts, len, 1);
@@ -112,7 +112,7 @@ void count_window(const pipeline::Window& window, const std::vector<int32_t>& cl
     if (scan.max_length > 0 && static_cast<int>(len) >= scan.max_length) ++scan.rows_at_max_length;
   }
   PolicyPadding& tok = scan.tokens_padding;
-  for (const std::vector<int32_t>& batch : pipeline::pack_by_tokens(policy, window.ids, classify)) {
+  for (const std::vector<int32_t>& batch : engine::pack_by_tokens(policy, window.ids, classify)) {
     // Sorted by length: the last row is the batch's longest.
     const int64_t seq_len = static_cast<int64_t>(window.ids[static_cast<size_t>(batch.back())].size());
     const int64_t n = static_cast<int64_t>(batch.size());
@@ -125,29 +125,29 @@ void count_window(const pipeline::Window& window, const std::vector<int32_t>& cl
 }
 
 // Reads, tokenizes and sorts out the rows of input `f` as the run's reader,
-// tokenizers and batcher do (pipeline/run_input.h), and counts them.
+// tokenizers and batcher do (run/run_input.h), and counts them.
 Result<FileScan> scan_file(const ScanOptions& options, const ScanInputs& in, size_t f,
-                           const text::Tokenizer& tokenizer, const pipeline::BatchPolicy& policy,
+                           const text::Tokenizer& tokenizer, const engine::BatchPolicy& policy,
                            uint64_t bytes_before, ScanResult& scan) {
   const std::string& path = in.paths[f];
   io::SourceOptions source_options;
   source_options.column = options.column;
   source_options.on_bad_row = options.on_bad_row;
   INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<io::RowSource> source,
-                             pipeline::open_input(path, in.formats[f], source_options));
+                             run::open_input(path, in.formats[f], source_options));
   FileScan file;
   file.path = path;
   file.format = io::input_format_name(in.formats[f]);
   file.bytes = source->bytes_total();
-  pipeline::SortedRows sorted;
+  engine::SortedRows sorted;
   for (;;) {
-    pipeline::Window window;
+    run::Window window;
     window.file_index = static_cast<int>(f);
-    INFERCOST_ASSIGN_OR_RETURN(
-        size_t got, pipeline::read_window(*source, static_cast<size_t>(options.window_rows), window));
+    INFERCOST_ASSIGN_OR_RETURN(size_t got,
+                               run::read_window(*source, static_cast<size_t>(options.window_rows), window));
     if (got == 0) break;
-    pipeline::tokenize_window(tokenizer, window, scan.tokenizer_threads);
-    INFERCOST_RETURN_IF_ERROR(pipeline::sort_window_rows(window, path, options.on_bad_row, sorted));
+    run::tokenize_window(tokenizer, window, scan.tokenizer_threads);
+    INFERCOST_RETURN_IF_ERROR(run::sort_window_rows(window, path, options.on_bad_row, sorted));
     file.rows_null += sorted.rows_null;
     file.rows_skipped += sorted.rows_skipped;
     if (!sorted.first_skip.ok() && scan.first_skip_reason.empty()) {
@@ -167,7 +167,7 @@ Result<FileScan> scan_file(const ScanOptions& options, const ScanInputs& in, siz
 }  // namespace
 
 Status check_scan_options(const ScanOptions& options) {
-  INFERCOST_RETURN_IF_ERROR(pipeline::check_settings(options));
+  INFERCOST_RETURN_IF_ERROR(engine::check_settings(options));
   if (options.batch_size_auto || options.max_batch_tokens_auto) {
     return invalid_argument(
         "--batch-size and --max-batch-tokens 'auto' are sized from a device's memory: plan has no device; "
@@ -183,7 +183,7 @@ Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer
 
   ScanResult scan;
   resolve_scan(options, scan);
-  pipeline::BatchPolicy policy;
+  engine::BatchPolicy policy;
   policy.batching = Batching::kTokens;
   policy.batch_size = scan.tokens_padding.batch_size;
   policy.max_batch_tokens = scan.tokens_padding.max_batch_tokens;

@@ -1,5 +1,5 @@
 // The dry run's scan: read and tokenize the inputs with `infercost run`'s own
-// reader and tokenizing (pipeline/run_input.h: same file expansion, formats,
+// reader and tokenizing (run/run_input.h: same file expansion, formats,
 // windows, column, null rows and bad-row rules),
 // without inference, and count what each batching policy would pad and
 // compute. Memory is bounded by one window of rows and their token ids.
@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/batching.h"
 #include "infercost/metrics.h"
 #include "infercost/options.h"
 #include "infercost/status.h"
 #include "io/rows.h"
-#include "pipeline/batching.h"
 #include "text/tokenizer.h"
 
 namespace infercost::plan {
@@ -24,7 +24,7 @@ namespace infercost::plan {
 // run` takes), of which the scan uses the inputs and their reading
 // (input_format, column, on_bad_row, window_rows), threads and
 // tokenizer_threads (0: the run's default on the CPU,
-// pipeline::resolve_tokenizer_threads; the seed policy's default batch size
+// engine::resolve_tokenizer_threads; the seed policy's default batch size
 // is 100 x threads, as in `infercost run`), batch_size (0: 256 for tokens,
 // 100 x threads for seed) and max_batch_tokens. max_length is only counted
 // (rows_at_max_length: the rows at the tokenizer's limit, which the caller
@@ -99,7 +99,7 @@ struct ScanResult {
 };
 
 // The one check of the settings a plan predicts for, before anything is
-// read: every range and choice of the run's (pipeline::check_settings, in
+// read: every range and choice of the run's (engine::check_settings, in
 // settings named by setting_ref), and kInvalidArgument for an "auto" batch size or
 // token budget, which a run sizes from a device's memory (a plan has none).
 Status check_scan_options(const ScanOptions& options);

@@ -9,7 +9,7 @@
 namespace infercost::plan {
 
 ModelShape shape_of(const model::ModelConfig& config) {
-  return pipeline::encoder_shape(config);
+  return engine::encoder_shape(config);
 }
 
 ModelShape shape_of(const record::ModelInfo& model) {
@@ -18,19 +18,19 @@ ModelShape shape_of(const record::ModelInfo& model) {
 }
 
 double linear_flops_per_token(const ModelShape& s) {
-  return pipeline::encoder_linear_flops_per_token(s);
+  return engine::encoder_linear_flops_per_token(s);
 }
 
 double attention_flops(const ModelShape& s, double length) {
-  return pipeline::encoder_attention_flops(s, length);
+  return engine::encoder_attention_flops(s, length);
 }
 
 double row_flops(const ModelShape& s, double length) {
-  return pipeline::encoder_row_flops(s, length);
+  return engine::encoder_row_flops(s, length);
 }
 
 double flops_of_lengths(const ModelShape& s, const std::vector<int64_t>& rows_at_length) {
-  return pipeline::encoder_flops_of_lengths(s, rows_at_length);
+  return engine::encoder_flops_of_lengths(s, rows_at_length);
 }
 
 bool record_skips_padding(const record::Record& r, std::string* why) {

@@ -8,24 +8,24 @@
 #include <string>
 #include <vector>
 
+#include "engine/flops.h"
 #include "infercost/metrics.h"
 #include "infercost/status.h"
 #include "model/config.h"
-#include "pipeline/flops.h"
 #include "record/record.h"
 
 namespace infercost::plan {
 
-inline constexpr const char* kWorkFormula = pipeline::kEncoderRowFlopsFormula;
+inline constexpr const char* kWorkFormula = engine::kEncoderRowFlopsFormula;
 
 // The encoder's shape as the FLOP model reads it (layers, hidden, FFN, a
-// GLU, local windows): pipeline::EncoderShape.
-using ModelShape = pipeline::EncoderShape;
+// GLU, local windows): engine::EncoderShape.
+using ModelShape = engine::EncoderShape;
 
 ModelShape shape_of(const model::ModelConfig& config);
 ModelShape shape_of(const record::ModelInfo& model);
 
-// The encoder FLOP model (pipeline::encoder_row_flops and its parts) for `shape`.
+// The encoder FLOP model (engine::encoder_row_flops and its parts) for `shape`.
 // FLOPs of one row of `length` tokens.
 double row_flops(const ModelShape& shape, double length);
 // FLOPs of the linear layers per token: layers x 2 (4 h^2 + 2 h f) (3 h f with a GLU).

@@ -1,4 +1,4 @@
-// infercost.Model over pipeline::Encoder, and its result's Arrow export
+// infercost.Model over engine::Encoder, and its result's Arrow export
 // (the C data interface, written from the specification: a struct array of
 // the output columns, in a stream of one batch).
 #include "python/model.h"
@@ -14,20 +14,20 @@
 #include <cstring>
 #include <mutex>
 
+#include "engine/encoder_metrics.h"
+#include "engine/run_cost.h"
 #include "infercost/metrics.h"
 #include "io/prediction_writer.h"
-#include "pipeline/encoder_metrics.h"
-#include "pipeline/run_cost.h"
-#include "pipeline/runner.h"
 #include "python/py_support.h"
 #include "python/run.h"
+#include "run/runner.h"
 
 namespace nb = nanobind;
 
 namespace infercost::python {
 
 std::shared_ptr<const ClassificationColumns> make_result_columns(Classification result,
-                                                                 const pipeline::Encoder& classifier) {
+                                                                 const engine::Encoder& classifier) {
   auto c = std::make_shared<ClassificationColumns>();
   const size_t rows = result.rows();
   const size_t labels = static_cast<size_t>(result.labels);
@@ -307,17 +307,17 @@ Task model_task(const std::string& dir, const std::optional<std::string>& task, 
     raise_status(invalid_argument(fmt::format("Model(): task '{}': expected 'classify' or 'embed'", *task)));
   }
   for (auto [key, value] : flags) {
-    const pipeline::Setting* s = pipeline::find_setting(nb::cast<std::string>(key));
+    const engine::Setting* s = engine::find_setting(nb::cast<std::string>(key));
     if (s == nullptr || s->task != Task::kEmbed || value.is_none()) continue;
     // A text setting's default ("" for pooling) is not asking for anything.
     if (nb::isinstance<nb::str>(value) && nb::cast<std::string>(value) == s->get(RunOptions{}) &&
-        s->type == pipeline::SettingType::kText) {
+        s->type == engine::SettingType::kText) {
       continue;
     }
     return Task::kEmbed;
   }
   nb::gil_scoped_release release;
-  return pipeline::default_task(dir);
+  return engine::default_task(dir);
 }
 
 class Model {
@@ -325,30 +325,30 @@ class Model {
   Model(std::string model_dir, nb::dict flags, std::optional<std::string> task) : dir_(std::move(model_dir)) {
     options_.task = model_task(dir_, task, flags);
     // The classifier's settings (those of its task) and the pricing of its calls (kPrice).
-    apply_settings("Model()", flags, pipeline::SettingScope::kPrice, options_);
+    apply_settings("Model()", flags, engine::SettingScope::kPrice, options_);
     // Checked once here, then resolved and opened without checking again.
-    if (Status checked = pipeline::check_settings(options_, pipeline::SettingScope::kPrice); !checked.ok())
+    if (Status checked = engine::check_settings(options_, engine::SettingScope::kPrice); !checked.ok())
       raise_status(checked);
-    Result<RunCost> cost = pipeline::resolve_run_cost(options_);
+    Result<RunCost> cost = engine::resolve_run_cost(options_);
     if (!cost.ok()) raise_status(cost.status());
     cost_ = std::move(*cost);
-    Result<std::unique_ptr<pipeline::Encoder>> opened = internal_error("not opened");
+    Result<std::unique_ptr<engine::Encoder>> opened = internal_error("not opened");
     {
       nb::gil_scoped_release release;
-      Result<pipeline::ResolvedSettings> settings = pipeline::resolve_settings(options_);
+      Result<engine::ResolvedSettings> settings = engine::resolve_settings(options_);
       if (settings.ok()) {
-        opened = pipeline::Encoder::open(dir_, options_, *settings);
+        opened = engine::Encoder::open(dir_, options_, *settings);
       } else {
         opened = settings.status();
       }
     }
     if (!opened.ok()) raise_status(opened.status());
-    classifier_ = std::shared_ptr<pipeline::Encoder>(std::move(*opened));
+    classifier_ = std::shared_ptr<engine::Encoder>(std::move(*opened));
   }
 
   PyClassification classify(nb::handle texts) {
     std::shared_ptr<const ClassificationColumns> columns;
-    call(texts, [&](pipeline::Encoder& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
+    call(texts, [&](engine::Encoder& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
       Result<Classification> out = c.classify(column.texts, column.is_null, &stop);
       if (out.ok()) columns = make_result_columns(std::move(*out), c);
       return out.status();
@@ -358,7 +358,7 @@ class Model {
 
   PyEmbeddings embed(nb::handle texts) {
     std::shared_ptr<const EmbeddingColumns> columns;
-    call(texts, [&](pipeline::Encoder& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
+    call(texts, [&](engine::Encoder& c, const TextColumn& column, const std::atomic<int>& stop) -> Status {
       Result<Embeddings> out = c.embed(column.texts, column.is_null, &stop);
       if (out.ok()) columns = make_embedding_columns(std::move(*out));
       return out.status();
@@ -372,7 +372,7 @@ class Model {
 
   // What info adds to model_info(): how this Model runs.
   nb::dict runtime() {
-    std::shared_ptr<pipeline::Encoder> c = open_classifier();
+    std::shared_ptr<engine::Encoder> c = open_classifier();
     nb::dict d;
     d["device"] = options_.device;
     d["devices"] = c->devices();
@@ -380,15 +380,15 @@ class Model {
     d["threads"] = c->threads();
     d["tokenizer_threads"] = c->tokenizer_threads();
     d["max_length"] = c->max_length();
-    d["batching"] = pipeline::batching_name(c->policy().batching);
+    d["batching"] = engine::batching_name(c->policy().batching);
     d["batch_size"] = c->policy().batch_size;
     d["max_batch_tokens"] = c->policy().max_batch_tokens;
     d["workers"] = c->workers();
     d["task"] = task_name(c->task());
-    d["head_function"] = pipeline::head_function_name(c->head_function());
+    d["head_function"] = engine::head_function_name(c->head_function());
     d["labels_column"] = c->label_set();
     d["threshold"] = c->threshold();
-    if (const std::optional<pipeline::EmbeddingSettings>& e = c->embedding()) {
+    if (const std::optional<engine::EmbeddingSettings>& e = c->embedding()) {
       nb::dict emb;
       emb["pooling"] = model::pooling_name(e->pooling);
       emb["normalize"] = e->normalize;
@@ -404,7 +404,7 @@ class Model {
   // kept as the last call's; its error raised.
   template <typename Body>
   void call(nb::handle texts, Body&& body) {
-    std::shared_ptr<pipeline::Encoder> c = open_classifier();
+    std::shared_ptr<engine::Encoder> c = open_classifier();
     TextColumn column = read_texts(texts);
     Status status = internal_error("not run");
     std::string metrics;
@@ -415,7 +415,7 @@ class Model {
       std::lock_guard<std::mutex> lock(call_mu_);
       try {
         Result<RunMetrics> measured =
-            pipeline::measure_call(*c, options_, cost_, [&] { return body(*c, column, stop); });
+            engine::measure_call(*c, options_, cost_, [&] { return body(*c, column, stop); });
         status = measured.status();
         if (measured.ok()) metrics = measured->to_json();
       } catch (const std::exception& e) {
@@ -427,7 +427,7 @@ class Model {
   }
 
   void close() {
-    std::shared_ptr<pipeline::Encoder> c;
+    std::shared_ptr<engine::Encoder> c;
     {
       std::lock_guard<std::mutex> lock(mu_);
       c = std::move(classifier_);
@@ -442,7 +442,7 @@ class Model {
   }
 
  private:
-  std::shared_ptr<pipeline::Encoder> open_classifier() {
+  std::shared_ptr<engine::Encoder> open_classifier() {
     std::lock_guard<std::mutex> lock(mu_);
     if (!classifier_) raise_status(invalid_argument("Model(" + dir_ + ") is closed"));
     return classifier_;
@@ -453,7 +453,7 @@ class Model {
   RunCost cost_;        // resolved once: the price of an hour
   std::mutex mu_;       // classifier_
   std::mutex call_mu_;  // one classify() or embed() at a time
-  std::shared_ptr<pipeline::Encoder> classifier_;
+  std::shared_ptr<engine::Encoder> classifier_;
   std::string last_metrics_;  // the GIL guards it
 };
 

@@ -1,4 +1,4 @@
-// infercost.Model: a model loaded once on its devices (pipeline::Encoder),
+// infercost.Model: a model loaded once on its devices (engine::Encoder),
 // classifying or embedding texts in memory; and what classify() and embed()
 // return, a table of the CLI's output columns exported through the Arrow C
 // data interface (no libarrow: pyarrow, polars, duckdb... import it with
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/encoder.h"
+#include "engine/encoder.h"
 
 struct ArrowSchema;
 struct ArrowArray;
@@ -55,7 +55,7 @@ struct ClassificationColumns final : ArrowExportable {
 
 // Makes the columns of `result` for a classifier's labels and label set.
 std::shared_ptr<const ClassificationColumns> make_result_columns(Classification result,
-                                                                 const pipeline::Encoder& classifier);
+                                                                 const engine::Encoder& classifier);
 
 // The one column of an embed() call, as `infercost embed` writes it:
 // `embedding`, a fixed-size list of `dimensions` float32 per row (Arrow's

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/head.h"
+#include "engine/model_info.h"
 #include "infercost/version.h"
 #include "io/prediction_writer.h"
 #include "model/describe.h"
 #include "model/model_dir.h"
-#include "pipeline/head.h"
-#include "pipeline/model_info.h"
 #include "python/model.h"
 #include "python/py_support.h"
 #include "python/run.h"
@@ -28,7 +28,7 @@ namespace infercost::python {
 
 namespace {
 
-// What `infercost model info --json` prints (pipeline::model_info_json, no
+// What `infercost model info --json` prints (engine::model_info_json, no
 // tensor read): the package parses it into infercost.model_info()'s dict.
 std::string model_info_json(const std::string& dir) {
   Result<model::ModelDescription> described = internal_error("not described");
@@ -37,7 +37,7 @@ std::string model_info_json(const std::string& dir) {
     described = model::describe_model_dir(dir);
   }
   if (!described.ok()) raise_status(described.status());
-  return pipeline::model_info_json(*described);
+  return engine::model_info_json(*described);
 }
 
 // A model directory's tokenizer (`model`) or the one at `path`, as `infercost

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "pipeline/settings.h"
+#include "engine/settings.h"
 
 namespace nb = nanobind;
 
@@ -87,7 +87,7 @@ void append_sequence(nb::handle obj, TextColumn& out) {
 void raise_status(const Status& status) {
   PyObject* type = exception_type_for(status.code());
   // The engine names settings as "{max_length}"; Python spells them as its keywords.
-  const std::string message = pipeline::spell_settings(status.message(), pipeline::Spelling::kName);
+  const std::string message = engine::spell_settings(status.message(), engine::Spelling::kName);
   nb::object exc = nb::steal(PyObject_CallFunction(type, "s", message.c_str()));
   if (!exc.is_valid()) throw nb::python_error();
   const std::string_view code = status_code_name(status.code());

@@ -1,5 +1,5 @@
 // infercost.run(): the CLI's file-to-file job in process, over
-// pipeline::run_files, its flags named as `infercost run`'s.
+// run::run_files, its flags named as `infercost run`'s.
 #include "python/run.h"
 
 #include <fmt/format.h>
@@ -12,10 +12,10 @@
 
 #include "backend/backend.h"
 #include "core/file.h"
+#include "engine/settings.h"
 #include "io/whole_file.h"
-#include "pipeline/runner.h"
-#include "pipeline/settings.h"
 #include "python/py_support.h"
+#include "run/runner.h"
 
 namespace nb = nanobind;
 
@@ -25,8 +25,8 @@ namespace {
 
 // `value` as the engine's setting value; a TypeError naming `fn` and the
 // keyword when its Python type is not the setting's.
-pipeline::SettingValue setting_value(const char* fn, const pipeline::Setting& s, nb::handle value) {
-  using T = pipeline::SettingType;
+engine::SettingValue setting_value(const char* fn, const engine::Setting& s, nb::handle value) {
+  using T = engine::SettingType;
   const bool is_bool = nb::isinstance<nb::bool_>(value);
   if ((s.type == T::kSwitch || s.type == T::kOptionalSwitch) && is_bool) return nb::cast<bool>(value);
   if ((s.type == T::kText || s.type == T::kOptionalText || s.type == T::kWholeOrAuto) &&
@@ -55,54 +55,54 @@ pipeline::SettingValue setting_value(const char* fn, const pipeline::Setting& s,
     if (items.size() == nb::len(value)) return items;
   }
   throw nb::type_error(fmt::format("{}: {} must be {}, not {}", fn, s.name,
-                                   pipeline::setting_type_names(s.type).python, Py_TYPE(value.ptr())->tp_name)
+                                   engine::setting_type_names(s.type).python, Py_TYPE(value.ptr())->tp_name)
                            .c_str());
 }
 
 // The setting's default as Python shows it (help(infercost.run)).
-nb::object python_default(const pipeline::Setting& s) {
+nb::object python_default(const engine::Setting& s) {
   const std::string text = s.get(RunOptions{});
   switch (s.type) {
-    case pipeline::SettingType::kText: return nb::str(text.c_str());
-    case pipeline::SettingType::kWhole: return nb::int_(std::stoll(text));
-    case pipeline::SettingType::kNumber: return nb::float_(std::stod(text));
-    case pipeline::SettingType::kSwitch: return nb::bool_(text == "true");
-    case pipeline::SettingType::kWholeOrAuto:
+    case engine::SettingType::kText: return nb::str(text.c_str());
+    case engine::SettingType::kWhole: return nb::int_(std::stoll(text));
+    case engine::SettingType::kNumber: return nb::float_(std::stod(text));
+    case engine::SettingType::kSwitch: return nb::bool_(text == "true");
+    case engine::SettingType::kWholeOrAuto:
       return text == "auto" ? nb::object(nb::str("auto")) : nb::object(nb::int_(std::stoll(text)));
-    case pipeline::SettingType::kOptionalNumber:
-    case pipeline::SettingType::kOptionalSwitch:
-    case pipeline::SettingType::kOptionalText: return nb::none();
-    case pipeline::SettingType::kTextList: return nb::tuple();
+    case engine::SettingType::kOptionalNumber:
+    case engine::SettingType::kOptionalSwitch:
+    case engine::SettingType::kOptionalText: return nb::none();
+    case engine::SettingType::kTextList: return nb::tuple();
   }
   return nb::none();
 }
 
 }  // namespace
 
-void apply_settings(const char* fn, nb::dict flags, pipeline::SettingScope widest, RunOptions& options) {
+void apply_settings(const char* fn, nb::dict flags, engine::SettingScope widest, RunOptions& options) {
   for (auto [key, value] : flags) {
     const std::string name = nb::cast<std::string>(key);
-    const pipeline::Setting* s = pipeline::find_setting(name);
-    if (s == nullptr || !pipeline::takes_setting(widest, *s)) {
+    const engine::Setting* s = engine::find_setting(name);
+    if (s == nullptr || !engine::takes_setting(widest, *s)) {
       throw nb::type_error(fmt::format("{} got an unexpected keyword argument '{}'", fn, name).c_str());
     }
     if (value.is_none()) continue;  // the default
     Status applied =
-        pipeline::apply_setting(options, *s, setting_value(fn, *s, value), pipeline::Spelling::kName);
+        engine::apply_setting(options, *s, setting_value(fn, *s, value), engine::Spelling::kName);
     if (!applied.ok()) raise_status(applied);
   }
 }
 
 nb::list settings() {
   nb::list out;
-  for (const pipeline::Setting& s : pipeline::run_settings()) {
+  for (const engine::Setting& s : engine::run_settings()) {
     nb::dict d;
     d["name"] = std::string(s.name);
-    d["flag"] = pipeline::setting_label(s, pipeline::Spelling::kFlag);
-    d["scope"] = pipeline::takes_setting(pipeline::SettingScope::kPrice, s) ? "model" : "run";
+    d["flag"] = engine::setting_label(s, engine::Spelling::kFlag);
+    d["scope"] = engine::takes_setting(engine::SettingScope::kPrice, s) ? "model" : "run";
     d["task"] = s.task ? nb::object(nb::str(task_name(*s.task))) : nb::none();
     d["default"] = python_default(s);
-    d["help"] = pipeline::setting_help(s, pipeline::Spelling::kName);
+    d["help"] = engine::setting_help(s, engine::Spelling::kName);
     d["changes_output"] = s.changes_output;
     out.append(d);
   }
@@ -120,7 +120,7 @@ Result<RunMetrics> run_releasing_gil(RunOptions options) {
   Result<RunMetrics> result = internal_error("the run did not end");
   run_watching_signals(stop, [&] {
     try {
-      result = pipeline::run_files(options);
+      result = run::run_files(options);
     } catch (const std::exception& e) {
       result = internal_error(std::string("the run threw: ") + e.what());
     }
@@ -136,7 +136,7 @@ std::string run(std::vector<std::string> inputs, std::string model_dir, std::str
   options.inputs = std::move(inputs);
   options.model_dir = std::move(model_dir);
   options.output = std::move(output);
-  apply_settings("run()", flags, pipeline::SettingScope::kRun, options);
+  apply_settings("run()", flags, engine::SettingScope::kRun, options);
   if (metrics_path) options.metrics_path = *metrics_path;
   Result<RunMetrics> metrics = run_releasing_gil(options);
   if (!metrics.ok()) raise_status(metrics.status());

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/settings.h"
 #include "infercost/options.h"
-#include "pipeline/settings.h"
 
 namespace infercost::python {
 
@@ -24,13 +24,13 @@ std::string run(std::vector<std::string> inputs, std::string model_dir, std::str
                 nanobind::dict flags, std::optional<std::string> metrics_path);
 
 // The keyword arguments in `flags` applied to `options` through the engine's
-// settings table (pipeline/settings.h): a TypeError naming `fn` ("run()",
+// settings table (engine/settings.h): a TypeError naming `fn` ("run()",
 // "Model()") for an unknown keyword (one past `widest`: Model() takes up to
 // kPrice) or a wrong type, the engine's error (a ValueError naming the
 // keyword) for a value not one of a setting's choices. The ranges and the
 // other task's settings are checked once, by what resolves them
 // (run_files; Model() checks and resolves before it opens).
-void apply_settings(const char* fn, nanobind::dict flags, pipeline::SettingScope widest, RunOptions& options);
+void apply_settings(const char* fn, nanobind::dict flags, engine::SettingScope widest, RunOptions& options);
 
 // The settings table for the package (infercost._native.settings()): one
 // dict per setting, in the CLI's order: name, scope ("model": Model(), spark

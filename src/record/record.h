@@ -77,7 +77,7 @@ struct ModelInfo {
   bool synthetic = false;
   int64_t parameters = 0;
   int layers = 0, hidden = 0, heads = 0, intermediate = 0, vocab = 0;
-  // What the FLOP model counts beyond those (pipeline::EncoderShape): a GLU
+  // What the FLOP model counts beyond those (engine::EncoderShape): a GLU
   // FFN, per layer the keys a query sees on each side (0: all; empty: every
   // layer global), the relative terms of disentangled attention. Written only
   // where set.

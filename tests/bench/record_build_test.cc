@@ -12,9 +12,9 @@
 #include "bench/environment.h"
 #include "core/sha256.h"
 #include "corpus/tweets.h"
+#include "engine/settings.h"
 #include "infercost/metrics.h"
 #include "model/describe.h"
-#include "pipeline/settings.h"
 #include "record/record.h"
 #include "test_utils.h"
 

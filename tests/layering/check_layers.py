@@ -28,16 +28,19 @@ LAYERS = {
     "model": {"core", "text", "corpus"},
     "io": {"core", "parquet"},
     "backend": {"core", "text", "model"},
-    "pipeline": {"core", "text", "model", "backend", "io", "cost"},
+    # The engine (a model loaded on its devices, its settings and metrics) and,
+    # on it, the file run (reader -> encoder -> writer, checkpoints, jobs).
+    "engine": {"core", "text", "model", "backend", "io", "cost"},
+    "run": {"core", "text", "model", "backend", "io", "cost", "engine"},
     "report": {"core", "cost", "record"},
     # The installed C++ API (include/infercost/classifier.h, runner.h, model_info.h) over the engine.
-    "api": {"core", "text", "model", "backend", "io", "cost", "pipeline"},
-    "bench": {"core", "cost", "record", "corpus", "text", "model", "backend", "io", "pipeline"},
-    "plan": {"core", "cost", "record", "report", "text", "model", "backend", "io", "pipeline"},
-    "cli": {"core", "text", "parquet", "cost", "record", "corpus", "model", "io", "backend", "pipeline",
+    "api": {"core", "text", "model", "backend", "io", "cost", "engine", "run"},
+    "bench": {"core", "cost", "record", "corpus", "text", "model", "backend", "io", "engine", "run"},
+    "plan": {"core", "cost", "record", "report", "text", "model", "backend", "io", "engine", "run"},
+    "cli": {"core", "text", "parquet", "cost", "record", "corpus", "model", "io", "backend", "engine", "run",
             "report", "bench", "plan"},
     # The Python package's native module (nanobind), beside the CLI.
-    "python": {"core", "text", "model", "io", "backend", "pipeline"},
+    "python": {"core", "text", "model", "io", "backend", "engine", "run"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -245,7 +245,7 @@ TEST(Config, ClearErrors) {
   }
 }
 
-// problem_type decides the head's output function (pipeline/head.h): read,
+// problem_type decides the head's output function (engine/head.h): read,
 // kept absent when absent, and written back for HF.
 TEST(Config, ProblemTypeIsReadAndWrittenBack) {
   EXPECT_EQ(parse_config(kSst2Config, "config.json").value().problem_type, "");

@@ -1,11 +1,11 @@
-#include "pipeline/batcher.h"
+#include "run/batcher.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <numeric>
 
-namespace infercost::pipeline {
+namespace infercost::run {
 namespace {
 
 // A window whose row r has lengths[r] ids, each id = 1000 * r + position.
@@ -248,4 +248,4 @@ TEST(PackByTokens, IsWhatTheBatcherPacks) {
 }
 
 }  // namespace
-}  // namespace infercost::pipeline
+}  // namespace infercost::run

@@ -1,4 +1,4 @@
-#include "pipeline/bounded_queue.h"
+#include "run/bounded_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <future>
 #include <thread>
 
-namespace infercost::pipeline {
+namespace infercost::run {
 namespace {
 
 // Until `done()` holds. Each condition below also holds once the thread it
@@ -111,4 +111,4 @@ TEST(BoundedQueue, ManyProducersOneConsumerLoseNothing) {
 }
 
 }  // namespace
-}  // namespace infercost::pipeline
+}  // namespace infercost::run

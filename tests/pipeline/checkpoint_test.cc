@@ -1,6 +1,6 @@
 // The checkpoint file: written and read back field by field, refused when
 // broken or of another version, and compared as job identities.
-#include "pipeline/checkpoint.h"
+#include "run/checkpoint.h"
 
 #include <gtest/gtest.h>
 #include <sys/file.h>
@@ -10,7 +10,7 @@
 
 #include "test_utils.h"
 
-namespace infercost::pipeline {
+namespace infercost::run {
 namespace {
 
 using infercost::testing::TempDir;
@@ -181,4 +181,4 @@ TEST(Checkpoint, JobFilesBesideAFileInsideAFolder) {
 }
 
 }  // namespace
-}  // namespace infercost::pipeline
+}  // namespace infercost::run

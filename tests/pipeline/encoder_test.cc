@@ -2,7 +2,7 @@
 // models against run_files's outputs, and with fake backends
 // (fake_backend.h, through BackendFactory): input order, nulls, bad rows,
 // threads, workers, out-of-memory splits and the counters.
-#include "pipeline/encoder.h"
+#include "engine/encoder.h"
 
 #include <gtest/gtest.h>
 
@@ -19,14 +19,14 @@
 #include <vector>
 
 #include "corpus/tweets.h"
+#include "engine/encoder_workers.h"
+#include "engine/settings.h"
 #include "fake_backend.h"
-#include "pipeline/encoder_workers.h"
-#include "pipeline/runner.h"
-#include "pipeline/settings.h"
 #include "pipeline_test_util.h"
+#include "run/runner.h"
 #include "test_utils.h"
 
-namespace infercost::pipeline {
+namespace infercost::run {
 namespace {
 
 using infercost::testing::slurp;
@@ -565,4 +565,4 @@ TEST_F(ClassifierTest, OpenResolvesThePolicyAndRefusesBadOptions) {
 }
 
 }  // namespace
-}  // namespace infercost::pipeline
+}  // namespace infercost::run

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "pipeline/encoder.h"
+#include "engine/encoder.h"
 
-namespace infercost::pipeline {
+namespace infercost::engine {
 
 // One fake device: its behaviour, and what its backends saw (every stream of
 // the device shares it).
@@ -236,4 +236,4 @@ struct FakeMachine {
   }
 };
 
-}  // namespace infercost::pipeline
+}  // namespace infercost::engine

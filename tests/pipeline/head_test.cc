@@ -1,6 +1,6 @@
 // The head's output function (softmax, sigmoid, none), HF's rule for the
 // default, and the multi-label `labels` column, through run_files.
-#include "pipeline/head.h"
+#include "engine/head.h"
 
 #include <gtest/gtest.h>
 
@@ -16,14 +16,14 @@
 
 #include "backend/backend.h"
 #include "core/file.h"
+#include "engine/settings.h"
 #include "io/row_source.h"
 #include "model/config.h"
-#include "pipeline/runner.h"
-#include "pipeline/settings.h"
 #include "pipeline_test_util.h"
+#include "run/runner.h"
 #include "test_utils.h"
 
-namespace infercost::pipeline {
+namespace infercost::run {
 namespace {
 
 using infercost::testing::slurp;
@@ -453,4 +453,4 @@ TEST_F(HeadRunTest, BadFunctionAndThresholdAreRefusedNamingTheFlag) {
 }
 
 }  // namespace
-}  // namespace infercost::pipeline
+}  // namespace infercost::run

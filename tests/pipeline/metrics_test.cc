@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pipeline/encoder_metrics.h"
-#include "pipeline/flops.h"
+#include "engine/encoder_metrics.h"
+#include "engine/flops.h"
 
-namespace infercost::pipeline {
+namespace infercost::engine {
 namespace {
 
 // Every field set, each to its own value (no two alike, none a default), so
@@ -563,4 +563,4 @@ TEST(EncoderFlops, RowsAtEachLengthAddUp) {
 }
 
 }  // namespace
-}  // namespace infercost::pipeline
+}  // namespace infercost::engine

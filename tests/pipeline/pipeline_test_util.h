@@ -10,10 +10,10 @@
 #include <string>
 
 #include "model/synth.h"
-#include "pipeline/runner.h"
+#include "run/runner.h"
 #include "test_utils.h"
 
-namespace infercost::pipeline {
+namespace infercost::run {
 
 // Synthesizes the tiny preset with `seed` into dir/tiny (deterministic).
 inline void make_tiny_model(const testing::TempDir& dir, uint64_t seed) {
@@ -40,4 +40,4 @@ inline Result<RunMetrics> run_or_abort_on_hang(const RunOptions& options,
   return future.get();
 }
 
-}  // namespace infercost::pipeline
+}  // namespace infercost::run

@@ -1,4 +1,4 @@
-#include "pipeline/runner.h"
+#include "run/runner.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "pipeline_test_util.h"
 #include "test_utils.h"
 
-namespace infercost::pipeline {
+namespace infercost::run {
 namespace {
 
 using infercost::testing::count_entries;
@@ -519,4 +519,4 @@ TEST_F(RunnerTest, RejectsBadBatchingOptions) {
 }
 
 }  // namespace
-}  // namespace infercost::pipeline
+}  // namespace infercost::run

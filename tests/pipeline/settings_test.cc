@@ -1,6 +1,6 @@
-// The settings table (pipeline/settings.h): scopes that nest, checks and
+// The settings table (engine/settings.h): scopes that nest, checks and
 // errors in the caller's words, the job identity keyed by CLI flags.
-#include "pipeline/settings.h"
+#include "engine/settings.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-namespace infercost::pipeline {
+namespace infercost::engine {
 namespace {
 
 std::set<std::string> taken_by(SettingScope widest) {
@@ -164,4 +164,4 @@ TEST(SettingsTest, HelpNamesOtherSettingsAndTheEnginesDefaults) {
 }
 
 }  // namespace
-}  // namespace infercost::pipeline
+}  // namespace infercost::engine

@@ -15,15 +15,15 @@
 
 #include "backend/backend.h"
 #include "corpus/tweets.h"
+#include "engine/flops.h"
+#include "engine/settings.h"
 #include "fake_backend.h"
 #include "model/model_dir.h"
-#include "pipeline/flops.h"
-#include "pipeline/runner.h"
-#include "pipeline/settings.h"
 #include "pipeline_test_util.h"
+#include "run/runner.h"
 #include "test_utils.h"
 
-namespace infercost::pipeline {
+namespace infercost::run {
 namespace {
 
 using infercost::testing::count_entries;
@@ -527,4 +527,4 @@ TEST_F(WorkersTest, RejectsBadDevicesAndStreams) {
 }
 
 }  // namespace
-}  // namespace infercost::pipeline
+}  // namespace infercost::run

@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "core/sha256.h"
+#include "engine/settings.h"
 #include "parquet/writer.h"
-#include "pipeline/settings.h"
 #include "plan_test_util.h"
 #include "test_utils.h"
 
@@ -140,7 +140,7 @@ TEST(Scan, CheckRefusesBadSettingsAndAutoSizes) {
   EXPECT_TRUE(check_scan_options(options_for({"a.jsonl"})).ok());
   ScanOptions threads = options_for({"a.jsonl"});
   threads.threads = -1;
-  EXPECT_NE(pipeline::spell_settings(check_scan_options(threads), pipeline::Spelling::kFlag)
+  EXPECT_NE(engine::spell_settings(check_scan_options(threads), engine::Spelling::kFlag)
                 .message()
                 .find("--threads"),
             std::string::npos);
