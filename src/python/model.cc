@@ -26,6 +26,20 @@ namespace nb = nanobind;
 
 namespace infercost::python {
 
+namespace {
+
+// Arrow's validity bitmap of rows whose null flags are `is_null`: bit i of
+// byte i / 8 set where row i is valid.
+std::vector<uint8_t> validity_bitmap(const std::vector<uint8_t>& is_null) {
+  std::vector<uint8_t> validity((is_null.size() + 7) / 8, 0);
+  for (size_t i = 0; i < is_null.size(); ++i) {
+    if (!is_null[i]) validity[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  }
+  return validity;
+}
+
+}  // namespace
+
 std::shared_ptr<const ClassificationColumns> make_result_columns(Classification result,
                                                                  const engine::Encoder& classifier) {
   auto c = std::make_shared<ClassificationColumns>();
@@ -40,12 +54,7 @@ std::shared_ptr<const ClassificationColumns> make_result_columns(Classification 
     if (result.is_null[i]) ++c->null_count;
     for (size_t k = 0; k < labels; ++k) c->values[k][i] = result.scores[i * labels + k];
   }
-  if (c->null_count > 0) {
-    c->validity.assign((rows + 7) / 8, 0);
-    for (size_t i = 0; i < rows; ++i) {
-      if (!result.is_null[i]) c->validity[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-    }
-  }
+  if (c->null_count > 0) c->validity = validity_bitmap(result.is_null);
   c->label_offsets.reserve(rows + 1);
   c->label_offsets.push_back(0);
   if (c->has_label_set) c->label_set_offsets.push_back(0);
@@ -68,12 +77,7 @@ std::shared_ptr<const EmbeddingColumns> make_embedding_columns(Embeddings result
   auto c = std::make_shared<EmbeddingColumns>();
   const size_t rows = result.rows();
   for (size_t i = 0; i < rows; ++i) c->null_count += result.is_null[i] ? 1 : 0;
-  if (c->null_count > 0) {
-    c->validity.assign((rows + 7) / 8, 0);
-    for (size_t i = 0; i < rows; ++i) {
-      if (!result.is_null[i]) c->validity[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-    }
-  }
+  if (c->null_count > 0) c->validity = validity_bitmap(result.is_null);
   c->embeddings = std::move(result);
   return c;
 }
@@ -89,15 +93,18 @@ struct SchemaData {
   std::vector<ArrowSchema*> children;
 };
 
-void release_schema(ArrowSchema* schema) {
-  if (schema == nullptr || schema->release == nullptr) return;
-  auto* data = static_cast<SchemaData*>(schema->private_data);
-  for (ArrowSchema* child : data->children) {
+// The release callback of an exported ArrowSchema or ArrowArray: releases
+// and frees its children, frees its private Data, and marks it released.
+template <typename Exported, typename Data>
+void release_exported(Exported* exported) {
+  if (exported == nullptr || exported->release == nullptr) return;
+  auto* data = static_cast<Data*>(exported->private_data);
+  for (Exported* child : data->children) {
     if (child->release != nullptr) child->release(child);
     delete child;
   }
   delete data;
-  schema->release = nullptr;
+  exported->release = nullptr;
 }
 
 void fill_schema(ArrowSchema* out, std::string format, std::string name, int64_t flags,
@@ -110,7 +117,7 @@ void fill_schema(ArrowSchema* out, std::string format, std::string name, int64_t
   out->n_children = static_cast<int64_t>(data->children.size());
   out->children = data->children.empty() ? nullptr : data->children.data();
   out->dictionary = nullptr;
-  out->release = release_schema;
+  out->release = release_exported<ArrowSchema, SchemaData>;
   out->private_data = data;
 }
 
@@ -119,17 +126,6 @@ struct ArrayData {
   std::vector<const void*> buffers;
   std::vector<ArrowArray*> children;
 };
-
-void release_array(ArrowArray* array) {
-  if (array == nullptr || array->release == nullptr) return;
-  auto* data = static_cast<ArrayData*>(array->private_data);
-  for (ArrowArray* child : data->children) {
-    if (child->release != nullptr) child->release(child);
-    delete child;
-  }
-  delete data;
-  array->release = nullptr;
-}
 
 void fill_array(ArrowArray* out, const std::shared_ptr<const ArrowExportable>& columns, int64_t length,
                 int64_t null_count, std::vector<const void*> buffers, std::vector<ArrowArray*> children) {
@@ -142,7 +138,7 @@ void fill_array(ArrowArray* out, const std::shared_ptr<const ArrowExportable>& c
   out->buffers = data->buffers.data();
   out->children = data->children.empty() ? nullptr : data->children.data();
   out->dictionary = nullptr;
-  out->release = release_array;
+  out->release = release_exported<ArrowArray, ArrayData>;
   out->private_data = data;
 }
 
@@ -465,28 +461,45 @@ namespace {
 // PyCapsule interface), under the class's Python `name` in errors.
 template <typename Result>
 nb::class_<Result>& bind_arrow_result(nb::class_<Result>& cls, const char* name) {
-  auto own_schema = [name](nb::handle requested_schema) {
-    if (!requested_schema.is_none()) {
-      throw nb::type_error(
-          fmt::format("{}: only its own schema can be exported (requested_schema=None)", name).c_str());
-    }
+  // A method of requested_schema (which must be None: only the columns' own
+  // schema is exported) that exports the columns with `exporter`.
+  auto export_with = [name](auto exporter) {
+    return [name, exporter](const Result& r, nb::handle requested_schema) {
+      if (!requested_schema.is_none()) {
+        throw nb::type_error(
+            fmt::format("{}: only its own schema can be exported (requested_schema=None)", name).c_str());
+      }
+      return exporter(r.columns);
+    };
   };
   return cls.def("__len__", [](const Result& r) { return r.columns->rows(); })
-      .def(
-          "__arrow_c_stream__",
-          [own_schema](const Result& r, nb::handle requested_schema) {
-            own_schema(requested_schema);
-            return arrow_stream_capsule(r.columns);
-          },
-          nb::arg("requested_schema") = nb::none())
-      .def(
-          "__arrow_c_array__",
-          [own_schema](const Result& r, nb::handle requested_schema) {
-            own_schema(requested_schema);
-            return arrow_array_capsules(r.columns);
-          },
-          nb::arg("requested_schema") = nb::none())
+      .def("__arrow_c_stream__", export_with(arrow_stream_capsule), nb::arg("requested_schema") = nb::none())
+      .def("__arrow_c_array__", export_with(arrow_array_capsules), nb::arg("requested_schema") = nb::none())
       .def("__arrow_c_schema__", [](const Result& r) { return arrow_schema_capsule(*r.columns); });
+}
+
+// The engine's outputs a result holds.
+const Classification& outputs_of(const PyClassification& r) {
+  return r.columns->classification;
+}
+const Embeddings& outputs_of(const PyEmbeddings& r) {
+  return r.columns->embeddings;
+}
+
+// A read-only property `name` of a result: a NumPy view, without a copy, of
+// one of its outputs' columns, [rows], or [rows, o.*width] where a `width`
+// member names the values per row; the view keeps the result alive.
+template <typename Result, typename Outputs, typename T, typename... Width>
+void def_view(nb::class_<Result>& cls, const char* name, std::vector<T> Outputs::*values, Width... width) {
+  static_assert(sizeof...(Width) <= 1 && (std::is_same_v<Width, int Outputs::*> && ...));
+  cls.def_prop_ro(
+      name,
+      [values, width...](const Result& r) {
+        const Outputs& o = outputs_of(r);
+        return nb::ndarray<nb::numpy, const T, nb::ndim<1 + sizeof...(Width)>>(
+            (o.*values).data(), {o.rows(), static_cast<size_t>(o.*width)...});
+      },
+      nb::rv_policy::reference_internal);
 }
 
 }  // namespace
@@ -498,57 +511,25 @@ void bind_model(nb::module_& m) {
       "Arrow C data interface (see infercost.Classification).");
   bind_arrow_result(classification, "Classification")
       .def_prop_ro("column_names", [](const PyClassification& r) { return r.columns->names; })
-      .def_prop_ro("label_names",
-                   [](const PyClassification& r) {
-                     std::vector<std::string> names(
-                         r.columns->names.begin(),
-                         r.columns->names.begin() + static_cast<ptrdiff_t>(r.columns->values.size()));
-                     return names;
-                   })
-      .def_prop_ro(
-          "scores",
-          [](const PyClassification& r) {
-            const Classification& c = r.columns->classification;
-            return nb::ndarray<nb::numpy, const float, nb::ndim<2>>(
-                c.scores.data(), {c.rows(), static_cast<size_t>(c.labels)});
-          },
-          nb::rv_policy::reference_internal)
-      .def_prop_ro(
-          "label_index",
-          [](const PyClassification& r) {
-            const Classification& c = r.columns->classification;
-            return nb::ndarray<nb::numpy, const int32_t, nb::ndim<1>>(c.label.data(), {c.rows()});
-          },
-          nb::rv_policy::reference_internal)
-      .def_prop_ro(
-          "is_null",
-          [](const PyClassification& r) {
-            const Classification& c = r.columns->classification;
-            return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(c.is_null.data(), {c.rows()});
-          },
-          nb::rv_policy::reference_internal);
+      .def_prop_ro("label_names", [](const PyClassification& r) {
+        std::vector<std::string> names(
+            r.columns->names.begin(),
+            r.columns->names.begin() + static_cast<ptrdiff_t>(r.columns->values.size()));
+        return names;
+      });
+  def_view(classification, "scores", &Classification::scores, &Classification::labels);
+  def_view(classification, "label_index", &Classification::label);
+  def_view(classification, "is_null", &Classification::is_null);
 
   nb::class_<PyEmbeddings> embeddings(
       m, "Embeddings",
       "What Model.embed returns: one vector per text, as `infercost embed` writes them, exported through the "
       "Arrow C data interface (see infercost.Embeddings).");
-  bind_arrow_result(embeddings, "Embeddings")
-      .def_prop_ro("dimensions", [](const PyEmbeddings& r) { return r.columns->embeddings.dimensions; })
-      .def_prop_ro(
-          "vectors",
-          [](const PyEmbeddings& r) {
-            const Embeddings& e = r.columns->embeddings;
-            return nb::ndarray<nb::numpy, const float, nb::ndim<2>>(
-                e.vectors.data(), {e.rows(), static_cast<size_t>(e.dimensions)});
-          },
-          nb::rv_policy::reference_internal)
-      .def_prop_ro(
-          "is_null",
-          [](const PyEmbeddings& r) {
-            const Embeddings& e = r.columns->embeddings;
-            return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(e.is_null.data(), {e.rows()});
-          },
-          nb::rv_policy::reference_internal);
+  bind_arrow_result(embeddings, "Embeddings").def_prop_ro("dimensions", [](const PyEmbeddings& r) {
+    return r.columns->embeddings.dimensions;
+  });
+  def_view(embeddings, "vectors", &Embeddings::vectors, &Embeddings::dimensions);
+  def_view(embeddings, "is_null", &Embeddings::is_null);
 
   nb::class_<Model>(m, "Model", "A model loaded once on its devices (see infercost.Model).")
       .def(nb::init<std::string, nb::dict, std::optional<std::string>>(), nb::arg("model_dir"),

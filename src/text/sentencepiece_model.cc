@@ -84,6 +84,19 @@ class Wire {
     }
   }
 
+  // Reads the message's fields to its end: read(field, wire) reads a field
+  // it uses and says true, or says false and the field is skipped.
+  template <typename Read>
+  Status for_each_field(Read read) {
+    while (!done()) {
+      int field = 0, wire = 0;
+      INFERCOST_RETURN_IF_ERROR(key(&field, &wire));
+      INFERCOST_ASSIGN_OR_RETURN(bool used, read(field, wire));
+      if (!used) INFERCOST_RETURN_IF_ERROR(skip(wire));
+    }
+    return Status();
+  }
+
   Status expect(int wire, int want, const char* what) const {
     if (wire == want) return Status();
     return error(fmt::format("{} has wire type {}, expected {}", what, wire, want));
@@ -100,9 +113,7 @@ Status parse_piece(std::string_view bytes, size_t base, const std::string& sourc
                    SentencePieceModel::Piece& p) {
   Wire w(bytes, base, source);
   bool has_piece = false;
-  while (!w.done()) {
-    int field = 0, wire = 0;
-    INFERCOST_RETURN_IF_ERROR(w.key(&field, &wire));
+  INFERCOST_RETURN_IF_ERROR(w.for_each_field([&](int field, int wire) -> Result<bool> {
     size_t offset = 0;
     if (field == 1) {  // piece
       INFERCOST_RETURN_IF_ERROR(w.expect(wire, kLengthDelimited, "SentencePiece.piece"));
@@ -118,9 +129,10 @@ Status parse_piece(std::string_view bytes, size_t base, const std::string& sourc
       if (t < 1 || t > 6) return w.error(fmt::format("piece type {} (1..6)", t));
       p.type = static_cast<SentencePieceModel::PieceType>(t);
     } else {
-      INFERCOST_RETURN_IF_ERROR(w.skip(wire));
+      return false;
     }
-  }
+    return true;
+  }));
   if (!has_piece) return corruption(fmt::format("{}: byte {}: a piece without its text", source, base));
   return Status();
 }
@@ -128,28 +140,21 @@ Status parse_piece(std::string_view bytes, size_t base, const std::string& sourc
 Status parse_trainer_spec(std::string_view bytes, size_t base, const std::string& source,
                           SentencePieceModel& m) {
   Wire w(bytes, base, source);
-  while (!w.done()) {
-    int field = 0, wire = 0;
-    INFERCOST_RETURN_IF_ERROR(w.key(&field, &wire));
-    if ((field == 3 || field == 4 || field == 35 || field == 40) && wire == kVarint) {
-      INFERCOST_ASSIGN_OR_RETURN(uint64_t v, w.varint());
-      if (field == 3) m.model_type = static_cast<int>(v);
-      if (field == 4) m.trainer_vocab_size = static_cast<int64_t>(static_cast<int32_t>(v));
-      if (field == 35) m.byte_fallback = v != 0;
-      if (field == 40) m.unk_id = static_cast<int>(static_cast<int32_t>(v));
-    } else {
-      INFERCOST_RETURN_IF_ERROR(w.skip(wire));
-    }
-  }
-  return Status();
+  return w.for_each_field([&](int field, int wire) -> Result<bool> {
+    if (!((field == 3 || field == 4 || field == 35 || field == 40) && wire == kVarint)) return false;
+    INFERCOST_ASSIGN_OR_RETURN(uint64_t v, w.varint());
+    if (field == 3) m.model_type = static_cast<int>(v);
+    if (field == 4) m.trainer_vocab_size = static_cast<int64_t>(static_cast<int32_t>(v));
+    if (field == 35) m.byte_fallback = v != 0;
+    if (field == 40) m.unk_id = static_cast<int>(static_cast<int32_t>(v));
+    return true;
+  });
 }
 
 Status parse_normalizer_spec(std::string_view bytes, size_t base, const std::string& source,
                              SentencePieceModel& m) {
   Wire w(bytes, base, source);
-  while (!w.done()) {
-    int field = 0, wire = 0;
-    INFERCOST_RETURN_IF_ERROR(w.key(&field, &wire));
+  return w.for_each_field([&](int field, int wire) -> Result<bool> {
     size_t offset = 0;
     if ((field == 1 || field == 2) && wire == kLengthDelimited) {
       INFERCOST_ASSIGN_OR_RETURN(std::string_view s, w.bytes(&offset));
@@ -158,10 +163,10 @@ Status parse_normalizer_spec(std::string_view bytes, size_t base, const std::str
       INFERCOST_ASSIGN_OR_RETURN(uint64_t v, w.varint());
       m.add_dummy_prefix = v != 0;
     } else {
-      INFERCOST_RETURN_IF_ERROR(w.skip(wire));
+      return false;
     }
-  }
-  return Status();
+    return true;
+  });
 }
 
 }  // namespace
@@ -170,27 +175,23 @@ Result<SentencePieceModel> parse_sentencepiece_model(std::string_view bytes, con
   SentencePieceModel m;
   bool has_trainer = false, has_normalizer = false;
   Wire w(bytes, 0, source);
-  while (!w.done()) {
-    int field = 0, wire = 0;
-    INFERCOST_RETURN_IF_ERROR(w.key(&field, &wire));
-    if (field >= 1 && field <= 3) {
-      INFERCOST_RETURN_IF_ERROR(w.expect(wire, kLengthDelimited, "a ModelProto field"));
-      size_t offset = 0;
-      INFERCOST_ASSIGN_OR_RETURN(std::string_view sub, w.bytes(&offset));
-      if (field == 1) {
-        m.pieces.emplace_back();
-        INFERCOST_RETURN_IF_ERROR(parse_piece(sub, offset, source, m.pieces.back()));
-      } else if (field == 2) {
-        has_trainer = true;
-        INFERCOST_RETURN_IF_ERROR(parse_trainer_spec(sub, offset, source, m));
-      } else {
-        has_normalizer = true;
-        INFERCOST_RETURN_IF_ERROR(parse_normalizer_spec(sub, offset, source, m));
-      }
+  INFERCOST_RETURN_IF_ERROR(w.for_each_field([&](int field, int wire) -> Result<bool> {
+    if (field < 1 || field > 3) return false;
+    INFERCOST_RETURN_IF_ERROR(w.expect(wire, kLengthDelimited, "a ModelProto field"));
+    size_t offset = 0;
+    INFERCOST_ASSIGN_OR_RETURN(std::string_view sub, w.bytes(&offset));
+    if (field == 1) {
+      m.pieces.emplace_back();
+      INFERCOST_RETURN_IF_ERROR(parse_piece(sub, offset, source, m.pieces.back()));
+    } else if (field == 2) {
+      has_trainer = true;
+      INFERCOST_RETURN_IF_ERROR(parse_trainer_spec(sub, offset, source, m));
     } else {
-      INFERCOST_RETURN_IF_ERROR(w.skip(wire));
+      has_normalizer = true;
+      INFERCOST_RETURN_IF_ERROR(parse_normalizer_spec(sub, offset, source, m));
     }
-  }
+    return true;
+  }));
   if (m.pieces.empty()) return corruption(source + ": no pieces (not a SentencePiece model?)");
   // SentencePiece writes the pieces, then its trainer and normalizer specs:
   // a file cut short lacks them, or, cut between pieces, has fewer pieces

@@ -344,6 +344,19 @@ __device__ __forceinline__ float component(const float4& f, int j) {
   return j == 0 ? f.x : j == 1 ? f.y : j == 2 ? f.z : f.w;
 }
 
+// The block's threads share the staging of `rows` rows of head_dim values
+// into shared memory as fp32 pairs: stage(r, c) for each row r and pair c
+// (columns 2c, 2c + 1) up to the padded width attn_d4(head_dim); the pairs
+// from head_dim / 2 on are padding, which stage() fills with zeros.
+template <typename Stage>
+__device__ __forceinline__ void attn_stage_pairs(int rows, int head_dim, Stage stage) {
+  const int pairs4 = attn_d4(head_dim) / 2;
+  for (int i = threadIdx.x; i < rows * pairs4; i += blockDim.x) {
+    const int r = i / pairs4;
+    stage(r, i - r * pairs4);
+  }
+}
+
 // Stages the block's QT query rows in q_s as fp32 [QT][d4], scaled by
 // q_scale; rows past `rows` and columns past head_dim are zeros.
 template <typename T, int QT>
@@ -351,10 +364,7 @@ __device__ __forceinline__ void attn_stage_queries(float* q_s, const T* q_g, int
                                                    int head_dim, float q_scale) {
   const int d4 = attn_d4(head_dim);
   const int pairs = head_dim / 2;
-  const int pairs4 = d4 / 2;
-  for (int i = threadIdx.x; i < QT * pairs4; i += blockDim.x) {
-    const int r = i / pairs4;
-    const int c = i - r * pairs4;
+  attn_stage_pairs(QT, head_dim, [&](int r, int c) {
     float2 q = make_float2(0.0f, 0.0f);
     if (row0 + r < rows && c < pairs) {
       q = load_pair(q_g + int64_t(row0 + r) * ld + 2 * c);
@@ -362,7 +372,7 @@ __device__ __forceinline__ void attn_stage_queries(float* q_s, const T* q_g, int
       q.y *= q_scale;
     }
     *reinterpret_cast<float2*>(q_s + r * d4 + 2 * c) = q;
-  }
+  });
 }
 
 // Stages keys k0 .. k0 + nk - 1 in k_s ([32][ks]) and their values in v_s
@@ -373,10 +383,7 @@ __device__ __forceinline__ void attn_stage_keys(float* k_s, float* v_s, const T*
                                                 int nk, int64_t ld, int head_dim) {
   const int ks = attn_ks(head_dim);
   const int pairs = head_dim / 2;
-  const int pairs4 = attn_d4(head_dim) / 2;
-  for (int i = threadIdx.x; i < kKeyTile * pairs4; i += blockDim.x) {
-    const int j = i / pairs4;
-    const int c = i - j * pairs4;
+  attn_stage_pairs(kKeyTile, head_dim, [&](int j, int c) {
     float2 kv = make_float2(0.0f, 0.0f), vv = make_float2(0.0f, 0.0f);
     if (j < nk && c < pairs) {
       const int64_t off = int64_t(k0 + j) * ld + 2 * c;
@@ -385,7 +392,7 @@ __device__ __forceinline__ void attn_stage_keys(float* k_s, float* v_s, const T*
     }
     *reinterpret_cast<float2*>(k_s + j * ks + 2 * c) = kv;
     if (c < pairs) *reinterpret_cast<float2*>(v_s + j * head_dim + 2 * c) = vv;
-  }
+  });
 }
 
 // sc[r]: the score of the warp's query row r (qr, [R][d4]) against key
@@ -517,17 +524,14 @@ __device__ __forceinline__ void rel_stage(float* rel_s, const T* table, const in
   if (table == nullptr) return;
   const int ks = attn_ks(head_dim);
   const int pairs = head_dim / 2;
-  const int pairs4 = attn_d4(head_dim) / 2;
-  for (int i = threadIdx.x; i < offsets * pairs4; i += blockDim.x) {
-    const int t = i / pairs4;
-    const int c = i - t * pairs4;
+  attn_stage_pairs(offsets, head_dim, [&](int t, int c) {
     float2 v = make_float2(0.0f, 0.0f);  // columns past head_dim: zeros, as q's and k's
     if (c < pairs) {
       const int d = min(max(d0 + t, -max_delta), max_delta);
       v = load_pair(table + int64_t(index[d + max_delta]) * hidden + 2 * c);
     }
     *reinterpret_cast<float2*>(rel_s + t * ks + 2 * c) = v;
-  }
+  });
 }
 
 __device__ __forceinline__ float dot_d4(const float* a, const float* b, int d4) {
