@@ -620,14 +620,20 @@ Status stopped(Task task, int signal, size_t rows) {
                                                     task_name(task), signal, rows));
 }
 
+// A call of `call`'s task on an encoder opened for `opened`: kInvalidArgument
+// saying so ("classify(): this model was opened to embed ...").
+Status check_task(Task opened, Task call) {
+  if (opened == call) return Status();
+  return invalid_argument(fmt::format("{}(): this model was opened to {} (task {}); open it again to {}",
+                                      task_name(call), task_name(opened), task_name(opened),
+                                      task_name(call)));
+}
+
 }  // namespace
 
 Result<Classification> Encoder::classify(std::span<const std::string_view> texts,
                                          std::span<const uint8_t> is_null, const std::atomic<int>* stop) {
-  if (task_ != Task::kClassify) {
-    return invalid_argument(
-        "classify(): this model was opened to embed (task embed); open it again to classify");
-  }
+  INFERCOST_RETURN_IF_ERROR(check_task(task_, Task::kClassify));
   Classification result;
   result.labels = outputs();
   INFERCOST_RETURN_IF_ERROR(run_rows(texts, is_null, stop, {result.scores, result.is_null, result.skipped}));
@@ -642,10 +648,7 @@ Result<Classification> Encoder::classify(std::span<const std::string_view> texts
 
 Result<Embeddings> Encoder::embed(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,
                                   const std::atomic<int>* stop) {
-  if (task_ != Task::kEmbed) {
-    return invalid_argument(
-        "embed(): this model was opened to classify (task classify); open it again to embed");
-  }
+  INFERCOST_RETURN_IF_ERROR(check_task(task_, Task::kEmbed));
   Embeddings result;
   result.dimensions = outputs();
   INFERCOST_RETURN_IF_ERROR(run_rows(texts, is_null, stop, {result.vectors, result.is_null, result.skipped}));
