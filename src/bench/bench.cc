@@ -25,6 +25,7 @@
 #include "core/threads.h"
 #include "core/time_text.h"
 #include "corpus/tweets.h"
+#include "engine/run_cost.h"
 #include "engine/settings.h"
 
 namespace infercost::bench {
@@ -195,11 +196,12 @@ std::vector<std::string> run_arguments(const SweepSpec& spec, const Point& point
 
 Result<std::optional<cost::PricedInstance>> find_spec_instance(const SweepSpec& spec,
                                                                std::vector<cost::PriceList>& lists) {
-  if (spec.instance.empty()) return std::optional<cost::PricedInstance>();
-  Result<std::vector<cost::PriceList>> loaded = cost::price_lists_with(spec.prices);
+  const RunOptions& run = spec.run;
+  if (run.instance.empty()) return std::optional<cost::PricedInstance>();
+  Result<std::vector<cost::PriceList>> loaded = cost::price_lists_with(run.price_files);
   if (!loaded.ok()) return loaded.status().with_context("--prices");
   lists = std::move(*loaded);
-  Result<cost::PricedInstance> found = cost::find_instance(lists, spec.instance, spec.price_list);
+  Result<cost::PricedInstance> found = cost::find_instance(lists, run.instance, run.price_list);
   if (!found.ok()) return invalid_argument("--instance: " + found.status().message());
   return std::optional<cost::PricedInstance>(*found);
 }
@@ -373,7 +375,7 @@ class Bench {
   Result<BenchSummary> run() {
     std::vector<cost::PriceList> lists;
     INFERCOST_ASSIGN_OR_RETURN(std::optional<cost::PricedInstance> priced, find_spec_instance(spec_, lists));
-    if (priced) instance_ = instance_info(*priced, spec_.pricing);
+    if (priced) instance_ = instance_info(*priced, engine::pricing_of(spec_.run));
     Result<record::ModelInfo> model = read_model_info(spec_.model);
     if (!model.ok()) return model.status().with_context("--model");
     base_.model = *model;
@@ -584,7 +586,7 @@ class Bench {
     fill_measurements(r, reports, peaks);
     r.monitor = monitor.summary();
     if (r.instance)
-      r.cost = cost_info(*r.instance, r.wall_seconds.median, r.rows, r.tokens, spec_.corpus_rows);
+      r.cost = cost_info(*r.instance, r.wall_seconds.median, r.rows, r.tokens, spec_.run.corpus_rows);
     progress_.end_point(summary_line(p, r));
     return r;
   }

@@ -16,6 +16,7 @@
 #include "core/file.h"
 #include "core/json_text.h"
 #include "corpus/tweets.h"
+#include "engine/run_cost.h"
 #include "engine/settings.h"
 #include "model/embedding.h"
 #include "run/runner.h"
@@ -300,14 +301,14 @@ Status validate(const SweepSpec& spec) {
     return invalid_argument(
         fmt::format("--monitor-interval must be between 0.01 and 60 seconds, got {}", spec.monitor_interval));
   }
-  if (spec.corpus_rows < 0) return invalid_argument("--corpus-rows must be >= 0");
-  if (spec.instance.empty()) {
-    if (!spec.price_list.empty() || !spec.prices.empty() || spec.corpus_rows > 0) {
+  if (run.corpus_rows < 0) return invalid_argument("--corpus-rows must be >= 0");
+  if (run.instance.empty()) {
+    if (!run.price_list.empty() || !run.price_files.empty() || run.corpus_rows > 0) {
       return invalid_argument(
           "--price-list, --prices and --corpus-rows price the points: give --instance NAME too");
     }
   } else {
-    Status s = cost::validate(spec.pricing);
+    Status s = cost::validate(engine::pricing_of(run));
     if (!s.ok())
       return invalid_argument("--spot-discount/--platform-usd-per-hour/--machines: " + s.message());
   }
@@ -567,19 +568,19 @@ Result<SweepSpec> parse_sweep_file(std::string_view json, const std::string& ori
       } else if (key == "tokenizer_threads") {
         spec.run.tokenizer_threads = r.small_integer(key, v);
       } else if (key == "instance") {
-        spec.instance = r.string(key, v);
+        spec.run.instance = r.string(key, v);
       } else if (key == "price_list") {
-        spec.price_list = r.string(key, v);
+        spec.run.price_list = r.string(key, v);
       } else if (key == "prices") {
-        spec.prices = r.paths(key, v);
+        spec.run.price_files = r.paths(key, v);
       } else if (key == "spot_discount") {
-        spec.pricing.spot_discount = r.number(key, v);
+        spec.run.spot_discount = r.number(key, v);
       } else if (key == "platform_usd_per_hour") {
-        spec.pricing.platform_usd_per_hour = r.number(key, v);
+        spec.run.platform_usd_per_hour = r.number(key, v);
       } else if (key == "machines") {
-        spec.pricing.machines = r.small_integer(key, v);
+        spec.run.machines = r.small_integer(key, v);
       } else if (key == "corpus_rows") {
-        spec.corpus_rows = r.integer(key, v);
+        spec.run.corpus_rows = r.integer(key, v);
       } else if (key == "label") {
         spec.label = r.string(key, v);
       } else if (key == "warmup") {

@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "cost/prices.h"
 #include "infercost/options.h"
 #include "infercost/status.h"
 
@@ -73,14 +72,11 @@ struct SweepSpec {
   // limit): column, max_length, tokenizer_threads, and the task: kEmbed
   // times `infercost embed` (with `pooling` when given) instead of
   // `infercost run`, and the records say config.task "embed". Each point
-  // sets its axes over them (point_settings).
+  // sets its axes over them (point_settings). Its pricing (optional:
+  // instance, price_list, price_files, spot_discount, platform_usd_per_hour,
+  // machines, corpus_rows) prices the points' records; the child runs are
+  // not priced.
   RunOptions run;
-  // Pricing (optional): the instance the sweep's machine represents.
-  std::string instance;
-  std::string price_list;
-  std::vector<std::string> prices;
-  cost::Pricing pricing;
-  int64_t corpus_rows = 0;
   std::string label;
   // Repetitions.
   int warmup = 1;

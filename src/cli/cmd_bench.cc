@@ -32,7 +32,7 @@ struct BenchFlags {
 };
 
 // The member of `object` that the member pointers `path` lead to:
-// member_at(spec, &SweepSpec::pricing, &Pricing::machines) is spec.pricing.machines.
+// member_at(spec, &SweepSpec::run, &RunOptions::machines) is spec.run.machines.
 template <typename T, typename Member>
 auto& member_at(T& object, Member member) {
   return object.*member;
@@ -107,7 +107,7 @@ void execute_bench(BenchFlags& f) {
 
 // Adds bench's options to its command: those that override the sweep file
 // (where given, the member of SweepSpec that `path` names: e.g.
-// &SweepSpec::pricing, &Pricing::machines) and the sweep's axes.
+// &SweepSpec::run, &RunOptions::machines) and the sweep's axes.
 struct BenchOptions {
   CLI::App* cmd;
   BenchFlags* flags;
@@ -206,23 +206,25 @@ void add_bench_cost_options(BenchOptions& o) {
   o.add("--instance",
         "The instance this machine stands for (e.g. c5.12xlarge): each point gets its cost; looked "
         "up before anything runs",
-        &bench::SweepSpec::instance);
-  o.add("--price-list", "Look --instance up in this list only (e.g. seed-2021)",
-        &bench::SweepSpec::price_list);
-  o.add("--prices", "A JSON price list of your own (docs/cost.md); repeatable", &bench::SweepSpec::prices)
+        &bench::SweepSpec::run, &RunOptions::instance);
+  o.add("--price-list", "Look --instance up in this list only (e.g. seed-2021)", &bench::SweepSpec::run,
+        &RunOptions::price_list);
+  o.add("--prices", "A JSON price list of your own (docs/cost.md); repeatable", &bench::SweepSpec::run,
+        &RunOptions::price_files)
       ->expected(1)
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
-  o.add("--spot-discount", "Fraction off the on-demand price, 0 to <1", &bench::SweepSpec::pricing,
-        &cost::Pricing::spot_discount)
+  o.add("--spot-discount", "Fraction off the on-demand price, 0 to <1", &bench::SweepSpec::run,
+        &RunOptions::spot_discount)
       ->capture_default_str();
   o.add("--platform-usd-per-hour", "Surcharge per machine-hour (e.g. Databricks DBUs in USD)",
-        &bench::SweepSpec::pricing, &cost::Pricing::platform_usd_per_hour)
+        &bench::SweepSpec::run, &RunOptions::platform_usd_per_hour)
       ->capture_default_str();
-  o.add("--machines", "Machines in the cluster a point stands for", &bench::SweepSpec::pricing,
-        &cost::Pricing::machines)
+  o.add("--machines", "Machines in the cluster a point stands for", &bench::SweepSpec::run,
+        &RunOptions::machines)
       ->capture_default_str();
-  o.add("--corpus-rows", "Project time and cost to this many rows", &bench::SweepSpec::corpus_rows);
+  o.add("--corpus-rows", "Project time and cost to this many rows", &bench::SweepSpec::run,
+        &RunOptions::corpus_rows);
 }
 
 // How each point is repeated, timed and watched.

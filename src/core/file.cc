@@ -77,35 +77,24 @@ Result<MappedFile> MappedFile::open(const std::string& path) {
   }
   MappedFile m;
   m.path_ = path;
-  m.size_ = static_cast<size_t>(st.st_size);
-  if (m.size_ > 0) {
-    void* p = ::mmap(nullptr, m.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  Mapping mapping;
+  mapping.size = static_cast<size_t>(st.st_size);
+  if (mapping.size > 0) {
+    void* p = ::mmap(nullptr, mapping.size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       Status s = io_error(os_error("mmap failed", path));
       ::close(fd);
       return s;
     }
-    m.data_ = static_cast<const unsigned char*>(p);
+    mapping.data = static_cast<const unsigned char*>(p);
   }
   ::close(fd);  // the mapping keeps the file alive
+  m.map_ = Owned<Mapping>(mapping);
   return m;
 }
 
-MappedFile::MappedFile(MappedFile&& o) noexcept
-    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), path_(std::move(o.path_)) {}
-
-MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
-  if (this != &o) {
-    if (data_) ::munmap(const_cast<unsigned char*>(data_), size_);
-    data_ = std::exchange(o.data_, nullptr);
-    size_ = std::exchange(o.size_, 0);
-    path_ = std::move(o.path_);
-  }
-  return *this;
-}
-
-MappedFile::~MappedFile() {
-  if (data_) ::munmap(const_cast<unsigned char*>(data_), size_);
+void MappedFile::Mapping::release() {
+  ::munmap(const_cast<unsigned char*>(data), size);
 }
 
 namespace {
@@ -295,42 +284,20 @@ Result<TempDir> TempDir::create(const std::string& prefix) {
   if (::mkdtemp(tmpl.data()) == nullptr) {
     return io_error(os_error("cannot create a temporary folder", tmpl));
   }
+  Folder folder;
+  folder.path = tmpl;
+  folder.tracked = std::make_unique<char[]>(tmpl.size() + 1);
+  std::memcpy(folder.tracked.get(), tmpl.c_str(), tmpl.size() + 1);
+  track_in(g_tracked_dirs, static_cast<const char*>(folder.tracked.get()), static_cast<const char*>(nullptr));
   TempDir d;
-  d.path_ = tmpl;
-  d.tracked_ = std::make_unique<char[]>(tmpl.size() + 1);
-  std::memcpy(d.tracked_.get(), tmpl.c_str(), tmpl.size() + 1);
-  track_in(g_tracked_dirs, static_cast<const char*>(d.tracked_.get()), static_cast<const char*>(nullptr));
+  d.folder_ = Owned<Folder>(std::move(folder));
   return d;
 }
 
-TempDir::TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)), tracked_(std::move(o.tracked_)) {
-  o.path_.clear();
-}
-
-TempDir& TempDir::operator=(TempDir&& o) noexcept {
-  if (this != &o) {
-    remove();
-    path_ = std::move(o.path_);
-    tracked_ = std::move(o.tracked_);
-    o.path_.clear();
-  }
-  return *this;
-}
-
-TempDir::~TempDir() {
-  remove();
-}
-
-void TempDir::remove() {
-  if (!path_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-    path_.clear();
-  }
-  if (tracked_) {
-    untrack_in(g_tracked_dirs, static_cast<const char*>(tracked_.get()), static_cast<const char*>(nullptr));
-    tracked_.reset();
-  }
+void TempDir::Folder::release() {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  untrack_in(g_tracked_dirs, static_cast<const char*>(tracked.get()), static_cast<const char*>(nullptr));
 }
 
 int remove_stale_temporaries(const std::string& path) {

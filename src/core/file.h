@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/owned.h"
 #include "infercost/status.h"
 
 namespace infercost {
@@ -28,21 +29,21 @@ Result<std::string> read_file(const std::string& path);
 class MappedFile {
  public:
   static Result<MappedFile> open(const std::string& path);
-  MappedFile() = default;
-  MappedFile(MappedFile&& other) noexcept;
-  MappedFile& operator=(MappedFile&& other) noexcept;
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile();
 
-  const unsigned char* data() const { return data_; }
-  size_t size() const { return size_; }
-  std::string_view view() const { return {reinterpret_cast<const char*>(data_), size_}; }
+  const unsigned char* data() const { return map_->data; }
+  size_t size() const { return map_->size; }
+  std::string_view view() const { return {reinterpret_cast<const char*>(map_->data), map_->size}; }
   const std::string& path() const { return path_; }
 
  private:
-  const unsigned char* data_ = nullptr;
-  size_t size_ = 0;
+  // `size` bytes mapped at `data` (none for an empty file); munmap on release.
+  struct Mapping {
+    const unsigned char* data = nullptr;
+    size_t size = 0;
+    bool held() const { return data != nullptr; }
+    void release();
+  };
+  Owned<Mapping> map_;
   std::string path_;
 };
 
@@ -145,21 +146,21 @@ class TempDir {
  public:
   // kIOError naming the folder when it cannot be made.
   static Result<TempDir> create(const std::string& prefix);
-  TempDir() = default;
-  TempDir(TempDir&& other) noexcept;
-  TempDir& operator=(TempDir&& other) noexcept;
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir();
 
   // Removes the folder and its contents now; safe to call twice.
-  void remove();
-  const std::string& path() const { return path_; }
+  void remove() { folder_.reset(); }
+  const std::string& path() const { return folder_->path; }
 
  private:
-  std::string path_;
-  // Heap-owned so its address survives moves: the signal handler reads it.
-  std::unique_ptr<char[]> tracked_;
+  // The folder, removed with its contents on release, and its path as the
+  // signal handler reads it (heap-owned so that its address survives moves).
+  struct Folder {
+    std::string path;
+    std::unique_ptr<char[]> tracked;
+    bool held() const { return !path.empty(); }
+    void release();
+  };
+  Owned<Folder> folder_;
 };
 
 // Installs handlers for SIGINT, SIGTERM and SIGHUP that first stop the

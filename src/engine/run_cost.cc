@@ -7,6 +7,10 @@
 
 namespace infercost::engine {
 
+cost::Pricing pricing_of(const RunOptions& options) {
+  return {options.spot_discount, options.platform_usd_per_hour, options.machines};
+}
+
 Result<RunCost> resolve_run_cost(const RunOptions& options) {
   RunCost c;
   auto name = [&](std::string_view setting) { return setting_ref(setting); };
@@ -18,7 +22,7 @@ Result<RunCost> resolve_run_cost(const RunOptions& options) {
     }
     return c;
   }
-  const cost::Pricing pricing{options.spot_discount, options.platform_usd_per_hour, options.machines};
+  const cost::Pricing pricing = pricing_of(options);
   if (Status valid = cost::validate(pricing); !valid.ok()) {
     return invalid_argument(fmt::format("{}/{}/{}: {}", name("spot_discount"), name("platform_usd_per_hour"),
                                         name("machines"), valid.message()));

@@ -3,6 +3,7 @@
 // every front door (the CLI, infercost.run()).
 #pragma once
 
+#include "cost/prices.h"
 #include "infercost/metrics.h"
 #include "infercost/options.h"
 #include "infercost/status.h"
@@ -16,6 +17,9 @@ namespace infercost::engine {
 // settings without an instance, a pricing out of range or an unknown
 // instance; a price file's own errors.
 Result<RunCost> resolve_run_cost(const RunOptions& options);
+
+// The terms `options` price on: spot discount, platform surcharge, machines.
+cost::Pricing pricing_of(const RunOptions& options);
 
 // `cost` (from resolve_run_cost) with the estimate of `metrics`' run
 // (cost::estimate_cost of its wall seconds, rows and tokens, projected to

@@ -202,6 +202,19 @@ Status parse_job(const Reader& r, const Json& j, JobIdentity& identity) {
   return Status();
 }
 
+// The head of a checkpoint's or a record's JSON, as parse_job_document reads
+// it: the schema, written_by, the time field `when` (now where `time` is
+// empty) and the job.
+Json job_document(const char* schema, const std::string& written_by, const char* when,
+                  const std::string& time, const JobIdentity& job) {
+  Json j;
+  j["schema"] = schema;
+  j["written_by"] = written_by;
+  j[when] = time.empty() ? utc_now_iso8601() : time;
+  j["job"] = job_json(job);
+  return j;
+}
+
 // A checkpoint's or a record's JSON, its nesting bounded before parsing:
 // the schema (`ours`' major version), written_by, the time field `when` and
 // the job; kCorruption through `r` for anything else.
@@ -239,11 +252,7 @@ Result<std::optional<T>> read_if_present(const std::string& path,
 }  // namespace
 
 std::string checkpoint_json(const Checkpoint& c) {
-  Json j;
-  j["schema"] = kCheckpointSchema;
-  j["written_by"] = c.written_by;
-  j["updated"] = c.updated.empty() ? utc_now_iso8601() : c.updated;
-  j["job"] = job_json(c.job);
+  Json j = job_document(kCheckpointSchema, c.written_by, "updated", c.updated, c.job);
   const JobProgress& p = c.progress;
   j["progress"] = {
       {"files_done", p.files_done},
@@ -447,8 +456,7 @@ Result<JobLock> JobLock::acquire(const std::string& lock_path, const std::string
         // The PID is only for messages; the lock holds without it.
       }
       JobLock lock;
-      lock.fd_ = fd;
-      lock.path_ = lock_path;
+      lock.lock_ = Owned<LockFile>(LockFile{fd, lock_path});
       return lock;
     }
     ::close(fd);
@@ -456,26 +464,9 @@ Result<JobLock> JobLock::acquire(const std::string& lock_path, const std::string
   return io_error(lock_path + ": cannot lock: the lock file keeps being replaced");
 }
 
-JobLock::JobLock(JobLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)) {}
-
-JobLock& JobLock::operator=(JobLock&& o) noexcept {
-  if (this != &o) {
-    release();
-    fd_ = std::exchange(o.fd_, -1);
-    path_ = std::move(o.path_);
-  }
-  return *this;
-}
-
-JobLock::~JobLock() {
-  release();
-}
-
-void JobLock::release() {
-  if (fd_ < 0) return;
-  ::unlink(path_.c_str());  // while still held: a waiter then retries on a new file
-  ::close(fd_);
-  fd_ = -1;
+void JobLock::LockFile::release() {
+  ::unlink(path.c_str());  // while still held: a waiter then retries on a new file
+  ::close(fd);
 }
 
 }  // namespace infercost::run
@@ -483,11 +474,7 @@ void JobLock::release() {
 namespace infercost::run {
 
 std::string job_record_json(const JobRecord& record) {
-  Json j;
-  j["schema"] = kJobRecordSchema;
-  j["written_by"] = record.written_by;
-  j["finished"] = record.finished.empty() ? utc_now_iso8601() : record.finished;
-  j["job"] = job_json(record.job);
+  Json j = job_document(kJobRecordSchema, record.written_by, "finished", record.finished, record.job);
   const JobProgress& p = record.progress;
   j["rows"] = {{"done", p.rows_done}, {"null", p.rows_null}, {"skipped", p.rows_skipped}};
   j["precision"] = p.precision;

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/owned.h"
 #include "infercost/status.h"
 #include "io/prediction_writer.h"
 #include "io/row_source.h"
@@ -151,17 +152,17 @@ class JobLock {
  public:
   // kInvalidArgument naming the output and the PID of the run that holds it.
   static Result<JobLock> acquire(const std::string& lock_path, const std::string& output);
-  JobLock() = default;
-  JobLock(JobLock&& other) noexcept;
-  JobLock& operator=(JobLock&& other) noexcept;
-  JobLock(const JobLock&) = delete;
-  JobLock& operator=(const JobLock&) = delete;
-  ~JobLock();
 
  private:
-  void release();
-  int fd_ = -1;
-  std::string path_;
+  // The locked file's descriptor and path: on release, unlinked while still
+  // held (a waiter then retries on a new file), then closed.
+  struct LockFile {
+    int fd = -1;
+    std::string path;
+    bool held() const { return fd >= 0; }
+    void release();
+  };
+  Owned<LockFile> lock_;
 };
 
 }  // namespace infercost::run

@@ -152,8 +152,8 @@ TEST(RecordAssembly, FillsMeasurementsFromTheTimedRuns) {
 
 TEST(RecordAssembly, TakesTheInstancesOwnPriceSourceAndDate) {
   SweepSpec spec;
-  spec.instance = "g5.xlarge";
-  spec.price_list = "aws-2026";
+  spec.run.instance = "g5.xlarge";
+  spec.run.price_list = "aws-2026";
   std::vector<cost::PriceList> lists;
   Result<std::optional<cost::PricedInstance>> priced = find_spec_instance(spec, lists);
   ASSERT_TRUE(priced.ok()) << priced.status().to_string();
