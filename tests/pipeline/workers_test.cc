@@ -232,7 +232,10 @@ void expect_only_job_files(const std::string& dir, const std::string& message) {
     EXPECT_EQ(count_entries(dir), 0) << "nothing to resume from, yet files are left";
     return;
   }
-  EXPECT_NE(message.find("rerun with --resume to continue"), std::string::npos) << message;
+  // The engine names the setting "{resume}"; the CLI spells it as its flag.
+  EXPECT_NE(spell_settings(message, Spelling::kFlag).find("rerun with --resume to continue"),
+            std::string::npos)
+      << message;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
     EXPECT_NE(name.find(".infercost-"), std::string::npos) << "not a job file: " << name;
