@@ -186,20 +186,10 @@ Status validate_weights(const model::ModelConfig& config, const model::EncoderWe
   return Status();
 }
 
-Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& w, bool head) {
-  // As a classifier or (no head) an embedder.
-  return validate_weights(config, w, head ? std::nullopt : std::optional(Pooling::kMean), std::nullopt);
-}
-
 Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
                       std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens) {
   INFERCOST_RETURN_IF_ERROR(validate_config(config));
   return validate_weights(config, weights, pooling, tokens);
-}
-
-Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
-  INFERCOST_RETURN_IF_ERROR(validate_config(config));
-  return validate_weights(config, weights, head);
 }
 
 Status validate_batch(const model::ModelConfig& config, const TokenBatch& b) {

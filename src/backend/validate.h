@@ -18,25 +18,21 @@ namespace infercost::backend {
 // gelu or relu (kUnsupported).
 Status validate_config(const model::ModelConfig& config);
 
-// The weights' shapes against a config that validate_config() accepted:
-// embeddings, every LayerNorm and linear layer (shape and value counts), the
-// layer count and, with `head`, the head's layers and the classifier against
-// the config's labels (a backend that pools the token vectors needs no head).
+// The weights' shapes against a config that validate_config() accepted, for
+// the program forward_program(config, pooling, tokens) runs: embeddings,
+// every LayerNorm and linear layer (shape and value counts), the layer count,
+// and its output step's weights (the head's layers and the classifier against
+// the config's labels for a classifier; none for pooled vectors or token
+// states; the classifier, and the dense layer and norm of a token head that
+// has them, for token logits).
 Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                        bool head = true);
-
-// The same for the program forward_program(config, pooling, tokens) runs:
-// its output step's weights (none for pooled vectors or token states; the
-// classifier, and the dense layer and norm of a token head that has them, for
-// token logits).
-Status validate_weights(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                        std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens);
+                        std::optional<Pooling> pooling = std::nullopt,
+                        std::optional<model::TokenOutput> tokens = std::nullopt);
 
 // validate_config(), then validate_weights().
 Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                      bool head = true);
-Status validate_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                      std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens);
+                      std::optional<Pooling> pooling = std::nullopt,
+                      std::optional<model::TokenOutput> tokens = std::nullopt);
 
 // A batch against the model: sizes, lengths in 1..seq_len, seq_len within the
 // model's max_positions(), every id that gets computed (the padding too with

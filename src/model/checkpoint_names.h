@@ -25,7 +25,6 @@ struct CheckpointNames {
   // RoBERTa classifier.out_proj).
   const char* head_pre = "bert.pooler.dense";
   const char* classifier = "classifier";
-  bool token_types = true;
 
   // A name under the prefix ("bert." + "encoder.rel_embeddings").
   std::string under_prefix(const char* name) const { return std::string(prefix) + name; }

@@ -261,6 +261,7 @@ bool is_classifier_class(std::string_view architecture) {
 }
 
 std::string synthetic_model_notice(const ModelConfig& config) {
+  if (!config.synthetic) return std::string();
   return "'" + config.name +
          "' is a synthetic model (random weights): its speed is real, its sentiments are not.";
 }

@@ -107,8 +107,8 @@ struct ModelConfig {
   // A token classifier (TokenOutput::kLogits) runs the head's dense layer,
   // its activation and, with head_norm, its norm on each token before the
   // classifier (ModernBERT's ForTokenClassification); false: the classifier
-  // alone (BERT's, RoBERTa's, DeBERTa's). Set by the family that maps a token
-  // classifier's checkpoint; no config.json key.
+  // alone (BERT's, RoBERTa's, DeBERTa's). The family's (Family::token_head_pre);
+  // no config.json key.
   bool token_head_pre = false;
   // The head's activation (head_activation()): the family's where it fixes
   // one (DistilBERT's relu, BERT's and RoBERTa's tanh), else config.json's
@@ -188,7 +188,8 @@ std::vector<int32_t> relative_position_table(const ModelConfig& config);
 Result<ModelConfig> parse_config(const std::string& json_text, const std::string& source);
 // What a user is told of a synthetic model (`infercost model synth`: random
 // weights): "'NAME' is a synthetic model (random weights): its speed is real,
-// its sentiments are not." The CLI prints it as a note, Python warns.
+// its sentiments are not." The CLI prints it as a note, Python warns. Empty
+// for a real model (config.synthetic false).
 std::string synthetic_model_notice(const ModelConfig& config);
 
 Result<ModelConfig> load_config(const std::string& path);

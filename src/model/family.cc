@@ -68,6 +68,7 @@ void apply_family(const Family& family, ModelConfig& config) {
   config.architecture = family.architecture;
   if (family.head_activation) config.classifier_activation = *family.head_activation;
   config.padding_positions = family.padding_positions;
+  config.token_head_pre = family.token_head_pre;
 }
 
 }  // namespace infercost::model

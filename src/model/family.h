@@ -100,6 +100,10 @@ struct Family {
   // Position ids count from pad_token_id + 1, pads on the pad row (RoBERTa):
   // ModelConfig::padding_positions.
   bool padding_positions = false;
+  // A token classifier runs the head's dense layer, activation and norm on
+  // each token first (ModernBERT's ForTokenClassification):
+  // ModelConfig::token_head_pre.
+  bool token_head_pre = false;
   // Token types worth showing in `model info` (BERT's segments).
   bool shows_token_types = false;
   // The model_types it refuses with a message of its own (DeBERTa v1).

@@ -188,9 +188,7 @@ class ReferenceExecutor final : public StepExecutor {
     const std::vector<float> first =
         step.pooling == Pooling::kCls ? std::vector<float>(states_.begin(), states_.begin() + c_.hidden_size)
                                       : pool(step.pooling);
-    features_ = linear(w_.head.pre, first, 1);
-    for (auto& f : features_) f = reference_activation(step.activation, f);
-    if (step.norm) reference_layer_norm(features_.data(), 1, c_.hidden_size, w_.head.norm, c_.layer_norm_eps);
+    features_ = head_features(first, 1, step.activation, step.norm);
     output_ = linear(w_.head.classifier, features_, 1);
   }
 
@@ -199,13 +197,19 @@ class ReferenceExecutor final : public StepExecutor {
       output_ = states_;
       return;
     }
-    std::vector<float> x = states_;
-    if (step.pre) {
-      x = linear(w_.head.pre, states_, n_);
-      for (auto& f : x) f = reference_activation(step.activation, f);
-      if (step.norm) reference_layer_norm(x.data(), n_, c_.hidden_size, w_.head.norm, c_.layer_norm_eps);
-    }
-    output_ = linear(w_.head.classifier, x, n_);
+    output_ = step.pre
+                  ? linear(w_.head.classifier, head_features(states_, n_, step.activation, step.norm), n_)
+                  : linear(w_.head.classifier, states_, n_);
+  }
+
+  // The head's dense layer, its activation and (with `norm`) its LayerNorm on
+  // `rows` rows of `x`: what the classifier reads.
+  std::vector<float> head_features(const std::vector<float>& x, int rows, Activation activation,
+                                   bool norm) const {
+    std::vector<float> f = linear(w_.head.pre, x, rows);
+    for (float& v : f) v = reference_activation(activation, v);
+    if (norm) reference_layer_norm(f.data(), rows, c_.hidden_size, w_.head.norm, c_.layer_norm_eps);
+    return f;
   }
 
   std::vector<float>& states() { return states_; }

@@ -21,6 +21,10 @@
 
 namespace infercost::model {
 
+void SynthTokenizer::add_config(const nlohmann::ordered_json& config) {
+  files.emplace_back("tokenizer_config.json", config.dump(2) + "\n");
+}
+
 namespace {
 
 // ---- Deterministic randomness (no std:: distributions: their output differs
@@ -328,7 +332,7 @@ EncoderWeights make_bert_layout_weights(const ModelConfig& c, uint64_t seed, con
   if (c.position_offset() > 0) {
     std::fill_n(w.position_embeddings.begin() + static_cast<ptrdiff_t>(c.pad_token_id) * h, h, 0.0f);
   }
-  if (n.token_types) {
+  if (c.type_vocab_size > 0) {
     w.token_type_embeddings = normal_tensor(seed, emb + "token_type_embeddings.weight",
                                             static_cast<size_t>(c.type_vocab_size) * h, kInitStd);
   }
@@ -341,7 +345,7 @@ EncoderWeights make_bert_layout_weights(const ModelConfig& c, uint64_t seed, con
   names.push_back({emb + "word_embeddings.weight", {c.vocab_size, h}, &w.word_embeddings});
   names.push_back(
       {emb + "position_embeddings.weight", {c.max_position_embeddings, h}, &w.position_embeddings});
-  if (n.token_types) {
+  if (c.type_vocab_size > 0) {
     names.push_back({emb + "token_type_embeddings.weight", {c.type_vocab_size, h}, &w.token_type_embeddings});
   }
   add_ln(names, emb + "LayerNorm", w.embeddings_ln);

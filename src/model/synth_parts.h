@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,9 +83,7 @@ struct SynthTokenizer {
     return t;
   }
   // Adds tokenizer_config.json: `config` as HF writes it (indent 2, a final newline).
-  void add_config(const nlohmann::ordered_json& config) {
-    files.emplace_back("tokenizer_config.json", config.dump(2) + "\n");
-  }
+  void add_config(const nlohmann::ordered_json& config);
 };
 
 // BERT's vocabulary laid out as bert-base-uncased's: special tokens, the

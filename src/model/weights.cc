@@ -62,7 +62,7 @@ Result<EncoderWeights> read_bert_layout_weights(TensorSource& src, const ModelCo
   INFERCOST_ASSIGN_OR_RETURN(w.word_embeddings, src.read(e + "word_embeddings.weight", {c.vocab_size, h}));
   INFERCOST_ASSIGN_OR_RETURN(w.position_embeddings,
                              src.read(e + "position_embeddings.weight", {c.max_position_embeddings, h}));
-  if (n.token_types) {
+  if (c.type_vocab_size > 0) {
     INFERCOST_ASSIGN_OR_RETURN(w.token_type_embeddings,
                                src.read(e + "token_type_embeddings.weight", {c.type_vocab_size, h}));
   }

@@ -406,7 +406,7 @@ TEST_F(CudaEmu, DebertaWithHeadsBeyondTheKernelIsRefusedNamingTheCpu) {
       testing::load_model(std::string(INFERCOST_TEST_DATA_DIR) + "/golden/tiny-deberta", config, weights));
   config.hidden_size = cuda::kMaxRelativeHeadSize + 2;  // one head wider than the kernel's
   config.num_heads = 1;
-  const Status st = cuda::validate_gpu_model(config, weights, true);
+  const Status st = cuda::validate_gpu_model(config, weights);
   EXPECT_EQ(st.code(), StatusCode::kUnsupported) << st.to_string();
   EXPECT_NE(st.message().find("disentangled attention"), std::string::npos) << st.to_string();
   EXPECT_NE(st.message().find("use --device cpu"), std::string::npos) << st.to_string();

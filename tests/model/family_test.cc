@@ -57,6 +57,7 @@ TEST(Family, HeadActivationAndPositionsAreTheFamilysData) {
     EXPECT_EQ(c.position_offset(), k.offset) << k.model_type;
     EXPECT_EQ(c.position_scheme().first, k.offset) << k.model_type;
     EXPECT_EQ(c.position_scheme().pad_id, k.offset > 0 ? 1 : -1) << k.model_type;
+    EXPECT_FALSE(c.token_head_pre) << k.model_type;
   }
   for (std::string_view type : {"modernbert", "deberta-v2"}) {
     ModelConfig c;
@@ -64,6 +65,8 @@ TEST(Family, HeadActivationAndPositionsAreTheFamilysData) {
     apply_family(*find_family(type), c);
     EXPECT_EQ(c.head_activation(), Activation::kGelu) << type;
     EXPECT_EQ(c.position_offset(), 0) << type;
+    // ModernBERT's token classifier runs its head on each token first.
+    EXPECT_EQ(c.token_head_pre, type == "modernbert") << type;
   }
 }
 

@@ -98,26 +98,43 @@ TEST_P(ReferenceGoldenTest, MatchesTransformersLogits) {
   EXPECT_LE(max_diff, tolerance) << "over " << cases << " cases";
 }
 
-// Outputs per token: the states are reference_token_states; the token
-// classifier is the classifier on each state, or, with token_head_pre, on
-// norm(act(dense(state))) with the head's dense layer, activation and norm.
-TEST_P(ReferenceGoldenTest, TokenOutputsAreTheStatesAndTheClassifierOnEachToken) {
+// Outputs per token, anchored to what MatchesTransformersLogits and the
+// embedding goldens check against Hugging Face: the states are the pooled
+// vectors' rows (the first token's; their mean); where the model's head reads
+// the first token, token
+// 0's token-classifier row with token_head_pre (the head's dense layer,
+// activation and norm, then the classifier) is the sequence classifier's
+// logits, and token 0's state is the first token's pooled vector; the
+// classifier alone sees the states unchanged, so it differs from the head.
+TEST_P(ReferenceGoldenTest, TokenOutputsAgreeWithTheSequenceHead) {
   ASSERT_NO_FATAL_FAILURE(load());
   const std::vector<int32_t> ids = {2, 17, 5, 9, 30, 11, 3};
-  const int n = int(ids.size()), h = config.hidden_size, labels = weights.head.classifier.out;
-  const std::vector<float> states = reference_token_states(config, weights, ids);
-  EXPECT_EQ(reference_token_outputs(config, weights, ids, TokenOutput::kStates), states);
-  std::vector<float> want(size_t(n) * size_t(labels));
-  reference_linear(weights.head.classifier, states.data(), n, want.data());
-  EXPECT_EQ(reference_token_outputs(config, weights, ids, TokenOutput::kLogits), want);
+  const size_t n = ids.size(), h = size_t(config.hidden_size), labels = size_t(weights.head.classifier.out);
+  const std::vector<float> states = reference_token_outputs(config, weights, ids, TokenOutput::kStates);
+  ASSERT_EQ(states.size(), n * h);
+  const std::vector<float> first = reference_pooled(config, weights, ids, Pooling::kCls);
+  EXPECT_EQ(std::vector<float>(states.begin(), states.begin() + long(h)), first);
+  const std::vector<float> mean = reference_pooled(config, weights, ids, Pooling::kMean);
+  for (size_t d = 0; d < h; ++d) {
+    double sum = 0;
+    for (size_t t = 0; t < n; ++t) sum += states[t * h + d];
+    EXPECT_NEAR(sum / double(n), mean[d], 1e-5) << "dimension " << d;
+  }
+  // A head that pools the mean reads no one token: the rows below are the
+  // first-token heads'.
+  if (config.head_mean_pooling) return;
 
   config.token_head_pre = true;
-  std::vector<float> dense(states.size());
-  reference_linear(weights.head.pre, states.data(), n, dense.data());
-  for (float& x : dense) x = reference_activation(config.head_activation(), x);
-  if (config.head_norm) reference_layer_norm(dense.data(), n, h, weights.head.norm, config.layer_norm_eps);
-  reference_linear(weights.head.classifier, dense.data(), n, want.data());
-  EXPECT_EQ(reference_token_outputs(config, weights, ids, TokenOutput::kLogits), want);
+  const std::vector<float> headed = reference_token_outputs(config, weights, ids, TokenOutput::kLogits);
+  ASSERT_EQ(headed.size(), n * labels);
+  const std::vector<float> sequence = reference_logits(config, weights, ids);
+  for (size_t l = 0; l < labels; ++l) EXPECT_NEAR(headed[l], sequence[l], 1e-6) << "label " << l;
+
+  config.token_head_pre = false;
+  const std::vector<float> bare = reference_token_outputs(config, weights, ids, TokenOutput::kLogits);
+  ASSERT_EQ(bare.size(), n * labels);
+  EXPECT_NE(std::vector<float>(bare.begin(), bare.begin() + long(labels)),
+            std::vector<float>(headed.begin(), headed.begin() + long(labels)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ReferenceGoldenTest,

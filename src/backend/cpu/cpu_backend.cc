@@ -360,15 +360,20 @@ class CpuBackend final : public Backend, private model::StepExecutor {
       pool_row(step.pooling, p.h + p.offsets[r] * hidden, p.batch->lengths[size_t(r)], hidden,
                first + int64_t(r) * hidden);
     }
-    pre_.run(stream_, first, rows, pooled);
-    if (step.norm) {
-      stream_.wait();
-      layer_norm(pooled, pooled, rows, hidden, kept_.head.norm.gamma.data(), kept_.head.norm.beta.data(),
-                 config_.layer_norm_eps);
-    }
+    head_features(first, rows, step.norm, pooled);
     p.out->values.resize(size_t(rows) * labels_);
     classifier_.run(stream_, pooled, rows, p.out->values.data());
     stream_.wait();
+  }
+
+  // The head's dense layer (its activation fused) on `rows` rows of `x`, then
+  // with `norm` its LayerNorm, into `out`: what the classifier reads.
+  void head_features(const float* x, int64_t rows, bool norm, float* out) {
+    pre_.run(stream_, x, rows, out);
+    if (!norm) return;
+    stream_.wait();
+    layer_norm(out, out, rows, config_.hidden_size, kept_.head.norm.gamma.data(), kept_.head.norm.beta.data(),
+               config_.layer_norm_eps);
   }
 
   // Every computed token's state, or the token classifier's logits on it,
@@ -382,12 +387,7 @@ class CpuBackend final : public Backend, private model::StepExecutor {
       const float* x = p.h;
       if (step.pre) {
         float* dense = ensure(pooled_, p.total * hidden);
-        pre_.run(stream_, p.h, p.total, dense);
-        if (step.norm) {
-          stream_.wait();
-          layer_norm(dense, dense, p.total, hidden, kept_.head.norm.gamma.data(), kept_.head.norm.beta.data(),
-                     config_.layer_norm_eps);
-        }
+        head_features(p.h, p.total, step.norm, dense);
         x = dense;
       }
       float* logits = ensure(token_logits_, p.total * labels_);

@@ -123,11 +123,6 @@ Status validate_gpu_model(const model::ModelConfig& config, const model::Encoder
   return validate_weights(config, weights, pooling, tokens);
 }
 
-Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights, bool head) {
-  return validate_gpu_model(config, weights, head ? std::nullopt : std::optional(Pooling::kMean),
-                            std::nullopt);
-}
-
 // ---- Conversions -------------------------------------------------------------
 
 uint16_t fp32_to_fp16(float x) {

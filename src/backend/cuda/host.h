@@ -67,12 +67,11 @@ inline constexpr int kMaxRelativeHeadSize = 64;
 // The shared checks of backend/validate.h (the CPU backend's, with its
 // messages) plus the kernels' limits above: a model beyond them is
 // kUnsupported, naming the limit; the weights of the program with that
-// pooling or those token outputs (the overload: a classifier's, or without
-// `head` an embedder's). Batches go through validate_batch() as is.
+// pooling or those token outputs (neither: a classifier's). Batches go
+// through validate_batch() as is.
 Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                          std::optional<Pooling> pooling, std::optional<model::TokenOutput> tokens);
-Status validate_gpu_model(const model::ModelConfig& config, const model::EncoderWeights& weights,
-                          bool head = true);
+                          std::optional<Pooling> pooling = std::nullopt,
+                          std::optional<model::TokenOutput> tokens = std::nullopt);
 
 // ---- Conversions -------------------------------------------------------------
 

@@ -139,7 +139,6 @@ constexpr CheckpointNames kDebertaNames = {
     .k = "attention.self.key_proj",
     .v = "attention.self.value_proj",
     .head_pre = "pooler.dense",
-    .token_types = false,  // only where type_vocab_size > 0 (deberta_read_weights)
 };
 
 struct DebertaNames {

@@ -43,13 +43,10 @@ void distilbert_write_config(const ModelConfig& c, const nlohmann::ordered_json&
 }
 
 // Every name its own (none is BERT's but the embeddings' and the classifier's).
-constexpr CheckpointNames kDistilBertNames = {"distilbert.",        "embeddings.",
-                                              "transformer.layer.", "attention.q_lin",
-                                              "attention.k_lin",    "attention.v_lin",
-                                              "attention.out_lin",  "sa_layer_norm",
-                                              "ffn.lin1",           "ffn.lin2",
-                                              "output_layer_norm",  "pre_classifier",
-                                              "classifier",         false};
+constexpr CheckpointNames kDistilBertNames = {
+    "distilbert.",       "embeddings.",       "transformer.layer.", "attention.q_lin", "attention.k_lin",
+    "attention.v_lin",   "attention.out_lin", "sa_layer_norm",      "ffn.lin1",        "ffn.lin2",
+    "output_layer_norm", "pre_classifier",    "classifier"};
 
 void distilbert_base(ModelConfig& c) {
   c.model_type = "distilbert";

@@ -166,11 +166,18 @@ void modernbert_write_config(const ModelConfig& c, const nlohmann::ordered_json&
 // ModernBertForSequenceClassification: the encoder under "model." with its
 // own module names (a fused Wqkv, an MLP of Wi and Wo, attn_norm and
 // mlp_norm before them, final_norm) and a head of head.dense and head.norm.
-// Only the prefix and the head's names are read from here: the layers'
-// layout is not BERT's (modernbert_read_weights reads them).
-constexpr CheckpointNames kModernBertNames = {
-    "model.",    "embeddings.", "layers.", "attn.Wqkv", "attn.Wqkv",  "attn.Wqkv",  "attn.Wo",
-    "attn_norm", "mlp.Wi",      "mlp.Wo",  "mlp_norm",  "head.dense", "classifier", false};
+// modernbert_read_weights reads its layers by these names (q is the fused
+// Wqkv; k and v are not read) in a layout of its own.
+constexpr CheckpointNames kModernBertNames = {.prefix = "model.",
+                                              .layer = "layers.",
+                                              .q = "attn.Wqkv",
+                                              .attn_out = "attn.Wo",
+                                              .attn_ln = "attn_norm",
+                                              .ffn_in = "mlp.Wi",
+                                              .ffn_out = "mlp.Wo",
+                                              .ffn_ln = "mlp_norm",
+                                              .head_pre = "head.dense",
+                                              .classifier = "classifier"};
 
 // ModernBERT's names that BERT's layout has no place for.
 struct ModernBertNames {
@@ -353,6 +360,7 @@ constexpr SynthPreset kModernBertPresets[] = {{"modernbert-base", modernbert_bas
 extern const Family kModernBertFamily = {
     .architecture = Architecture::kModernBert,
     .model_types = kModernBertTypes,
+    .token_head_pre = true,
     .config = {modernbert_read_config, modernbert_write_config},
     .weights = {&kModernBertNames, modernbert_read_weights},
     .synth = {kModernBertPresets, modernbert_tokenizer, modernbert_make_weights},
