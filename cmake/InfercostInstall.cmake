@@ -24,9 +24,11 @@ set_target_properties(infercost_library PROPERTIES OUTPUT_NAME infercost EXPORT_
 target_include_directories(infercost_library INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
                                                        $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_compile_features(infercost_library INTERFACE cxx_std_20)
+# The codecs' and utf8proc's libraries as cmake/InfercostDeps.cmake lists them.
+get_target_property(infercost_codec_libraries infercost_codecs INTERFACE_LINK_LIBRARIES)
+get_target_property(infercost_utf8proc_libraries infercost_utf8proc INTERFACE_LINK_LIBRARIES)
 target_link_libraries(infercost_library INTERFACE Threads::Threads OpenMP::OpenMP_CXX DNNL::dnnl fmt::fmt
-                      simdjson::simdjson ${UTF8PROC_LIBRARY} ${SNAPPY_LIBRARY} ZLIB::ZLIB ${ZSTD_LIBRARY} ${LZ4_LIBRARY}
-                      ${BROTLI_DEC_LIBRARY} ${BROTLI_ENC_LIBRARY} ${CMAKE_DL_LIBS})
+                      simdjson::simdjson ${infercost_utf8proc_libraries} ${infercost_codec_libraries} ${CMAKE_DL_LIBS})
 add_library(infercost::infercost ALIAS infercost_library)
 
 install(TARGETS infercost_library EXPORT infercostTargets

@@ -1,7 +1,7 @@
 // What a user sets for the engine: a model's options (the model, device and
 // batching of `infercost run`, the task) and a file run's (inputs, outputs,
 // checkpoints, cost). Each member a user sets is described once, with its
-// checks, default and help, in src/engine/settings.cc; a Encoder or
+// checks, default and help, in src/engine/settings.cc; a Classifier or
 // Embedder (classifier.h) and the file run (runner.h) take them.
 #pragma once
 

@@ -10,35 +10,30 @@
 
 namespace infercost {
 
-namespace {
-
-// The encoder of `model_dir` for `task` (the options checked and resolved
-// once, by Encoder::open), or the reason, spelled as the API spells settings.
-Result<std::unique_ptr<engine::Encoder>> open_encoder(const std::string& model_dir,
-                                                      const ModelOptions& options, Task task) {
-  ModelOptions opened = options;
-  opened.task = task;
-  return api::spelled(engine::Encoder::open(model_dir, opened));
-}
-
-}  // namespace
-
 // What a Classifier and an Embedder hold: the engine's encoder, the options
 // each call is measured with (unpriced), and the last call's metrics.
 struct LoadedModel::Impl {
   std::unique_ptr<engine::Encoder> encoder;
   RunOptions options;
+  std::mutex call_mu;     // one measured call at a time, so that its counters are its own
   mutable std::mutex mu;  // last
   RunMetrics last;
 
-  Impl(std::unique_ptr<engine::Encoder> opened, const ModelOptions& model) : encoder(std::move(opened)) {
-    static_cast<ModelOptions&>(options) = model;
-    options.task = encoder->task();
+  // The encoder of `model_dir` for `task` (the options checked and resolved
+  // once, by Encoder::open), or the reason, spelled as the API spells settings.
+  static Result<std::unique_ptr<Impl>> open(const std::string& model_dir, const ModelOptions& model,
+                                            Task task) {
+    auto impl = std::make_unique<Impl>();
+    static_cast<ModelOptions&>(impl->options) = model;
+    impl->options.task = task;
+    INFERCOST_ASSIGN_OR_RETURN(impl->encoder, api::spelled(engine::Encoder::open(model_dir, impl->options)));
+    return impl;
   }
 
   // Runs `call` on the encoder, measured as a run of its rows.
   template <typename Out, typename Call>
   Result<Out> measured(Call call) {
+    std::lock_guard<std::mutex> one_call(call_mu);
     Out out;
     Result<RunMetrics> metrics = engine::measure_call(*encoder, options, RunCost{}, [&]() -> Status {
       Result<Out> done = call(*encoder);
@@ -72,9 +67,8 @@ int LoadedModel::max_length() const {
 
 Result<std::unique_ptr<Classifier>> Classifier::open(const std::string& model_dir,
                                                      const ModelOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<engine::Encoder> encoder,
-                             open_encoder(model_dir, options, Task::kClassify));
-  return std::unique_ptr<Classifier>(new Classifier(std::make_unique<Impl>(std::move(encoder), options)));
+  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, Impl::open(model_dir, options, Task::kClassify));
+  return std::unique_ptr<Classifier>(new Classifier(std::move(impl)));
 }
 
 Result<Classification> Classifier::classify(std::span<const std::string_view> texts,
@@ -91,9 +85,8 @@ std::string Classifier::head_function() const {
 }
 
 Result<std::unique_ptr<Embedder>> Embedder::open(const std::string& model_dir, const ModelOptions& options) {
-  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<engine::Encoder> encoder,
-                             open_encoder(model_dir, options, Task::kEmbed));
-  return std::unique_ptr<Embedder>(new Embedder(std::make_unique<Impl>(std::move(encoder), options)));
+  INFERCOST_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, Impl::open(model_dir, options, Task::kEmbed));
+  return std::unique_ptr<Embedder>(new Embedder(std::move(impl)));
 }
 
 Result<Embeddings> Embedder::embed(std::span<const std::string_view> texts, std::span<const uint8_t> is_null,

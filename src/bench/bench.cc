@@ -26,6 +26,7 @@
 #include "core/time_text.h"
 #include "corpus/tweets.h"
 #include "engine/run_cost.h"
+#include "engine/run_metrics.h"
 #include "engine/settings.h"
 
 namespace infercost::bench {

@@ -12,6 +12,7 @@
 
 #include "bench/spec.h"
 #include "cost/prices.h"
+#include "engine/run_metrics.h"
 #include "infercost/metrics.h"
 #include "infercost/status.h"
 #include "record/record.h"

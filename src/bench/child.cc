@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "core/file.h"
+#include "engine/run_metrics.h"
 
 namespace infercost::bench {
 

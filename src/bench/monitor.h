@@ -13,6 +13,7 @@
 
 #include "backend/gpu_monitor.h"
 #include "bench/nvml.h"
+#include "engine/run_metrics.h"
 #include "infercost/status.h"
 #include "record/record.h"
 

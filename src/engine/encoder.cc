@@ -435,8 +435,7 @@ Result<std::unique_ptr<Encoder>> Encoder::open(const std::string& model_dir, con
         check_prefix_leaves_room(*c->tokenizer_, c->embedding_->prefix, c->max_length_, options));
     INFERCOST_ASSIGN_OR_RETURN(c->tokenizer_, text::with_prefix(c->tokenizer_, c->embedding_->prefix));
   }
-  if (options.on_model_loaded)
-    options.on_model_loaded(c->config_.synthetic ? model::synthetic_model_notice(c->config_) : std::string());
+  if (options.on_model_loaded) options.on_model_loaded(model::synthetic_model_notice(c->config_));
   return c;
 }
 
@@ -481,8 +480,8 @@ Status EncoderWorkers::infer_batch(size_t worker, const backend::TokenBatch& bat
   return c_->infer_batch(worker, batch, out, non_finite);
 }
 
-Status EncoderWorkers::non_finite_error(const std::string& rows, size_t worker) const {
-  return c_->non_finite_error(rows, worker);
+Status EncoderWorkers::non_finite_error(const std::string& rows, size_t worker, bool advise) const {
+  return c_->non_finite_error(rows, worker, advise);
 }
 
 EncoderStats Encoder::stats() const {
@@ -541,18 +540,21 @@ std::string name_rows(const std::string& unit, const std::vector<int64_t>& numbe
   return text;
 }
 
-Status Encoder::non_finite_error(const std::string& rows, size_t worker) const {
+Status Encoder::non_finite_error(const std::string& rows, size_t worker, bool advise) const {
   const Worker& w = *workers_[worker];
   const backend::Precision p = w.engine->precision();
-  const char* advice =
-      p == backend::Precision::kFp16 ? "fp16's range overflowed: use {precision=bf16} (fp32's range) or fp32"
+  const std::string advice =
+      p == backend::Precision::kFp16
+          ? "fp16's range overflowed: use " + setting_ref("precision", "bf16") + " (fp32's range) or fp32"
       : p == backend::Precision::kFp32
-          ? "in fp32 this comes from the model's weights or a kernel: check the weight file (infercost "
-            "model info) and compare with {device=cpu}"
-          : "use {precision=fp32}";
-  return non_finite(
-      fmt::format("{}: the model's outputs are not finite numbers (NaN or infinity) in {} on {}; {}", rows,
-                  backend::precision_name(p), w.device->name, advice));
+          ? "in fp32 this comes from the model's weights or a kernel: check the weight file (infercost model "
+            "info) and compare with " +
+                setting_ref("device", "cpu")
+          : "use " + setting_ref("precision", "fp32");
+  const std::string what =
+      fmt::format("{}: the model's outputs are not finite numbers (NaN or infinity) in {} on {}", rows,
+                  backend::precision_name(p), w.device->name);
+  return non_finite(advise ? what + "; " + advice : what);
 }
 
 Status Encoder::classify_rows(const backend::TokenBatch& t, Worker& worker, std::span<float> out) {
@@ -571,8 +573,9 @@ Status Encoder::classify_rows(const backend::TokenBatch& t, Worker& worker, std:
     if (t.batch == 1) {
       return resource_exhausted(fmt::format(
           "{}: a single row of {} tokens ({} computed) does not fit in the device's memory ({}); lower "
-          "{{max_length}} or use a device with more memory",
-          device.name, t.lengths[0], computed, error.message()));
+          "{max_length} or use a device with more memory",
+          device.name, t.lengths[0], computed, error.message(),
+          fmt::arg("max_length", setting_ref("max_length"))));
     }
     device.oom_retries.fetch_add(1);
     return classify_halves(t, worker, out);

@@ -143,7 +143,7 @@ class Encoder {
   // and prepares a backend on each (in parallel when several), forks its
   // streams, and resolves the batch policy (auto sizes from the devices'
   // capacity), the head function and threshold. Errors: kInvalidArgument
-  // for a bad option (naming the flag), a max_length over the model's
+  // for a bad option (naming the setting, setting_ref), a max_length over the model's
   // positions, or (kEmbed) no pooling for a directory sentence-transformers
   // does not describe; kUnsupported for a sentence-transformers directory
   // asking for what the engine does not do; the model directory's errors
@@ -230,7 +230,7 @@ class Encoder {
   std::string precision_text() const;
   Status infer_batch(size_t worker, const backend::TokenBatch& batch, std::span<float> out,
                      std::vector<int32_t>* non_finite);
-  Status non_finite_error(const std::string& rows, size_t worker) const;
+  Status non_finite_error(const std::string& rows, size_t worker, bool advise = true) const;
   Status classify_rows(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
   Status classify_halves(const backend::TokenBatch& batch, Worker& worker, std::span<float> out);
   // The rows of one classify() or embed() call: each row's outputs() values

@@ -5,6 +5,7 @@
 #include "core/threads.h"
 #include "engine/flops.h"
 #include "engine/run_cost.h"
+#include "engine/run_metrics.h"
 
 namespace infercost::engine {
 
@@ -19,7 +20,7 @@ void set_option_metrics(RunMetrics& m, const ModelOptions& options, const std::v
   m.max_batch_tokens_auto = options.max_batch_tokens_auto;
 }
 
-void add_classifier_metrics(RunMetrics& m, const Encoder& c, const EncoderStats& stats) {
+void add_encoder_metrics(RunMetrics& m, const Encoder& c, const EncoderStats& stats) {
   const BatchPolicy& policy = c.policy();
   m.max_length = c.max_length();  // resolved: the model's limit where 0 was asked
   m.batch_size = policy.batch_size;
@@ -63,13 +64,6 @@ void add_classifier_metrics(RunMetrics& m, const Encoder& c, const EncoderStats&
   m.peak_rss_bytes = peak_rss_bytes();
 }
 
-void add_gpu_metrics(RunMetrics& m, backend::GpuSampling sampled) {
-  m.gpu_sample_interval_seconds = sampled.interval_seconds;
-  m.gpu_samples = sampled.samples;
-  m.gpus = std::move(sampled.gpus);
-  m.gpu_monitor = std::move(sampled.why_not);
-}
-
 EncoderStats stats_since(const EncoderStats& before, const EncoderStats& after) {
   EncoderStats d = after;
   d.rows -= before.rows;
@@ -95,14 +89,29 @@ EncoderStats stats_since(const EncoderStats& before, const EncoderStats& after) 
   return d;
 }
 
-RunMetrics classify_call_metrics(const Encoder& c, const ModelOptions& options, const EncoderStats& before,
-                                 const EncoderStats& after, double wall_seconds) {
+namespace {
+
+// The GPU samples of a run or of a call (backend::RunGpuSampling::finish),
+// or why there are none.
+void add_gpu_metrics(RunMetrics& m, backend::GpuSampling sampled) {
+  m.gpu_sample_interval_seconds = sampled.interval_seconds;
+  m.gpu_samples = sampled.samples;
+  m.gpus = std::move(sampled.gpus);
+  m.gpu_monitor = std::move(sampled.why_not);
+}
+
+// The metrics of one call that took `wall_seconds`, from the encoder's stats
+// before and after it.
+RunMetrics call_metrics(const Encoder& c, const ModelOptions& options, const EncoderStats& before,
+                        const EncoderStats& after, double wall_seconds) {
   RunMetrics m;
   set_option_metrics(m, options, c.devices());
-  add_classifier_metrics(m, c, stats_since(before, after));
+  add_encoder_metrics(m, c, stats_since(before, after));
   m.wall_seconds = wall_seconds;
   return m;
 }
+
+}  // namespace
 
 Result<RunMetrics> measure_call(const Encoder& c, const RunOptions& options, const RunCost& cost,
                                 const std::function<Status()>& call) {
@@ -114,7 +123,7 @@ Result<RunMetrics> measure_call(const Encoder& c, const RunOptions& options, con
   backend::GpuSampling sampled = gpu_sampling.finish();
   if (!status.ok()) return status;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  RunMetrics m = classify_call_metrics(c, options, before, c.stats(), wall);
+  RunMetrics m = call_metrics(c, options, before, c.stats(), wall);
   complete_run_metrics(m, std::move(sampled), options, cost);  // priced as a run of these rows
   return m;
 }

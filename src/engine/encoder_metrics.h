@@ -1,4 +1,4 @@
-// The run metrics made from a Encoder: its settings and what its
+// The run metrics made from an Encoder: its settings and what its
 // counters say it did. The file runner (runner.cc) adds what it counts
 // itself (files, reading and writing, checkpoints, GPU samples); a language
 // binding reports one classify() or embed() call with measure_call().
@@ -26,13 +26,9 @@ void set_option_metrics(RunMetrics& m, const ModelOptions& options, const std::v
 // the per-device figures and their sums, busy seconds added to the tokenize,
 // batch and infer stages, null and skipped rows added, the model's FLOPs at
 // the counted lengths, and the process's peak RSS.
-void add_classifier_metrics(RunMetrics& m, const Encoder& c, const EncoderStats& stats);
+void add_encoder_metrics(RunMetrics& m, const Encoder& c, const EncoderStats& stats);
 
-// The GPU samples of a run or of a call (backend::RunGpuSampling::finish),
-// or why there are none.
-void add_gpu_metrics(RunMetrics& m, backend::GpuSampling sampled);
-
-// The last figures of a run or of a call: its GPU samples (add_gpu_metrics)
+// The last figures of a run or of a call: its GPU samples (or why there are none)
 // and its cost at `cost`'s price (resolve_run_cost of `options`), projected
 // to the corpus.
 void complete_run_metrics(RunMetrics& m, backend::GpuSampling sampled, const RunOptions& options,
@@ -43,18 +39,11 @@ void complete_run_metrics(RunMetrics& m, backend::GpuSampling sampled, const Run
 // `before` had; a device's streams and learned limit as `after` has them.
 EncoderStats stats_since(const EncoderStats& before, const EncoderStats& after);
 
-// The metrics of one classify() call that took `wall_seconds`, from the
-// classifier's stats before and after it: the run metrics' JSON with no
-// files, so no read and write stages.
-RunMetrics classify_call_metrics(const Encoder& c, const ModelOptions& options, const EncoderStats& before,
-                                 const EncoderStats& after, double wall_seconds);
-
 // One classify() or embed() call of `c` (`call`, run here) measured as a run
-// of its rows, the same for every language binding: classify_call_metrics()
-// of its wall time, the GPUs sampled while it ran (as a run samples them;
-// nothing on the CPU), and its cost at `cost`'s price (resolve_run_cost of
-// `options`). `call`'s error, or the metrics. One call at a time per
-// classifier, so that its counters are the call's own.
+// of its rows, the same for every language binding: the run metrics of its
+// rows and wall time (no files, so no read and write stages), the GPUs sampled while it ran (as a run samples
+// them; nothing on the CPU), and its cost at `cost`'s price (resolve_run_cost of `options`). `call`'s error,
+// or the metrics. One call at a time per classifier, so that its counters are the call's own.
 Result<RunMetrics> measure_call(const Encoder& c, const RunOptions& options, const RunCost& cost,
                                 const std::function<Status()>& call);
 

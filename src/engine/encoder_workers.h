@@ -1,4 +1,4 @@
-// The file runner's seam into a Encoder (not installed): its workers, and
+// The file runner's seam into an Encoder: its workers, and
 // the one function that classifies a batch on one of them. A user of the
 // library calls Encoder::classify; the runner drives the workers itself,
 // from its own threads.
@@ -45,8 +45,9 @@ class EncoderWorkers {
 
   // kNonFinite for `rows` (how the caller names them: "row 12", "a.jsonl:
   // line 3") whose outputs were not finite on `worker`: names the precision
-  // and the device, and what to try.
-  Status non_finite_error(const std::string& rows, size_t worker) const;
+  // and the device, and (with `advise`, for an error a user reads now rather
+  // than a skipped row's recorded reason) what to try.
+  Status non_finite_error(const std::string& rows, size_t worker, bool advise = true) const;
 
  private:
   Encoder* c_;

@@ -13,6 +13,7 @@
 
 #include "core/file.h"
 #include "core/json_text.h"
+#include "engine/run_metrics.h"
 
 namespace infercost {
 

@@ -10,6 +10,15 @@
 
 namespace infercost::engine {
 
+namespace {
+
+// What a run computes in without --precision (backend::resolve_precision's
+// "auto"): on this machine's CPU, and on GPUs.
+struct DefaultPrecision {
+  std::string cpu;   // "bf16" where the CPU has native bf16, else "fp32"
+  std::string cuda;  // "bf16 (fp16 before compute capability 8.0)"
+};
+
 DefaultPrecision default_precision() {
   DefaultPrecision d;
   Result<backend::Precision> cpu = backend::resolve_precision("cpu", "auto");
@@ -19,6 +28,8 @@ DefaultPrecision default_precision() {
            " (fp16 before compute capability 8.0)";
   return d;
 }
+
+}  // namespace
 
 std::string default_precision_text() {
   const DefaultPrecision d = default_precision();

@@ -13,13 +13,6 @@ namespace infercost::engine {
 // `m` (model::describe_model_dir) as a JSON object, indented by 2.
 std::string model_info_json(const model::ModelDescription& m);
 
-// What a run computes in without --precision (backend::resolve_precision's
-// "auto"): on this machine's CPU, and on GPUs.
-struct DefaultPrecision {
-  std::string cpu;   // "bf16" where the CPU has native bf16, else "fp32"
-  std::string cuda;  // "bf16 (fp16 before compute capability 8.0)"
-};
-DefaultPrecision default_precision();
 // In words, for `model info`: "bf16 by default on this CPU (native bf16) ...".
 std::string default_precision_text();
 

@@ -652,6 +652,7 @@ namespace {
 constexpr std::pair<std::string_view, std::string_view> kArguments[] = {
     {"output", "--output"},
     {"metrics_path", "--metrics"},
+    {"model_dir", "--model"},
 };
 
 std::optional<std::string> argument_label(std::string_view name, Spelling spelling) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/numbers.h"
+#include "engine/run_metrics.h"
 #include "report/format.h"
 
 namespace infercost::plan {

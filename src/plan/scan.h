@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/batching.h"
+#include "engine/run_metrics.h"
 #include "infercost/metrics.h"
 #include "infercost/options.h"
 #include "infercost/status.h"

@@ -10,7 +10,7 @@
 // kUnsupported naming the format.
 //
 // This is the seam the package's Model.classify takes its texts through: a
-// TextColumn is what a Encoder's classify(texts, nulls) reads.
+// TextColumn is what an Encoder's classify(texts, nulls) reads.
 #pragma once
 
 #include <cstdint>

@@ -133,6 +133,7 @@ NB_MODULE(_native, m) {
       [](std::string name) {
         infercost::model::ModelConfig config;
         config.name = std::move(name);
+        config.synthetic = true;
         return infercost::model::synthetic_model_notice(config);
       },
       nb::arg("name"), "What run() warns of a synthetic model (the CLI's note).");

@@ -1,5 +1,5 @@
 // infercost.run(): the CLI's file-to-file job in process, over
-// run::run_files, its flags named as `infercost run`'s.
+// run::run_files, its settings the keyword arguments of the settings table.
 #include "python/run.h"
 
 #include <fmt/format.h>

@@ -17,6 +17,7 @@
 #include "core/sha256.h"
 #include "core/test_point.h"
 #include "core/time_text.h"
+#include "engine/settings.h"
 
 namespace infercost::run {
 
@@ -333,7 +334,7 @@ std::string identity_difference(const JobIdentity& then, const JobIdentity& now,
     if (a.mtime_ns != b.mtime_ns) return which + ": it was modified since (its mtime changed)";
   }
   if (then.model_dir != now.model_dir)
-    return fmt::format("--model is {} now, it was {}", now.model_dir, then.model_dir);
+    return fmt::format("{} is {} now, it was {}", setting_ref("model_dir"), now.model_dir, then.model_dir);
   if (then.model_files_sha256 != now.model_files_sha256) {
     return "the model's config or tokenizer files changed (" + now.model_dir + ")";
   }

@@ -230,8 +230,8 @@ Status recount_parts(JobProgress& at, const OutputPlan& plan, const std::vector<
     if (!path_exists(plan.paths[static_cast<size_t>(f)])) {
       return invalid_argument(fmt::format(
           "{}: cannot resume: {}, the part of a finished input, is missing; nothing was changed. Run with "
-          "{{force}} to start over",
-          output, plan.paths[static_cast<size_t>(f)]));
+          "{force} to start over",
+          output, plan.paths[static_cast<size_t>(f)], fmt::arg("force", setting_ref("force"))));
     }
   }
   if (at.files_done >= static_cast<int64_t>(plan.paths.size())) return Status();
@@ -273,9 +273,10 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
   if (!found.ok() && !options.force) {
     return invalid_argument(
         fmt::format("{}: the checkpoint of a previous run cannot be used: {}; nothing was changed. Run with "
-                    "{{force}} (and "
-                    "without {{resume}}) to start over",
-                    output, found.status().message()));
+                    "{force} (and "
+                    "without {resume}) to start over",
+                    output, found.status().message(), fmt::arg("force", setting_ref("force")),
+                    fmt::arg("resume", setting_ref("resume"))));
   }
   std::optional<Checkpoint> previous = found.ok() ? std::move(*found) : std::nullopt;
   // --force starts afresh (with --resume, only where there is no checkpoint
@@ -288,9 +289,10 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
   }
   if (previous && !options.resume) {
     return invalid_argument(
-        fmt::format("{}: a previous run stopped after {} (checkpoint {}, {}); add {{resume}} to continue it, "
-                    "or {{force}} to start over",
-                    output, rows_phrase(previous->progress.rows_done), checkpoint_path, previous->updated));
+        fmt::format("{}: a previous run stopped after {} (checkpoint {}, {}); add {resume} to continue it, "
+                    "or {force} to start over",
+                    output, rows_phrase(previous->progress.rows_done), checkpoint_path, previous->updated,
+                    fmt::arg("resume", setting_ref("resume")), fmt::arg("force", setting_ref("force"))));
   }
   if (!previous) {
     INFERCOST_RETURN_IF_ERROR(job->check_existing_outputs(options, now));
@@ -300,8 +302,9 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
   if (!differs.empty()) {
     return invalid_argument(
         fmt::format("{}: cannot resume: {}. The checkpoint {} is another job's; nothing was changed. Run "
-                    "without {{resume}} and with {{force}} to start over",
-                    output, differs, checkpoint_path));
+                    "without {resume} and with {force} to start over",
+                    output, differs, checkpoint_path, fmt::arg("resume", setting_ref("resume")),
+                    fmt::arg("force", setting_ref("force"))));
   }
   job->resuming_ = true;
   job->checkpoint_.progress = previous->progress;
@@ -319,8 +322,8 @@ Result<std::unique_ptr<ResumableJob>> ResumableJob::open(const RunOptions& optio
     if (!off.empty()) {
       return invalid_argument(fmt::format(
           "{}: cannot resume: the checkpoint {} does not add up: {}; nothing was changed. Run with "
-          "{{force}} to start over",
-          output, checkpoint_path, off));
+          "{force} to start over",
+          output, checkpoint_path, off, fmt::arg("force", setting_ref("force"))));
     }
     return job;
   }
@@ -341,15 +344,15 @@ Status ResumableJob::check_existing_outputs(const RunOptions& options, const Job
   if (!found.ok()) {
     return invalid_argument(fmt::format(
         "{} already exists and its job record cannot be read ({}); infercost does not replace an output "
-        "without {{force}}",
-        what, found.status().message()));
+        "without {force}",
+        what, found.status().message(), fmt::arg("force", setting_ref("force"))));
   }
   const std::optional<JobRecord>& record = *found;
   if (!record) {
     return invalid_argument(fmt::format(
         "{} already exists, and no job record ({}) says which run wrote it; infercost does not replace an "
-        "output without {{force}}",
-        what, files_.record));
+        "output without {force}",
+        what, files_.record, fmt::arg("force", setting_ref("force"))));
   }
   std::string differs = identity_difference(record->job, now, "record");
   for (const JobInput& out : record->outputs) {
@@ -376,16 +379,18 @@ Status ResumableJob::check_existing_outputs(const RunOptions& options, const Job
                       : "run",
                   record->finished, rows_phrase(record->progress.rows_done));
   if (!options.resume) {
-    return invalid_argument(
-        fmt::format("{} already exists ({}{}); infercost does not replace an output without {{force}}{}",
-                    what, finished, differs.empty() ? ": this same job" : "",
-                    differs.empty() ? " ({resume} says there is nothing to do)" : ""));
+    return invalid_argument(fmt::format(
+        "{} already exists ({}{}); infercost does not replace an output without {force}{}", what, finished,
+        differs.empty() ? ": this same job" : "",
+        differs.empty() ? " (" + setting_ref("resume") + " says there is nothing to do)" : std::string(),
+        fmt::arg("force", setting_ref("force"))));
   }
   if (!differs.empty()) {
     return invalid_argument(fmt::format(
         "{}: cannot resume: {}. It holds the finished output of another job ({}; record {}); nothing was "
-        "changed. Run without {{resume}} and with {{force}} to replace it",
-        output, differs, finished, files_.record));
+        "changed. Run without {resume} and with {force} to replace it",
+        output, differs, finished, files_.record, fmt::arg("resume", setting_ref("resume")),
+        fmt::arg("force", setting_ref("force"))));
   }
   complete_ = true;
   return Status();
@@ -397,8 +402,8 @@ Status ResumableJob::check_precision(const std::string& resolved) {
     return invalid_argument(
         fmt::format("cannot resume: this run would compute in {}, the checkpoint's run computed in {}; "
                     "nothing was changed. "
-                    "Pass {{precision={}}} to continue it",
-                    resolved, before, before));
+                    "Pass {} to continue it",
+                    resolved, before, setting_ref("precision", before)));
   }
   checkpoint_.progress.precision = resolved;
   return Status();

@@ -165,7 +165,8 @@ Result<OutputPlan> plan_outputs(const RunOptions& options, const std::vector<std
     io::OutputFormat format = io::OutputFormat::kJsonl;
     if (!options.output_format.empty()) {
       INFERCOST_ASSIGN_OR_RETURN(format, io::output_format_for("", options.output_format));
-      INFERCOST_RETURN_IF_ERROR(check_format(options, format, "--output-format " + options.output_format));
+      INFERCOST_RETURN_IF_ERROR(
+          check_format(options, format, setting_ref("output_format", options.output_format)));
     } else if (input_formats[i] == io::InputFormat::kParquet) {
       format = io::OutputFormat::kParquet;
     } else if (input_formats[i] == io::InputFormat::kCsv) {

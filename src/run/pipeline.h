@@ -27,6 +27,7 @@
 
 #include "engine/encoder.h"
 #include "engine/encoder_workers.h"
+#include "infercost/progress.h"
 #include "infercost/status.h"
 #include "io/prediction_writer.h"
 #include "run/batcher.h"

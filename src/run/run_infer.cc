@@ -117,7 +117,8 @@ Status Pipeline::drop_non_finite(size_t w, const Batch& batch, const std::vector
   }
   const std::string rows = fmt::format("{}: {}", (*c_.inputs)[static_cast<size_t>(at[0].first)],
                                        name_rows(first->location_unit, lines));
-  Status error = workers_.non_finite_error(rows, w);
+  // A skipped row's reason is recorded (metrics, summary), not read now: no advice.
+  Status error = workers_.non_finite_error(rows, w, c_.options->on_bad_row == OnBadRow::kFail);
   if (c_.options->on_bad_row == OnBadRow::kFail) return error;
   std::lock_guard<std::mutex> lock(mu_);
   for (int32_t k : bad) {

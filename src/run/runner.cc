@@ -145,9 +145,9 @@ Status end_failed_run(const Status& status, ResumableJob* job, Pipeline& pipelin
     }
     return Status(
         status.code(),
-        fmt::format("{}; the job stopped after {} rows (checkpoint {}{}): rerun with {{resume}} to continue",
+        fmt::format("{}; the job stopped after {} rows (checkpoint {}{}): rerun with {resume} to continue",
                     status.message(), job->last_saved().rows_done, job->checkpoint_path(),
-                    saved.ok() ? "" : ", saved before the error"));
+                    saved.ok() ? "" : ", saved before the error", fmt::arg("resume", setting_ref("resume"))));
   }
   if (writer) writer->discard();
   if (io::PredictionWriter* part = pipeline.open_part()) part->discard();
@@ -179,11 +179,11 @@ io::PredictionColumns prediction_columns(const RunOptions& options, const Encode
   return columns;
 }
 
-// A finished run's metrics: what the classifier counted (classifier_metrics.h)
+// A finished run's metrics: what the encoder counted (encoder_metrics.h)
 // and what the runner's own stages did around it.
 void add_run_counts(RunMetrics& metrics, const Encoder& classifier, const StageCounts& counts,
                     const OutputPlan& plan) {
-  add_classifier_metrics(metrics, classifier, classifier.stats());
+  add_encoder_metrics(metrics, classifier, classifier.stats());
   metrics.rows_null += counts.rows_null;
   metrics.rows_skipped += counts.rows_skipped;
   metrics.first_skip_reason = counts.first_skip_reason;
@@ -235,7 +235,7 @@ Result<std::vector<io::InputFormat>> input_formats_of(const RunOptions& options,
 // pass.
 Result<std::unique_ptr<Encoder>> open_run_classifier(const RunOptions& options, const BackendFactory& factory,
                                                      const ResolvedSettings& settings, RunMetrics& metrics) {
-  StageTimer timer(metrics, "load");
+  BusyTimer timer(metrics.stage_seconds["load"]);
   ModelOptions classifier_options = options;
   classifier_options.on_model_loaded = nullptr;
   return Encoder::open(options.model_dir, classifier_options, settings, factory);
@@ -300,8 +300,7 @@ Result<RunMetrics> run_files(const RunOptions& options, const BackendFactory& fa
                             : options.window_rows;
   if (job) INFERCOST_RETURN_IF_ERROR(job->check_precision(classifier->precision()));
   const model::ModelConfig& config = classifier->config();
-  if (options.on_model_loaded)
-    options.on_model_loaded(config.synthetic ? model::synthetic_model_notice(config) : std::string());
+  if (options.on_model_loaded) options.on_model_loaded(model::synthetic_model_notice(config));
   gpu_sampling.start();
 
   const io::PredictionColumns columns = prediction_columns(options, *classifier);
@@ -331,10 +330,11 @@ Result<RunMetrics> run_files(const RunOptions& options, const BackendFactory& fa
   const StageCounts& counts = pipeline.counts();
   if (!status.ok()) return end_failed_run(status, job.get(), pipeline, writer.get(), plan);
   if (writer) {
-    const auto start = std::chrono::steady_clock::now();
-    Status closed = writer->close();
-    metrics.stage_seconds["write"] +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Status closed;
+    {
+      BusyTimer timer(metrics.stage_seconds["write"]);
+      closed = writer->close();
+    }
     if (!closed.ok()) return end_failed_run(closed, job.get(), pipeline, writer.get(), plan);
   }
   if (job) {

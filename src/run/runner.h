@@ -4,24 +4,12 @@
 // ModelOptions::task kEmbed: pooled (normalized) vectors written instead.
 #pragma once
 
-#include <atomic>
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <optional>
 #include <string>
-#include <vector>
 
-#include "backend/backend.h"
-#include "engine/batching.h"
-#include "engine/encoder.h"
-#include "engine/head.h"
+#include "engine/encoder.h"  // BackendFactory
 #include "infercost/metrics.h"
 #include "infercost/options.h"
-#include "infercost/progress.h"
 #include "infercost/status.h"
-#include "io/rows.h"
-#include "model/config.h"
 #include "run/engine.h"
 
 namespace infercost::run {
@@ -36,7 +24,7 @@ namespace infercost::run {
 // the row's tokens).
 // Device errors: kInvalidArgument for a malformed --device,
 // kUnsupported/kUnavailable when CUDA cannot run here (backend::resolve_devices).
-// The run opens a Encoder (classifier.h) on options' devices through
+// The run opens an Encoder (engine/encoder.h) on options' devices through
 // `factory` (tests: fake backends) and classifies every window of rows with
 // its workers, in a pipeline. on_model_loaded is called before any row is read.
 Result<RunMetrics> run_files(const RunOptions& options, const BackendFactory& factory = {});

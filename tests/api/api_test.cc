@@ -64,7 +64,9 @@ TEST(Api, ClassifiesAsTheFileRunDoes) {
   EXPECT_EQ(ran->rows, 3);
   std::ifstream written(run.output);
   std::string line;
-  for (size_t row = 0; std::getline(written, line); ++row) {
+  size_t rows = 0;
+  for (size_t row = 0; std::getline(written, line); row = ++rows) {
+    ASSERT_LT(row, kTexts.size()) << line;
     // {"text", one probability per label (in label order), "label"}
     const nlohmann::ordered_json j = nlohmann::ordered_json::parse(line);
     EXPECT_EQ(j["label"], labels[static_cast<size_t>(out->label[row])]) << row;
@@ -75,6 +77,7 @@ TEST(Api, ClassifiesAsTheFileRunDoes) {
     for (size_t l = 0; l < labels.size(); ++l)
       EXPECT_NEAR(probabilities[l], out->scores[row * labels.size() + l], 1e-6) << row;
   }
+  EXPECT_EQ(rows, kTexts.size());
   // Settings are named as the options' members, whoever checks them.
   Result<RunMetrics> again = run_files(run);
   ASSERT_FALSE(again.ok());

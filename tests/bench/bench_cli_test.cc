@@ -19,6 +19,7 @@
 #include "bench/monitor.h"
 #include "bench/nvml.h"
 #include "core/file.h"
+#include "engine/run_metrics.h"
 #include "infercost/metrics.h"
 #include "record/record.h"
 #include "test_utils.h"

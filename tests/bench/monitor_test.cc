@@ -24,6 +24,7 @@
 #include "bench/environment.h"
 #include "bench/nvml.h"
 #include "core/file.h"
+#include "engine/run_metrics.h"
 #include "test_utils.h"
 
 namespace infercost::bench {

@@ -12,6 +12,7 @@
 #include "bench/environment.h"
 #include "core/sha256.h"
 #include "corpus/tweets.h"
+#include "engine/run_metrics.h"
 #include "engine/settings.h"
 #include "infercost/metrics.h"
 #include "model/describe.h"

@@ -78,6 +78,8 @@ TEST_F(ErrorsTest, OutputsThatAreNotFiniteAreAnErrorOrSkippedRows) {
   EXPECT_EQ(m["rows_skipped"], 2) << m.dump();
   EXPECT_EQ(m["rows_null"], 1) << m.dump();
   EXPECT_TRUE(says(m["first_skip_reason"].get<std::string>(), "not finite")) << m.dump();
+  // A recorded reason carries no advice, so no setting the engine names for a front door to spell.
+  EXPECT_EQ(m["first_skip_reason"].get<std::string>().find('{'), std::string::npos) << m.dump();
   // Only the null row is written.
   EXPECT_EQ(slurp(work.file("skip.csv")), "text,negative,positive,label\n,,,\n");
 }

@@ -9,6 +9,7 @@
 
 #include "engine/encoder_metrics.h"
 #include "engine/flops.h"
+#include "engine/run_metrics.h"
 
 namespace infercost::engine {
 namespace {
@@ -470,7 +471,7 @@ TEST(RunMetricsJson, EmbeddingRunsSayHowTheVectorsWereMade) {
 // One classify() call's metrics (a binding's) count what ran between two
 // snapshots of the classifier's stats: the counts and busy times less the
 // earlier ones, a device's streams and learned limit as they are now.
-TEST(ClassifierMetrics, StatsSinceCountsOnlyWhatRanBetween) {
+TEST(EncoderMetrics, StatsSinceCountsOnlyWhatRanBetween) {
   EncoderStats before;
   before.rows = 2;
   before.rows_null = 1;
