@@ -133,7 +133,7 @@ asan-test: deps
 	cmake -S . -B build-asan $(call generator_for,build-asan) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		"-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
 		-DINFERCOST_SANITIZE=ON -DINFERCOST_BUILD_BENCH=OFF -DINFERCOST_PYTHON_MODULE=OFF \
-		-DINFERCOST_GOLDENS_DIR=$(CURDIR)/$(BUILD)/goldens
+		-DINFERCOST_GOLDENS_DIR=$(abspath $(BUILD))/goldens
 	cmake --build build-asan -j $(JOBS) --target $(ASAN_SUITES)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L '$(ASAN_LABELS)' -LE 'slow|cli'
 

@@ -30,7 +30,6 @@
 #include "bench_util.h"
 #include "core/file.h"
 #include "engine/flops.h"
-#include "infercost/metrics.h"
 #include "model/model_dir.h"
 #include "model/synth.h"
 
@@ -56,7 +55,7 @@ struct Shape {
   int batch = 0, seq = 0;
 };
 
-// The run metrics' FLOP model (include/infercost/engine/metrics.h).
+// The run metrics' FLOP model (src/engine/flops.h).
 double row_flops(const infercost::model::ModelConfig& c, double length) {
   return infercost::engine::encoder_row_flops(infercost::engine::encoder_shape(c), length);
 }

@@ -560,7 +560,7 @@ Result<SweepSpec> parse_sweep_file(std::string_view json, const std::string& ori
         spec.run.task = r.boolean(key, v) ? Task::kEmbed : Task::kClassify;
       } else if (key == "pooling") {
         Status s = set_pooling(spec, r.string(key, v));
-        if (!s.ok()) return s;
+        if (!s.ok()) return s.with_context(fmt::format("{}: key \"{}\"", origin, key));
       } else if (key == "column") {
         spec.run.column = r.string(key, v);
       } else if (key == "max_length") {

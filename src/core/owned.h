@@ -3,12 +3,12 @@
 // moved-from owner holds nothing. `Resource` is a struct whose default value
 // holds nothing, with held() and release():
 //
-//   struct Lock {
+//   struct LockFile {
 //     int fd = -1;
 //     bool held() const { return fd >= 0; }
 //     void release();
 //   };
-//   class JobLock { Owned<Lock> lock_; };  // movable, not copyable: no special members of its own
+//   class JobLock { Owned<LockFile> lock_; };  // movable, not copyable: no special members of its own
 #pragma once
 
 #include <utility>

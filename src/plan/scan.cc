@@ -1,5 +1,7 @@
 #include "plan/scan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -169,14 +171,16 @@ Result<FileScan> scan_file(const ScanOptions& options, const ScanInputs& in, siz
 Status check_scan_options(const ScanOptions& options) {
   INFERCOST_RETURN_IF_ERROR(engine::check_settings(options));
   if (options.batch_size_auto || options.max_batch_tokens_auto) {
-    return invalid_argument(
-        "--batch-size and --max-batch-tokens 'auto' are sized from a device's memory: plan has no device; "
-        "give numbers (bench records tell which sizes a device took)");
+    return invalid_argument(fmt::format(
+        "{} and {} are sized from a device's memory: plan has no device; "
+        "give numbers (bench records tell which sizes a device took)",
+        engine::setting_ref("batch_size", "auto"), engine::setting_ref("max_batch_tokens", "auto")));
   }
   return Status();
 }
 
 Result<ScanResult> scan_inputs(const ScanOptions& options, const text::Tokenizer& tokenizer) {
+  INFERCOST_CHECK(check_scan_options(options).ok());
   if (options.inputs.empty()) return invalid_argument("no input files given");
   const auto start = std::chrono::steady_clock::now();
   INFERCOST_ASSIGN_OR_RETURN(ScanInputs in, expand_scan_inputs(options));

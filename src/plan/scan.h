@@ -30,7 +30,6 @@ namespace infercost::plan {
 // 100 x threads for seed) and max_batch_tokens. max_length is only counted
 // (rows_at_max_length: the rows at the tokenizer's limit, which the caller
 // resolves and sets here); truncation is the tokenizer's; 0: none counted.
-// Errors name the settings as `infercost plan`'s flags.
 struct ScanOptions : RunOptions {
   // Called after each window with (rows scanned, input bytes read, input bytes in all files).
   std::function<void(int64_t, uint64_t, uint64_t)> on_progress;

@@ -1,7 +1,7 @@
 // The model of work the dry run predicts with: floating-point operations of
-// the encoder per row (pipeline's encoder FLOP model, infercost/pipeline/
-// metrics.h, which says what it counts and leaves out: the one the run
-// metrics count with), and a benchmark record's measured rate in FLOP/s.
+// the encoder per row (the engine's encoder FLOP model, engine/flops.h,
+// which says what it counts and leaves out: the one the run metrics count
+// with), and a benchmark record's measured rate in FLOP/s.
 #pragma once
 
 #include <cstdint>

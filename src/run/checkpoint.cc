@@ -470,10 +470,6 @@ void JobLock::LockFile::release() {
   ::close(fd);
 }
 
-}  // namespace infercost::run
-
-namespace infercost::run {
-
 std::string job_record_json(const JobRecord& record) {
   Json j = job_document(kJobRecordSchema, record.written_by, "finished", record.finished, record.job);
   const JobProgress& p = record.progress;

@@ -272,6 +272,8 @@ TEST(SweepFile, EmbedAndPoolingAreTheRunsSettings) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("--pooling: "), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("f.json: key \"pooling\": "), std::string::npos)
+      << bad.status().message();
   Result<SweepSpec> classify = parse_sweep_file(R"({"model": "m", "pooling": "cls"})", "f.json", "");
   ASSERT_TRUE(classify.ok()) << classify.status().to_string();
   fill_defaults(*classify);

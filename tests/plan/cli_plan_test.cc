@@ -52,6 +52,15 @@ TEST(PlanCli, HelpAndUsageErrors) {
   Outcome missing = run_cli("plan " + dir.file("none.jsonl") + model_args());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("none.jsonl"), std::string::npos) << missing.output;
+  // The settings are checked before anything is read: an "auto" size is
+  // refused, in the CLI's flags, before the missing input is noticed.
+  Outcome auto_size = run_cli("plan " + dir.file("none.jsonl") + model_args() + "--batch-size auto");
+  EXPECT_EQ(auto_size.exit_code, 2);
+  EXPECT_NE(
+      auto_size.output.find("--batch-size auto and --max-batch-tokens auto are sized from a device's memory"),
+      std::string::npos)
+      << auto_size.output;
+  EXPECT_EQ(auto_size.output.find("none.jsonl"), std::string::npos) << auto_size.output;
 }
 
 TEST(PlanCli, BadInputRowAndBadRecordsNameTheFileAndLine) {

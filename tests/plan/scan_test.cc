@@ -150,6 +150,8 @@ TEST(Scan, CheckRefusesBadSettingsAndAutoSizes) {
     const Status s = check_scan_options(o);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
     EXPECT_NE(s.message().find("plan has no device"), std::string::npos) << s.message();
+    const std::string flags = engine::spell_settings(s, engine::Spelling::kFlag).message();
+    EXPECT_NE(flags.find("--batch-size auto and --max-batch-tokens auto"), std::string::npos) << flags;
   }
 }
 

@@ -2,8 +2,8 @@
 loaded as the CUDA module), `infercost run --device cuda` in fp32, against HF transformers'
 text-classification pipeline: probabilities within 1e-4 and the same labels on the golden tweets
 real_golden.emulator_indexes() picks (all those over 64 tokens, the longest included, and the first of
-each shorter length: 81 of the 2,000, every length they have; the CPU's suite, test_real_model.py, takes
-all 2,000). Its own ctest, so that ctest -j runs it beside the others.
+each shorter length: fewer than 150 of the 2,000, every length they have; the CPU's suite,
+test_real_model.py, takes all 2,000). Its own ctest, so that ctest -j runs it beside the others.
 """
 
 import os
@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from conftest import CLI
-from real_golden import EMULATED_CUDA_MODULE_NAME, emulator_indexes, write_input
+from real_golden import EMULATED_CUDA_MODULE_NAME, EMULATOR_LONG, emulator_indexes, write_input
 from test_real_model import GOLDEN, assert_matches_golden, run_outputs
 
 EMULATED_CUDA_MODULE = CLI.parent / EMULATED_CUDA_MODULE_NAME
@@ -21,9 +21,11 @@ EMULATED_CUDA_MODULE = CLI.parent / EMULATED_CUDA_MODULE_NAME
 def test_emulated_cuda_fp32_matches_hf(classifier, tweets, tmp_path):
     if not EMULATED_CUDA_MODULE.exists():
         pytest.skip(f"this build has no CUDA module: no emulated GPU at {EMULATED_CUDA_MODULE}")
-    rows = [GOLDEN["rows"][i] for i in emulator_indexes(GOLDEN["rows"])]
-    assert sum(g["tokens"] > 128 for g in rows) == sum(g["tokens"] > 128 for g in GOLDEN["rows"])
-    assert {g["tokens"] for g in rows} == {g["tokens"] for g in GOLDEN["rows"]}
+    indexes = emulator_indexes(GOLDEN["rows"])
+    # Every long row, and few rows in all: the emulator's time is in proportion to its tokens.
+    assert {i for i, g in enumerate(GOLDEN["rows"]) if g["tokens"] > EMULATOR_LONG} <= set(indexes)
+    assert len(indexes) < 150, len(indexes)
+    rows = [GOLDEN["rows"][i] for i in indexes]
     source = write_input(tmp_path / "tweets.jsonl", tweets, rows)
     out = tmp_path / "pred.jsonl"
     env = {**os.environ, "INFERCOST_CUDA_MODULE": str(EMULATED_CUDA_MODULE)}
